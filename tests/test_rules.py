@@ -1,0 +1,138 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from yaniv_audit.errors import RulesError
+from yaniv_audit.rules import (
+    PARAMS,
+    PRESETS,
+    RuleSet,
+    load_rules_file,
+    make_rules,
+    parse_rules,
+    resolve_rules,
+)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_round_trips_through_its_id(name: str) -> None:
+    rules = PRESETS[name]
+    assert rules.id == name
+    assert parse_rules(rules.id) == rules
+    assert parse_rules(f" {name} ( ) ") == rules
+
+
+def test_presets_differ_as_rules_md_says() -> None:
+    assert PRESETS["classic"].yaniv_max == 5
+    assert PRESETS["cardgames-zone"] == PRESETS["israeli"]
+    namu = PRESETS["namu"]
+    assert (namu.jokers, namu.pickup, namu.run_max, namu.limit_rule) == (0, "any", 5, "reach")
+    assert namu.reductions == () and namu.game_end == "first_out"
+    assert PRESETS["de-wiki"].assaf_multi_penalty == 20 and PRESETS["de-wiki"].joker_swap
+    assert PRESETS["mcleod"].assaf_scoring == "all_count"
+    assert PRESETS["jhyap"].wild_jacks and PRESETS["jhyap"].score_limit == 100
+
+
+def test_id_sorts_overrides_and_drops_values_equal_to_the_preset() -> None:
+    r = parse_rules('israeli(yaniv_max=5, assaf_penalty=50, pickup="any", jokers=2)')
+    assert r.id == "israeli(assaf_penalty=50,pickup=any,yaniv_max=5)"
+    assert parse_rules("classic(yaniv_max=7)").id == "classic(yaniv_max=7)"
+    assert parse_rules("classic(yaniv_max=5)").id == "classic"
+
+
+def test_tables_accept_json_spelling_and_print_keys_ascending() -> None:
+    r = parse_rules('israeli(reductions={"200": 150, "100": 50, "150": 100})')
+    assert r.reductions == ((100, 50), (150, 100), (200, 150))
+    assert r.id == "israeli(reductions={100:50,150:100,200:150})"
+    assert parse_rules("israeli(reductions={})").id == "israeli(reductions={})"
+    assert r.params()["reductions"] == {"100": 50, "150": 100, "200": 150}
+
+
+def test_equal_parameters_are_equal_rules_whatever_the_name() -> None:
+    a, b = parse_rules("cardgames-zone"), parse_rules("israeli")
+    assert a == b and hash(a) == hash(b) and a.id != b.id
+    assert parse_rules("israeli(yaniv_max=5)") == PRESETS["classic"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("yaniv", "unknown preset"),
+        ("israeli(colour=red)", 'unknown rule parameter "colour"'),
+        ("israeli(yaniv_max=true)", "yaniv_max: expected a whole number"),
+        ("israeli(ace_high=1)", "ace_high: expected true or false"),
+        ("israeli(pickup=middle)", "pickup: expected one of ends, any, ends_of_runs"),
+        ("israeli(set_min=5)", "set_min=5 is above set_max=4"),
+        ("israeli(run_min=4,run_max=3)", "run_max=3 is below run_min=4"),
+        ("israeli(game_end=rounds)", "game_end=rounds needs rounds"),
+        ("israeli(assaf_penalty=-1)", "assaf_penalty"),
+        ("israeli(reductions={100:150})", "100 drops to 150"),
+        ("israeli(reductions={x:1})", "key"),
+        ("israeli(yaniv_max=5,yaniv_max=6)", "given twice"),
+        ("israeli(yaniv_max)", "expected parameter=value"),
+        ("israeli(", "not a rule-set id"),
+        ("israeli(score_limit=2.5)", "score_limit"),
+    ],
+)
+def test_bad_rule_sets_are_refused_naming_the_parameter(text: str, expected: str) -> None:
+    with pytest.raises(RulesError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        parse_rules(text)
+
+
+def test_rules_files_toml_and_json_match_the_equivalent_id(tmp_path) -> None:
+    toml = tmp_path / "house.toml"
+    toml.write_text('base = "israeli"\nyaniv_max = 5\n[reductions]\n"100" = 50\n"150" = 100\n')
+    js = tmp_path / "house.json"
+    js.write_text('{"base": "israeli", "yaniv_max": 5, "reductions": {"100": 50, "150": 100}}')
+    expected = parse_rules("israeli(yaniv_max=5,reductions={100:50,150:100})")
+    for path in (toml, js):
+        r = load_rules_file(path)
+        assert r == expected and r.id == expected.id
+        assert resolve_rules(str(path)) == expected
+
+
+def test_rules_file_errors_name_the_file_and_the_parameter(tmp_path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('base = "israeli"\nyaniv_maxx = 5\n')
+    with pytest.raises(RulesError, match=r"bad.toml: unknown rule parameter \"yaniv_maxx\""):
+        load_rules_file(bad)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(RulesError, match="broken.json: not a valid json file"):
+        load_rules_file(broken)
+    with pytest.raises(RulesError, match="cannot read"):
+        load_rules_file(tmp_path / "missing.toml")
+
+
+def _value_strategy(param):  # type: ignore[no-untyped-def]
+    if param.kind == "bool":
+        return st.booleans()
+    if param.kind == "choice":
+        return st.sampled_from(param.choices)
+    if param.kind == "table":
+        return st.dictionaries(
+            st.integers(1, 400), st.integers(0, 399), max_size=5
+        ).map(lambda d: {k: min(v, k - 1) for k, v in d.items()})
+    ints = st.integers(param.minimum, param.minimum + 30)
+    return st.one_of(st.none(), ints) if param.nullable else ints
+
+
+@st.composite
+def rule_sets(draw):  # type: ignore[no-untyped-def]
+    base = draw(st.sampled_from(list(PRESETS)))
+    chosen = draw(st.lists(st.sampled_from(PARAMS), unique_by=lambda p: p.name, max_size=8))
+    overrides = {p.name: draw(_value_strategy(p)) for p in chosen}
+    try:
+        return make_rules(base, overrides)
+    except RulesError:
+        return PRESETS[base]
+
+
+@given(rule_sets())
+def test_parse_of_id_gives_back_the_rule_set(rules: RuleSet) -> None:
+    again = parse_rules(rules.id)
+    assert again == rules
+    assert again.id == rules.id
+    assert parse_rules(" ".join(rules.id)) == rules  # white space is ignored

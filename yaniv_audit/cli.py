@@ -1,0 +1,215 @@
+"""The ``yaniv-audit`` command line (LOG_FORMAT.md section 6).
+
+Exit status, every command: 0 all fine; 1 something was found; 2 wrong usage;
+3 unreadable or corrupt input. With several inputs the worst wins.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+
+from . import __version__
+from .errors import LogFormatError, RulesError, YanivAuditError
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT = 0, 1, 2, 3
+
+
+def worst(codes: list[int]) -> int:
+    """3 beats 1 beats 0 (2 is usage and never mixed in)."""
+    for code in (EXIT_BAD_INPUT, EXIT_FOUND):
+        if code in codes:
+            return code
+    return EXIT_OK
+
+
+def emit_json(obj: Any) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
+def fail(message: str, code: int) -> NoReturn:
+    click.echo(f"yaniv-audit: {message}", err=True)
+    sys.exit(code)
+
+
+def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
+    return click.option(
+        "--rules",
+        "rules_specs",
+        multiple=multiple,
+        metavar="R",
+        help="a rule-set id (classic, israeli(yaniv_max=5)) or a TOML/JSON rules file",
+    )
+
+
+def resolve_or_usage(spec: str) -> Any:
+    from .rules import resolve_rules
+
+    try:
+        return resolve_rules(spec)
+    except RulesError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rules") from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="yaniv-audit")
+def cli() -> None:
+    """Replay, check and score Yaniv game logs under any house rules."""
+
+
+# --- foundation commands --------------------------------------------------
+
+
+@cli.command()
+@click.argument("logs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="one JSON line per log")
+def validate(logs: tuple[str, ...], as_json: bool) -> None:
+    """Check that each LOG is readable (format, fields, cards, players, order).
+
+    These checks do not depend on the rule set; the audit does the rest.
+    """
+    from .codec import read_log
+
+    codes = []
+    for path in logs:
+        try:
+            log = read_log(path)
+        except LogFormatError as exc:
+            codes.append(EXIT_BAD_INPUT)
+            if as_json:
+                emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc)})
+            else:
+                click.echo(f"{path}: unreadable: {exc}")
+            continue
+        codes.append(EXIT_OK)
+        if as_json:
+            emit_json({"file": path, "verdict": "readable", "events": len(log.events)})
+        else:
+            click.echo(f"{path}: ok ({len(log.events)} events)")
+    sys.exit(worst(codes))
+
+
+def error_json(exc: LogFormatError) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": exc.line, "message": exc.message}
+    if exc.line is None:
+        out["index"] = exc.index
+    if exc.messages:
+        out["fields"] = exc.messages
+    return out
+
+
+@cli.group()
+def rules() -> None:
+    """The rule presets and their parameters."""
+
+
+@rules.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def rules_list(as_json: bool) -> None:
+    """Every preset, what it changes and where it comes from."""
+    from .rules import PRESET_SOURCES, PRESETS
+
+    if as_json:
+        emit_json([
+            {"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
+            for name, r in PRESETS.items()
+        ])
+        return
+    default = PRESETS["israeli"]
+    for name, r in PRESETS.items():
+        changed = [
+            f"{k}={_fmt(v)}" for k, v in r.values().items() if getattr(default, k) != v
+        ]
+        click.echo(f"{name:15} {PRESET_SOURCES[name]}")
+        click.echo(f"{'':15} {', '.join(changed) if changed else '(the defaults)'}")
+
+
+def _fmt(value: Any) -> str:
+    from .rules import format_value
+
+    return format_value(value)
+
+
+@rules.command("show")
+@click.argument("rule_set", metavar="R", default="israeli")
+@click.option("--json", "as_json", is_flag=True)
+def rules_show(rule_set: str, as_json: bool) -> None:
+    """Every parameter of rule set R (a preset, an id or a rules file)."""
+    from .rules import PARAMS, PRESET_SOURCES
+
+    r = resolve_or_usage(rule_set)
+    if as_json:
+        emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params()})
+        return
+    click.echo(f"{r.id}")
+    click.echo(f"preset {r.name}: {PRESET_SOURCES[r.name]}")
+    for p in PARAMS:
+        click.echo(f"  {p.name:20} {_fmt(getattr(r, p.name)):24} {p.help}")
+
+
+@cli.command()
+@click.argument("log", type=click.Path(dir_okay=False))
+def fingerprint(log: str) -> None:
+    """Print LOG's fingerprint: the RFC 6962 Merkle tree hash of its events."""
+    from .codec import read_log
+    from .merkle import tree_hash
+
+    click.echo(tree_hash(read_log_or_exit(log, read_log).leaves).hex())
+
+
+def read_log_or_exit(path: str, reader: Callable[[str], Any]) -> Any:
+    try:
+        return reader(path)
+    except LogFormatError as exc:
+        fail(f"{path}: unreadable: {exc}", EXIT_BAD_INPUT)
+
+
+@cli.command()
+@click.argument("log", type=click.Path(dir_okay=False))
+@click.option("--event", "index", type=int, required=True, help="0-based event index")
+def prove(log: str, index: int) -> None:
+    """Print an inclusion proof of event N of LOG as JSON."""
+    from .codec import read_log
+    from .merkle import make_proof
+
+    leaves = read_log_or_exit(log, read_log).leaves
+    if not 0 <= index < len(leaves):
+        raise click.BadParameter(
+            f"the log has events 0 to {len(leaves) - 1}, not {index}", param_hint="--event"
+        )
+    emit_json(make_proof(leaves, index))
+
+
+@cli.command("verify-proof")
+@click.argument("proof", type=click.File("rb"))
+@click.option("--fingerprint", "fingerprint_hex", required=True, metavar="HEX",
+              help="the fingerprint you trust (64 hex digits)")
+def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
+    """Check an inclusion PROOF (a file, or - for standard input) against a fingerprint."""
+    from .merkle import ProofError, verify_proof
+
+    try:
+        ok = verify_proof(proof.read(), fingerprint_hex)
+    except ProofError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+    click.echo("valid" if ok else "invalid: the proof does not lead to that fingerprint")
+    sys.exit(EXIT_OK if ok else EXIT_FOUND)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: never a traceback for a user's input."""
+    try:
+        cli.main(args=argv, prog_name="yaniv-audit", standalone_mode=True)
+    except YanivAuditError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+    except BrokenPipeError:
+        sys.exit(EXIT_OK)
+
+
+if __name__ == "__main__":
+    main()
+

@@ -1,0 +1,48 @@
+"""The exception tree. Rule violations are not exceptions: they are findings."""
+
+from __future__ import annotations
+
+
+class YanivAuditError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class CardError(YanivAuditError, ValueError):
+    """A text that is not a card."""
+
+
+class RulesError(YanivAuditError, ValueError):
+    """A rule-set id, file or parameter that cannot be used."""
+
+
+class LogFormatError(YanivAuditError):
+    """A log that cannot be read: the 'unreadable' class of LOG_FORMAT.md.
+
+    ``line`` is the 1-based line of a ``.jsonl`` file, ``index`` the 0-based
+    event index (always set when known); ``messages`` maps a field path to
+    what was wrong with it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        index: int | None = None,
+        messages: dict[str, list[str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.index = index
+        self.messages = messages or {}
+
+    def where(self) -> str:
+        if self.line is not None:
+            return f"line {self.line}"
+        if self.index is not None:
+            return f"event {self.index}"
+        return "log"
+
+    def __str__(self) -> str:
+        return f"{self.where()}: {self.message}"
