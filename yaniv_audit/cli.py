@@ -7,8 +7,10 @@ Exit status, every command: 0 all fine; 1 something was found; 2 wrong usage;
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -65,7 +67,7 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("logs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("logs", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per log")
 def validate(logs: tuple[str, ...], as_json: bool) -> None:
     """Check that each LOG is readable (format, fields, cards, players, order).
@@ -192,12 +194,147 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
     """Check an inclusion PROOF (a file, or - for standard input) against a fingerprint."""
     from .merkle import ProofError, verify_proof
 
+    data = proof.read()
     try:
-        ok = verify_proof(proof.read(), fingerprint_hex)
+        ok = verify_proof(data, fingerprint_hex)
     except ProofError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    click.echo("valid" if ok else "invalid: the proof does not lead to that fingerprint")
-    sys.exit(EXIT_OK if ok else EXIT_FOUND)
+    if not ok:
+        click.echo("invalid: the proof does not show that event in the log with that fingerprint")
+        sys.exit(EXIT_FOUND)
+    shown = json.loads(data)  # well-formed: verify_proof has checked it
+    click.echo(
+        f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) is in the log "
+        f"{fingerprint_hex.strip().lower()}"
+    )
+    sys.exit(EXIT_OK)
+
+
+# --- audit, compare, replay ------------------------------------------------
+
+
+def log_files(paths: tuple[str, ...]) -> list[str]:
+    """Files named, and the .jsonl/.json files under directories named, in order."""
+    files: list[str] = []
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            found = sorted(
+                str(f) for f in p.rglob("*") if f.suffix in (".jsonl", ".json") and f.is_file()
+            )
+            files.extend(found)
+        else:
+            files.append(path)
+    return files
+
+
+def _audit_one(job: tuple[str, Any, bool]) -> dict[str, Any]:
+    from .audit import audit_file
+
+    path, rules, strict = job
+    return audit_file(path, rules, strict=strict)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@rules_option()
+@click.option("--json", "as_json", is_flag=True, help="one report per line (JSON Lines)")
+@click.option("--strict", is_flag=True, help="stop each log at its first finding")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="processes to use (default: all cores)")
+def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict: bool,
+          jobs: int | None) -> None:
+    """Replay each log under R (default: the rules the log declares) and rule on it.
+
+    PATH is a log file or a directory of .jsonl/.json logs.
+    """
+    from .audit import EXIT_BY_VERDICT, render_report
+
+    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    files = log_files(paths)
+    if not files:
+        fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
+    jobs = jobs or os.cpu_count() or 1
+    work = [(f, rules, strict) for f in files]
+    counts: dict[str, int] = {}
+    codes: list[int] = []
+    show_progress = len(files) > 1 and sys.stderr.isatty()
+    reports: Iterator[dict[str, Any]]
+    pool = None
+    if jobs > 1 and len(files) > 1:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork").Pool(
+            min(jobs, len(files)))
+        reports = pool.imap(_audit_one, work, chunksize=max(1, min(64, len(files) // (jobs * 8))))
+    else:
+        reports = map(_audit_one, work)
+    try:
+        with click.progressbar(reports, length=len(files), label="auditing", file=sys.stderr,
+                               hidden=not show_progress) as bar:
+            for report in bar:
+                verdict = report["verdict"]
+                counts[verdict] = counts.get(verdict, 0) + 1
+                codes.append(EXIT_BY_VERDICT[verdict])
+                if as_json:
+                    emit_json(report)
+                else:
+                    click.echo(render_report(report))
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    if len(files) > 1:
+        summary = (f"{len(files)} games: {counts.get('clean', 0)} clean, "
+                   f"{counts.get('claims', 0)} with claims only, "
+                   f"{counts.get('violations', 0)} with violations, "
+                   f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
+        click.echo(summary, err=as_json)
+    sys.exit(worst(codes))
+
+
+@cli.command()
+@click.argument("log", type=click.Path(dir_okay=False))
+@rules_option(multiple=True)
+@click.option("--json", "as_json", is_flag=True)
+def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
+    """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
+    from .audit import compare_log, render_compare
+    from .codec import read_log
+
+    sets = [resolve_or_usage(s) for s in rules_specs]
+    parsed = read_log_or_exit(log, read_log)
+    try:
+        result = compare_log(parsed, sets)
+    except LogFormatError as exc:
+        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(render_compare(result))
+    verdicts = [r["verdict"] for r in result["results"]]
+    sys.exit(EXIT_BAD_INPUT if "corrupt" in verdicts else EXIT_OK)
+
+
+@cli.command()
+@click.argument("log", type=click.Path(dir_okay=False))
+@rules_option()
+@click.option("--seat", metavar="P", help="show only what player P sees")
+def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
+    """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores."""
+    from .codec import read_log
+    from .replay_view import render_steps
+
+    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    parsed = read_log_or_exit(log, read_log)
+    if seat is not None and seat not in parsed.players:
+        raise click.BadParameter(
+            f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
+    try:
+        for line in render_steps(parsed, rules, seat=seat):
+            click.echo(line)
+    except LogFormatError as exc:
+        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
 
 
 def main(argv: list[str] | None = None) -> None:

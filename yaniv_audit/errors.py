@@ -46,3 +46,14 @@ class LogFormatError(YanivAuditError):
 
     def __str__(self) -> str:
         return f"{self.where()}: {self.message}"
+
+
+class InconsistentLogError(YanivAuditError):
+    """A log that is physically impossible under the rule set's deck.
+
+    Carries the finding that says what was impossible; the replay stops there.
+    """
+
+    def __init__(self, finding: object) -> None:
+        super().__init__(getattr(finding, "message", str(finding)))
+        self.finding = finding

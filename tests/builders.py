@@ -1,0 +1,104 @@
+"""Writing small logs in tests the way a recorder would: one JSON object per event."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from yaniv_audit.audit import audit_log
+from yaniv_audit.codec import parse_jsonl
+from yaniv_audit.events import Log
+from yaniv_audit.rules import parse_rules
+
+
+def cards(text: str) -> list[str]:
+    return text.split()
+
+
+class LogBuilder:
+    """Events of one game, appended in order; ``audit()`` replays them."""
+
+    def __init__(self, players: tuple[str, ...] = ("dana", "lior", "omer"),
+                 rules: Any = "israeli") -> None:
+        self.players = players
+        self.events: list[dict[str, Any]] = [
+            {"type": "game_started", "format": "yaniv-log/1", "players": list(players),
+             "rules": rules}
+        ]
+
+    def add(self, **event: Any) -> LogBuilder:
+        self.events.append({k: v for k, v in event.items() if v is not None})
+        return self
+
+    def deal(self, round: int, starter: str, hands: dict[str, str] | None = None,
+             upcard: str | None = None, stock: str | None = None) -> LogBuilder:
+        return self.add(
+            type="round_started", round=round, starter=starter,
+            hands={p: cards(h) for p, h in hands.items()} if hands is not None else None,
+            upcard=upcard, stock=cards(stock) if stock is not None else None)
+
+    def discard(self, player: str, thrown: str) -> LogBuilder:
+        return self.add(type="discard", player=player, cards=cards(thrown))
+
+    def draw(self, player: str, source: str = "stock", card: str | None = None,
+             swap: str | None = None) -> LogBuilder:
+        return self.add(type="draw", player=player, source=source, card=card, swap=swap)
+
+    def turn(self, player: str, thrown: str, source: str = "stock",
+             card: str | None = None) -> LogBuilder:
+        return self.discard(player, thrown).draw(player, source, card)
+
+    def slap(self, player: str, card: str) -> LogBuilder:
+        return self.add(type="slap", player=player, card=card)
+
+    def yaniv(self, player: str, total: int | None = None) -> LogBuilder:
+        return self.add(type="yaniv", player=player, total=total)
+
+    def showdown(self, caller: str | None, hands: dict[str, str]) -> LogBuilder:
+        self.events.append({"type": "showdown", "caller": caller,
+                            "hands": {p: cards(h) for p, h in hands.items()}})
+        return self
+
+    def ended(self, round: int, points: dict[str, int] | None = None,
+              scores: dict[str, int] | None = None) -> LogBuilder:
+        return self.add(type="round_ended", round=round, points=points, scores=scores)
+
+    def reshuffle(self, stock: str | None = None) -> LogBuilder:
+        return self.add(type="reshuffle", stock=cards(stock) if stock is not None else None)
+
+    def game_ended(self, winner: Any = None, scores: dict[str, int] | None = None) -> LogBuilder:
+        return self.add(type="game_ended", winner=winner, scores=scores)
+
+    def note(self, text: str) -> LogBuilder:
+        return self.add(type="note", text=text)
+
+    def jsonl(self) -> bytes:
+        return "\n".join(json.dumps(e, ensure_ascii=False) for e in self.events).encode()
+
+    def log(self) -> Log:
+        return parse_jsonl(self.jsonl(), "test.jsonl")
+
+    def audit(self, rules: str | None = None, strict: bool = False) -> dict[str, Any]:
+        return audit_log(self.log(), parse_rules(rules) if rules else None, strict=strict)
+
+
+def codes(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"]]
+
+
+def findings(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["code"] == code]
+
+
+# A standard deal for three players used across tests.
+HANDS = {
+    "dana": "AH 2H 3H 4C 5C",   # 15
+    "lior": "7S 8S 9S TD 2C",   # 36
+    "omer": "AD AS 2D 3D JK",   # 7
+}
+UPCARD = "KD"
+STOCK = "6C 6H 6D QC 9H 8D 7D 5S 4S 3S 2S"
+
+
+def standard(rules: Any = "israeli") -> LogBuilder:
+    return LogBuilder(rules=rules).deal(1, "dana", HANDS, UPCARD, STOCK)

@@ -1,0 +1,284 @@
+"""The audit: one log, one rule set, one report (LOG_FORMAT.md section 5).
+
+:func:`audit_log` replays a readable log and builds the report as a plain
+dict, exactly the JSON of the contract; :func:`compare_log` does it under
+several rule sets and says what changed; the ``render_*`` functions turn both
+into text a person reads like a referee's ruling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import ENGINE
+from .engine import CLAIM, INCONSISTENCY, VIOLATION, Finding, Replay, RoundRecord, StopReplay
+from .errors import InconsistentLogError, LogFormatError
+from .events import Log
+from .merkle import tree_hash
+from .rules import RuleSet
+
+VERDICTS = ("clean", "claims", "violations", "corrupt")
+EXIT_BY_VERDICT = {"clean": 0, "claims": 1, "violations": 1, "corrupt": 3, "unreadable": 3}
+
+
+def verdict_of(findings: Sequence[Finding]) -> str:
+    kinds = {f.kind for f in findings}
+    if INCONSISTENCY in kinds:
+        return "corrupt"
+    if VIOLATION in kinds:
+        return "violations"
+    if CLAIM in kinds:
+        return "claims"
+    return "clean"
+
+
+def replay_log(log: Log, rules: RuleSet | None = None, *, strict: bool = False) -> Replay:
+    """Replay ``log`` under ``rules`` (default: its declared rules) as far as it goes.
+
+    Raises LogFormatError when the replay finds the log unreadable (a stock
+    draw without a card where the log leaves the stock's order unknown).
+    """
+    replay = Replay(log.game, rules or log.game.rules, strict=strict)
+    try:
+        replay.run(log.events)
+    except (InconsistentLogError, StopReplay):
+        pass
+    return replay
+
+
+def round_json(record: RoundRecord) -> dict[str, Any]:
+    score = record.score
+    return {
+        "round": record.round,
+        "starter": record.starter,
+        "moves_checked": record.moves_checked,
+        "end": record.end if score else None,
+        "caller": record.caller if score else None,
+        "totals": dict(score.totals) if score else {},
+        "assaf": list(score.assaf) if score else [],
+        "winners": list(score.winners) if score else [],
+        "points": dict(score.points) if score else {},
+        "reductions": [{"player": p, "from": a, "to": b} for p, a, b in score.reductions]
+        if score else [],
+        "scores": dict(record.scores),
+        "out": list(record.out),
+    }
+
+
+def final_json(replay: Replay) -> dict[str, Any]:
+    return {
+        "scores": dict(replay.scores),
+        "finished": replay.finished,
+        "winners": list(replay.winners or ()),
+        "out": list(replay.out),
+    }
+
+
+def rules_json(rules: RuleSet) -> dict[str, Any]:
+    return {"id": rules.id, "params": rules.params()}
+
+
+def audit_log(
+    log: Log, rules: RuleSet | None = None, *, strict: bool = False,
+    fingerprint: str | None = None,
+) -> dict[str, Any]:
+    """The audit report of a readable log (raises LogFormatError if the replay finds it unreadable)."""
+    replay = replay_log(log, rules, strict=strict)
+    fingerprint = fingerprint or tree_hash(log.leaves).hex()
+    return {
+        "engine": ENGINE,
+        "game_id": log.game.game_id or fingerprint,
+        "fingerprint": fingerprint,
+        "rules": rules_json(replay.rules),
+        "verdict": verdict_of(replay.findings),
+        "findings": [f.to_json() for f in replay.findings],
+        "rounds": [round_json(r) for r in replay.records],
+        "final": final_json(replay),
+    }
+
+
+def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:
+    return {
+        "file": source,
+        "verdict": "unreadable",
+        "error": {"line": error.line if error.line is not None else error.index,
+                  "message": error.message},
+    }
+
+
+def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False) -> dict[str, Any]:
+    """Read and audit one file; an unreadable one gives the unreadable report."""
+    from .codec import read_log
+
+    try:
+        log = read_log(path)
+        report = audit_log(log, rules, strict=strict)
+    except LogFormatError as exc:
+        return unreadable_report(path, exc)
+    report["file"] = path
+    return report
+
+
+# --- compare ----------------------------------------------------------------
+
+
+def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
+    """The same log under several rule sets, side by side (the first is the baseline)."""
+    fingerprint = tree_hash(log.leaves).hex()
+    sets = list(rule_sets) or [log.game.rules]
+    results = []
+    for rules in sets:
+        report = audit_log(log, rules, fingerprint=fingerprint)
+        results.append({
+            "rules": report["rules"],
+            "verdict": report["verdict"],
+            "rounds": [{k: r[k] for k in ("round", "points", "scores", "winners")}
+                       for r in report["rounds"]],
+            "final": report["final"],
+        })
+    base = results[0]
+    changes: list[dict[str, Any]] = []
+    for other in results[1:]:
+        changes.extend(_changes(base, other))
+    return {
+        "game_id": log.game.game_id or fingerprint,
+        "fingerprint": fingerprint,
+        "baseline": base["rules"]["id"],
+        "results": results,
+        "changes": changes,
+    }
+
+
+def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+    rid = other["rules"]["id"]
+    out: list[dict[str, Any]] = []
+
+    def change(round_no: int | None, name: str, a: Any, b: Any, message: str) -> None:
+        out.append({"rules": rid, "round": round_no, "field": name, "from": a, "to": b,
+                    "message": message})
+
+    if base["verdict"] != other["verdict"]:
+        change(None, "verdict", base["verdict"], other["verdict"],
+               f"under {rid} the verdict is {other['verdict']} instead of {base['verdict']}")
+    rounds_a = {r["round"]: r for r in base["rounds"]}
+    rounds_b = {r["round"]: r for r in other["rounds"]}
+    for n in sorted(set(rounds_a) | set(rounds_b)):
+        a, b = rounds_a.get(n), rounds_b.get(n)
+        if a is None or b is None:
+            change(n, "round", a is not None, b is not None,
+                   f"under {rid} round {n} is {'not ' if b is None else ''}played")
+            continue
+        if a["winners"] != b["winners"]:
+            change(n, "winners", a["winners"], b["winners"],
+                   f"under {rid} round {n} is won by {_names(b['winners'])} instead of "
+                   f"{_names(a['winners'])}")
+        if a["points"] != b["points"]:
+            diffs = [f"{p} scores {b['points'].get(p)} instead of {a['points'].get(p)}"
+                     for p in dict.fromkeys([*a["points"], *b["points"]])
+                     if a["points"].get(p) != b["points"].get(p)]
+            change(n, "points", a["points"], b["points"],
+                   f"under {rid}, in round {n} " + ", ".join(diffs))
+        if a["scores"] != b["scores"]:
+            diffs = [f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}"
+                     for p in dict.fromkeys([*a["scores"], *b["scores"]])
+                     if a["scores"].get(p) != b["scores"].get(p)]
+            change(n, "scores", a["scores"], b["scores"],
+                   f"under {rid}, after round {n}: " + ", ".join(diffs))
+    fa, fb = base["final"], other["final"]
+    if fa["winners"] != fb["winners"] or fa["finished"] != fb["finished"]:
+        first = next((c for c in out if c["field"] in ("points", "winners")), None)
+        why = f": {first['message'].split(', ', 1)[-1]}" if first else ""
+        if fb["winners"] and fa["winners"]:
+            text = (f"under {rid}, {_names(fb['winners'])} win{'s' if len(fb['winners']) == 1 else ''}"
+                    f" instead of {_names(fa['winners'])}{why}")
+        elif fb["winners"]:
+            text = f"under {rid}, {_names(fb['winners'])} win and the game is over{why}"
+        else:
+            text = f"under {rid} the game is not finished (no winner yet){why}"
+        change(None, "winners", fa["winners"], fb["winners"], text)
+    if fa["scores"] != fb["scores"]:
+        change(None, "scores", fa["scores"], fb["scores"],
+               f"under {rid} the final scores are "
+               + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))
+    return out
+
+
+def _names(players: Sequence[str]) -> str:
+    return " and ".join(players) if players else "nobody"
+
+
+# --- text -------------------------------------------------------------------
+
+MARK = {VIOLATION: "VIOLATION", INCONSISTENCY: "IMPOSSIBLE", CLAIM: "CLAIM"}
+
+
+def render_report(report: dict[str, Any]) -> str:
+    """A ruling a person reads: round by round, each finding with its rule."""
+    source = report.get("file", report.get("game_id", ""))
+    if report["verdict"] == "unreadable":
+        err = report["error"]
+        where = f"line {err['line']}: " if err.get("line") is not None else ""
+        return f"{source}: UNREADABLE: {where}{err['message']}"
+    lines = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+             f" (game {report['game_id'][:16]})"]
+    by_round: dict[int | None, list[dict[str, Any]]] = {}
+    for f in report["findings"]:
+        by_round.setdefault(f["round"], []).append(f)
+    for f in by_round.get(None, []):
+        lines.append(_finding_line(f))
+    for r in report["rounds"]:
+        lines.append("  " + _round_line(r))
+        for f in by_round.get(r["round"], []):
+            lines.append(_finding_line(f))
+    final = report["final"]
+    scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
+    if final["finished"]:
+        lines.append(f"  Result: {_names(final['winners'])} won. Final scores: {scores}.")
+    else:
+        lines.append(f"  Result: unfinished. Scores so far: {scores}.")
+    return "\n".join(lines)
+
+
+def _finding_line(f: dict[str, Any]) -> str:
+    return f"    {MARK[f['kind']]} {f['code']} at event {f['seq']}: {f['message']}"
+
+
+def _round_line(r: dict[str, Any]) -> str:
+    head = f"Round {r['round']} (opened by {r['starter']}"
+    head += ", moves checked)" if r["moves_checked"] else ", scoresheet only)"
+    if r["end"] is None:
+        return head + ": not scored (no Yaniv or showdown)."
+    totals = ", ".join(f"{p} {t}" for p, t in r["totals"].items())
+    if r["end"] == "stock":
+        how = f"the stock ran out; lowest hand {_names(r['winners'])}"
+    elif r["assaf"]:
+        how = (f"{r['caller']} called Yaniv at {r['totals'][r['caller']]} and was Assafed by "
+               f"{_names(r['assaf'])}")
+    else:
+        how = f"{r['caller']} called Yaniv at {r['totals'][r['caller']]} and won"
+    text = f"{head}: {how}. Hands: {totals}. Points: " + ", ".join(
+        f"{p} {v}" for p, v in r["points"].items())
+    for red in r["reductions"]:
+        text += f"; {red['player']} landed on {red['from']} and drops to {red['to']}"
+    text += ". Scores: " + ", ".join(f"{p} {s}" for p, s in r["scores"].items()) + "."
+    if r["out"]:
+        text += f" Out: {_names(r['out'])}."
+    return text
+
+
+def render_compare(result: dict[str, Any]) -> str:
+    lines = [f"game {result['game_id'][:16]}: baseline {result['baseline']}"]
+    width = max(len(x["rules"]["id"]) for x in result["results"])
+    for x in result["results"]:
+        final = x["final"]
+        who = _names(final["winners"]) if final["finished"] else "unfinished"
+        scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
+        lines.append(f"  {x['rules']['id']:{width}}  {x['verdict']:10}  winner: {who:12} "
+                     f" scores: {scores}")
+    if result["changes"]:
+        lines.append("What changes:")
+        lines.extend(f"  - {c['message']}" for c in result["changes"])
+    else:
+        lines.append("Nothing changes: every rule set gives the same rounds and result.")
+    return "\n".join(lines)

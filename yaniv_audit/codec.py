@@ -1,0 +1,681 @@
+"""Reading logs: JSON Lines or a JSON array -> typed events and fingerprint leaves.
+
+The marshmallow schemas below are the one definition of what an event may hold
+(LOG_FORMAT.md section 1); ``schemas/log-event.schema.json`` is generated from
+them. Every field is strict: nothing is coerced, so ``"5"`` is not a number and
+``true`` is not an integer. The structural checks (first event, seated players,
+round order...) live in :mod:`yaniv_audit.structure`; :func:`read_log` runs both
+and raises :class:`~yaniv_audit.errors.LogFormatError` at the first problem.
+
+>>> log = parse_jsonl(b'{"type":"game_started","format":"yaniv-log/1",'
+...                   b'"players":["dana","omer"],"rules":"classic"}', "<doc>")
+>>> log.players, log.game.rules.yaniv_max
+(('dana', 'omer'), 5)
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from . import structure
+from .canonical import canonical_bytes, normalize_event
+from .cards import Card, parse_card
+from .errors import CardError, LogFormatError, RulesError
+from .events import EVENT_TYPES, Event, GameEnded, GameStarted, Log
+from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
+
+FORMAT = "yaniv-log/1"
+#: a JSON Lines line longer than this (without its line end) is refused
+MAX_LINE_BYTES = 1 << 20
+#: how deep a free value (``meta``, ``_`` fields) may nest, the event being level 1
+MAX_DEPTH = 64
+UNKNOWN_FIELD = "unknown field (fields starting with _ are allowed)"
+MISSING_FIELD = "missing (required)"
+CARD_SPELLING = "rank A 2-9 T (or 10) J Q K then suit C D H S (or ♣ ♦ ♥ ♠), or JK"
+
+#: integers beyond 64 bits, which orjson would read as floats (changing the leaf)
+_LONG_DIGITS = re.compile(rb"\d{20}")
+_MISSING: Any = object()
+
+JsonSchema = dict[str, Any]
+Convert = Callable[[fields.Field], JsonSchema]
+
+
+# --- fields --------------------------------------------------------------
+
+
+def _expect(what: str) -> dict[str, str]:
+    """Error messages of a field: what it expects (the reader appends what it got)."""
+    text = f"expected {what}".replace("{", "{{").replace("}", "}}")  # marshmallow formats it
+    return {"invalid": text, "null": text, "type": text, "required": MISSING_FIELD}
+
+
+class StrictInteger(fields.Integer):
+    """An integer as JSON writes it: not ``"5"``, not ``5.5``, not ``true``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if value is True or value is False:
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
+class CardField(fields.Field):
+    """One card, any spelling :func:`~yaniv_audit.cards.parse_card` accepts -> its code."""
+
+    #: the spellings parse_card accepts, for JSON Schema
+    PATTERN = (
+        r"^\s*(?:(?:[Aa2-9TtJjQqKk]|10)[CcDdHhSs♣♦♥♠♧♢♡♤]|[Jj][Kk])\s*$"
+    )
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(error_messages=_expect(f"a card ({CARD_SPELLING})"), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Card:
+        if not isinstance(value, str):
+            raise self.make_error("invalid")
+        try:
+            return parse_card(value)
+        except CardError:
+            raise self.make_error("invalid") from None
+
+    def json_schema(self, convert: Convert) -> JsonSchema:
+        return {"type": "string", "pattern": self.PATTERN}
+
+
+class CardList(fields.List):
+    """A list of cards, in the order given -> a tuple of codes."""
+
+    def __init__(self, what: str = "a list of cards", **kwargs: Any) -> None:
+        super().__init__(CardField(), error_messages=_expect(what), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        return tuple(super()._deserialize(value, attr, data, **kwargs))
+
+
+class Either(fields.Field):
+    """A value that one of several fields accepts, tried in order (JSON Schema ``anyOf``)."""
+
+    def __init__(self, *choices: fields.Field, expected: str, **kwargs: Any) -> None:
+        super().__init__(error_messages=_expect(expected), **kwargs)
+        self.choices = choices
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        for choice in self.choices:
+            try:
+                return choice.deserialize(value)
+            except ValidationError:
+                continue
+        raise self.make_error("invalid")
+
+    def json_schema(self, convert: Convert) -> JsonSchema:
+        return {"anyOf": [convert(choice) for choice in self.choices]}
+
+
+class Timestamp(fields.String):
+    """An ISO-8601 timestamp with an offset; kept as written (it is never ordered)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        what = "an ISO-8601 timestamp with offset, e.g. 2024-05-01T20:15:00+03:00"
+        super().__init__(error_messages=_expect(what), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if isinstance(value, str):
+            try:
+                if datetime.fromisoformat(value).tzinfo is not None:
+                    return value
+            except ValueError:
+                pass
+        raise self.make_error("invalid")
+
+    def json_schema(self, convert: Convert) -> JsonSchema:
+        return {"type": "string", "format": "date-time"}
+
+
+class RulesField(fields.Field):
+    """A rule-set id string or a ``{"base": ..., param: value}`` object -> a RuleSet.
+
+    The RuleSet's own error (naming the parameter and what it accepts) becomes
+    the field's message.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        what = 'a rule-set id such as "israeli(yaniv_max=5)" or an object {"base": "israeli", ...}'
+        super().__init__(error_messages=_expect(what), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        try:
+            if isinstance(value, str):
+                return parse_rules(value)
+            if isinstance(value, dict):
+                return rules_from_mapping(value)
+        except RulesError as exc:
+            raise ValidationError(str(exc)) from None
+        raise self.make_error("invalid")
+
+    def json_schema(self, convert: Convert) -> JsonSchema:
+        params: JsonSchema = {"base": {"enum": list(PRESETS)}}
+        for p in PARAMS:
+            if p.kind == "bool":
+                s: JsonSchema = {"type": "boolean"}
+            elif p.kind == "choice":
+                s = {"enum": list(p.choices)}
+            elif p.kind == "table":
+                s = {"type": "object", "propertyNames": {"pattern": r"^\s*[0-9]+\s*$"},
+                     "additionalProperties": {"type": "integer", "minimum": 0}}
+            else:
+                s = {"type": "integer", "minimum": p.minimum}
+            if p.nullable:
+                s = {"anyOf": [s, {"type": "null"}]}
+            params[p.name] = {"description": p.help, **s}
+        return {"anyOf": [
+            {"type": "string", "minLength": 1, "description": "a rule-set id"},
+            {"type": "object", "required": ["base"], "properties": params,
+             "additionalProperties": False},
+        ]}
+
+
+def _player(**kwargs: Any) -> fields.String:
+    return fields.String(
+        validate=validate.Length(min=1, error="expected a player id (a non-empty string)"),
+        error_messages=_expect("a player id (a non-empty string)"), **kwargs,
+    )
+
+
+def _integer(what: str = "a whole number", **kwargs: Any) -> StrictInteger:
+    return StrictInteger(error_messages=_expect(what), **kwargs)
+
+
+def _text(what: str = "a string", **kwargs: Any) -> fields.String:
+    return fields.String(error_messages=_expect(what), **kwargs)
+
+
+def _scores(**kwargs: Any) -> fields.Dict:
+    return fields.Dict(
+        keys=_player(), values=_integer(),
+        error_messages=_expect("an object {player: whole number}"), **kwargs,
+    )
+
+
+def _hands(**kwargs: Any) -> fields.Dict:
+    return fields.Dict(
+        keys=_player(), values=CardList(),
+        error_messages=_expect("an object {player: list of cards}"), **kwargs,
+    )
+
+
+def _type(name: str) -> fields.String:
+    return fields.String(required=True, validate=validate.Equal(name))
+
+
+def _depth_within(value: Any, levels: int) -> bool:
+    if isinstance(value, dict):
+        return levels > 0 and all(_depth_within(v, levels - 1) for v in value.values())
+    if isinstance(value, list):
+        return levels > 0 and all(_depth_within(v, levels - 1) for v in value)
+    return True
+
+
+_TOO_DEEP = f"nested too deeply (at most {MAX_DEPTH} levels)"
+
+
+def _shallow(value: Any) -> None:
+    """A free value must stay shallow enough to be encoded as a leaf."""
+    if not _depth_within(value, MAX_DEPTH - 1):
+        raise ValidationError(_TOO_DEEP)
+
+
+# --- schemas -------------------------------------------------------------
+
+
+class PlayerSchema(Schema):
+    """A seat given as an object rather than a bare id."""
+
+    class Meta:
+        unknown = RAISE
+
+    id = _player(required=True)
+    name = _text()
+
+
+class EventSchema(Schema):
+    """Fields every event may carry. Fields starting with ``_`` are the recorder's own:
+    kept in the leaf, ignored here; any other unknown field is an error."""
+
+    class Meta:
+        unknown = EXCLUDE  # unknown fields are named by _no_unknown_fields
+
+    json_schema_extra: ClassVar[JsonSchema] = {
+        "patternProperties": {"^_": {}}, "additionalProperties": False,
+    }
+
+    type = fields.String(required=True)
+    seq = _integer("a whole number >= 0",
+                   validate=validate.Range(min=0, error="expected a whole number >= 0"),
+                   metadata={"description": "must equal the event's 0-based position"})
+    at = Timestamp(metadata={"description": "informational, never checked for order"})
+
+    @validates_schema(pass_original=True, skip_on_field_errors=False)
+    def _no_unknown_fields(self, data: Any, original: Any, **kwargs: Any) -> None:
+        known = self.fields
+        problems: dict[str, list[str]] = {}
+        for key, value in original.items():
+            if key in known:
+                continue
+            if not key.startswith("_"):
+                problems[key] = [UNKNOWN_FIELD]
+            elif not _depth_within(value, MAX_DEPTH - 1):
+                problems[key] = [_TOO_DEEP]
+        if problems:
+            raise ValidationError(problems)
+
+
+class GameStartedSchema(EventSchema):
+    """The table: who sits where, and the rules they agreed on."""
+
+    type = _type("game_started")
+    format = _text(f'"{FORMAT}"', required=True,
+                   validate=validate.Equal(FORMAT, error=f'expected "{FORMAT}"'))
+    players = fields.List(
+        Either(_player(), fields.Nested(PlayerSchema),
+               expected='a player id or an object {"id": ..., "name": ...}'),
+        required=True,
+        validate=validate.Length(min=structure.MIN_PLAYERS, max=structure.MAX_PLAYERS,
+                                 error="expected 2 to 8 players"),
+        error_messages=_expect("a list of players"),
+        metadata={"description": "the seating and turn order"},
+    )
+    rules = RulesField(required=True)
+    game_id = _text()
+    meta = fields.Dict(validate=_shallow, error_messages=_expect("an object"),
+                       metadata={"description": "free: place, date, recorder"})
+
+
+class RoundStartedSchema(EventSchema):
+    """The deal. Without ``hands`` the round's moves were not recorded."""
+
+    type = _type("round_started")
+    round = _integer("a round number >= 1", required=True,
+                     validate=validate.Range(min=1, error="expected a round number >= 1"))
+    starter = _player(required=True)
+    hands = _hands(metadata={"description": "every player still in -> their cards"})
+    upcard = CardField(metadata={"description": "allowed only with hands"})
+    stock = CardList(metadata={"description": "the whole remaining stock, top first; "
+                                              "allowed only with hands"})
+    dealer = _player()
+
+
+class DiscardSchema(EventSchema):
+    """The throw, in the order placed on the pile."""
+
+    type = _type("discard")
+    player = _player(required=True)
+    cards = CardList("a non-empty list of cards", required=True,
+                     validate=validate.Length(min=1, error="expected a non-empty list of cards"))
+
+
+class DrawSchema(EventSchema):
+    """The draw after a throw, from the stock or from the previous throw."""
+
+    type = _type("draw")
+    player = _player(required=True)
+    source = _text('"stock" or "pile"', required=True,
+                   validate=validate.OneOf(["stock", "pile"], error='expected "stock" or "pile"'))
+    card = CardField(metadata={"description": "required for the pile, and for the stock "
+                                              "unless its order is known"})
+    swap = CardField(metadata={"description": "the natural card put into a run for a joker"})
+
+
+class SlapSchema(EventSchema):
+    """The quick discard of the card just drawn (slap_down)."""
+
+    type = _type("slap")
+    player = _player(required=True)
+    card = CardField(required=True)
+
+
+class YanivSchema(EventSchema):
+    """The call that ends the round."""
+
+    type = _type("yaniv")
+    player = _player(required=True)
+    total = _integer(metadata={"description": "the total the caller announced"})
+
+
+class ShowdownSchema(EventSchema):
+    """The hands laid down at the end of a round."""
+
+    type = _type("showdown")
+    caller = _player(required=True, allow_none=True,
+                     metadata={"description": "null when the stock ran out (round_ends)"})
+    hands = _hands(required=True)
+
+
+class RoundEndedSchema(EventSchema):
+    """What the table wrote down for the round: checked, never trusted."""
+
+    type = _type("round_ended")
+    round = _integer("a round number >= 1", required=True,
+                     validate=validate.Range(min=1, error="expected a round number >= 1"))
+    points = _scores()
+    scores = _scores(metadata={"description": "running scores after reductions"})
+
+
+class ReshuffleSchema(EventSchema):
+    """The order of the stock made from the pile."""
+
+    type = _type("reshuffle")
+    stock = CardList(metadata={"description": "the new stock, top first"})
+
+
+class GameEndedSchema(EventSchema):
+    """What the table concluded: checked."""
+
+    type = _type("game_ended")
+    winner = Either(
+        _player(),
+        fields.List(_player(), validate=validate.Length(min=1)),
+        expected="a player id or a non-empty list of player ids",
+    )
+    scores = _scores()
+
+
+class NoteSchema(EventSchema):
+    """A comment, a correction, a dispute claim; it never changes the game."""
+
+    type = _type("note")
+    text = _text(required=True)
+    player = _player()
+
+
+#: one schema instance per event type, in LOG_FORMAT.md order
+SCHEMAS: dict[str, EventSchema] = {
+    "game_started": GameStartedSchema(),
+    "round_started": RoundStartedSchema(),
+    "discard": DiscardSchema(),
+    "draw": DrawSchema(),
+    "slap": SlapSchema(),
+    "yaniv": YanivSchema(),
+    "showdown": ShowdownSchema(),
+    "round_ended": RoundEndedSchema(),
+    "reshuffle": ReshuffleSchema(),
+    "game_ended": GameEndedSchema(),
+    "note": NoteSchema(),
+}
+assert SCHEMAS.keys() == EVENT_TYPES.keys()
+_TYPES_TEXT = ", ".join(SCHEMAS)
+
+
+# --- events --------------------------------------------------------------
+
+
+def event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> Event:
+    """Validate one parsed event and build its typed event.
+
+    Every problem of the event is reported at once, by field, in one
+    :class:`LogFormatError`; ``seq`` is checked against ``index`` here because
+    typed events do not carry it.
+    """
+    if not isinstance(raw, dict):
+        raise LogFormatError(
+            f'expected an event object {{"type": ...}}, got {show(raw)}', line=line, index=index
+        )
+    kind = raw.get("type", _MISSING)
+    schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
+    if schema is None:
+        raise _type_error(kind, line, index)
+    try:
+        data = schema.load(raw)
+    except ValidationError as exc:
+        raise _field_error(kind, schema, raw, exc.messages, line, index) from None
+    del data["type"]
+    seq = data.pop("seq", None)
+    if seq is not None:
+        problem = structure.check_seq(seq, index)
+        if problem is not None:
+            raise LogFormatError(
+                f'{kind}: field "seq": {problem}', line=line, index=index,
+                messages={"seq": [problem]},
+            )
+    at = data.pop("at", None)
+    if kind == "game_started":
+        return _game_started(data, index, line, at)
+    if kind == "game_ended" and "winner" in data:
+        winner = data["winner"]
+        data["winner"] = (winner,) if isinstance(winner, str) else tuple(winner)
+    return EVENT_TYPES[kind](index=index, line=line, at=at, **data)
+
+
+def _game_started(data: dict[str, Any], index: int, line: int | None, at: str | None) -> Event:
+    players: list[str] = []
+    names: dict[str, str] = {}
+    for entry in data.pop("players"):
+        if isinstance(entry, str):
+            players.append(entry)
+        else:
+            players.append(entry["id"])
+            if "name" in entry:
+                names[entry["id"]] = entry["name"]
+    return GameStarted(index=index, line=line, at=at, players=tuple(players), names=names, **data)
+
+
+def _type_error(kind: Any, line: int | None, index: int) -> LogFormatError:
+    if kind is _MISSING:
+        text = MISSING_FIELD
+        message = f'missing field "type"; expected one of {_TYPES_TEXT}'
+    elif isinstance(kind, str):
+        text = f"unknown event type {show(kind)}"
+        message = f"{text}; expected one of {_TYPES_TEXT}"
+    else:
+        text = f"expected one of {_TYPES_TEXT}, got {show(kind)}"
+        message = f'field "type": {text}'
+    return LogFormatError(message, line=line, index=index, messages={"type": [text]})
+
+
+def _field_error(
+    kind: str, schema: Schema, raw: dict[str, Any], errors: Any, line: int | None, index: int
+) -> LogFormatError:
+    """One error for every problem marshmallow found, in the order of the event's fields."""
+    position = {key: i for i, key in enumerate(raw)}
+    flat: dict[str, list[str]] = {}
+    unknown: list[str] = []
+    parts: list[str] = []
+    for key in sorted(errors, key=lambda k: position.get(k, len(position))):
+        field = schema.fields.get(key)
+        if field is None and not key.startswith("_"):
+            unknown.append(f"unknown field {quote(key)} (fields starting with _ are allowed)")
+            flat[key] = [UNKNOWN_FIELD]
+            continue
+        found: dict[str, list[str]] = {}
+        _flatten(errors[key], field, raw.get(key, _MISSING), key, found)
+        parts.extend(f"field {quote(path)}: {'; '.join(texts)}" for path, texts in found.items())
+        flat.update(found)
+    if parts:
+        unknown.append(f"{kind}: " + "; ".join(parts))
+    return LogFormatError("; ".join(unknown), line=line, index=index, messages=flat)
+
+
+def _flatten(errors: Any, field: Any, raw: Any, path: str, out: dict[str, list[str]]) -> None:
+    """marshmallow's nested messages -> ``{"hands.dana.2": [text]}``, each with what it got."""
+    if not isinstance(errors, dict):
+        out[path] = [_with_got(str(text), raw) for text in errors]
+        return
+    for key, sub in errors.items():
+        sub_path = f"{path}.{key}"
+        if isinstance(field, fields.Dict):
+            sub_raw = raw.get(key, _MISSING) if isinstance(raw, dict) else _MISSING
+            if "key" in sub:
+                out[sub_path] = ["key: " + "; ".join(map(str, sub["key"]))]
+            if "value" in sub:
+                _flatten(sub["value"], field.value_field, sub_raw, sub_path, out)
+        elif isinstance(field, fields.List):
+            ok = isinstance(raw, list) and isinstance(key, int) and key < len(raw)
+            _flatten(sub, field.inner, raw[key] if ok else _MISSING, sub_path, out)
+        else:
+            nested = field.schema.fields if isinstance(field, fields.Nested) else {}
+            sub_raw = raw.get(key, _MISSING) if isinstance(raw, dict) else _MISSING
+            _flatten(sub, nested.get(key), sub_raw, sub_path, out)
+
+
+def _with_got(text: str, raw: Any) -> str:
+    if raw is _MISSING or not text.startswith("expected "):
+        return text
+    return f"{text}, got {show(raw)}"
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short JSON rendering of a value for a one-line message."""
+    if isinstance(value, (list, dict)):
+        text = None
+        if len(value) <= 8:
+            try:
+                text = orjson.dumps(value).decode()
+            except orjson.JSONEncodeError:
+                pass
+        if text is None or len(text) > limit:
+            if isinstance(value, list):
+                return f"a list of {len(value)} items"
+            return f"an object with {len(value)} fields"
+        return text
+    if isinstance(value, str):
+        return quote(value, limit)
+    return json.dumps(value)
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """A name or value in double quotes, escaped, cut short if long."""
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return json.dumps(text, ensure_ascii=False)
+
+
+# --- reading -------------------------------------------------------------
+
+
+class _LogBuilder:
+    """Typed events, their leaves and the structural checks, one event at a time."""
+
+    __slots__ = ("source", "events", "leaves", "checker")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.events: list[Event] = []
+        self.leaves: list[bytes] = []
+        self.checker = structure.StructureCheck()
+
+    def add(self, raw: Any, line: int | None) -> None:
+        event = event_from_dict(raw, len(self.events), line)
+        problem = self.checker.check(event)
+        if problem is not None:
+            raise problem_error(problem)
+        self.events.append(event)
+        self.leaves.append(canonical_bytes(normalize_event(raw)))
+
+    def finish(self) -> Log:
+        problem = self.checker.finish()
+        if problem is not None:
+            raise problem_error(problem)
+        return Log(self.source, tuple(self.events), tuple(self.leaves))
+
+
+def problem_error(problem: structure.Problem) -> LogFormatError:
+    """A structural problem as the error that makes the log unreadable."""
+    event = problem.event
+    return LogFormatError(
+        problem.message,
+        line=event.line if event is not None else None,
+        index=event.index if event is not None else None,
+        messages={problem.field: [problem.text]} if problem.field else None,
+    )
+
+
+def _loads(text: bytes) -> Any:
+    value = orjson.loads(text)
+    if _LONG_DIGITS.search(text) is not None:
+        value = json.loads(text)  # exact big integers, as the leaf must keep them
+    return value
+
+
+def _json_problem(text: bytes, exc: orjson.JSONDecodeError, in_file: bool) -> str:
+    try:
+        text.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return f"not valid UTF-8 (byte 0x{text[err.start]:02x} at offset {err.start})"
+    if "depth" in exc.msg or "ecursion" in exc.msg:
+        return "not valid JSON: nested too deeply (at most 1024 levels)"
+    where = f"line {exc.lineno}, column {exc.colno}" if in_file else f"column {exc.colno}"
+    return f"not valid JSON: {exc.msg} ({where})"
+
+
+def parse_jsonl(data: bytes, source: str) -> Log:
+    """A JSON Lines log: one event object per line; blank lines, a BOM and CRLF accepted."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[3:]
+    builder = _LogBuilder(source)
+    for number, text in enumerate(data.split(b"\n"), 1):
+        size = len(text) - text.endswith(b"\r")
+        if size > MAX_LINE_BYTES:
+            raise LogFormatError(
+                f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes (1 MiB) "
+                "are allowed", line=number, index=len(builder.events),
+            )
+        if not text or text.isspace():
+            continue
+        try:
+            raw = _loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise LogFormatError(
+                _json_problem(text, exc, False), line=number, index=len(builder.events)
+            ) from None
+        except (ValueError, RecursionError):
+            raise LogFormatError("not valid JSON: a number or nesting too large to read",
+                                 line=number, index=len(builder.events)) from None
+        builder.add(raw, number)
+    return builder.finish()
+
+
+def parse_json_array(data: bytes, source: str) -> Log:
+    """A ``.json`` log: one top-level array of event objects; errors name the event index."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[3:]
+    try:
+        raw = _loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise LogFormatError(_json_problem(data, exc, True)) from None
+    except (ValueError, RecursionError):
+        raise LogFormatError("not valid JSON: a number or nesting too large to read") from None
+    if not isinstance(raw, list):
+        raise LogFormatError(
+            f"a .json log holds a top-level array of events, got {show(raw)}"
+        )
+    builder = _LogBuilder(source)
+    for item in raw:
+        builder.add(item, None)
+    return builder.finish()
+
+
+def read_log(path: str | Path) -> Log:
+    """Read and check a log file: ``.json`` is an array of events, anything else JSON Lines."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise LogFormatError("is a directory, not a log file") from None
+    except FileNotFoundError:
+        raise LogFormatError("no such file") from None
+    except OSError as exc:
+        raise LogFormatError(f"cannot read the file ({exc.strerror or exc})") from None
+    if path.suffix.lower() == ".json":
+        return parse_json_array(data, str(path))
+    return parse_jsonl(data, str(path))

@@ -1,0 +1,619 @@
+"""Throws: which cards may be discarded together, and how they read.
+
+A throw is a *single*, a *set* or a *run* (RULES.md section 3). This module is
+pure and sits in the replay's and the bots' hot loop, so everything that
+depends only on the rule set is computed once per rule set (:func:`_tables`),
+classifications are memoised per rule set, and a single card is answered
+from a prebuilt table.
+
+Reading conventions, where RULES.md leaves a choice to the implementation:
+
+* With ``wild_jacks`` a jack is itself unless acting as a joker is needed;
+  when a throw reads legally both as a set and as a run, the reading with
+  fewer jacks acting as jokers wins (it is then always the run).
+* A run's natural cards fix its suit, direction and position; at least two
+  natural cards are required, and a run never repeats a rank (at most 13
+  cards, even with ``ace_high``).
+* A card slapped onto a single or a set must make a legal *set* with it; a
+  joker matches any rank there when ``jokers_in_sets`` allows it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card, format_cards
+from .rules import RuleSet
+
+__all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target"]
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A legal throw as placed, with what each joker stands for in a run.
+
+    ``stands_for[i]`` is the natural card that a joker (or a wild jack acting
+    as one) at position ``i`` of a run replaces; it is ``None`` for natural
+    cards and for every card of a single or a set. The joker swap and the
+    slap-down read it; the pile keeps the cards as placed.
+
+    >>> from yaniv_audit.cards import format_cards, parse_card, parse_cards
+    >>> from yaniv_audit.rules import PRESETS
+    >>> meld = classify(parse_cards(["5H", "JK", "7H"]), PRESETS["israeli"])
+    >>> meld.kind, format_cards(meld.cards), meld.stands_for == (None, parse_card("6H"), None)
+    ('run', '5H JK 7H', True)
+    >>> classify(parse_cards(["7H", "8H", "9S"]), PRESETS["israeli"])
+    '7H 8H 9S: a run must be one suit'
+    """
+
+    kind: str
+    cards: tuple[Card, ...]
+    stands_for: tuple[Card | None, ...]
+
+
+_SINGLES: tuple[Meld, ...] = tuple(Meld("single", (c,), (None,)) for c in range(JOKER + 1))
+_MEMO_LIMIT = 1 << 16
+
+
+class _Tables:
+    """What the melds need from a rule set, precomputed once per rule set."""
+
+    __slots__ = (
+        "set_min", "set_max", "run_min", "run_max", "run_cap", "ace_high", "wrap", "top",
+        "jokers_in_runs", "jokers_in_sets", "wild", "jokerish", "windows", "memo",
+    )
+
+    def __init__(self, key: tuple[object, ...]) -> None:
+        (wild, set_min, set_max, run_min, run_max, ace_high, wrap,
+         jokers_in_runs, jokers_in_sets) = key
+        assert isinstance(set_min, int) and isinstance(set_max, int)
+        assert isinstance(run_min, int) and (run_max is None or isinstance(run_max, int))
+        self.wild = bool(wild)
+        self.set_min = set_min
+        self.set_max = set_max
+        self.run_min = run_min
+        self.run_max = run_max
+        # a run never repeats a rank, whatever run_max says
+        self.run_cap = min(13, run_max) if run_max is not None else 13
+        self.ace_high = bool(ace_high)
+        self.wrap = bool(wrap)
+        self.top = 14 if ace_high else 13
+        self.jokers_in_runs = bool(jokers_in_runs)
+        self.jokers_in_sets = bool(jokers_in_sets)
+        #: cards that may act as a joker: the joker, and jacks with wild_jacks
+        self.jokerish: tuple[bool, ...] = tuple(
+            c == JOKER or (self.wild and RANK[c] == JACK) for c in range(JOKER + 1)
+        )
+        self.windows = self._windows()
+        self.memo: dict[tuple[Card, ...], Meld | str] = {}
+
+    def _windows(self) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+        """Every stretch of consecutive ranks a run may cover, as
+        (length, bitmask of rank indices, rank indices 0..12 ascending)."""
+        out: list[tuple[int, int, tuple[int, ...]]] = []
+        for length in range(max(2, self.run_min), self.run_cap + 1):
+            if self.wrap:
+                starts: Sequence[int] = range(13, 0, -1)
+            else:
+                starts = range(self.top - length + 1, 0, -1)
+            seen: set[tuple[int, ...]] = set()
+            for start in starts:
+                idxs = tuple((start + k - 1) % 13 for k in range(length))
+                if idxs in seen:
+                    continue
+                seen.add(idxs)
+                mask = 0
+                for i in idxs:
+                    mask |= 1 << i
+                out.append((length, mask, idxs))
+        return tuple(out)
+
+
+@cache
+def _tables_for(key: tuple[object, ...]) -> _Tables:
+    return _Tables(key)
+
+
+_BY_ID: dict[int, tuple[RuleSet, _Tables]] = {}
+
+
+def _tables(rules: RuleSet) -> _Tables:
+    """The tables of ``rules``: by identity first, since hashing a RuleSet
+    hashes all its fields; equal rule sets share one table."""
+    hit = _BY_ID.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    tables = _tables_for((
+        rules.wild_jacks, rules.set_min, rules.set_max, rules.run_min, rules.run_max,
+        rules.ace_high, rules.run_wrap, rules.jokers_in_runs, rules.jokers_in_sets,
+    ))
+    if len(_BY_ID) >= 256:
+        _BY_ID.clear()
+    _BY_ID[id(rules)] = (rules, tables)  # the stored reference keeps the id unique
+    return tables
+
+
+# --- readings ---------------------------------------------------------------
+
+
+def _read_set(t: tuple[Card, ...], T: _Tables) -> int | None:
+    """How many jacks act as jokers if ``t`` is a legal set, else None."""
+    n = len(t)
+    if n < T.set_min or n > T.set_max:
+        return None
+    rank = 0
+    jokers = 0
+    jacks = 0
+    jokerish = T.jokerish
+    for c in t:
+        if c == JOKER:
+            jokers += 1
+        elif jokerish[c]:
+            jacks += 1
+        else:
+            r = RANK[c]
+            if rank == 0:
+                rank = r
+            elif r != rank:
+                return None
+    wild_jokers = jacks if rank else 0  # with no other rank the jacks are a set of jacks
+    if (jokers or wild_jokers) and not T.jokers_in_sets:
+        return None
+    return wild_jokers
+
+
+def _read_run(t: tuple[Card, ...], T: _Tables) -> tuple[int, tuple[Card | None, ...]] | None:
+    """(jacks acting as jokers, stands_for) of the best run reading, or None.
+
+    The first card that cannot be a joker is natural in every reading, so its
+    rank (and, for an ace with ``ace_high``, its two places) and the two
+    directions give at most four readings to try.
+    """
+    n = len(t)
+    if n < T.run_min or n > T.run_cap or n < 2:
+        return None
+    jokerish = T.jokerish
+    i0 = 0
+    for i0, c0 in enumerate(t):
+        if not jokerish[c0]:
+            break
+    else:
+        return None  # jokers and wild jacks alone hold at most one natural
+    base = SUIT[c0] * 13
+    r0 = RANK[c0]
+    wrap = T.wrap
+    top = T.top
+    in_runs = T.jokers_in_runs
+    best: tuple[int, tuple[Card | None, ...]] | None = None
+    for slot0 in ((1, 14) if r0 == 1 and T.ace_high and not wrap else (r0,)):
+        for d in (1, -1):
+            first = slot0 - d * i0
+            if not wrap:
+                last = first + d * (n - 1)
+                if min(first, last) < 1 or max(first, last) > top:
+                    continue
+            naturals = 0
+            wild_jokers = 0
+            stands: list[Card | None] = []
+            slot = first
+            for c in t:
+                code = base + (slot - 1) % 13
+                slot += d
+                if c == code:
+                    naturals += 1
+                    stands.append(None)
+                elif jokerish[c] and in_runs:
+                    if c != JOKER:
+                        wild_jokers += 1
+                    stands.append(code)
+                else:
+                    break
+            else:
+                if naturals >= 2 and (best is None or wild_jokers < best[0]):
+                    best = (wild_jokers, tuple(stands))
+    return best
+
+
+def _valid_codes(t: tuple[object, ...]) -> bool:
+    for c in t:
+        if not isinstance(c, int) or not 0 <= c <= JOKER:
+            return False
+    return True
+
+
+def _classify(t: tuple[Card, ...], T: _Tables) -> Meld | str:
+    n = len(t)
+    if n == 1:
+        return _SINGLES[t[0]]
+    as_set = _read_set(t, T)
+    as_run = _read_run(t, T)
+    if as_run is not None and (as_set is None or as_run[0] <= as_set):
+        return Meld("run", t, as_run[1])
+    if as_set is not None:
+        return Meld("set", t, (None,) * n)
+    return _explain(t, T)
+
+
+def classify(cards: Sequence[Card], rules: RuleSet) -> Meld | str:
+    """The throw ``cards`` as placed: a :class:`Meld` if legal under ``rules``,
+    else one sentence naming the cards and the rule parameter at fault."""
+    if len(cards) == 1:
+        c = cards[0]
+        if type(c) is int and 0 <= c <= JOKER:
+            return _SINGLES[c]
+    T = _tables(rules)
+    t = tuple(cards)
+    memo = T.memo
+    try:
+        hit = memo.get(t)
+    except TypeError:  # unhashable junk
+        hit = None
+    if hit is not None:
+        return hit
+    if not t:
+        return "an empty throw: a throw needs at least one card"
+    if not _valid_codes(t):
+        bad = next(c for c in t if not isinstance(c, int) or not 0 <= c <= JOKER)
+        return f"{bad!r} is not a card code: expected a whole number 0-52"
+    result = _classify(t, T)
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[t] = result
+    return result
+
+
+# --- why a throw is illegal -------------------------------------------------
+
+
+def _names(cards: Sequence[Card]) -> str:
+    return " ".join(NAMES[c] for c in cards)
+
+
+def _verb(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
+
+
+def _wild_note(jacks: Sequence[Card]) -> str:
+    if not jacks:
+        return ""
+    return (f"; {_names(jacks)} {_verb(len(jacks), 'is a wild jack', 'are wild jacks')}"
+            " (wild_jacks=true)")
+
+
+def _explain(t: tuple[Card, ...], T: _Tables) -> str:
+    """The first rule that ``t`` (two or more cards, illegal) breaks."""
+    return f"{format_cards(t)}: {_reason(t, T)}"
+
+
+def _reason(t: tuple[Card, ...], T: _Tables) -> str:
+    n = len(t)
+    jokerish = T.jokerish
+    plain_jokers = [c for c in t if c == JOKER]
+    jacks = [c for c in t if c != JOKER and jokerish[c]]
+    definite = [c for c in t if not jokerish[c]]
+    ranks = {RANK[c] for c in definite}
+
+    if not definite and not jacks:
+        if not T.jokers_in_sets:
+            return "a throw of jokers alone is not a set (jokers_in_sets=false)"
+        return _set_size(n, T) or "not a legal throw"
+
+    if len(ranks) <= 1:
+        # a set: of the one natural rank, or of jacks when there is none
+        wild_jacks = jacks if definite else []
+        extra = ""
+        if len(definite) == 1 and (plain_jokers or jacks) and n >= T.run_min:
+            extra = ", and a run needs at least two natural cards"
+        size = _set_size(n, T)
+        if n > T.set_max and size:
+            return size + extra
+        if (plain_jokers or wild_jacks) and not T.jokers_in_sets:
+            return ("a joker may not stand in a set (jokers_in_sets=false)"
+                    + extra + _wild_note(wild_jacks))
+        if size:
+            return size
+        return "not a legal throw" + extra
+    return _run_reason(t, T)
+
+
+def _set_size(n: int, T: _Tables) -> str:
+    if n > T.set_max:
+        return f"a set has at most {T.set_max} cards (set_max={T.set_max})"
+    if n < T.set_min:
+        return f"a set needs at least {T.set_min} cards (set_min={T.set_min})"
+    return ""
+
+
+def _run_reason(t: tuple[Card, ...], T: _Tables) -> str:
+    n = len(t)
+    jokerish = T.jokerish
+    # a wild jack that may not act as a joker in a run can only be natural
+    if T.jokers_in_runs:
+        def is_natural(c: Card) -> bool:
+            return not jokerish[c]
+    else:
+        def is_natural(c: Card) -> bool:
+            return c != JOKER
+    naturals = [(i, c) for i, c in enumerate(t) if is_natural(c)]
+    others = [c for c in t if not is_natural(c)]
+    suits = {SUIT[c] for _, c in naturals}
+    ranks = [RANK[c] for _, c in naturals]
+    repeats = len(set(ranks)) < len(ranks)
+    if len(suits) > 1:
+        if repeats:
+            return ("cards of more than one rank are not a set, and cards of more than "
+                    "one suit are not a run")
+        return "a run must be one suit"
+    if repeats:
+        twice = next(c for _, c in naturals if ranks.count(RANK[c]) > 1)
+        return f"a run never repeats a rank ({NAMES[twice]} twice)"
+    if others and not T.jokers_in_runs:
+        return ("a joker may not stand in a run (jokers_in_runs=false)"
+                + _wild_note([c for c in others if c != JOKER]))
+    if n < T.run_min:
+        return f"a run needs at least {T.run_min} cards (run_min={T.run_min})"
+    if T.run_max is not None and n > T.run_max:
+        return f"a run has at most {T.run_max} cards (run_max={T.run_max})"
+    if n > 13:
+        return "a run has at most 13 cards: it never repeats a rank"
+    return _order_reason(t, naturals, T)
+
+
+def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tables) -> str:
+    """Order, spacing and the ends of a one-suit run with distinct ranks."""
+    n = len(t)
+    base = SUIT[naturals[0][1]] * 13
+    idx_span = naturals[-1][0] - naturals[0][0]
+    # readings on the 13-rank cycle: a direction in which the naturals as placed
+    # climb less than a full turn; positions then unrolled to whole numbers
+    best: tuple[int, bool, int, list[int]] | None = None
+    for d in (1, -1):
+        pos = [RANK[naturals[0][1]]]
+        for (_, a), (_, b) in itertools.pairwise(naturals):
+            pos.append(pos[-1] + d * ((RANK[b] - RANK[a]) * d % 13))
+        if abs(pos[-1] - pos[0]) >= 13:
+            continue
+        fits = False
+        for shift in (0, 13, -13):
+            if all(1 <= p + shift <= 14 for p in pos):
+                pos = [p + shift for p in pos]
+                fits = True
+                break
+        mismatch = abs(abs(pos[-1] - pos[0]) - idx_span)
+        if not fits and mismatch > 2:
+            continue  # read round the corner only when it is what was plainly meant
+        if best is None or (mismatch, not fits, -d) < (best[0], not best[1], -best[2]):
+            best = (mismatch, fits, d, pos)
+    if best is None:
+        return "a run must be placed in order, ascending or descending"
+    _, fits, d, pos = best
+
+    def code(slot: int) -> Card:
+        return base + (slot - 1) % 13
+
+    def label(lo_slot: int, hi_slot: int) -> str:
+        step = 1 if hi_slot >= lo_slot else -1
+        return "-".join(RANKS[(s - 1) % 13] for s in range(lo_slot, hi_slot + step, step))
+
+    if not fits and not T.wrap:
+        return f"{label(pos[0], pos[-1])} goes round the corner (run_wrap=false)"
+
+    for k in range(len(naturals) - 1):
+        (i, a), (j, b) = naturals[k], naturals[k + 1]
+        step = abs(pos[k + 1] - pos[k])
+        gap = j - i
+        if step == gap:
+            continue
+        missing = [code(pos[k] + d * m) for m in range(1, step)]
+        placed = list(t[i + 1:j])
+        if step > gap:
+            if not placed:
+                return (f"{_names(missing)} {_verb(len(missing), 'is', 'are')} missing and "
+                        f"no joker fills {_verb(len(missing), 'it', 'them')}")
+            return (f"{_names(missing)} lie between {NAMES[a]} and {NAMES[b]}, but only "
+                    f"{_names(placed)} {_verb(len(placed), 'is', 'are')} placed there")
+        are = _verb(len(placed), "is", "are")
+        if not missing:
+            return (f"nothing lies between {NAMES[a]} and {NAMES[b]}, but "
+                    f"{_names(placed)} {are} placed there")
+        return (f"only {_names(missing)} {_verb(len(missing), 'lies', 'lie')} between "
+                f"{NAMES[a]} and {NAMES[b]}, but {_names(placed)} {are} placed there")
+
+    if T.wrap:
+        return "not a legal throw"
+    i_anchor = naturals[0][0]
+    slots = [pos[0] + d * (i - i_anchor) for i in range(n)]
+    if max(slots) > 14:
+        return f"{label(slots[0], slots[-1])} goes round the corner (run_wrap=false)"
+    if max(pos) == 14 and not T.ace_high:
+        return f"{label(slots[0], slots[-1])} needs the ace above the king (ace_high=false)"
+    for at, end, inward in (("start", slots[0], 1), ("end", slots[-1], -1)):
+        if 1 <= end <= T.top:
+            continue
+        edge = 0 if at == "start" else n - 1
+        count = 0
+        while 0 <= edge < n and not 1 <= slots[edge] <= T.top:
+            count += 1
+            edge += inward
+        what = (f"the joker at the {at} would stand for a card" if count == 1
+                else f"the {count} jokers at the {at} would stand for cards")
+        if end < 1:
+            return f"{what} below the ace (run_wrap=false)"
+        return f"{what} above the king (ace_high=false)"
+    return "not a legal throw"
+
+
+# --- slap-down and joker swap -----------------------------------------------
+
+
+def extend(meld: Meld, card: Card, rules: RuleSet) -> Meld | None:
+    """``meld`` with a slapped-down ``card`` joined, if it matches and the throw
+    stays legal: last in a single or a set, at the matching end of a run
+    (the last end first when both would do)."""
+    if not isinstance(card, int) or not 0 <= card <= JOKER:
+        return None
+    T = _tables(rules)
+    if meld.kind == "run":
+        for t in (meld.cards + (card,), (card,) + meld.cards):
+            reading = _read_run(t, T)
+            if reading is not None:
+                return Meld("run", t, reading[1])
+        return None
+    t = meld.cards + (card,)
+    if _read_set(t, T) is None:
+        return None
+    return Meld("set", t, (None,) * len(t))
+
+
+def swap_target(meld: Meld, joker_position: int) -> Card | None:
+    """The natural card that the joker or wild jack at ``joker_position`` of a
+    run stands for (the card a joker swap must put in), else None."""
+    if meld.kind != "run" or not 0 <= joker_position < len(meld.stands_for):
+        return None
+    return meld.stands_for[joker_position]
+
+
+# --- every legal throw of a hand ---------------------------------------------
+
+
+def _sub_multisets(items: Sequence[tuple[Card, int]]) -> Iterator[tuple[Card, ...]]:
+    """Every sub-multiset of ``(card, count)`` pairs, the empty one first."""
+    ranges = [range(count + 1) for _, count in items]
+    for takes in itertools.product(*ranges):
+        out: list[Card] = []
+        for (card, _), take in zip(items, takes, strict=True):
+            out.extend([card] * take)
+        yield tuple(out)
+
+
+def _set_placement(cards: tuple[Card, ...], T: _Tables) -> tuple[Card, ...] | None:
+    """A placement of a set multiset that reads as a set: sorted if it does, else
+    the first distinct permutation that does (only wild jacks can make a sorted
+    set read as a run)."""
+    if _classify_kind(cards, T) == "set":
+        return cards
+    for perm in dict.fromkeys(itertools.permutations(cards)):
+        if _classify_kind(perm, T) == "set":
+            return perm
+    return None
+
+
+def _classify_kind(t: tuple[Card, ...], T: _Tables) -> str | None:
+    result = T.memo.get(t)
+    if result is None:
+        result = _classify(t, T)
+        if len(T.memo) >= _MEMO_LIMIT:
+            T.memo.clear()
+        T.memo[t] = result
+    return result.kind if isinstance(result, Meld) else None
+
+
+def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]:
+    """Every distinct legal throw from ``hand`` (a multiset), once per kind, in a
+    canonical placement: singles, then sets (sorted by code where that reads as
+    a set), then runs (ascending)."""
+    T = _tables(rules)
+    counts = Counter(hand)
+    n = len(hand)
+    out: list[tuple[Card, ...]] = [(c,) for c in sorted(counts)]
+    if n < 2:
+        return out
+    jokerish = T.jokerish
+    n_jokers = counts.get(JOKER, 0)
+    jack_items = sorted((c, k) for c, k in counts.items() if c != JOKER and jokerish[c])
+
+    # sets: one natural rank (jacks are a rank of their own), plus jokers if allowed
+    by_rank: dict[int, list[tuple[Card, int]]] = {}
+    for c, k in sorted(counts.items()):
+        if c != JOKER:
+            by_rank.setdefault(RANK[c], []).append((c, k))
+    seen: set[tuple[Card, ...]] = set()
+    set_max = min(T.set_max, n)
+    for rank, items in by_rank.items():
+        if T.jokers_in_sets:
+            pool = [(JOKER, n_jokers)] if n_jokers else []
+            if rank != JACK:
+                pool = jack_items + pool
+            fillers = [f for f in _sub_multisets(pool) if len(f) < set_max]
+        else:
+            fillers = [()]
+        wild_fill = T.wild and rank != JACK
+        for group in _sub_multisets(items):
+            if not group or len(group) > set_max:
+                continue
+            for fill in fillers:
+                size = len(group) + len(fill)
+                if T.set_min <= size <= set_max:
+                    cards = tuple(sorted(group + fill))
+                    if cards in seen:
+                        continue
+                    seen.add(cards)
+                    if wild_fill and any(c != JOKER for c in fill):
+                        placed = _set_placement(cards, T)
+                        if placed is not None:
+                            out.append(placed)
+                    else:
+                        out.append(cards)
+    if T.jokers_in_sets:
+        for size in range(T.set_min, min(set_max, n_jokers) + 1):
+            out.append((JOKER,) * size)
+
+    out.extend(_runs(counts, n, T))
+    return out
+
+
+def _runs(counts: Counter[Card], n: int, T: _Tables) -> list[tuple[Card, ...]]:
+    """Runs of ``counts``: each window of consecutive ranks, each choice of
+    which held naturals to use (at least two), jokers in the other places."""
+    out: list[tuple[Card, ...]] = []
+    seen: set[tuple[Card, ...]] = set()
+    jokerish = T.jokerish
+    in_runs = T.jokers_in_runs
+    joker_pool: Counter[Card] = Counter()
+    if in_runs:
+        for c, k in counts.items():
+            if jokerish[c]:
+                joker_pool[c] = k
+    pool_size = sum(joker_pool.values())
+    for suit in range(4):
+        base = suit * 13
+        held = 0
+        for r in range(13):
+            if counts.get(base + r):
+                held |= 1 << r
+        if held.bit_count() < 2:
+            continue
+        for length, mask, idxs in T.windows:
+            if length > n:
+                break
+            avail = (held & mask).bit_count()
+            if avail < 2 or length - avail > pool_size:
+                continue
+            codes = [base + r for r in idxs]
+            places = [k for k, r in enumerate(idxs) if held >> r & 1]
+            for used_count in range(len(places), 1, -1):
+                need = length - used_count
+                if need > pool_size:
+                    break
+                for used in itertools.combinations(places, used_count):
+                    holes = [k for k in range(length) if k not in used]
+                    pool = joker_pool.copy()
+                    for k in used:
+                        if pool.get(codes[k]):
+                            pool[codes[k]] -= 1  # a jack used as itself is no joker
+                    flat = sorted(pool.elements())
+                    if need > len(flat):
+                        continue
+                    for fill in dict.fromkeys(itertools.combinations(flat, need)):
+                        throw = codes.copy()
+                        for k, c in zip(holes, fill, strict=True):
+                            throw[k] = c
+                        key = tuple(sorted(throw))
+                        if key not in seen:
+                            seen.add(key)
+                            out.append(tuple(throw))
+    return out

@@ -1,0 +1,115 @@
+"""Step-by-step views of a replay, for the terminal and the web viewer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .cards import format_cards
+from .engine import Finding, Replay, StopReplay
+from .errors import InconsistentLogError
+from .events import (
+    Discard,
+    Draw,
+    Event,
+    GameEnded,
+    GameStarted,
+    Log,
+    Note,
+    Reshuffle,
+    RoundEnded,
+    RoundStarted,
+    Showdown,
+    Slap,
+    Yaniv,
+)
+from .rules import RuleSet
+
+
+def describe(event: Event) -> str:
+    """One line saying what an event records."""
+    if isinstance(event, GameStarted):
+        return f"game starts: {', '.join(event.players)} under {event.rules.id}"
+    if isinstance(event, RoundStarted):
+        text = f"round {event.round} dealt, {event.starter} opens"
+        if event.hands is None:
+            return text + " (moves not recorded)"
+        if event.upcard is not None:
+            text += f", upcard {format_cards([event.upcard])}"
+        return text
+    if isinstance(event, Discard):
+        return f"{event.player} throws {format_cards(event.cards)}"
+    if isinstance(event, Draw):
+        what = format_cards([event.card]) if event.card is not None else "a card"
+        if event.swap is not None:
+            return f"{event.player} swaps {format_cards([event.swap])} for {what}"
+        return f"{event.player} draws {what} from the {event.source}"
+    if isinstance(event, Slap):
+        return f"{event.player} slaps {format_cards([event.card])}"
+    if isinstance(event, Yaniv):
+        total = f" ({event.total})" if event.total is not None else ""
+        return f"{event.player} calls Yaniv{total}"
+    if isinstance(event, Showdown):
+        shown = "; ".join(f"{p}: {format_cards(c)}" for p, c in event.hands.items())
+        return f"showdown (caller {event.caller or 'none'}): {shown}"
+    if isinstance(event, RoundEnded):
+        return f"round {event.round} written down" + (
+            f": scores {_pairs(event.scores)}" if event.scores else "")
+    if isinstance(event, Reshuffle):
+        return "the pile is reshuffled into a new stock"
+    if isinstance(event, GameEnded):
+        who = ", ".join(event.winner) if event.winner else "?"
+        return f"game ends, the table names {who}"
+    if isinstance(event, Note):
+        return f"note{' by ' + event.player if event.player else ''}: {event.text}"
+    return event.type
+
+
+def _pairs(values: dict[str, int]) -> str:
+    return ", ".join(f"{p} {v}" for p, v in values.items())
+
+
+def steps(log: Log, rules: RuleSet | None = None) -> Iterator[dict[str, Any]]:
+    """After each event: the event, the state and the findings it raised."""
+    replay = Replay(log.game, rules or log.game.rules)
+    stopped = False
+    for event in log.events:
+        before = len(replay.findings)
+        if not stopped:
+            try:
+                replay.apply(event)
+            except (InconsistentLogError, StopReplay):
+                stopped = True
+        found: list[Finding] = replay.findings[before:]
+        yield {"index": event.index, "type": event.type, "text": describe(event),
+               "findings": [f.to_json() for f in found], "state": replay.snapshot(),
+               "stopped": stopped}
+        if stopped and not found:
+            continue
+
+
+def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = None
+                 ) -> Iterator[str]:
+    """The terminal replay: every event, the table after it, findings marked."""
+    for step in steps(log, rules):
+        yield f"[{step['index']:>3}] {step['text']}"
+        for f in step["findings"]:
+            yield f"      !! {f['kind']} {f['code']}: {f['message']}"
+        state = step["state"]
+        rnd = state["round"]
+        if rnd is not None and rnd["moves_checked"] and step["type"] in (
+                "round_started", "discard", "draw", "slap", "yaniv"):
+            pile = rnd["pile"]
+            yield (f"      top throw: {' '.join(pile[-1]) if pile else '-'} | "
+                   f"stock: {rnd['stock']} | turn: {rnd['turn']}")
+            for p, hand in rnd["hands"].items():
+                if seat is None or p == seat:
+                    yield f"      {p:>10}: {' '.join(hand) or '-'} ({rnd['totals'][p]})"
+                else:
+                    yield f"      {p:>10}: {len(hand)} cards"
+        if step["type"] in ("yaniv", "showdown", "round_ended", "round_started") or step[
+                "findings"]:
+            yield f"      scores: {_pairs(state['scores'])}" + (
+                f" | out: {', '.join(state['out'])}" if state["out"] else "")
+        if step["stopped"] and step["findings"]:
+            yield "      (the replay stops here: the log is physically impossible)"

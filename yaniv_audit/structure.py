@@ -1,0 +1,223 @@
+"""The structural checks of a log: the "unreadable" class of LOG_FORMAT.md section 3
+that holds under every rule set.
+
+Pure code over typed events, with no I/O and no marshmallow, so the codec runs it
+while reading and the replay engine can run it on events built any other way.
+:class:`StructureCheck` is a fold: feed it the events in order and it returns the
+first :class:`Problem`. What depends on the rule set or on the replay (who is
+out, whether a reshuffle was allowed, the stock running out) is the engine's.
+
+>>> from yaniv_audit.events import GameStarted, Discard
+>>> from yaniv_audit.rules import PRESETS
+>>> game = GameStarted(0, 1, None, "yaniv-log/1", ("dana", "omer"), {}, PRESETS["israeli"])
+>>> first_problem([game, Discard(1, 2, None, "dana", (4,))]).message
+'discard: a move before round 1; moves need a round_started with "hands"'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .events import (
+    Discard,
+    Draw,
+    Event,
+    GameEnded,
+    GameStarted,
+    Note,
+    Reshuffle,
+    RoundEnded,
+    RoundStarted,
+    Showdown,
+    Slap,
+    Yaniv,
+)
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """What makes a log unreadable, at which event and (if one) which field.
+
+    ``text`` is what is wrong with the field; ``message`` the whole sentence.
+    ``event`` is None only for a log without events.
+    """
+
+    event: Event | None
+    field: str | None
+    text: str
+
+    @property
+    def message(self) -> str:
+        if self.event is None:
+            return self.text
+        if self.field is None:
+            return f"{self.event.type}: {self.text}"
+        return f"{self.event.type}: field {_q(self.field)}: {self.text}"
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def check_seq(seq: int, index: int) -> str | None:
+    """``seq``, when given, is the event's 0-based position: it catches lost or moved lines."""
+    if seq == index:
+        return None
+    return f"expected {index}, the event's 0-based position, got {seq}"
+
+
+def check_players(players: Sequence[str]) -> tuple[str, str] | None:
+    """2 to 8 seats, no one seated twice -> None, else (field, text)."""
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        return "players", f"expected {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}"
+    seen: set[str] = set()
+    for seat, player in enumerate(players):
+        if player in seen:
+            return f"players.{seat}", f"{_q(player)} is seated twice"
+        seen.add(player)
+    return None
+
+
+def named_players(event: Event) -> list[tuple[str, str]]:
+    """Every (field path, player id) an event names, for the seating check."""
+    named: list[tuple[str, str]] = []
+    if isinstance(event, (Discard, Draw, Slap, Yaniv)):
+        named.append(("player", event.player))
+    elif isinstance(event, RoundStarted):
+        named.append(("starter", event.starter))
+        if event.dealer is not None:
+            named.append(("dealer", event.dealer))
+        named.extend((f"hands.{p}", p) for p in event.hands or ())
+    elif isinstance(event, Showdown):
+        if event.caller is not None:
+            named.append(("caller", event.caller))
+        named.extend((f"hands.{p}", p) for p in event.hands)
+    elif isinstance(event, RoundEnded):
+        named.extend((f"points.{p}", p) for p in event.points or ())
+        named.extend((f"scores.{p}", p) for p in event.scores or ())
+    elif isinstance(event, GameEnded):
+        named.extend((f"winner.{i}", p) for i, p in enumerate(event.winner or ()))
+        named.extend((f"scores.{p}", p) for p in event.scores or ())
+    elif isinstance(event, Note) and event.player is not None:
+        named.append(("player", event.player))
+    return named
+
+
+class StructureCheck:
+    """The fold state of the structural checks: the seats, the round under way and
+    what its deal recorded. :meth:`check` each event in order, then :meth:`finish`."""
+
+    __slots__ = ("game", "seated", "round", "hands", "stock")
+
+    def __init__(self) -> None:
+        self.game: GameStarted | None = None
+        self.seated: frozenset[str] = frozenset()
+        #: the last round started (0 before round 1)
+        self.round = 0
+        #: whether that round's deal recorded the hands / an order of the stock
+        self.hands = False
+        self.stock = False
+
+    def check(self, event: Event) -> Problem | None:
+        """The first structural problem of ``event`` given the events before it."""
+        if self.game is None:
+            return self._first(event)
+        if isinstance(event, (Discard, Draw, Slap, Yaniv)):
+            if event.player not in self.seated:
+                return self._not_seated(event, "player", event.player)
+            # a scoresheet round (no hands) may record the call, never the other moves
+            if not self.hands and not (isinstance(event, Yaniv) and self.round > 0):
+                return self._no_deal(event, "a move")
+            if isinstance(event, Draw) and event.card is None:
+                if event.source == "pile":
+                    return Problem(event, "card", "required for a draw from the pile")
+                if not self.stock:
+                    return Problem(
+                        event, "card",
+                        f"required here: round {self.round}'s round_started recorded no "
+                        '"stock", so the order of the stock is unknown',
+                    )
+            return None
+        for field, player in named_players(event):
+            if player not in self.seated:
+                return self._not_seated(event, field, player)
+        if isinstance(event, RoundStarted):
+            return self._round_started(event)
+        if isinstance(event, RoundEnded):
+            if self.round == 0:
+                return Problem(event, "round", "no round has started yet")
+            if event.round != self.round:
+                return Problem(
+                    event, "round", f"expected {self.round}, the round under way, got {event.round}"
+                )
+        elif isinstance(event, (Showdown, Reshuffle)):
+            if self.round == 0:
+                return Problem(event, None, "before round 1; it needs a round_started first")
+            if isinstance(event, Reshuffle) and event.stock is not None:
+                self.stock = True
+        elif isinstance(event, GameStarted):
+            return Problem(
+                event, None, f"a log holds one game, and it started at {self.game.where}"
+            )
+        return None
+
+    def finish(self) -> Problem | None:
+        """The problem of the log as a whole once every event was checked: it was empty."""
+        if self.game is None:
+            return Problem(None, None, "no events; a log starts with a game_started event")
+        return None
+
+    def _first(self, event: Event) -> Problem | None:
+        if not isinstance(event, GameStarted):
+            return Problem(event, None, f"the first event must be game_started, got {event.type}")
+        problem = check_players(event.players)
+        if problem is not None:
+            return Problem(event, *problem)
+        self.game = event
+        self.seated = frozenset(event.players)
+        return None
+
+    def _round_started(self, event: RoundStarted) -> Problem | None:
+        if event.round != self.round + 1:
+            return Problem(
+                event, "round",
+                f"expected {self.round + 1} (rounds are numbered 1, 2, ... in order), "
+                f"got {event.round}",
+            )
+        if event.hands is None:
+            for field in ("upcard", "stock"):
+                if getattr(event, field) is not None:
+                    return Problem(event, field, 'allowed only with "hands"')
+        self.round = event.round
+        self.hands = event.hands is not None
+        self.stock = event.stock is not None
+        return None
+
+    def _not_seated(self, event: Event, field: str, player: str) -> Problem:
+        assert self.game is not None
+        seats = ", ".join(map(_q, self.game.players))
+        return Problem(event, field, f"{_q(player)} is not seated (the players are {seats})")
+
+    def _no_deal(self, event: Event, what: str) -> Problem:
+        if self.round == 0:
+            return Problem(event, None, f'{what} before round 1; moves need a round_started '
+                                        'with "hands"')
+        return Problem(
+            event, None,
+            f'{what} in round {self.round}, whose round_started has no "hands"; '
+            "moves can only be replayed from a recorded deal",
+        )
+
+
+def first_problem(events: Iterable[Event]) -> Problem | None:
+    """The first structural problem of a whole log, or None if it is readable."""
+    check = StructureCheck()
+    for event in events:
+        problem = check.check(event)
+        if problem is not None:
+            return problem
+    return check.finish()
