@@ -337,6 +337,47 @@ def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
         fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
 
 
+@cli.command()
+@rules_option()
+@click.option("--players", type=click.IntRange(2, 8), default=4, show_default=True)
+@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--bot", "bots", multiple=True, metavar="NAME",
+              help="random, greedy or careful; repeat to seat several (default: careful)")
+@click.option("--out", "out", required=True, type=click.Path(),
+              help="a directory (one game-NNNNN.jsonl per game) or, for one game, a .jsonl file")
+def simulate(rules_specs: str | None, players: int, games: int, seed: int,
+             bots: tuple[str, ...], out: str) -> None:
+    """Write legal games played by bots (deterministic for the same arguments)."""
+    from .simulate import BOTS, SimulationError, simulate_game, to_jsonl
+
+    rules = resolve_or_usage(rules_specs or "israeli")
+    for name in bots:
+        if name not in BOTS:
+            raise click.BadParameter(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}",
+                                     param_hint="--bot")
+    target = Path(out)
+    single = target.suffix == ".jsonl"
+    if single and games != 1:
+        raise click.BadParameter("a .jsonl file holds one game; give a directory for --games > 1",
+                                 param_hint="--out")
+    if not single:
+        target.mkdir(parents=True, exist_ok=True)
+    events = 0
+    try:
+        with click.progressbar(range(games), label="simulating", file=sys.stderr,
+                               hidden=not sys.stderr.isatty() or games < 2) as bar:
+            for game in bar:
+                log = simulate_game(rules, players, list(bots), seed, game)
+                events += len(log)
+                path = target if single else target / f"game-{game:05d}.jsonl"
+                path.write_text(to_jsonl(log), encoding="utf-8")
+    except SimulationError as exc:
+        fail(str(exc), EXIT_USAGE)
+    click.echo(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}",
+               err=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: never a traceback for a user's input."""
     try:

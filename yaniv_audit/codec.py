@@ -30,7 +30,7 @@ from . import structure
 from .canonical import canonical_bytes, normalize_event
 from .cards import Card, parse_card
 from .errors import CardError, LogFormatError, RulesError
-from .events import EVENT_TYPES, Event, GameEnded, GameStarted, Log
+from .events import EVENT_TYPES, Event, GameStarted, Log
 from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
 
 FORMAT = "yaniv-log/1"
@@ -47,13 +47,13 @@ _LONG_DIGITS = re.compile(rb"\d{20}")
 _MISSING: Any = object()
 
 JsonSchema = dict[str, Any]
-Convert = Callable[[fields.Field], JsonSchema]
+Convert = Callable[["fields.Field[Any]"], JsonSchema]
 
 
 # --- fields --------------------------------------------------------------
 
 
-def _expect(what: str) -> dict[str, str]:
+def _expect(what: str) -> dict[str, str | list[Any] | dict[Any, Any]]:
     """Error messages of a field: what it expects (the reader appends what it got)."""
     text = f"expected {what}".replace("{", "{{").replace("}", "}}")  # marshmallow formats it
     return {"invalid": text, "null": text, "type": text, "required": MISSING_FIELD}
@@ -71,7 +71,7 @@ class StrictInteger(fields.Integer):
         return super()._validated(value)
 
 
-class CardField(fields.Field):
+class CardField(fields.Field[Card]):
     """One card, any spelling :func:`~yaniv_audit.cards.parse_card` accepts -> its code."""
 
     #: the spellings parse_card accepts, for JSON Schema
@@ -94,7 +94,7 @@ class CardField(fields.Field):
         return {"type": "string", "pattern": self.PATTERN}
 
 
-class CardList(fields.List):
+class CardList(fields.List[Card]):
     """A list of cards, in the order given -> a tuple of codes."""
 
     def __init__(self, what: str = "a list of cards", **kwargs: Any) -> None:
@@ -104,10 +104,10 @@ class CardList(fields.List):
         return tuple(super()._deserialize(value, attr, data, **kwargs))
 
 
-class Either(fields.Field):
+class Either(fields.Field[Any]):
     """A value that one of several fields accepts, tried in order (JSON Schema ``anyOf``)."""
 
-    def __init__(self, *choices: fields.Field, expected: str, **kwargs: Any) -> None:
+    def __init__(self, *choices: fields.Field[Any], expected: str, **kwargs: Any) -> None:
         super().__init__(error_messages=_expect(expected), **kwargs)
         self.choices = choices
 
@@ -143,7 +143,7 @@ class Timestamp(fields.String):
         return {"type": "string", "format": "date-time"}
 
 
-class RulesField(fields.Field):
+class RulesField(fields.Field[Any]):
     """A rule-set id string or a ``{"base": ..., param: value}`` object -> a RuleSet.
 
     The RuleSet's own error (naming the parameter and what it accepts) becomes
@@ -649,6 +649,8 @@ def parse_json_array(data: bytes, source: str) -> Log:
     """A ``.json`` log: one top-level array of event objects; errors name the event index."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
+    if not data or data.isspace():
+        return _LogBuilder(source).finish()  # no events
     try:
         raw = _loads(data)
     except orjson.JSONDecodeError as exc:

@@ -31,7 +31,7 @@ from .events import (
     Slap,
     Yaniv,
 )
-from .melds import Meld, classify, extend
+from .melds import Meld, classify, extend, legal_throws
 from .rules import RuleSet
 from .scoring import RoundScore, game_result, next_starter, score_round, seat_after
 
@@ -53,6 +53,35 @@ class Finding:
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "round": self.round, "player": self.player,
                 "kind": self.kind, "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A legal next move, as the legal-move generator offers it."""
+
+    kind: str  # "yaniv", "discard", "draw" or "slap"
+    player: str
+    cards: tuple[Card, ...] = ()
+    source: str | None = None
+    card: Card | None = None
+    swap: Card | None = None
+
+    def event(self) -> dict[str, Any]:
+        """The move as a log event (cards in canonical form)."""
+        from .cards import NAMES
+
+        out: dict[str, Any] = {"type": self.kind, "player": self.player}
+        if self.kind == "discard":
+            out["cards"] = [NAMES[c] for c in self.cards]
+        elif self.kind == "draw":
+            out["source"] = self.source
+            if self.card is not None:
+                out["card"] = NAMES[self.card]
+            if self.swap is not None:
+                out["swap"] = NAMES[self.swap]
+        elif self.kind == "slap":
+            out["card"] = NAMES[self.card]  # type: ignore[index]
+        return out
 
 
 class StopReplay(Exception):
@@ -855,6 +884,60 @@ class Replay:
 
     def _scores_text(self) -> str:
         return ", ".join(f"{p} {s}" for p, s in self.scores.items())
+
+    # --- the legal-move generator ----------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every move the player whose turn it is may make now (bots and tests use it).
+
+        At the start of a turn: Yaniv (if the hand allows) and every legal
+        throw; after a throw: every legal draw; after a stock draw: the slaps
+        that are allowed (passing is always allowed then, and is no event).
+        """
+        r = self.round
+        if r is None or r.ended or r.closed or not r.moves_checked or self.winners is not None:
+            return []
+        p = r.current
+        hand = r.hands.get(p, [])
+        rules = self.rules
+        if r.phase == START:
+            return self.start_moves(p)
+        if r.phase == THREW:
+            moves = []
+            if r.stock_count > 0:
+                top = r.stock[-1] if r.stock else None
+                moves.append(Move("draw", p, source="stock", card=top))
+            previous = r.pile[-2] if len(r.pile) >= 2 else None
+            if previous is None or (rules.pile_needs_combo and r.throw_size < 2):
+                return moves
+            allowed = self._takeable(previous)
+            for i in sorted(allowed):
+                card = previous.cards[i] if i < len(previous.cards) else None
+                if card is not None:
+                    move = Move("draw", p, source="pile", card=card)
+                    if move not in moves:
+                        moves.append(move)
+            meld = previous.meld
+            if rules.joker_swap and meld is not None and meld.kind == "run":
+                for i, natural in enumerate(meld.stands_for):
+                    if natural is not None and natural in hand and i < len(previous.cards):
+                        joker = previous.cards[i]
+                        if joker is not None:
+                            moves.append(Move("draw", p, source="pile", card=joker, swap=natural))
+            return moves
+        if (rules.slap_down and r.drew_from_stock and r.last_drawn is not None
+                and len(hand) > 1 and r.pile[-1].meld is not None
+                and extend(r.pile[-1].meld, r.last_drawn, rules) is not None):
+            return [Move("slap", p, card=r.last_drawn)]
+        return []
+
+    def start_moves(self, player: str) -> list[Move]:
+        """What ``player`` may do at the start of their turn: Yaniv, or any legal throw."""
+        hand = self.round.hands.get(player, []) if self.round else []
+        moves = [Move("discard", player, t) for t in legal_throws(hand, self.rules)]
+        if self._total(hand) <= self.rules.yaniv_max:
+            moves.insert(0, Move("yaniv", player))
+        return moves
 
     # --- views -------------------------------------------------------------
 

@@ -177,8 +177,7 @@ def _read_run(t: tuple[Card, ...], T: _Tables) -> tuple[int, tuple[Card | None, 
     if n < T.run_min or n > T.run_cap or n < 2:
         return None
     jokerish = T.jokerish
-    i0 = 0
-    for i0, c0 in enumerate(t):
+    for i0, c0 in enumerate(t):  # noqa: B007 - the loop finds the anchor
         if not jokerish[c0]:
             break
     else:
@@ -331,13 +330,15 @@ def _set_size(n: int, T: _Tables) -> str:
 def _run_reason(t: tuple[Card, ...], T: _Tables) -> str:
     n = len(t)
     jokerish = T.jokerish
-    # a wild jack that may not act as a joker in a run can only be natural
-    if T.jokers_in_runs:
+    # a wild jack that may not act as a joker in a run is read as natural when
+    # it has the suit of the other natural cards
+    definite_suits = {SUIT[c] for c in t if not jokerish[c]}
+    if T.jokers_in_runs or len(definite_suits) != 1:
         def is_natural(c: Card) -> bool:
             return not jokerish[c]
     else:
         def is_natural(c: Card) -> bool:
-            return c != JOKER
+            return c != JOKER and SUIT[c] in definite_suits
     naturals = [(i, c) for i, c in enumerate(t) if is_natural(c)]
     others = [c for c in t if not is_natural(c)]
     suits = {SUIT[c] for _, c in naturals}

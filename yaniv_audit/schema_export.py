@@ -29,7 +29,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 
-def field_schema(field: fields.Field) -> JsonSchema:
+def field_schema(field: fields.Field[Any]) -> JsonSchema:
     """The JSON Schema of one marshmallow field, validators and ``allow_none`` included."""
     hook = getattr(field, "json_schema", None)
     if callable(hook):

@@ -1,0 +1,18 @@
+"""Regenerate replays/expected/*.json from the current engine (review the diff!)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from yaniv_audit.audit import audit_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+if __name__ == "__main__":
+    for log in sorted((ROOT / "replays").glob("*.jsonl")):
+        report = audit_file(str(log.relative_to(ROOT)))
+        report.pop("engine")
+        target = ROOT / "replays" / "expected" / f"{log.stem}.json"
+        target.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        print(f"{log.name}: {report['verdict']}")
