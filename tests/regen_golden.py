@@ -11,8 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 if __name__ == "__main__":
     for log in sorted((ROOT / "replays").glob("*.jsonl")):
-        report = audit_file(str(log.relative_to(ROOT)))
+        report = audit_file(str(log))
         report.pop("engine")
+        report.pop("file")
         target = ROOT / "replays" / "expected" / f"{log.stem}.json"
         target.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
         print(f"{log.name}: {report['verdict']}")

@@ -63,15 +63,15 @@ def oracle_kinds(throw: Sequence[Card], rules: RuleSet) -> set[str]:
         for suit in range(4):
             for stretch in stretches:
                 for slots in (stretch, stretch[::-1]):
-                    naturals = 0
+                    n_natural = 0
                     for c, slot in zip(throw, slots, strict=True):
                         natural = suit * 13 + (slot - 1) % 13
                         if c == natural:
-                            naturals += 1
+                            n_natural += 1
                         elif not (wild(c) and rules.jokers_in_runs):
                             break
                     else:
-                        if naturals >= 2:
+                        if n_natural >= 2:
                             kinds.add("run")
     return kinds
 

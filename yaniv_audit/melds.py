@@ -539,9 +539,11 @@ def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
             pool = [(JOKER, n_jokers)] if n_jokers else []
             if rank != JACK:
                 pool = jack_items + pool
-            fillers = [f for f in _sub_multisets(pool) if len(f) < set_max]
         else:
-            fillers = [()]
+            pool = []
+        if sum(k for _, k in items) + sum(k for _, k in pool) < T.set_min:
+            continue
+        fillers = [f for f in _sub_multisets(pool) if len(f) < set_max] if pool else [()]
         wild_fill = T.wild and rank != JACK
         for group in _sub_multisets(items):
             if not group or len(group) > set_max:
@@ -580,16 +582,18 @@ def _runs(counts: Counter[Card], n: int, T: _Tables) -> list[tuple[Card, ...]]:
             if jokerish[c]:
                 joker_pool[c] = k
     pool_size = sum(joker_pool.values())
-    for suit in range(4):
+    held_by_suit = [0, 0, 0, 0]
+    for c in counts:
+        if c != JOKER:
+            held_by_suit[SUIT[c]] |= 1 << (RANK[c] - 1)
+    for suit, held in enumerate(held_by_suit):
         base = suit * 13
-        held = 0
-        for r in range(13):
-            if counts.get(base + r):
-                held |= 1 << r
-        if held.bit_count() < 2:
+        n_held = held.bit_count()
+        if n_held < 2:
             continue
+        longest = min(n, n_held + pool_size)
         for length, mask, idxs in T.windows:
-            if length > n:
+            if length > longest:
                 break
             avail = (held & mask).bit_count()
             if avail < 2 or length - avail > pool_size:
