@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from builders import HANDS, STOCK, UPCARD, LogBuilder, codes, findings, standard
 
 # --- a clean round --------------------------------------------------------

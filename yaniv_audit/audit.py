@@ -83,7 +83,10 @@ def audit_log(
     log: Log, rules: RuleSet | None = None, *, strict: bool = False,
     fingerprint: str | None = None,
 ) -> dict[str, Any]:
-    """The audit report of a readable log (raises LogFormatError if the replay finds it unreadable)."""
+    """The audit report of a readable log.
+
+    Raises LogFormatError if the replay finds the log unreadable.
+    """
     replay = replay_log(log, rules, strict=strict)
     fingerprint = fingerprint or tree_hash(log.leaves).hex()
     return {
@@ -190,8 +193,9 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
         first = next((c for c in out if c["field"] in ("points", "winners")), None)
         why = f": {first['message'].split(', ', 1)[-1]}" if first else ""
         if fb["winners"] and fa["winners"]:
-            text = (f"under {rid}, {_names(fb['winners'])} win{'s' if len(fb['winners']) == 1 else ''}"
-                    f" instead of {_names(fa['winners'])}{why}")
+            verb = "wins" if len(fb["winners"]) == 1 else "win"
+            text = (f"under {rid}, {_names(fb['winners'])} {verb} instead of "
+                    f"{_names(fa['winners'])}{why}")
         elif fb["winners"]:
             text = f"under {rid}, {_names(fb['winners'])} win and the game is over{why}"
         else:

@@ -411,7 +411,8 @@ def load_rules_file(path: str | Path) -> RuleSet:
         else:
             data = tomllib.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise RulesError(f"{path}: not a valid {path.suffix.lstrip('.') or 'TOML'} file: {exc}")
+        kind = path.suffix.lstrip(".") or "TOML"
+        raise RulesError(f"{path}: not a valid {kind} file: {exc}") from None
     try:
         return rules_from_mapping(data)
     except RulesError as exc:

@@ -145,9 +145,23 @@ def log_event_schema() -> JsonSchema:
     return doc
 
 
+def report_schema() -> JsonSchema:
+    from .report_schema import report_document
+
+    return report_document()
+
+
+def compare_schema() -> JsonSchema:
+    from .report_schema import compare_document
+
+    return compare_document()
+
+
 #: file name in schemas/ -> the builder of its content
 DOCUMENTS: dict[str, Callable[[], JsonSchema]] = {
     "log-event.schema.json": log_event_schema,
+    "report.schema.json": report_schema,
+    "compare.schema.json": compare_schema,
 }
 
 

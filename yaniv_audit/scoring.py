@@ -47,7 +47,10 @@ def lowest(totals: Mapping[str, int], among: Sequence[str]) -> tuple[str, ...]:
 def round_points(
     rules: RuleSet, totals: Mapping[str, int], caller: str | None
 ) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, int]]:
-    """(assafers, round winners, points) for a round ended by ``caller`` (None: the stock ran out)."""
+    """(assafers, round winners, points) of a round ended by ``caller``.
+
+    ``caller`` None: the stock ran out and everybody scores their hand.
+    """
     players = list(totals)
     if caller is None:
         return (), lowest(totals, players), dict(totals)

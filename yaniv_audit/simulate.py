@@ -19,8 +19,8 @@ import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 from .cards import JOKER, NAMES, Card, deck_counts
 from .codec import event_from_dict
@@ -31,8 +31,9 @@ from .rules import RuleSet
 from .scoring import next_starter, seat_after
 
 MASK = (1 << 64) - 1
+T = TypeVar("T")
 PLAYER_NAMES = ("ana", "ben", "carmel", "dov", "eden", "fadi", "gila", "hod")
-EPOCH = datetime(2026, 1, 1, 18, 0, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 1, 1, 18, 0, tzinfo=UTC)
 
 
 class Rng:
@@ -56,7 +57,7 @@ class Rng:
             if x < limit:
                 return x % n
 
-    def choice(self, items: Sequence[Any]) -> Any:
+    def choice(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]
 
     def chance(self, numerator: int, denominator: int) -> bool:

@@ -1,0 +1,428 @@
+"""The benchmark behind ``yaniv-audit bench`` (see bench/RESULTS.md for figures).
+
+On a corpus of simulated games it measures, in one run and on the same files:
+
+(a) the JSON parse floor: read every file and ``orjson.loads`` every line;
+(b) the codec reading path: read, parse, validate against the schema, build
+    typed events, structural checks and fingerprint leaves (``read_log``);
+    (b) - (a) is the cost of validation alone;
+(c) replay alone: the engine, with every legality check and the scoring, over
+    logs already read, one file at a time (and the Merkle fingerprint alone);
+(d) the end-to-end audit on one core, exactly as ``yaniv-audit audit --jobs 1
+    --json`` does it: :func:`yaniv_audit.bulk.audit_stream` and one JSON line
+    per report (serialized, not printed);
+(e) the same on all cores (the CLI's pool), with a progress bar, and its
+    speed-up over (d);
+(f) peak memory, and a streaming check: (d) in a fresh process on the corpus
+    and on four times as many games (the corpus listed four times), whose peak
+    RSS must stay flat.
+
+Times are ``time.perf_counter`` wall times, the best of ``repeat`` runs (a run
+is repeated only while that stage's total stays under a time budget), after a
+warm-up on a few files. Events per second always divide the same event count:
+the non-blank lines of the corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import __version__
+
+DEFAULT_BOTS = ("random", "greedy", "careful")
+#: the issue's targets
+TARGET_RATE = 250_000  # events/s, audit on one core
+TARGET_RATIO = 0.25  # audit / parse floor
+TARGET_SPEEDUP_PER_CORE = 0.8  # 1.6x on 2 cores
+MEMORY_FACTOR = 4  # the streaming check audits this many times the games
+MEMORY_SLACK = 0.10  # ... and its peak RSS may grow by at most this fraction
+REPEAT_BUDGET = 20.0  # seconds: no further repeats of a stage once it has taken this long
+WARMUP_FILES = 3
+BULK_CORES = 2  # the issue's machine
+
+
+# --- the corpus -------------------------------------------------------------
+
+
+def _simulate_one(job: tuple[Any, int, tuple[str, ...], int, int, str]) -> int:
+    from .simulate import simulate_game, to_jsonl
+
+    rules, players, bots, seed, game, path = job
+    log = simulate_game(rules, players, list(bots), seed, game)
+    Path(path).write_text(to_jsonl(log), encoding="utf-8")
+    return len(log)
+
+
+def cache_dir(rules_id: str, players: int, games: int, seed: int, bots: Sequence[str]) -> Path:
+    """Where a corpus generated with these arguments is kept between runs."""
+    key = f"{__version__}|{rules_id}|{players}|{games}|{seed}|{','.join(bots)}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / "yaniv-audit-bench" / f"g{games}-p{players}-{digest}"
+
+
+def generate_corpus(
+    target: Path, rules: Any, players: int, games: int, seed: int, bots: Sequence[str],
+    jobs: int, progress: Callable[..., Any],
+) -> None:
+    """Simulate ``games`` games into ``target`` (game-NNNNN.jsonl), on ``jobs`` processes."""
+    target.mkdir(parents=True, exist_ok=True)
+    work = [(rules, players, tuple(bots), seed, g, str(target / f"game-{g:05d}.jsonl"))
+            for g in range(games)]
+    if jobs > 1 and games > 1:
+        import multiprocessing
+
+        method = "spawn" if sys.platform == "darwin" else "fork"
+        with multiprocessing.get_context(method).Pool(min(jobs, games)) as pool:
+            with progress(pool.imap_unordered(_simulate_one, work), games, "simulating") as bar:
+                for _ in bar:
+                    pass
+    else:
+        with progress(map(_simulate_one, work), games, "simulating") as bar:
+            for _ in bar:
+                pass
+
+
+def corpus_files(directory: Path) -> list[str]:
+    from .cli import log_files
+
+    return log_files((str(directory),))
+
+
+def ensure_corpus(
+    corpus: str | None, rules: Any, players: int, games: int, seed: int, bots: Sequence[str],
+    jobs: int, progress: Callable[..., Any],
+) -> tuple[Path, bool]:
+    """The corpus directory, and whether it was reused rather than generated now.
+
+    With ``corpus`` given and holding logs, they are used as they are; given
+    and empty, the games are generated into it. Without it, a corpus cached
+    by the arguments under the temp directory is reused or generated.
+    """
+    if corpus is not None:
+        path = Path(corpus)
+        if path.is_dir() and corpus_files(path):
+            return path, True
+        generate_corpus(path, rules, players, games, seed, bots, jobs, progress)
+        return path, False
+    path = cache_dir(rules.id, players, games, seed, bots)
+    if (path / ".complete").is_file():
+        return path, True
+    if path.exists():
+        shutil.rmtree(path)
+    partial = path.with_name(path.name + f".partial-{os.getpid()}")
+    generate_corpus(partial, rules, players, games, seed, bots, jobs, progress)
+    (partial / ".complete").write_text("ok\n")
+    try:
+        partial.rename(path)
+    except OSError:  # another run got there first
+        shutil.rmtree(partial, ignore_errors=True)
+    return path, False
+
+
+# --- the stages -------------------------------------------------------------
+
+
+def parse_floor(files: Sequence[str]) -> int:
+    """(a) Read every file and orjson.loads every non-blank line; the number of events."""
+    loads = orjson.loads
+    events = 0
+    for path in files:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        for line in data.split(b"\n"):
+            if line and not line.isspace():
+                loads(line)
+                events += 1
+    return events
+
+
+def codec_path(files: Sequence[str]) -> int:
+    """(b) The codec reading path: read_log of every file; the number of events."""
+    from .codec import read_log
+
+    return sum(len(read_log(path).events) for path in files)
+
+
+def replay_alone(files: Sequence[str]) -> dict[str, float]:
+    """(c) Per file: read it (not timed), then time the replay, then the fingerprint."""
+    from .audit import replay_log
+    from .codec import read_log
+    from .merkle import tree_hash
+
+    clock = time.perf_counter
+    replay = fingerprint = 0.0
+    events = 0
+    for path in files:
+        log = read_log(path)
+        events += len(log.events)
+        t0 = clock()
+        replay_log(log)
+        t1 = clock()
+        tree_hash(log.leaves)
+        t2 = clock()
+        replay += t1 - t0
+        fingerprint += t2 - t1
+    return {"replay": replay, "fingerprint": fingerprint, "events": events}
+
+
+def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] | None = None,
+                 ) -> dict[str, int]:
+    """(d), (e) ``yaniv-audit audit --json --jobs N`` without printing: verdict counts."""
+    from .bulk import audit_stream
+
+    dumps = json.dumps
+    counts: dict[str, int] = {}
+    with audit_stream(files, None, jobs=jobs) as reports:
+        if progress is not None:
+            with progress(reports, len(files), "auditing") as bar:
+                for report in bar:
+                    dumps(report, ensure_ascii=False, separators=(",", ":"))
+                    counts[report["verdict"]] = counts.get(report["verdict"], 0) + 1
+        else:
+            for report in reports:
+                dumps(report, ensure_ascii=False, separators=(",", ":"))
+                counts[report["verdict"]] = counts.get(report["verdict"], 0) + 1
+    return counts
+
+
+def best_of(run: Callable[[], Any], repeat: int, budget: float = REPEAT_BUDGET,
+            ) -> tuple[float, Any, int]:
+    """The fastest of up to ``repeat`` runs (fewer once ``budget`` seconds are spent)."""
+    best = float("inf")
+    result: Any = None
+    spent = 0.0
+    runs = 0
+    while runs < max(1, repeat):
+        t0 = time.perf_counter()
+        result = run()
+        elapsed = time.perf_counter() - t0
+        runs += 1
+        spent += elapsed
+        best = min(best, elapsed)
+        if spent >= budget:
+            break
+    return best, result, runs
+
+
+# --- memory -----------------------------------------------------------------
+
+
+def maxrss_bytes(who: int = resource.RUSAGE_SELF) -> int:
+    """Peak resident set size (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    rss = resource.getrusage(who).ru_maxrss
+    return rss if sys.platform == "darwin" else rss * 1024
+
+
+def probe(directory: str, times: int) -> dict[str, Any]:
+    """(d) in this process on the corpus listed ``times`` times: its peak RSS."""
+    files = corpus_files(Path(directory)) * times
+    t0 = time.perf_counter()
+    counts = audit_corpus(files, jobs=1)
+    return {"games": len(files), "seconds": time.perf_counter() - t0, "verdicts": counts,
+            "maxrss": maxrss_bytes()}
+
+
+def streaming_check(directory: Path) -> dict[str, Any]:
+    """Peak RSS of (d) in a fresh process each: the corpus, then MEMORY_FACTOR times the games.
+
+    The two processes run side by side; peak RSS does not depend on the other.
+    """
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "yaniv_audit.bench", "--probe", str(directory), str(times)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        for times in (1, MEMORY_FACTOR)
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"the memory probe failed: {err.decode(errors='replace')}")
+        results.append(json.loads(out))
+    small, large = results
+    growth = large["maxrss"] / small["maxrss"] - 1
+    return {
+        "games": small["games"], "maxrss": small["maxrss"],
+        "games_large": large["games"], "maxrss_large": large["maxrss"],
+        "growth": growth, "flat": growth <= MEMORY_SLACK,
+    }
+
+
+# --- the run ----------------------------------------------------------------
+
+
+def run_bench(
+    directory: Path, *, jobs: int, repeat: int, memory: bool, progress: Callable[..., Any],
+) -> dict[str, Any]:
+    """Every measurement on the logs under ``directory``; the figures as a JSON-ready dict."""
+    files = corpus_files(directory)
+    if not files:
+        raise ValueError(f"no .jsonl or .json logs in {directory}")
+    size = sum(os.path.getsize(f) for f in files)
+    warm = files[:WARMUP_FILES]
+    parse_floor(files)  # the files into the page cache
+    codec_path(warm)
+    replay_alone(warm)
+    audit_corpus(warm, jobs=1)
+
+    stages: dict[str, dict[str, Any]] = {}
+
+    t_parse, events, runs = best_of(lambda: parse_floor(files), repeat)
+    stages["parse"] = {"seconds": t_parse, "runs": runs}
+    t_codec, codec_events, runs = best_of(lambda: codec_path(files), repeat)
+    stages["codec"] = {"seconds": t_codec, "runs": runs}
+    if codec_events != events:
+        raise RuntimeError(f"the codec read {codec_events} events, the parser {events}")
+    stages["validation"] = {"seconds": max(t_codec - t_parse, 1e-9), "derived": "codec - parse"}
+
+    replays = []
+    runs = 0
+    spent = 0.0
+    while runs < max(1, repeat) and spent < REPEAT_BUDGET:
+        t0 = time.perf_counter()
+        replays.append(replay_alone(files))
+        spent += time.perf_counter() - t0
+        runs += 1
+    stages["replay"] = {"seconds": min(r["replay"] for r in replays), "runs": runs}
+    stages["fingerprint"] = {"seconds": min(r["fingerprint"] for r in replays), "runs": runs}
+
+    t_audit, verdicts, runs = best_of(lambda: audit_corpus(files, jobs=1), repeat)
+    stages["audit"] = {"seconds": t_audit, "runs": runs, "jobs": 1}
+    self_rss = maxrss_bytes()
+
+    t_bulk, bulk_verdicts, runs = best_of(
+        lambda: audit_corpus(files, jobs=jobs, progress=progress), repeat)
+    stages["bulk"] = {"seconds": t_bulk, "runs": runs, "jobs": jobs}
+    if bulk_verdicts != verdicts:
+        raise RuntimeError(f"bulk verdicts {bulk_verdicts} differ from one core's {verdicts}")
+    worker_rss = maxrss_bytes(resource.RUSAGE_CHILDREN)
+
+    for stage in stages.values():
+        stage["events_per_s"] = events / stage["seconds"]
+        stage["vs_parse"] = t_parse / stage["seconds"]
+    speedup = t_audit / t_bulk
+
+    result: dict[str, Any] = {
+        "corpus": {"files": len(files), "events": events, "bytes": size},
+        "stages": stages,
+        "verdicts": verdicts,
+        "bulk_speedup": speedup,
+        "memory": {"maxrss": self_rss, "maxrss_workers": worker_rss},
+    }
+    if memory:
+        result["memory"]["streaming"] = streaming_check(directory)
+    result["targets"] = targets(result, jobs)
+    return result
+
+
+def targets(result: dict[str, Any], jobs: int) -> list[dict[str, Any]]:
+    audit = result["stages"]["audit"]
+    want_speedup = round(TARGET_SPEEDUP_PER_CORE * jobs, 2)
+    rows = [
+        {"target": f"audit, 1 core >= {TARGET_RATE:,} events/s", "value": audit["events_per_s"],
+         "shown": f"{audit['events_per_s']:,.0f}", "pass": audit["events_per_s"] >= TARGET_RATE},
+        {"target": f"audit / parse floor >= {TARGET_RATIO}x", "value": audit["vs_parse"],
+         "shown": f"{audit['vs_parse']:.3f}x", "pass": audit["vs_parse"] >= TARGET_RATIO},
+        {"target": f"bulk speed-up on {jobs} cores >= {want_speedup}x",
+         "value": result["bulk_speedup"], "shown": f"{result['bulk_speedup']:.2f}x",
+         "pass": result["bulk_speedup"] >= want_speedup},
+    ]
+    streaming = result["memory"].get("streaming")
+    if streaming is not None:
+        rows.append({
+            "target": f"peak RSS flat for {MEMORY_FACTOR}x the games (<= +{MEMORY_SLACK:.0%})",
+            "value": streaming["growth"], "shown": f"{streaming['growth']:+.1%}",
+            "pass": streaming["flat"],
+        })
+    return rows
+
+
+# --- output -----------------------------------------------------------------
+
+STAGE_LABELS = [
+    ("parse", "(a) parse floor: read + orjson.loads per line"),
+    ("codec", "(b) codec: read + parse + schema + typed events"),
+    ("validation", "    = validation alone, (b) - (a)"),
+    ("replay", "(c) replay alone: engine, all checks, scoring"),
+    ("fingerprint", "    fingerprint alone: Merkle tree_hash"),
+    ("audit", "(d) audit end to end, 1 core (audit --jobs 1)"),
+    ("bulk", "(e) bulk audit, all cores (audit --jobs {jobs})"),
+]
+
+
+def mib(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB"
+
+
+def render(result: dict[str, Any]) -> str:
+    info = result["run"]
+    corpus = result["corpus"]
+    lines = [
+        f"yaniv-audit bench: {info['command']}",
+        f"corpus: {corpus['files']} games, {corpus['events']:,} events, "
+        f"{corpus['bytes'] / 1e6:.1f} MB in {info['corpus_dir']}"
+        f" ({'reused' if info['reused'] else 'generated'})",
+        f"machine: {info['cpus']} cores, Python {info['python']}, orjson {info['orjson']}, "
+        f"yaniv-audit {info['version']}; best of up to {info['repeat']} runs",
+        "",
+        f"{'stage':50} {'seconds':>9} {'events/s':>12} {'vs parse':>9}",
+    ]
+    jobs = result["stages"]["bulk"]["jobs"]
+    for key, label in STAGE_LABELS:
+        s = result["stages"][key]
+        lines.append(f"{label.format(jobs=jobs):50} {s['seconds']:9.3f} "
+                     f"{s['events_per_s']:12,.0f} {s['vs_parse']:8.3f}x")
+    lines.append(f"{'    bulk speed-up over one core':50} {result['bulk_speedup']:9.2f}x")
+    verdicts = ", ".join(f"{n} {v}" for v, n in sorted(result["verdicts"].items()))
+    lines += ["", f"verdicts: {verdicts}", "", "memory (peak RSS)"]
+    mem = result["memory"]
+    lines.append(f"  this process {mib(mem['maxrss'])}, largest worker "
+                 f"{mib(mem['maxrss_workers'])}")
+    streaming = mem.get("streaming")
+    if streaming is not None:
+        lines.append(
+            f"  audit --jobs 1 in a fresh process: {streaming['games']} games "
+            f"{mib(streaming['maxrss'])}, {streaming['games_large']} games (the corpus x"
+            f"{MEMORY_FACTOR}) {mib(streaming['maxrss_large'])} ({streaming['growth']:+.1%})")
+    lines += ["", "targets"]
+    for row in result["targets"]:
+        lines.append(f"  {row['target']:50} {row['shown']:>12}  "
+                     f"{'PASS' if row['pass'] else 'MISS'}")
+    return "\n".join(lines)
+
+
+def machine_info() -> dict[str, Any]:
+    return {
+        "cpus": os.cpu_count() or 1,
+        "python": platform.python_version(),
+        "orjson": orjson.__version__,
+        "version": __version__,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m yaniv_audit.bench --probe DIR TIMES``: the streaming check's child."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 3 or args[0] != "--probe":
+        sys.exit("usage: python -m yaniv_audit.bench --probe DIR TIMES "
+                 "(the benchmark itself is `yaniv-audit bench`)")
+    print(json.dumps(probe(args[1], int(args[2]))))
+
+
+if __name__ == "__main__":
+    main()

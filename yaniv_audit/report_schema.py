@@ -1,0 +1,370 @@
+"""What ``audit --json`` and ``compare --json`` print (LOG_FORMAT.md section 5), as
+marshmallow schemas.
+
+They are the one definition of the report's shape: ``schemas/report.schema.json``
+and ``schemas/compare.schema.json`` are generated from them by
+:mod:`yaniv_audit.schema_export`, and ``REPORT.validate(report)`` checks a report
+in Python. The audit itself builds plain dicts (:mod:`yaniv_audit.audit`) and does
+not go through these schemas: they describe its output, they do not produce it.
+
+Beyond the field types, both forms state what ties fields together: a finding's
+``code`` belongs to its ``kind``, and a verdict is the worst kind among the
+findings (``corrupt`` for an inconsistency, else ``violations``, else ``claims``,
+else ``clean``).
+
+>>> REPORT.validate({"file": "x.jsonl", "verdict": "unreadable",
+...                  "error": {"line": 3, "message": "not valid JSON"}})
+{}
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from .codec import StrictInteger
+from .rules import PARAMS, Param
+from .schema_export import DRAFT, object_schema
+
+JsonSchema = dict[str, Any]
+
+#: finding codes by kind (LOG_FORMAT.md section 3, plus ``card.not_on_pile``:
+#: a pile draw or joker swap naming a card the previous throw does not hold)
+CODES: dict[str, tuple[str, ...]] = {
+    "violation": (
+        "turn.order", "turn.no_throw", "turn.no_draw", "discard.combo", "draw.pile_card",
+        "draw.pile_needs_combo", "draw.swap", "slap.not_allowed", "slap.no_match",
+        "slap.empties_hand", "yaniv.threshold", "yaniv.timing", "deal.hand_size",
+        "deal.starter", "reshuffle.not_allowed", "showdown.no_caller", "player.out",
+        "game.over",
+    ),
+    "inconsistency": (
+        "card.not_in_hand", "card.not_in_deck", "card.too_many", "card.already_seen",
+        "stock.mismatch", "stock.empty", "deal.too_big", "card.not_on_pile",
+    ),
+    "claim": (
+        "claim.yaniv_total", "claim.points", "claim.scores", "claim.winner",
+        "claim.showdown",
+    ),
+}
+KINDS = tuple(CODES)
+ALL_CODES = tuple(code for codes in CODES.values() for code in codes)
+VERDICTS = ("clean", "claims", "violations", "corrupt")
+#: the kind that makes each verdict, worst first
+VERDICT_KIND = {"corrupt": "inconsistency", "violations": "violation", "claims": "claim"}
+ROUND_ENDS = ("yaniv", "stock")
+CHANGE_FIELDS = ("verdict", "round", "winners", "points", "scores")
+FINGERPRINT = r"^[0-9a-f]{64}$"
+ENGINE_PATTERN = r"^yaniv-audit \S+$"
+
+
+# --- fields --------------------------------------------------------------
+
+
+class StrictBoolean(fields.Boolean):
+    """``true`` or ``false``, not ``1`` or ``"yes"``."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if value is True or value is False:
+            return value
+        raise self.make_error("invalid")
+
+
+def _integer(**kwargs: Any) -> StrictInteger:
+    return StrictInteger(**kwargs)
+
+
+def _count(**kwargs: Any) -> StrictInteger:
+    return StrictInteger(validate=validate.Range(min=0), **kwargs)
+
+
+def _player(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.Length(min=1), **kwargs)
+
+
+def _players(**kwargs: Any) -> fields.List:
+    return fields.List(_player(), **kwargs)
+
+
+def _by_player(**kwargs: Any) -> fields.Dict:
+    return fields.Dict(keys=_player(), values=_integer(), **kwargs)
+
+
+def _round_number(**kwargs: Any) -> StrictInteger:
+    return StrictInteger(validate=validate.Range(min=1), **kwargs)
+
+
+def _param_field(param: Param) -> fields.Field[Any]:
+    """One rule parameter as ``rules.params()`` writes it."""
+    meta = {"description": param.help}
+    field: fields.Field[Any]
+    if param.kind == "bool":
+        field = StrictBoolean(required=True, metadata=meta)
+    elif param.kind == "choice":
+        field = fields.String(required=True, validate=validate.OneOf(param.choices),
+                              metadata=meta)
+    elif param.kind == "table":
+        field = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]+$")),
+                            values=_count(), required=True, metadata=meta)
+    else:
+        field = StrictInteger(required=True, allow_none=param.nullable,
+                              validate=validate.Range(min=param.minimum), metadata=meta)
+    return field
+
+
+class _Closed(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+# --- the report ------------------------------------------------------------
+
+_PARAMS_DOC = "Every rule parameter of RULES.md, with its value in this rule set."
+ParamsSchema: type[Schema] = type(_Closed)(
+    "ParamsSchema", (_Closed,),
+    {"__doc__": _PARAMS_DOC, **{p.name: _param_field(p) for p in PARAMS}},
+)
+
+
+class RulesSchema(_Closed):
+    """The rule set the log was replayed under: its id and every parameter."""
+
+    id = fields.String(required=True, validate=validate.Length(min=1),
+                       metadata={"description": 'e.g. "israeli(yaniv_max=5)"'})
+    params = fields.Nested(ParamsSchema, required=True)
+
+
+class FindingSchema(_Closed):
+    """One thing wrong with the log: which event, which round, who, what rule."""
+
+    json_schema_extra: ClassVar[JsonSchema] = {"allOf": [
+        {"if": {"properties": {"kind": {"const": kind}}},
+         "then": {"properties": {"code": {"enum": list(codes)}}}}
+        for kind, codes in CODES.items()
+    ]}
+
+    seq = _count(required=True, metadata={"description": "the event's 0-based position"})
+    round = _round_number(required=True, allow_none=True,
+                          metadata={"description": "null before the first round"})
+    player = _player(required=True, allow_none=True)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    code = fields.String(required=True, validate=validate.OneOf(ALL_CODES),
+                         metadata={"description": "LOG_FORMAT.md section 3"})
+    message = fields.String(required=True, validate=validate.Length(min=1))
+
+    @validates_schema
+    def _code_of_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        kind, code = data.get("kind"), data.get("code")
+        if kind in CODES and code in ALL_CODES and code not in CODES[kind]:
+            raise ValidationError(f"{code} is not a code of kind {kind}", "code")
+
+
+class ReductionSchema(_Closed):
+    """A score that landed exactly on a reduction key and dropped."""
+
+    player = _player(required=True)
+    from_ = _integer(required=True, data_key="from")
+    to = _integer(required=True)
+
+
+class RoundSchema(_Closed):
+    """One round as replayed and scored under the rule set."""
+
+    round = _round_number(required=True)
+    starter = _player(required=True)
+    moves_checked = StrictBoolean(required=True,
+                                   metadata={"description": "false for a scoresheet round"})
+    end = fields.String(required=True, allow_none=True, validate=validate.OneOf(ROUND_ENDS),
+                        metadata={"description": "null when the round was not scored"})
+    caller = _player(required=True, allow_none=True)
+    totals = _by_player(required=True, metadata={"description": "hand totals at the end"})
+    assaf = _players(required=True, metadata={"description": "the players who Assafed"})
+    winners = _players(required=True)
+    points = _by_player(required=True)
+    reductions = fields.List(fields.Nested(ReductionSchema), required=True)
+    scores = _by_player(required=True, metadata={"description": "running, after reductions"})
+    out = _players(required=True, metadata={"description": "who went out in this round"})
+
+
+class FinalSchema(_Closed):
+    """Where the game stands at the end of the log."""
+
+    scores = _by_player(required=True)
+    finished = StrictBoolean(required=True)
+    winners = _players(required=True, metadata={"description": "[] while unfinished"})
+    out = _players(required=True, metadata={"description": "everyone out"})
+
+
+def _verdict_matches(verdict: str | None, findings: Any) -> str | None:
+    """Why ``verdict`` is not the worst kind among ``findings`` (None if it is)."""
+    if verdict not in VERDICTS or not isinstance(findings, list):
+        return None
+    kinds = {f.get("kind") for f in findings if isinstance(f, dict)}
+    expected = next((v for v, k in VERDICT_KIND.items() if k in kinds), "clean")
+    return None if verdict == expected else f"the findings make the verdict {expected}"
+
+
+def _verdict_rules() -> list[JsonSchema]:
+    """The verdict as the worst kind found, in JSON Schema."""
+    def has(kind: str) -> JsonSchema:
+        return {"properties": {"findings": {"contains": {
+            "properties": {"kind": {"const": kind}}, "required": ["kind"]}}}}
+
+    def verdict(name: str) -> JsonSchema:
+        return {"properties": {"verdict": {"const": name}}}
+
+    def lacks(*kinds: str) -> list[JsonSchema]:
+        return [{"not": has(k)} for k in kinds]
+
+    return [
+        {"if": verdict("corrupt"), "then": has("inconsistency")},
+        {"if": verdict("violations"), "then": {"allOf": [has("violation"),
+                                                         *lacks("inconsistency")]}},
+        {"if": verdict("claims"), "then": {"allOf": [has("claim"),
+                                                     *lacks("inconsistency", "violation")]}},
+        {"if": verdict("clean"), "then": {"properties": {"findings": {"maxItems": 0}}}},
+    ]
+
+
+class AuditReportSchema(_Closed):
+    """The audit of one readable log under one rule set."""
+
+    json_schema_extra: ClassVar[JsonSchema] = {"allOf": _verdict_rules()}
+
+    file = fields.String(metadata={"description": "the log's path, when audited from a file"})
+    engine = fields.String(required=True, validate=validate.Regexp(ENGINE_PATTERN),
+                           metadata={"description": '"yaniv-audit <version>"'})
+    game_id = fields.String(required=True, validate=validate.Length(min=1),
+                            metadata={"description": "the log's game_id, or the fingerprint"})
+    fingerprint = fields.String(required=True, validate=validate.Regexp(FINGERPRINT))
+    rules = fields.Nested(RulesSchema, required=True)
+    verdict = fields.String(required=True, validate=validate.OneOf(VERDICTS),
+                            metadata={"description": "the worst kind found"})
+    findings = fields.List(fields.Nested(FindingSchema), required=True)
+    rounds = fields.List(fields.Nested(RoundSchema), required=True)
+    final = fields.Nested(FinalSchema, required=True)
+
+    @validates_schema
+    def _worst_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        problem = _verdict_matches(data.get("verdict"), data.get("findings"))
+        if problem:
+            raise ValidationError(problem, "verdict")
+
+
+class ErrorSchema(_Closed):
+    """Where and why the log cannot be read."""
+
+    line = _count(required=True, allow_none=True, metadata={
+        "description": "the line of a .jsonl log, the event index of a .json log, or null "
+                       "when the problem is the whole file"})
+    message = fields.String(required=True, validate=validate.Length(min=1))
+
+
+class UnreadableSchema(_Closed):
+    """A log that cannot be read: no report, only the error."""
+
+    file = fields.String(required=True)
+    verdict = fields.String(required=True, validate=validate.Equal("unreadable"))
+    error = fields.Nested(ErrorSchema, required=True)
+
+
+class ReportSchema:
+    """Either form of one ``audit --json`` line, told apart by ``verdict``."""
+
+    forms: ClassVar[dict[str, Schema]] = {
+        "report": AuditReportSchema(), "unreadable": UnreadableSchema(),
+    }
+
+    def validate(self, data: Any) -> dict[str, Any]:
+        """marshmallow-style errors of one report (``{}`` when it is valid)."""
+        if not isinstance(data, dict):
+            return {"_schema": ["expected an object"]}
+        form = "unreadable" if data.get("verdict") == "unreadable" else "report"
+        errors: dict[str, Any] = self.forms[form].validate(data)
+        return errors
+
+
+# --- compare -----------------------------------------------------------------
+
+
+class CompareRoundSchema(_Closed):
+    """One round's result under one rule set."""
+
+    round = _round_number(required=True)
+    points = _by_player(required=True)
+    scores = _by_player(required=True)
+    winners = _players(required=True)
+
+
+class CompareResultSchema(_Closed):
+    """The log under one rule set."""
+
+    rules = fields.Nested(RulesSchema, required=True)
+    verdict = fields.String(required=True, validate=validate.OneOf(VERDICTS))
+    rounds = fields.List(fields.Nested(CompareRoundSchema), required=True)
+    final = fields.Nested(FinalSchema, required=True)
+
+
+class ChangeSchema(_Closed):
+    """One thing that differs from the baseline under another rule set."""
+
+    rules = fields.String(required=True, validate=validate.Length(min=1),
+                          metadata={"description": "the id of the rule set that differs"})
+    round = _round_number(required=True, allow_none=True,
+                          metadata={"description": "null for the whole game"})
+    field = fields.String(required=True, validate=validate.OneOf(CHANGE_FIELDS))
+    from_ = fields.Raw(required=True, data_key="from",
+                       metadata={"description": "the baseline's value"})
+    to = fields.Raw(required=True,
+                    metadata={"description": "the value under this rule set"})
+    message = fields.String(required=True, validate=validate.Length(min=1))
+
+
+class CompareSchema(_Closed):
+    """The same log under several rule sets, side by side; the first is the baseline."""
+
+    game_id = fields.String(required=True, validate=validate.Length(min=1))
+    fingerprint = fields.String(required=True, validate=validate.Regexp(FINGERPRINT))
+    baseline = fields.String(required=True, validate=validate.Length(min=1),
+                             metadata={"description": "the id of the first rule set"})
+    results = fields.List(fields.Nested(CompareResultSchema), required=True,
+                          validate=validate.Length(min=1))
+    changes = fields.List(fields.Nested(ChangeSchema), required=True)
+
+
+REPORT = ReportSchema()
+COMPARE = CompareSchema()
+
+
+# --- JSON Schema documents ---------------------------------------------------
+
+
+def report_document() -> JsonSchema:
+    return {
+        "$schema": DRAFT,
+        "title": "One line of `yaniv-audit audit --json`: the audit report of one log",
+        "description": (
+            "Generated from yaniv_audit/report_schema.py by `python -m "
+            "yaniv_audit.schema_export`; do not edit. See LOG_FORMAT.md section 5. Either "
+            "a report (verdict clean, claims, violations or corrupt) or, for a log that "
+            "cannot be read, {file, verdict: \"unreadable\", error}."
+        ),
+        "type": "object",
+        "required": ["verdict"],
+        "oneOf": [{"$ref": "#/$defs/report"}, {"$ref": "#/$defs/unreadable"}],
+        "$defs": {name: object_schema(schema) for name, schema in ReportSchema.forms.items()},
+    }
+
+
+def compare_document() -> JsonSchema:
+    doc: JsonSchema = {
+        "$schema": DRAFT,
+        "title": "The output of `yaniv-audit compare --json`",
+        "description": (
+            "Generated from yaniv_audit/report_schema.py by `python -m "
+            "yaniv_audit.schema_export`; do not edit. See LOG_FORMAT.md section 5."
+        ),
+    }
+    doc.update({k: v for k, v in object_schema(COMPARE).items() if k != "description"})
+    return doc
