@@ -1,4 +1,4 @@
-"""Regenerate replays/expected/*.json from the current engine (review the diff!)."""
+"""Regenerate tests/golden/*.json from the current engine (review the diff!)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,6 @@ if __name__ == "__main__":
         report = audit_file(str(log))
         report.pop("engine")
         report.pop("file")
-        target = ROOT / "replays" / "expected" / f"{log.stem}.json"
+        target = ROOT / "tests" / "golden" / f"{log.stem}.json"
         target.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
         print(f"{log.name}: {report['verdict']}")

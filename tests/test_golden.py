@@ -1,7 +1,7 @@
 """Golden replays: every hand-written log in replays/ against its checked-in report.
 
 To accept a deliberate change of the engine's output, regenerate with
-``python -m tests.regen_golden`` and review the diff like code.
+``python tests/regen_golden.py`` and review the diff like code.
 """
 
 from __future__ import annotations
@@ -14,18 +14,19 @@ import pytest
 from yaniv_audit.audit import audit_file
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+GOLDEN = Path(__file__).resolve().parent / "golden"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
 
 
 def test_there_are_golden_replays_for_every_log() -> None:
     assert len(LOGS) >= 6
     for log in LOGS:
-        assert (REPLAYS / "expected" / f"{log.stem}.json").is_file(), log.name
+        assert (GOLDEN / f"{log.stem}.json").is_file(), log.name
 
 
 @pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
 def test_report_matches_the_golden_report_field_by_field(log: Path) -> None:
-    expected = json.loads((REPLAYS / "expected" / f"{log.stem}.json").read_text())
+    expected = json.loads((GOLDEN / f"{log.stem}.json").read_text())
     report = audit_file(str(log))
     assert report.pop("file") == str(log)
     assert report.pop("engine").startswith("yaniv-audit ")

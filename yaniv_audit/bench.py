@@ -391,7 +391,7 @@ def render(result: dict[str, Any]) -> str:
     verdicts = ", ".join(f"{n} {v}" for v, n in sorted(result["verdicts"].items()))
     lines += ["", f"verdicts: {verdicts}", "", "memory (peak RSS)"]
     mem = result["memory"]
-    lines.append(f"  this process {mib(mem['maxrss'])}, largest worker "
+    lines.append(f"  this process {mib(mem['maxrss'])}, largest child process "
                  f"{mib(mem['maxrss_workers'])}")
     streaming = mem.get("streaming")
     if streaming is not None:

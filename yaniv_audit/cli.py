@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -228,13 +228,6 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
     return files
 
 
-def _audit_one(job: tuple[str, Any, bool]) -> dict[str, Any]:
-    from .audit import audit_file
-
-    path, rules, strict = job
-    return audit_file(path, rules, strict=strict)
-
-
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @rules_option()
@@ -242,34 +235,25 @@ def _audit_one(job: tuple[str, Any, bool]) -> dict[str, Any]:
 @click.option("--strict", is_flag=True, help="stop each log at its first finding")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="processes to use (default: all cores)")
+@click.option("--exit-zero", is_flag=True,
+              help="exit 0 even when findings or bad logs are found (reports still say so)")
 def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict: bool,
-          jobs: int | None) -> None:
+          jobs: int | None, exit_zero: bool) -> None:
     """Replay each log under R (default: the rules the log declares) and rule on it.
 
     PATH is a log file or a directory of .jsonl/.json logs.
     """
     from .audit import EXIT_BY_VERDICT, render_report
+    from .bulk import audit_stream
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
-    jobs = jobs or os.cpu_count() or 1
-    work = [(f, rules, strict) for f in files]
     counts: dict[str, int] = {}
     codes: list[int] = []
     show_progress = len(files) > 1 and sys.stderr.isatty()
-    reports: Iterator[dict[str, Any]]
-    pool = None
-    if jobs > 1 and len(files) > 1:
-        import multiprocessing
-
-        pool = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork").Pool(
-            min(jobs, len(files)))
-        reports = pool.imap(_audit_one, work, chunksize=max(1, min(64, len(files) // (jobs * 8))))
-    else:
-        reports = map(_audit_one, work)
-    try:
+    with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         with click.progressbar(reports, length=len(files), label="auditing", file=sys.stderr,
                                hidden=not show_progress) as bar:
             for report in bar:
@@ -280,17 +264,13 @@ def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict
                     emit_json(report)
                 else:
                     click.echo(render_report(report))
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
     if len(files) > 1:
         summary = (f"{len(files)} games: {counts.get('clean', 0)} clean, "
                    f"{counts.get('claims', 0)} with claims only, "
                    f"{counts.get('violations', 0)} with violations, "
                    f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
         click.echo(summary, err=as_json)
-    sys.exit(worst(codes))
+    sys.exit(EXIT_OK if exit_zero else worst(codes))
 
 
 @cli.command()
@@ -376,6 +356,74 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
         fail(str(exc), EXIT_USAGE)
     click.echo(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}",
                err=True)
+
+
+@cli.command()
+@rules_option()
+@click.option("--games", type=click.IntRange(min=1), default=300, show_default=True,
+              help="games in the generated corpus")
+@click.option("--players", type=click.IntRange(2, 8), default=4, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--bot", "bots", multiple=True, metavar="NAME",
+              help="random, greedy or careful; repeat to seat several (default: all three)")
+@click.option("--corpus", type=click.Path(file_okay=False),
+              help="use the logs in DIR (generate them into it if it has none); "
+                   "default: a corpus cached by the arguments in the temp directory")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="processes for the bulk audit and the simulation (default: all cores)")
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+              help="take the best of up to this many runs of each stage")
+@click.option("--no-memory-check", "no_memory", is_flag=True,
+              help="skip the streaming check (two audits in fresh processes)")
+@click.option("--check", is_flag=True, help="exit 1 if a target is missed")
+@click.option("--json", "as_json", is_flag=True, help="the figures as one JSON object")
+def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tuple[str, ...],
+          corpus: str | None, jobs: int | None, repeat: int, no_memory: bool, check: bool,
+          as_json: bool) -> None:
+    """Measure audit throughput against the JSON parse floor, bulk speed-up and memory.
+
+    On a simulated corpus (or the logs in --corpus): (a) parse floor, (b) codec
+    (schema validation), (c) replay alone, (d) audit end to end on one core,
+    (e) bulk audit on all cores, (f) peak memory; then the targets, PASS or MISS.
+    """
+    from . import bench as b
+    from .simulate import BOTS, SimulationError
+
+    rules = resolve_or_usage(rules_specs or "israeli")
+    for name in bots:
+        if name not in BOTS:
+            raise click.BadParameter(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}",
+                                     param_hint="--bot")
+    bots = bots or b.DEFAULT_BOTS
+    jobs = jobs or os.cpu_count() or 1
+
+    def progress(items: Any, length: int, label: str) -> Any:
+        return click.progressbar(items, length=length, label=label, file=sys.stderr,
+                                 hidden=not sys.stderr.isatty())
+
+    try:
+        directory, reused = b.ensure_corpus(corpus, rules, players, games, seed, bots, jobs,
+                                            progress)
+    except SimulationError as exc:
+        fail(str(exc), EXIT_USAGE)
+    try:
+        result = b.run_bench(directory, jobs=jobs, repeat=repeat, memory=not no_memory,
+                             progress=progress)
+    except ValueError as exc:
+        fail(str(exc), EXIT_USAGE)
+    command = ["yaniv-audit", "bench", *sys.argv[2:]] if sys.argv[1:2] == ["bench"] else None
+    result["run"] = {
+        "command": " ".join(command) if command else "yaniv-audit bench",
+        "corpus_dir": str(directory), "reused": reused, "repeat": repeat, "jobs": jobs,
+        "games": games, "players": players, "seed": seed, "rules": rules.id,
+        "bots": list(bots), **b.machine_info(),
+    }
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(b.render(result))
+    sys.exit(EXIT_FOUND if check and not all(t["pass"] for t in result["targets"])
+             else EXIT_OK)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,107 @@
+"""Smoke test of ``yaniv-audit bench``: it runs and its numbers are sane.
+
+No timing thresholds here: the targets are for the benchmark itself.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from yaniv_audit.bench import best_of, parse_floor
+
+
+def run_bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", "bench", *args],
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+def corpus_lines(directory: Path) -> tuple[int, int]:
+    files = sorted(directory.glob("*.jsonl"))
+    lines = sum(1 for f in files for line in f.read_bytes().split(b"\n") if line.strip())
+    return len(files), lines
+
+
+@pytest.fixture(scope="module")
+def bench_json(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
+    corpus = tmp_path_factory.mktemp("bench") / "corpus"
+    done = run_bench("--games", "3", "--players", "3", "--corpus", str(corpus), "--jobs", "2",
+                     "--repeat", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), corpus
+
+
+def test_bench_generates_the_corpus_and_counts_every_line(bench_json: tuple[dict, Path]) -> None:
+    result, corpus = bench_json
+    files, lines = corpus_lines(corpus)
+    assert files == 3
+    assert result["corpus"]["files"] == 3
+    assert result["corpus"]["events"] == lines > 0
+    assert result["verdicts"] == {"clean": 3}  # simulated games audit clean
+    assert result["run"]["reused"] is False
+    assert result["run"]["bots"] == ["random", "greedy", "careful"]
+
+
+def test_bench_numbers_are_sane(bench_json: tuple[dict, Path]) -> None:
+    result, _ = bench_json
+    stages = result["stages"]
+    assert set(stages) == {"parse", "codec", "validation", "replay", "fingerprint", "audit",
+                           "bulk"}
+    for name, stage in stages.items():
+        assert stage["seconds"] > 0, name
+        assert stage["events_per_s"] > 0, name
+        assert stage["vs_parse"] > 0, name
+    assert stages["parse"]["vs_parse"] == 1
+    # the audit and the codec parse every line and do more: slower than the floor
+    assert 0 < stages["audit"]["vs_parse"] < 1
+    assert 0 < stages["codec"]["vs_parse"] < 1
+    assert stages["bulk"]["jobs"] == 2
+    assert result["bulk_speedup"] == pytest.approx(
+        stages["audit"]["seconds"] / stages["bulk"]["seconds"])
+    memory = result["memory"]
+    assert memory["maxrss"] > 0
+    streaming = memory["streaming"]
+    assert streaming["games"] == 3 and streaming["games_large"] == 12
+    assert streaming["maxrss"] > 0 and streaming["maxrss_large"] > 0
+    assert [t["pass"] in (True, False) for t in result["targets"]] == [True] * 4
+
+
+def test_bench_reuses_the_corpus_and_prints_a_table(bench_json: tuple[dict, Path]) -> None:
+    _, corpus = bench_json
+    done = run_bench("--corpus", str(corpus), "--jobs", "1", "--repeat", "1",
+                     "--no-memory-check")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "(reused)" in out
+    for needle in ("parse floor", "codec", "replay alone", "audit end to end", "bulk audit",
+                   "speed-up", "peak RSS", "targets", "events/s"):
+        assert needle in out
+    assert "PASS" in out or "MISS" in out
+    assert "4x the games" not in out  # no streaming check asked for
+
+
+def test_bench_rejects_an_unknown_bot(tmp_path: Path) -> None:
+    done = run_bench("--games", "1", "--bot", "nobody", "--corpus", str(tmp_path / "c"))
+    assert done.returncode == 2
+    assert "unknown bot" in done.stderr
+
+
+def test_parse_floor_counts_non_blank_lines(tmp_path: Path) -> None:
+    log = tmp_path / "a.jsonl"
+    log.write_bytes(b'{"type":"note","text":"a"}\n\n  \n{"type":"note","text":"b"}\r\n')
+    assert parse_floor([str(log)]) == 2
+
+
+def test_best_of_keeps_the_fastest_and_stops_at_the_budget() -> None:
+    calls: list[int] = []
+    seconds, result, runs = best_of(lambda: calls.append(1) or len(calls), repeat=3)
+    assert runs == 3 and result == 3 and seconds >= 0
+    calls.clear()
+    _, _, runs = best_of(lambda: calls.append(1), repeat=5, budget=0.0)
+    assert runs == 1
