@@ -154,6 +154,11 @@ def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
 
 
 def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+    """What ``other`` changes against ``base``: verdict, rounds, winners, final scores.
+
+    Score changes are reported where the difference from the baseline
+    changes, so one different round gives one entry, not one per later round.
+    """
     rid = other["rules"]["id"]
     out: list[dict[str, Any]] = []
 
@@ -166,40 +171,56 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
                f"under {rid} the verdict is {other['verdict']} instead of {base['verdict']}")
     rounds_a = {r["round"]: r for r in base["rounds"]}
     rounds_b = {r["round"]: r for r in other["rounds"]}
-    for n in sorted(set(rounds_a) | set(rounds_b)):
+    numbers = sorted(set(rounds_a) | set(rounds_b))
+    gap: dict[str, int] = {}
+    for n in numbers:
         a, b = rounds_a.get(n), rounds_b.get(n)
         if a is None or b is None:
+            later = [m for m in numbers if m >= n]
+            which = f"round {n}" if len(later) == 1 else f"rounds {n}-{later[-1]}"
+            played = "played only" if b is None else "only played"
             change(n, "round", a is not None, b is not None,
-                   f"under {rid} round {n} is {'not ' if b is None else ''}played")
-            continue
+                   f"under {rid} {which} {'are' if len(later) > 1 else 'is'} "
+                   f"{'not played' if b is None else 'played'} "
+                   f"({played} under {rid if b is not None else base['rules']['id']})")
+            break
         if a["winners"] != b["winners"]:
             change(n, "winners", a["winners"], b["winners"],
                    f"under {rid} round {n} is won by {_names(b['winners'])} instead of "
                    f"{_names(a['winners'])}")
         if a["points"] != b["points"]:
-            diffs = [f"{p} scores {b['points'].get(p)} instead of {a['points'].get(p)}"
-                     for p in dict.fromkeys([*a["points"], *b["points"]])
-                     if a["points"].get(p) != b["points"].get(p)]
-            change(n, "points", a["points"], b["points"],
-                   f"under {rid}, in round {n} " + ", ".join(diffs))
-        if a["scores"] != b["scores"]:
-            diffs = [f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}"
-                     for p in dict.fromkeys([*a["scores"], *b["scores"]])
-                     if a["scores"].get(p) != b["scores"].get(p)]
+            if not b["points"] or not a["points"]:
+                text = f"round {n} is {'not ' if not b['points'] else ''}scored"
+            else:
+                text = "in round {} ".format(n) + ", ".join(
+                    f"{p} scores {b['points'].get(p, 0)} instead of {a['points'].get(p, 0)}"
+                    for p in dict.fromkeys([*a["points"], *b["points"]])
+                    if a["points"].get(p) != b["points"].get(p))
+            change(n, "points", a["points"], b["points"], f"under {rid}, {text}")
+        moved = {p: b["scores"].get(p, 0) - a["scores"].get(p, 0)
+                 for p in dict.fromkeys([*a["scores"], *b["scores"]])}
+        shifted = [p for p, d in moved.items() if d != gap.get(p, 0)]
+        if shifted:
             change(n, "scores", a["scores"], b["scores"],
-                   f"under {rid}, after round {n}: " + ", ".join(diffs))
+                   f"under {rid}, after round {n}: " + ", ".join(
+                       f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}"
+                       for p in shifted))
+        gap = moved
     fa, fb = base["final"], other["final"]
     if fa["winners"] != fb["winners"] or fa["finished"] != fb["finished"]:
-        first = next((c for c in out if c["field"] in ("points", "winners")), None)
-        why = f": {first['message'].split(', ', 1)[-1]}" if first else ""
+        first = next((c for c in out if c["field"] in ("points", "winners", "round")), None)
+        why = ""
+        if first is not None:
+            why = ": " + first["message"].removeprefix(f"under {rid}, ").removeprefix(
+                f"under {rid} ")
+        verb = "wins" if len(fb["winners"]) == 1 else "win"
         if fb["winners"] and fa["winners"]:
-            verb = "wins" if len(fb["winners"]) == 1 else "win"
             text = (f"under {rid}, {_names(fb['winners'])} {verb} instead of "
                     f"{_names(fa['winners'])}{why}")
         elif fb["winners"]:
-            text = f"under {rid}, {_names(fb['winners'])} win and the game is over{why}"
+            text = f"under {rid}, {_names(fb['winners'])} {verb} and the game is over{why}"
         else:
-            text = f"under {rid} the game is not finished (no winner yet){why}"
+            text = f"under {rid} the game is not finished{why}"
         change(None, "winners", fa["winners"], fb["winners"], text)
     if fa["scores"] != fb["scores"]:
         change(None, "scores", fa["scores"], fb["scores"],

@@ -1,0 +1,66 @@
+"""compare: the same log under several rule sets, and what changes."""
+
+from __future__ import annotations
+
+from builders import LogBuilder
+
+from yaniv_audit.audit import compare_log, render_compare
+from yaniv_audit.rules import parse_rules
+
+
+def assaf_game() -> LogBuilder:
+    """Round 1: lior calls at 5 and omer Assafs with 5; round 2 decides under a low limit."""
+    return (LogBuilder().deal(1, "dana").yaniv("lior", 5)
+            .showdown("lior", {"dana": "KS QS 3C", "lior": "AH 4C", "omer": "2C 3D"})
+            .deal(2, "omer").yaniv("omer")
+            .showdown("omer", {"dana": "KS QS", "lior": "9C 9D", "omer": "AC"}))
+
+
+def test_the_baseline_is_the_first_rule_set_and_changes_say_who_wins_instead() -> None:
+    rules = [parse_rules("israeli(score_limit=40,game_end=first_out)"),
+             parse_rules("israeli(score_limit=40,game_end=first_out,assaf_scoring=all_count)")]
+    result = compare_log(assaf_game().log(), rules)
+    assert result["baseline"] == rules[0].id
+    a, b = result["results"]
+    assert a["rounds"][0]["points"] == {"dana": 23, "lior": 35, "omer": 0}
+    assert b["rounds"][0]["points"] == {"dana": 23, "lior": 35, "omer": 5}
+    assert a["final"]["winners"] == ["omer"] and b["final"]["winners"] == ["omer"]
+    fields = [(c["round"], c["field"]) for c in result["changes"]]
+    assert fields == [(1, "points"), (1, "scores"), (None, "scores")]
+    assert result["changes"][0]["message"] == (
+        f"under {rules[1].id}, in round 1 omer scores 5 instead of 0")
+
+
+def test_a_different_winner_is_explained_by_the_first_round_that_differs() -> None:
+    rules = [parse_rules("israeli(score_limit=50,game_end=first_out)"),
+             parse_rules("israeli(score_limit=50,game_end=first_out,assaf_penalty=10)")]
+    result = compare_log(assaf_game().log(), rules)
+    winners = [c for c in result["changes"] if c["field"] == "winners" and c["round"] is None]
+    # israeli: lior 35 + 18 = 53 > 50 ends the game, omer wins; with a 10-point Assaf lior
+    # has 15 + 18 = 33 and nobody is out yet
+    assert result["results"][0]["final"]["winners"] == ["omer"]
+    assert result["results"][1]["final"]["finished"] is False
+    assert winners[0]["from"] == ["omer"] and winners[0]["to"] == []
+    assert winners[0]["message"] == (
+        f"under {rules[1].id} the game is not finished: in round 1 lior scores 15 instead of 35")
+    text = render_compare(result)
+    assert "baseline" in text and "assaf_penalty=10" in text
+
+
+def test_nothing_changes_between_equal_rule_sets() -> None:
+    result = compare_log(assaf_game().log(), [parse_rules("israeli"),
+                                               parse_rules("cardgames-zone")])
+    assert result["changes"] == []
+    assert "Nothing changes" in render_compare(result)
+
+
+def test_a_rule_set_that_ends_the_game_sooner_reports_the_rounds_not_played() -> None:
+    result = compare_log(assaf_game().log(), [parse_rules("israeli"),
+                                               parse_rules("israeli(score_limit=20)")])
+    rounds = [c for c in result["changes"] if c["field"] == "round"]
+    assert rounds and rounds[0]["round"] == 2
+    assert "round 2 is not played" in rounds[0]["message"]
+    winners = [c for c in result["changes"] if c["field"] == "winners" and c["round"] is None]
+    assert winners[0]["from"] == [] and winners[0]["to"] == ["omer"]
+    assert winners[0]["message"].startswith(
+        "under israeli(score_limit=20), omer wins and the game is over: ")
