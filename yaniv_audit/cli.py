@@ -279,7 +279,7 @@ def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict
 @click.option("--json", "as_json", is_flag=True)
 def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
-    from .audit import compare_log, render_compare
+    from .audit import EXIT_BY_VERDICT, compare_log, render_compare
     from .codec import read_log
 
     sets = [resolve_or_usage(s) for s in rules_specs]
@@ -292,8 +292,7 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
         emit_json(result)
     else:
         click.echo(render_compare(result))
-    verdicts = [r["verdict"] for r in result["results"]]
-    sys.exit(EXIT_BAD_INPUT if "corrupt" in verdicts else EXIT_OK)
+    sys.exit(worst([EXIT_BY_VERDICT[r["verdict"]] for r in result["results"]]))
 
 
 @cli.command()
@@ -302,6 +301,7 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
 @click.option("--seat", metavar="P", help="show only what player P sees")
 def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
     """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores."""
+    from .audit import EXIT_BY_VERDICT, replay_log, verdict_of
     from .codec import read_log
     from .replay_view import render_steps
 
@@ -313,8 +313,10 @@ def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
     try:
         for line in render_steps(parsed, rules, seat=seat):
             click.echo(line)
+        verdict = verdict_of(replay_log(parsed, rules).findings)
     except LogFormatError as exc:
         fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+    sys.exit(EXIT_BY_VERDICT[verdict])
 
 
 @cli.command()
