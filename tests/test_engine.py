@@ -496,3 +496,25 @@ def test_a_log_cut_anywhere_audits() -> None:
         b.events = full.events[:cut]
         report = b.audit()
         assert report["verdict"] == "clean", (cut, report["findings"])
+
+
+# --- card values ------------------------------------------------------------
+
+
+def test_face_values_joker_value_and_wild_jacks_change_totals() -> None:
+    assert scoresheet().audit("israeli(face_values=ranked)")["rounds"][0]["points"]["dana"] == 28
+    report = clean_round().audit("israeli(joker_value=1)")  # omer's JK now counts 1: 8 > 7
+    assert "yaniv.threshold" in codes(report)
+    b = (LogBuilder().deal(1, "dana").yaniv("lior")
+         .showdown("lior", {"dana": "KS", "lior": "JH 5C", "omer": "9D"}))
+    assert codes(b.audit("israeli")) == ["yaniv.threshold"]  # 15 > 7
+    jhyap = b.audit("jhyap")  # the jack is wild and worth joker_value=0
+    assert jhyap["verdict"] == "clean" and jhyap["rounds"][0]["totals"]["lior"] == 5
+
+
+def test_hand_size_seven() -> None:
+    hands = {"dana": "AH 2H 3H 4C 5C 6C 7C", "lior": "7S 8S 9S TD 2C 3C 4D",
+             "omer": "AD AS 2D 3D JK 5D 6D"}
+    b = LogBuilder().deal(1, "dana", hands, UPCARD, "9H")
+    assert codes(b.audit()) == ["deal.hand_size"] * 3
+    assert b.audit("israeli(hand_size=7)")["verdict"] == "clean"
