@@ -423,8 +423,6 @@ def test_replay_with_a_seat_hides_the_other_hands() -> None:
     assert "[  5] noa draws 8H from the pile" in out  # the steps are still all there
 
 
-@pytest.mark.xfail(strict=True, reason="replay --seat still prints the card another player "
-                                       "draws from the stock (replay_view.describe)")
 def test_replay_with_a_seat_hides_the_cards_others_draw_from_the_stock() -> None:
     out = run("replay", replay_path("middle-card"), "--seat", "noa").output
     assert "ariel draws 2D from the stock" not in out  # only ariel sees that card

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from yaniv_audit import ENGINE
-from yaniv_audit.audit import audit_file
 from yaniv_audit.cli import cli
 from yaniv_audit.engine import CLAIM, INCONSISTENCY, VIOLATION
 from yaniv_audit.report_schema import ALL_CODES, CODES, COMPARE, REPORT
@@ -25,10 +24,8 @@ from yaniv_audit.simulate import simulate_game, to_jsonl
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
-#: the golden reports (moved from replays/expected to tests/golden, so that auditing
-#: the replays/ directory finds only logs)
-GOLDEN_DIR = next((d for d in (ROOT / "tests" / "golden", REPLAYS / "expected") if d.is_dir()),
-                  ROOT / "tests" / "golden")
+#: the golden reports (outside replays/, so that auditing that directory finds only logs)
+GOLDEN_DIR = ROOT / "tests" / "golden"
 GOLDEN = sorted(GOLDEN_DIR.glob("*.json"))
 #: LOG_FORMAT.md section 3, verbatim, plus the code this project added
 SPEC_CODES = {

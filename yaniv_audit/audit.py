@@ -265,6 +265,24 @@ def render_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_line(report: dict[str, Any]) -> str:
+    """One ruling line per game, for audits of many logs."""
+    source = report.get("file", report.get("game_id", ""))
+    if report["verdict"] == "unreadable":
+        return render_report(report)
+    findings = report["findings"]
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f["kind"]] = counts.get(f["kind"], 0) + 1
+    what = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items())
+    first = f"; first: {findings[0]['code']} at event {findings[0]['seq']}" if findings else ""
+    final = report["final"]
+    result = (f"{_names(final['winners'])} won" if final["finished"]
+              else f"unfinished after {len(report['rounds'])} rounds")
+    return (f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+            f"{' (' + what + first + ')' if findings else ''}; {result}")
+
+
 def _finding_line(f: dict[str, Any]) -> str:
     return f"    {MARK[f['kind']]} {f['code']} at event {f['seq']}: {f['message']}"
 

@@ -243,13 +243,14 @@ def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict
 
     PATH is a log file or a directory of .jsonl/.json logs.
     """
-    from .audit import EXIT_BY_VERDICT, render_report
+    from .audit import EXIT_BY_VERDICT, render_line, render_report
     from .bulk import audit_stream
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
+    render = render_report if len(files) == 1 else render_line  # one line per game in bulk
     counts: dict[str, int] = {}
     codes: list[int] = []
     show_progress = len(files) > 1 and sys.stderr.isatty()
@@ -263,7 +264,7 @@ def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict
                 if as_json:
                     emit_json(report)
                 else:
-                    click.echo(render_report(report))
+                    click.echo(render(report))
     if len(files) > 1:
         summary = (f"{len(files)} games: {counts.get('clean', 0)} clean, "
                    f"{counts.get('claims', 0)} with claims only, "

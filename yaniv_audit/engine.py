@@ -122,7 +122,7 @@ class RoundState:
     gap_reported: bool = False
     end: str | None = None
     caller: str | None = None
-    called_total: tuple[Event, int] | None = None  # a scoresheet round's yaniv and its total
+    announced: int | None = None  # the total a scoresheet round's caller announced
     score: RoundScore | None = None
     out_reported: set[str] = field(default_factory=set)
     seen: list[int] = field(default_factory=lambda: [0] * 53)
@@ -355,9 +355,13 @@ class Replay:
     def _move_round(self, event: Event) -> RoundState | None:
         """The round a move belongs to, or None when it is not replayed."""
         r = self.round
-        if (self.winners is None and r is not None
-                and not (r.exhaust_pending or r.ended or r.closed or self.out)):
-            return r  # the usual case, decided in one test
+        if self.winners is None and r is not None and not (
+                r.exhaust_pending or r.ended or r.closed):
+            if self.out:
+                player = getattr(event, "player", None)
+                if player in self.out and player in r.rotation:
+                    self._player_out(event, player)
+            return r  # the usual case
         return self._move_round_slow(event)
 
     def _move_round_slow(self, event: Event) -> RoundState | None:
@@ -381,7 +385,7 @@ class Replay:
         return r
 
     def _advance(self, r: RoundState) -> None:
-        r.current = self._next_player(r, r.current)
+        r.current = r.next_seat.get(r.current) or self._next_player(r, r.current)
         r.phase = START
         r.throw_size = 0
         r.drew_from_stock = False
@@ -682,7 +686,7 @@ class Replay:
             return
         p = event.player
         if not r.moves_checked:
-            r.called_total = (event, event.total) if event.total is not None else (event, -1)
+            r.announced = event.total
             r.caller = p
             return
         self._enter(r, event)
@@ -807,7 +811,7 @@ class Replay:
         for p in missing:
             self._claim(event, "claim.showdown", p, f"the showdown shows no hand for {p}")
         totals = {p: self._total(cards) for p, cards in event.hands.items()}
-        if r.caller is not None and r.called_total is not None and r.caller != caller:
+        if r.caller is not None and r.caller != caller:
             self._claim(event, "claim.showdown", caller,
                         f"the showdown names {caller} as the caller, but {r.caller} called Yaniv")
         if caller is not None and caller in totals:
@@ -817,12 +821,11 @@ class Replay:
                                 f"{caller} called Yaniv at {total} "
                                 f"({format_cards(event.hands[caller])}); yaniv_max="
                                 f"{rules.yaniv_max}")
-            if r.called_total is not None:
-                call, announced = r.called_total
-                if announced >= 0 and announced != total:
-                    self._claim(call, "claim.yaniv_total", caller,
-                                f"{caller} announced {announced}, but the showdown's "
-                                f"{format_cards(event.hands[caller])} makes {total}")
+            announced = r.announced
+            if announced is not None and announced != total:
+                self._claim(event, "claim.yaniv_total", caller,
+                            f"{caller} announced {announced}, but the showdown's "
+                            f"{format_cards(event.hands[caller])} makes {total}")
         r.rotation = [p for p in self.seating if p in totals]
         self._score(r, event, caller, totals, "yaniv" if caller is not None else "stock")
 

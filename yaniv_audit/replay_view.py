@@ -26,8 +26,8 @@ from .events import (
 from .rules import RuleSet
 
 
-def describe(event: Event) -> str:
-    """One line saying what an event records."""
+def describe(event: Event, seat: str | None = None) -> str:
+    """One line saying what an event records (as ``seat`` sees it, if given)."""
     if isinstance(event, GameStarted):
         return f"game starts: {', '.join(event.players)} under {event.rules.id}"
     if isinstance(event, RoundStarted):
@@ -40,7 +40,8 @@ def describe(event: Event) -> str:
     if isinstance(event, Discard):
         return f"{event.player} throws {format_cards(event.cards)}"
     if isinstance(event, Draw):
-        what = format_cards([event.card]) if event.card is not None else "a card"
+        hidden = seat is not None and event.source == "stock" and event.player != seat
+        what = format_cards([event.card]) if event.card is not None and not hidden else "a card"
         if event.swap is not None:
             return f"{event.player} swaps {format_cards([event.swap])} for {what}"
         return f"{event.player} draws {what} from the {event.source}"
@@ -69,7 +70,8 @@ def _pairs(values: dict[str, int]) -> str:
     return ", ".join(f"{p} {v}" for p, v in values.items())
 
 
-def steps(log: Log, rules: RuleSet | None = None) -> Iterator[dict[str, Any]]:
+def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None
+          ) -> Iterator[dict[str, Any]]:
     """After each event: the event, the state and the findings it raised."""
     replay = Replay(log.game, rules or log.game.rules)
     stopped = False
@@ -81,7 +83,7 @@ def steps(log: Log, rules: RuleSet | None = None) -> Iterator[dict[str, Any]]:
             except (InconsistentLogError, StopReplay):
                 stopped = True
         found: list[Finding] = replay.findings[before:]
-        yield {"index": event.index, "type": event.type, "text": describe(event),
+        yield {"index": event.index, "type": event.type, "text": describe(event, seat),
                "findings": [f.to_json() for f in found], "state": replay.snapshot(),
                "stopped": stopped}
         if stopped and not found:
@@ -91,7 +93,7 @@ def steps(log: Log, rules: RuleSet | None = None) -> Iterator[dict[str, Any]]:
 def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = None
                  ) -> Iterator[str]:
     """The terminal replay: every event, the table after it, findings marked."""
-    for step in steps(log, rules):
+    for step in steps(log, rules, seat):
         yield f"[{step['index']:>3}] {step['text']}"
         for f in step["findings"]:
             yield f"      !! {f['kind']} {f['code']}: {f['message']}"

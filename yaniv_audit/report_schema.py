@@ -83,7 +83,7 @@ def _player(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Length(min=1), **kwargs)
 
 
-def _players(**kwargs: Any) -> fields.List:
+def _players(**kwargs: Any) -> fields.List[str]:
     return fields.List(_player(), **kwargs)
 
 
@@ -120,11 +120,8 @@ class _Closed(Schema):
 
 # --- the report ------------------------------------------------------------
 
-_PARAMS_DOC = "Every rule parameter of RULES.md, with its value in this rule set."
-ParamsSchema: type[Schema] = type(_Closed)(
-    "ParamsSchema", (_Closed,),
-    {"__doc__": _PARAMS_DOC, **{p.name: _param_field(p) for p in PARAMS}},
-)
+ParamsSchema = _Closed.from_dict({p.name: _param_field(p) for p in PARAMS}, name="ParamsSchema")
+ParamsSchema.__doc__ = "Every rule parameter of RULES.md, with its value in this rule set."
 
 
 class RulesSchema(_Closed):
