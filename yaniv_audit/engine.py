@@ -451,6 +451,9 @@ class Replay:
         hand = r.hands.get(player)
         if hand is None:
             hand = r.hands[player] = []
+        if len(cards) == 1 and cards[0] in hand:
+            hand.remove(cards[0])
+            return
         removed: list[Card] = []
         try:
             for c in cards:
@@ -467,9 +470,16 @@ class Replay:
         r = self._move_round(event)
         if r is None:
             return
-        same_player_again = r.phase == THREW and event.player == r.current
-        self._enter(r, event)
         p = event.player
+        same_player_again = r.phase == THREW and p == r.current
+        if r.phase == DREW and p != r.current and p == r.next_seat.get(r.current):
+            r.current = p  # the usual case: the next player opens their turn
+            r.phase = START
+            r.throw_size = 0
+            r.drew_from_stock = False
+            r.last_drawn = None
+        else:
+            self._enter(r, event)
         self._take_from_hand(event, p, event.cards)
         reading = classify(event.cards, self.rules)
         meld = reading if isinstance(reading, Meld) else None
@@ -484,7 +494,8 @@ class Replay:
         if r is None:
             return
         had_throw = r.phase == THREW and event.player == r.current
-        self._enter(r, event)
+        if not had_throw:
+            self._enter(r, event)
         if event.source == "stock":
             card = self._draw_stock(r, event)
             r.drew_from_stock = True
