@@ -29,7 +29,8 @@ def test_every_simulated_game_audits_clean(folder: Path) -> None:
 
 
 def test_make_sh_reproduces_the_games_byte_for_byte() -> None:
-    for folder, rules, players in (("namu", "namu", 3), ("slap-down", "israeli(slap_down=true)", 4)):
+    cases = (("namu", "namu", 3), ("slap-down", "israeli(slap_down=true)", 4))
+    for folder, rules, players in cases:
         events = simulate_game(parse_rules(rules), players, ["careful", "greedy", "random"],
                                seed=2026, game=1)
         assert (FOLDER / folder / "game-00001.jsonl").read_text() == to_jsonl(events)

@@ -192,7 +192,7 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             if not b["points"] or not a["points"]:
                 text = f"round {n} is {'not ' if not b['points'] else ''}scored"
             else:
-                text = "in round {} ".format(n) + ", ".join(
+                text = f"in round {n} " + ", ".join(
                     f"{p} scores {b['points'].get(p, 0)} instead of {a['points'].get(p, 0)}"
                     for p in dict.fromkeys([*a["points"], *b["points"]])
                     if a["points"].get(p) != b["points"].get(p))

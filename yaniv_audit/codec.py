@@ -7,6 +7,12 @@ them. Every field is strict: nothing is coerced, so ``"5"`` is not a number and
 round order...) live in :mod:`yaniv_audit.structure`; :func:`read_log` runs both
 and raises :class:`~yaniv_audit.errors.LogFormatError` at the first problem.
 
+marshmallow is slow (about 40,000 events a second), so each schema is also
+compiled at import into a fast checker (:mod:`yaniv_audit.fastpath`, see
+:data:`READERS`) that accepts exactly what the schema accepts and builds the
+same typed event; whatever it does not accept goes through marshmallow, which
+writes the error. :data:`FAST_PATH` = False reads through marshmallow alone.
+
 >>> log = parse_jsonl(b'{"type":"game_started","format":"yaniv-log/1",'
 ...                   b'"players":["dana","omer"],"rules":"classic"}', "<doc>")
 >>> log.players, log.game.rules.yaniv_max
@@ -26,11 +32,12 @@ from typing import Any, ClassVar
 import orjson
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from . import structure
-from .canonical import canonical_bytes, normalize_event
+from . import fastpath, structure
+from .canonical import normalize_event
 from .cards import Card, parse_card
 from .errors import CardError, LogFormatError, RulesError
-from .events import EVENT_TYPES, Event, GameStarted, Log
+from .events import EVENT_TYPES, Event, GameEnded, GameStarted, Log
+from .fastpath import canonical_leaf
 from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
 
 FORMAT = "yaniv-log/1"
@@ -42,8 +49,9 @@ UNKNOWN_FIELD = "unknown field (fields starting with _ are allowed)"
 MISSING_FIELD = "missing (required)"
 CARD_SPELLING = "rank A 2-9 T (or 10) J Q K then suit C D H S (or ♣ ♦ ♥ ♠), or JK"
 
-#: integers beyond 64 bits, which orjson would read as floats (changing the leaf)
-_LONG_DIGITS = re.compile(rb"\d{20}")
+#: integers beyond 64 bits (from -2**63 - 1 down, from 2**64 up: 19 digits or more),
+#: which orjson reads as floats (changing the leaf)
+_LONG_DIGITS = re.compile(rb"\d{19}")
 _MISSING: Any = object()
 
 JsonSchema = dict[str, Any]
@@ -62,6 +70,8 @@ def _expect(what: str) -> dict[str, str | list[Any] | dict[Any, Any]]:
 class StrictInteger(fields.Integer):
     """An integer as JSON writes it: not ``"5"``, not ``5.5``, not ``true``."""
 
+    fast_kind = "strict_int"
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
 
@@ -74,6 +84,7 @@ class StrictInteger(fields.Integer):
 class CardField(fields.Field[Card]):
     """One card, any spelling :func:`~yaniv_audit.cards.parse_card` accepts -> its code."""
 
+    fast_kind = "card"
     #: the spellings parse_card accepts, for JSON Schema
     PATTERN = (
         r"^\s*(?:(?:[Aa2-9TtJjQqKk]|10)[CcDdHhSs♣♦♥♠♧♢♡♤]|[Jj][Kk])\s*$"
@@ -97,6 +108,8 @@ class CardField(fields.Field[Card]):
 class CardList(fields.List[Card]):
     """A list of cards, in the order given -> a tuple of codes."""
 
+    fast_kind = "card_list"
+
     def __init__(self, what: str = "a list of cards", **kwargs: Any) -> None:
         super().__init__(CardField(), error_messages=_expect(what), **kwargs)
 
@@ -106,6 +119,8 @@ class CardList(fields.List[Card]):
 
 class Either(fields.Field[Any]):
     """A value that one of several fields accepts, tried in order (JSON Schema ``anyOf``)."""
+
+    fast_kind = "either"
 
     def __init__(self, *choices: fields.Field[Any], expected: str, **kwargs: Any) -> None:
         super().__init__(error_messages=_expect(expected), **kwargs)
@@ -126,17 +141,23 @@ class Either(fields.Field[Any]):
 class Timestamp(fields.String):
     """An ISO-8601 timestamp with an offset; kept as written (it is never ordered)."""
 
+    fast_kind = "timestamp"
+
     def __init__(self, **kwargs: Any) -> None:
         what = "an ISO-8601 timestamp with offset, e.g. 2024-05-01T20:15:00+03:00"
         super().__init__(error_messages=_expect(what), **kwargs)
 
+    @staticmethod
+    def accepts(value: str) -> bool:
+        """Whether a string is a timestamp with an offset (the fast path inlines this)."""
+        try:
+            return datetime.fromisoformat(value).tzinfo is not None
+        except ValueError:
+            return False
+
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        if isinstance(value, str):
-            try:
-                if datetime.fromisoformat(value).tzinfo is not None:
-                    return value
-            except ValueError:
-                pass
+        if isinstance(value, str) and self.accepts(value):
+            return value
         raise self.make_error("invalid")
 
     def json_schema(self, convert: Convert) -> JsonSchema:
@@ -147,8 +168,10 @@ class RulesField(fields.Field[Any]):
     """A rule-set id string or a ``{"base": ..., param: value}`` object -> a RuleSet.
 
     The RuleSet's own error (naming the parameter and what it accepts) becomes
-    the field's message.
+    the field's message. The fast path calls this field's own ``deserialize``.
     """
+
+    fast_kind = "delegate"
 
     def __init__(self, **kwargs: Any) -> None:
         what = 'a rule-set id such as "israeli(yaniv_max=5)" or an object {"base": "israeli", ...}'
@@ -416,6 +439,9 @@ SCHEMAS: dict[str, EventSchema] = {
 assert SCHEMAS.keys() == EVENT_TYPES.keys()
 _TYPES_TEXT = ", ".join(SCHEMAS)
 
+#: whether events are read through the fast checkers first (off: marshmallow alone)
+FAST_PATH = True
+
 
 # --- events --------------------------------------------------------------
 
@@ -425,8 +451,22 @@ def event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> Event:
 
     Every problem of the event is reported at once, by field, in one
     :class:`LogFormatError`; ``seq`` is checked against ``index`` here because
-    typed events do not carry it.
+    typed events do not carry it. The fast checker compiled from the schema
+    (:mod:`yaniv_audit.fastpath`) answers first; marshmallow decides whatever
+    it does not accept, and writes the error.
     """
+    if FAST_PATH and type(raw) is dict:
+        kind = raw.get("type")
+        reader = READERS.get(kind) if type(kind) is str else None
+        if reader is not None:
+            got = reader(raw, index, line)
+            if got is not None:
+                return got[0]  # type: ignore[no-any-return]
+    return slow_event_from_dict(raw, index, line)
+
+
+def slow_event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> Event:
+    """:func:`event_from_dict` through marshmallow alone (the reference of the fast path)."""
     if not isinstance(raw, dict):
         raise LogFormatError(
             f'expected an event object {{"type": ...}}, got {show(raw)}', line=line, index=index
@@ -449,11 +489,9 @@ def event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> Event:
                 messages={"seq": [problem]},
             )
     at = data.pop("at", None)
-    if kind == "game_started":
-        return _game_started(data, index, line, at)
-    if kind == "game_ended" and "winner" in data:
-        winner = data["winner"]
-        data["winner"] = (winner,) if isinstance(winner, str) else tuple(winner)
+    build = _BUILDERS.get(kind)
+    if build is not None:
+        return build(data, index, line, at)
     return EVENT_TYPES[kind](index=index, line=line, at=at, **data)
 
 
@@ -468,6 +506,20 @@ def _game_started(data: dict[str, Any], index: int, line: int | None, at: str | 
             if "name" in entry:
                 names[entry["id"]] = entry["name"]
     return GameStarted(index=index, line=line, at=at, players=tuple(players), names=names, **data)
+
+
+def _game_ended(data: dict[str, Any], index: int, line: int | None, at: str | None) -> Event:
+    if "winner" in data:
+        winner = data["winner"]
+        data["winner"] = (winner,) if isinstance(winner, str) else tuple(winner)
+    return GameEnded(index=index, line=line, at=at, **data)
+
+
+#: the event types whose loaded data needs more than their dataclass constructor
+_BUILDERS: dict[str, Callable[[dict[str, Any], int, int | None, str | None], Event]] = {
+    "game_started": _game_started,
+    "game_ended": _game_ended,
+}
 
 
 def _type_error(kind: Any, line: int | None, index: int) -> LogFormatError:
@@ -575,12 +627,42 @@ class _LogBuilder:
         self.checker = structure.StructureCheck()
 
     def add(self, raw: Any, line: int | None) -> None:
+        """One event, parsed exactly (big integers kept), its leaf by the definition."""
         event = event_from_dict(raw, len(self.events), line)
         problem = self.checker.check(event)
         if problem is not None:
             raise problem_error(problem)
         self.events.append(event)
-        self.leaves.append(canonical_bytes(normalize_event(raw)))
+        self.leaves.append(canonical_leaf(normalize_event(raw)))
+
+    def add_parsed(self, raw: Any, line: int | None, text: bytes | None) -> None:
+        """One event as orjson read it: the fast checker first, else :meth:`add`.
+
+        ``text`` is the line the event was read from, to read it again exactly when
+        it may hold an integer orjson cannot (None: ``raw`` is exact already).
+        """
+        got = None
+        if FAST_PATH and type(raw) is dict:
+            kind = raw.get("type")
+            reader = READERS.get(kind) if type(kind) is str else None
+            if reader is not None:
+                got = reader(raw, len(self.events), line)
+        if got is None or got[1] == fastpath.EXACT:
+            if text is not None:
+                raw = _exact(text, raw, line, len(self.events))
+            self.add(raw, line)
+            return
+        event, how = got
+        problem = self.checker.check(event)
+        if problem is not None:
+            raise problem_error(problem)
+        self.events.append(event)
+        try:
+            leaf = orjson.dumps(raw if how == fastpath.PLAIN else normalize_event(raw),
+                                option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits (a .json log read exactly)
+            leaf = canonical_leaf(normalize_event(raw))
+        self.leaves.append(leaf)
 
     def finish(self) -> Log:
         problem = self.checker.finish()
@@ -607,6 +689,18 @@ def _loads(text: bytes) -> Any:
     return value
 
 
+def _exact(text: bytes, raw: Any, line: int | None, index: int) -> Any:
+    """A line orjson read, read again by ``json`` if it may hold an integer beyond 64 bits
+    (which orjson reads as a float)."""
+    if _LONG_DIGITS.search(text) is None:
+        return raw
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise LogFormatError("not valid JSON: a number or nesting too large to read",
+                             line=line, index=index) from None
+
+
 def _json_problem(text: bytes, exc: orjson.JSONDecodeError, in_file: bool) -> str:
     try:
         text.decode("utf-8")
@@ -623,25 +717,48 @@ def parse_jsonl(data: bytes, source: str) -> Log:
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
     builder = _LogBuilder(source)
+    # builder.add_parsed, inline: every step of the loop counts
+    events, leaves, check, add = builder.events, builder.leaves, builder.checker.check, builder.add
+    readers = READERS if FAST_PATH else {}
+    loads, dumps, sort_keys, exact = orjson.loads, orjson.dumps, orjson.OPT_SORT_KEYS, _exact
     for number, text in enumerate(data.split(b"\n"), 1):
-        size = len(text) - text.endswith(b"\r")
-        if size > MAX_LINE_BYTES:
-            raise LogFormatError(
-                f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes (1 MiB) "
-                "are allowed", line=number, index=len(builder.events),
-            )
+        if len(text) > MAX_LINE_BYTES:
+            size = len(text) - text.endswith(b"\r")
+            if size > MAX_LINE_BYTES:
+                raise LogFormatError(
+                    f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes (1 MiB) "
+                    "are allowed", line=number, index=len(events),
+                )
         if not text or text.isspace():
             continue
         try:
-            raw = _loads(text)
+            raw = loads(text)
         except orjson.JSONDecodeError as exc:
             raise LogFormatError(
-                _json_problem(text, exc, False), line=number, index=len(builder.events)
+                _json_problem(text, exc, False), line=number, index=len(events)
             ) from None
         except (ValueError, RecursionError):
             raise LogFormatError("not valid JSON: a number or nesting too large to read",
-                                 line=number, index=len(builder.events)) from None
-        builder.add(raw, number)
+                                 line=number, index=len(events)) from None
+        try:  # not an object, no "type", not a type: marshmallow's errors
+            got = readers[raw["type"]](raw, len(events), number)
+        except (KeyError, TypeError):
+            got = None
+        if got is None or got[1] == 2:  # marshmallow decides, or a float: the exact path
+            add(exact(text, raw, number, len(events)), number)
+            continue
+        event, how = got
+        problem = check(event)
+        if problem is not None:
+            raise problem_error(problem)
+        events.append(event)
+        try:
+            leaf = dumps(raw if how == 0 else normalize_event(raw), option=sort_keys)
+        except orjson.JSONEncodeError:
+            leaf = canonical_leaf(normalize_event(raw))
+        # a copy of the exact size: keeping orjson's own buffers (allocated large, then
+        # shrunk) makes the C allocator trim and grow the heap at every event, 5x slower
+        leaves.append(b"%b" % leaf)
     return builder.finish()
 
 
@@ -663,7 +780,7 @@ def parse_json_array(data: bytes, source: str) -> Log:
         )
     builder = _LogBuilder(source)
     for item in raw:
-        builder.add(item, None)
+        builder.add_parsed(item, None, None)
     return builder.finish()
 
 
@@ -681,3 +798,30 @@ def read_log(path: str | Path) -> Log:
     if path.suffix.lower() == ".json":
         return parse_json_array(data, str(path))
     return parse_jsonl(data, str(path))
+
+
+# --- the fast path ----------------------------------------------------------------
+
+
+def _free_ok(value: Any) -> bool:
+    return _depth_within(value, MAX_DEPTH - 1)
+
+
+def compile_readers() -> tuple[dict[str, fastpath.Reader], dict[str, str]]:
+    """The fast checker of every event type compiled from its schema, and why any
+    type has none (then marshmallow reads it; the tests require there be none)."""
+    readers: dict[str, fastpath.Reader] = {}
+    unsupported: dict[str, str] = {}
+    for kind, schema in SCHEMAS.items():
+        try:
+            readers[kind] = fastpath.compile_reader(
+                kind, schema, EVENT_TYPES[kind],
+                extras_hook=EventSchema._no_unknown_fields.__name__, extras_ok=_free_ok,
+                builders=_BUILDERS,
+            )
+        except fastpath.Unsupported as exc:
+            unsupported[kind] = str(exc)
+    return readers, unsupported
+
+
+READERS, UNSUPPORTED = compile_readers()

@@ -1,0 +1,579 @@
+"""The fast path agrees with marshmallow: the same events accepted, the same typed
+events built, the same leaves; everything else left to marshmallow's errors."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from marshmallow import fields, validates_schema
+
+from yaniv_audit import codec, fastpath
+from yaniv_audit.canonical import canonical_bytes, normalize_event
+from yaniv_audit.cards import NAMES
+from yaniv_audit.codec import (
+    READERS,
+    SCHEMAS,
+    UNSUPPORTED,
+    event_from_dict,
+    parse_json_array,
+    parse_jsonl,
+    read_log,
+    slow_event_from_dict,
+)
+from yaniv_audit.errors import LogFormatError
+from yaniv_audit.events import EVENT_TYPES, Note
+from yaniv_audit.fastpath import EXACT, NORMALIZE, PLAIN, Unsupported, canonical_leaf
+from yaniv_audit.rules import PRESETS
+from yaniv_audit.simulate import simulate_game, to_jsonl
+
+INDEX, LINE = 4, 5
+AT = "2024-05-01T20:15:00+03:00"
+
+#: one valid event of every type, with every optional field
+BASE: dict[str, dict[str, Any]] = {
+    "game_started": {"type": "game_started", "format": "yaniv-log/1", "seq": INDEX, "at": AT,
+                     "players": ["dana", {"id": "lior", "name": "Lior B."}, {"id": "omer"}],
+                     "rules": {"base": "israeli", "yaniv_max": 5}, "game_id": "g-7",
+                     "meta": {"place": "Haifa", "v": [1, 2]}},
+    "round_started": {"type": "round_started", "seq": INDEX, "at": AT, "round": 1,
+                      "starter": "dana", "dealer": "omer",
+                      "hands": {"dana": ["5H", "5C"], "lior": ["2D"], "omer": []},
+                      "upcard": "7D", "stock": ["9H", "8H"]},
+    "discard": {"type": "discard", "seq": INDEX, "at": AT, "player": "dana", "cards": ["5H", "5C"]},
+    "draw": {"type": "draw", "seq": INDEX, "at": AT, "player": "dana", "source": "pile",
+             "card": "9H", "swap": "4H"},
+    "slap": {"type": "slap", "seq": INDEX, "at": AT, "player": "dana", "card": "9H"},
+    "yaniv": {"type": "yaniv", "seq": INDEX, "at": AT, "player": "omer", "total": 4},
+    "showdown": {"type": "showdown", "seq": INDEX, "at": AT, "caller": "omer",
+                 "hands": {"dana": ["TH"], "omer": ["AC", "JK"]}},
+    "round_ended": {"type": "round_ended", "seq": INDEX, "at": AT, "round": 1,
+                    "points": {"dana": 10, "omer": 0}, "scores": {"dana": 10, "omer": 0}},
+    "reshuffle": {"type": "reshuffle", "seq": INDEX, "at": AT, "stock": ["3C", "JK"]},
+    "game_ended": {"type": "game_ended", "seq": INDEX, "at": AT, "winner": ["omer", "lior"],
+                   "scores": {"omer": 0}},
+    "note": {"type": "note", "seq": INDEX, "at": AT, "text": "late slap", "player": "lior"},
+}
+
+CARD_SPELLINGS: list[Any] = [
+    *NAMES, *(n.lower() for n in NAMES), "10H", "10h", "10♥", "5♣", "5♧", "q♠", "Q♤", "a♦", "k♢",
+    "jk", "Jk", "jK", " 5H", "5H ", "\t5h\n", "\u00a05H", "5ſ", "５H", "XX", "11H", "1H", "0H",
+    "T", "H", "", "JKR", "JOKER", "5HH", "5 H", "1O♥", "ⅤH",
+]
+TIMESTAMPS: list[Any] = [
+    AT, "2024-05-01T20:15:00Z", "2024-05-01T20:15:00", "2024-05-01", "2024-05-01T20:15:00.5+03:00",
+    "2024-05-01T20:15:00.123456-00:30", "2024-05-01 20:15:00+03:00", "20240501T201500+0300",
+    "2024-05-01T20:15+03", "2024-13-01T00:00:00+00:00", "2024-02-30T00:00:00+00:00",
+    "2024-05-01T24:00:00+00:00", "not a date", "", " 2024-05-01T20:15:00+03:00",
+    "2024-05-01T20:15:00+03:00 ", "2024-W18-3T20:15:00+03:00", "2024-05-01T20:15:00+25:00",
+]
+SCALARS: list[Any] = [
+    None, True, False, 0, 1, -1, 4, 5, 2, 8, 9, 2**63, -(2**63) - 1, 2**70, 1.5, 2.0, -0.0, 1e16,
+    "", "x", "dana", "omer", "stock", "pile", "deck", "Stock", "yaniv-log/1", "yaniv-log/2",
+    "israeli", "israeli(yaniv_max=5)", "israeli(yaniv_max=-1)", "classic(pickup=any)", "nope",
+]
+OBJECTS: list[Any] = [
+    [], {}, {"id": "omer"}, {"id": "omer", "name": "O"}, {"id": ""}, {"id": "omer", "name": 5},
+    {"id": "omer", "nick": "O"}, {"id": "omer", "_n": 1}, {"name": "Omer"}, {"id": None},
+    {"base": "israeli"}, {"base": "israeli", "yaniv_max": 5.0}, {"base": "israeli", "colour": 1},
+    {"yaniv_max": 5}, {"base": 5}, {"a": 1.5}, {"a": {"b": [1, None, "x"]}},
+    ["dana", "omer"], ["dana"], ["dana", "dana"], ["dana", 7], ["dana", {"id": "omer"}],
+    ["a", "b", "c", "d", "e", "f", "g", "h"], ["a", "b", "c", "d", "e", "f", "g", "h", "i"],
+    {"dana": 5}, {"dana": -3}, {"dana": "5"}, {"dana": True}, {"dana": None}, {"dana": 5.0},
+    {"": 5}, {"dana": 2**70}, {"dana": []}, {"": ["5H"]}, {"dana": "5H"}, {"dana": [None]},
+]
+
+
+def values() -> list[Any]:
+    """Every kind of value once, and the interesting ones inside a list and an object."""
+    out: list[Any] = [*SCALARS, *OBJECTS, *TIMESTAMPS, *CARD_SPELLINGS]
+    for v in [*SCALARS, *CARD_SPELLINGS, *OBJECTS[:12]]:
+        out += [[v], ["5H", v], {"dana": v}, {"dana": [v]}, {"dana": ["5H", v]}]
+    for v in CARD_SPELLINGS + SCALARS:
+        if isinstance(v, str):
+            out += [{v: ["5H"]}, {v: 3}]
+    return out
+
+
+VALUES = values()
+
+
+def _fast(raw: Any, index: int, line: int | None) -> Any:
+    if not isinstance(raw, dict):
+        return None
+    kind = raw.get("type")
+    reader = READERS.get(kind) if isinstance(kind, str) else None
+    return reader(raw, index, line) if reader is not None else None
+
+
+def _slow(raw: Any, index: int, line: int | None) -> Any:
+    try:
+        return slow_event_from_dict(raw, index, line)
+    except LogFormatError as exc:
+        return exc
+
+
+def agree(raw: Any, index: int = INDEX, line: int | None = LINE) -> bool:
+    """Fast path and marshmallow both refuse ``raw`` or both accept it with the same
+    typed event and the same leaf; True if accepted."""
+    fast = _fast(raw, index, line)
+    slow = _slow(raw, index, line)
+    if isinstance(slow, LogFormatError):
+        assert fast is None, f"fast path accepted what marshmallow refuses: {raw!r}: {slow}"
+        with pytest.raises(LogFormatError) as info:
+            event_from_dict(raw, index, line)
+        assert (str(info.value), info.value.messages) == (str(slow), slow.messages)
+        return False
+    assert fast is not None, f"fast path refused what marshmallow accepts: {raw!r}"
+    event, how = fast
+    assert type(event) is type(slow) and event == slow, raw
+    assert event_from_dict(raw, index, line) == slow
+    exact = canonical_bytes(normalize_event(raw))
+    if how == EXACT:
+        assert not fastpath.json_plain(raw)
+    else:  # as the reader does: orjson, unless an integer beyond 64 bits makes it refuse
+        assert how == NORMALIZE or normalize_event(raw) == raw
+        try:
+            leaf = orjson.dumps(raw if how == PLAIN else normalize_event(raw),
+                                option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            assert _beyond_64_bits(raw)
+            leaf = canonical_leaf(normalize_event(raw))
+        assert leaf == exact
+    assert canonical_leaf(normalize_event(raw)) == exact
+    return True
+
+
+# --- the compiled checkers -------------------------------------------------------------
+
+
+def test_every_event_type_has_a_fast_checker_knowing_every_field_of_its_schema() -> None:
+    assert UNSUPPORTED == {}
+    assert READERS.keys() == SCHEMAS.keys() == EVENT_TYPES.keys()
+    for kind, schema in SCHEMAS.items():
+        assert set(READERS[kind].fields) == set(schema.fields), kind  # type: ignore[attr-defined]
+        assert set(BASE[kind]) == set(schema.fields), f"BASE[{kind!r}] misses a field"
+
+
+def _compile(schema: Any, event_class: type = Note, builders: Any = None) -> Any:
+    return fastpath.compile_reader(
+        "note", schema, event_class, extras_hook="_no_unknown_fields",
+        extras_ok=codec._free_ok, builders=builders or {})
+
+
+def test_a_schema_field_the_fast_path_does_not_know_fails_the_compiler() -> None:
+    class FloatNote(codec.NoteSchema):
+        weight = fields.Float()
+
+    class LooseNote(codec.NoteSchema):
+        count = fields.Integer()  # not strict
+
+    class Colour(fields.String):
+        pass
+
+    class ColourNote(codec.NoteSchema):
+        colour = Colour()
+
+    class ExtraNote(codec.NoteSchema):
+        colour = codec._text()  # a known kind, but Note has no such field
+
+    class HookedNote(codec.NoteSchema):
+        @validates_schema
+        def _more(self, data: Any, **kwargs: Any) -> None:
+            pass
+
+    class DefaultNote(codec.NoteSchema):
+        player = codec._player(load_default="nobody")
+
+    assert _compile(codec.NoteSchema()).fields == tuple(SCHEMAS["note"].fields)
+    for schema in (FloatNote, LooseNote, ColourNote, ExtraNote, HookedNote, DefaultNote):
+        with pytest.raises(Unsupported):
+            _compile(schema())
+
+
+def test_a_field_named_like_a_card_field_must_hold_cards() -> None:
+    class CardNamedNote(codec.NoteSchema):
+        card = codec._text()  # normalize_event would rewrite it
+
+    with pytest.raises(Unsupported, match="normalize_event"):
+        _compile(CardNamedNote(), builders={"note": lambda *args: None})
+
+
+# --- per field, exhaustively -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", list(BASE))
+def test_every_field_with_every_kind_of_value(kind: str) -> None:
+    base = BASE[kind]
+    assert agree(base)
+    accepted = 0
+    for field in base:
+        if field == "type":
+            continue
+        assert agree({k: v for k, v in base.items() if k != field}) == (
+            not SCHEMAS[kind].fields[field].required)
+        for value in VALUES:
+            accepted += agree({**base, field: value})
+    assert accepted >= len(base) - 1  # not only refusals
+
+
+@pytest.mark.parametrize("kind", list(BASE))
+def test_cards_in_every_spelling_in_every_card_field(kind: str) -> None:
+    base = BASE[kind]
+    for field in ("card", "swap", "upcard"):
+        if field in base:
+            for text in CARD_SPELLINGS:
+                agree({**base, field: text})
+    for field in ("cards", "stock"):
+        if field in base:
+            for text in CARD_SPELLINGS:
+                agree({**base, field: [text]})
+                agree({**base, field: ["5H", text, "jk"]})
+    if "hands" in base:
+        for text in CARD_SPELLINGS:
+            agree({**base, "hands": {"dana": [text], "omer": ["5H"]}})
+
+
+def test_card_spellings_are_read_and_normalised() -> None:
+    fast = _fast({"type": "discard", "player": "dana", "cards": ["10h", " 5♣ ", "JK"]}, 2, 3)
+    assert fast is not None and fast[1] == NORMALIZE
+    assert [NAMES[c] for c in fast[0].cards] == ["TH", "5C", "JK"]
+    assert _fast({"type": "discard", "player": "dana", "cards": ["TH", "JK"]}, 2, 3)[1] == PLAIN
+
+
+@pytest.mark.parametrize("kind", list(BASE))
+def test_type_seq_at_and_unknown_fields(kind: str) -> None:
+    base = BASE[kind]
+    for seq in (INDEX, INDEX + 1, INDEX - 1, 0, -1, True, False, None, "4", 4.0, 2**70):
+        agree({**base, "seq": seq})
+    for at in TIMESTAMPS + [None, 5, ["x"]]:
+        agree({**base, "at": at})
+    deep: Any = "bottom"
+    for _ in range(70):
+        deep = {"a": deep}
+    shallow: Any = "bottom"
+    for _ in range(62):
+        shallow = {"a": shallow}
+    for extra in ({"_x": 1}, {"_": None}, {"_x": [1, {"y": "z"}]}, {"_f": 1.5}, {"_f": [1e16]},
+                  {"_big": 2**70}, {"_deep": deep}, {"_ok": shallow}, {"_ok": [shallow]},
+                  {"colour": 1}, {"Type": kind}, {"_x": 1, "colour": 2}, {"": 1}, {" _x": 1}):
+        assert agree({**base, **extra}) == (
+            all(k.startswith("_") for k in extra) and "_deep" not in extra)
+    # the event is level 1: a free value may hold 63 more levels, not 64
+    assert agree({**base, "_ok": shallow}) and agree({**base, "_ok": [shallow]})
+    assert not agree({**base, "_x": [{"a": shallow}]}) and not agree({**base, "_deep": deep})
+    for other in EVENT_TYPES:
+        agree({**base, "type": other})
+    for bad in ("Discard", "", None, 5, ["discard"]):
+        agree({**base, "type": bad})
+    assert not agree({k: v for k, v in base.items() if k != "type"})
+
+
+def test_non_json_values_go_to_marshmallow() -> None:
+    """The fast path is only ever sure of JSON types; anything else it leaves alone."""
+    base = BASE["discard"]
+    for raw in ({**base, "cards": ("5H",)}, {**base, "player": b"dana"}, [base], "x", None):
+        assert _fast(raw, INDEX, LINE) is None
+
+
+# --- Hypothesis: valid events and corrupted ones ---------------------------------------
+
+players = st.sampled_from(["dana", "lior", "omer", "a", "é", "דנה", "x y"])
+cards = st.sampled_from(CARD_SPELLINGS)
+card_lists = st.lists(cards, max_size=5)
+ints = st.one_of(st.integers(-5, 200), st.integers(), st.sampled_from([2**63, -(2**63) - 1]))
+json_scalars = st.one_of(
+    st.none(), st.booleans(), ints, st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8), cards, players, st.sampled_from(TIMESTAMPS))
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.one_of(players, st.text(max_size=4)), inner,
+                                            max_size=4)),
+    max_leaves=12,
+)
+optional = st.booleans()
+
+
+@st.composite
+def valid_events(draw: st.DrawFn, kind: str | None = None) -> dict[str, Any]:
+    """Events with valid values, mostly (some card spellings and timestamps are not)."""
+    kind = kind or draw(st.sampled_from(list(BASE)))
+    raw = dict(BASE[kind])
+    for name, field in SCHEMAS[kind].fields.items():
+        if name == "type":
+            continue
+        if not field.required and draw(optional):
+            raw.pop(name)
+            continue
+        if name in ("card", "swap", "upcard"):
+            raw[name] = draw(cards)
+        elif name in ("cards", "stock"):
+            raw[name] = draw(card_lists)
+        elif name == "hands":
+            raw[name] = draw(st.dictionaries(players, card_lists, max_size=4))
+        elif name in ("player", "starter", "dealer"):
+            raw[name] = draw(players)
+        elif name == "caller":
+            raw[name] = draw(st.one_of(st.none(), players))
+        elif name in ("points", "scores"):
+            raw[name] = draw(st.dictionaries(players, ints, max_size=4))
+        elif name in ("round", "total"):
+            raw[name] = draw(ints)
+        elif name == "at":
+            raw[name] = draw(st.sampled_from(TIMESTAMPS))
+        elif name == "winner":
+            raw[name] = draw(st.one_of(players, st.lists(players, max_size=3)))
+        elif name == "meta":
+            raw[name] = draw(st.dictionaries(st.text(max_size=4), json_values, max_size=3))
+        elif name == "players":
+            raw[name] = draw(st.lists(st.one_of(
+                players, st.fixed_dictionaries({"id": players},
+                                               optional={"name": st.text(max_size=5)})),
+                min_size=1, max_size=9))
+        elif name == "source":
+            raw[name] = draw(st.sampled_from(["stock", "pile"]))
+        elif name in ("text", "game_id"):
+            raw[name] = draw(st.text(max_size=10))
+        elif name == "rules":
+            raw[name] = draw(st.sampled_from(
+                ["israeli", "classic(pickup=any)", {"base": "israeli", "yaniv_max": 7}]))
+    for key, value in draw(st.dictionaries(st.text(max_size=4).map(lambda t: "_" + t),
+                                           json_values, max_size=2)).items():
+        raw[key] = value
+    return raw
+
+
+@st.composite
+def corrupted_events(draw: st.DrawFn, kind: str | None = None) -> dict[str, Any]:
+    raw = draw(valid_events(kind))
+    how = draw(st.sampled_from(["change", "remove", "add", "wrap"]))
+    keys = sorted(raw)
+    if how == "change":
+        raw[draw(st.sampled_from(keys))] = draw(st.one_of(json_values, st.sampled_from(VALUES)))
+    elif how == "remove":
+        raw.pop(draw(st.sampled_from(keys)))
+    elif how == "add":
+        raw[draw(st.one_of(st.text(max_size=6), st.sampled_from(list(SCHEMAS["draw"].fields))))] = (
+            draw(json_values))
+    else:
+        key = draw(st.sampled_from(keys))
+        raw[key] = draw(st.sampled_from([[raw[key]], {"dana": raw[key]}, None]))
+    return raw
+
+
+@pytest.mark.parametrize("kind", list(BASE))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_valid_events_agree(kind: str, data: st.DataObject) -> None:
+    agree(data.draw(valid_events(kind)))
+
+
+@pytest.mark.parametrize("kind", list(BASE))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_corrupted_events_agree(kind: str, data: st.DataObject) -> None:
+    raw = data.draw(corrupted_events(kind))
+    agree(raw)
+    agree(orjson.loads(json.dumps(raw)))  # as the reader sees it: big integers become floats
+
+
+# --- the leaf encoding ----------------------------------------------------------------------
+
+unicode_text = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
+    ["\x00", "\x1f", "\x7f", "\u2028\u2029", '"\\/', "\b\f\n\r\t", "\ud7ff\ue000\uffff",
+     "\U0001f600", "é", "\u0301"])
+arbitrary_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-(2**80), 2**80),
+              st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1]),
+              st.floats(allow_nan=False, allow_infinity=False), unicode_text),
+    lambda inner: st.one_of(st.lists(inner, max_size=5),
+                            st.dictionaries(unicode_text, inner, max_size=5)),
+    max_leaves=25,
+)
+
+
+def json_definition(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(arbitrary_json)
+def test_canonical_leaf_is_the_json_dumps_definition(value: Any) -> None:
+    assert canonical_leaf(value) == json_definition(value)
+    if fastpath.json_plain(value) and not _beyond_64_bits(value):
+        assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == json_definition(value)
+
+
+def _beyond_64_bits(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(map(_beyond_64_bits, value.values()))
+    if isinstance(value, list):
+        return any(map(_beyond_64_bits, value))
+    return type(value) is int and not -(2**63) <= value < 2**64
+
+
+def test_canonical_leaf_edge_cases() -> None:
+    for value in ({"b": 1, "a": [1.0, 1e16, -0.0, 5e-324, 1.7976931348623157e308]},
+                  {"\U0001f600": 1, "\uffff": 2, "\ue000": 3}, 2**64, -(2**63) - 1, 2**64 - 1,
+                  [[[[]]]], {"x": {"y": {}}}, "\x00\x01\x1f\x7f\u2028", True, None, (1, 2),
+                  {"t": (1.5,)}):
+        assert canonical_leaf(value) == json_definition(value)
+    deep: Any = []
+    for _ in range(300):  # deeper than orjson writes
+        deep = [deep]
+    assert canonical_leaf(deep) == json_definition(deep)
+    with pytest.raises(UnicodeEncodeError):
+        canonical_leaf({"x": "\ud800"})
+    with pytest.raises(TypeError):
+        canonical_leaf({1: 2, "a": 3})
+
+
+# --- whole logs ----------------------------------------------------------------------------
+
+
+def _read_both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    fast = read_log(path)
+    monkeypatch.setattr(codec, "FAST_PATH", False)
+    slow = read_log(path)
+    monkeypatch.setattr(codec, "FAST_PATH", True)
+    return fast, slow
+
+
+@pytest.mark.parametrize("preset", ["israeli", "de-wiki", "jhyap"])
+def test_simulated_games_read_the_same_with_the_fast_path_on_and_off(
+        preset: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for game in range(4):
+        events = simulate_game(PRESETS[preset], 3 + game, ["random", "greedy", "careful"],
+                               seed=5, game=game)
+        path = tmp_path / f"g{game}.jsonl"
+        path.write_text(to_jsonl(events))
+        fast, slow = _read_both(path, monkeypatch)
+        assert fast.events == slow.events and fast.leaves == slow.leaves
+        assert fast.leaves == tuple(canonical_bytes(normalize_event(e)) for e in events)
+        array = tmp_path / f"g{game}.json"
+        array.write_text(json.dumps(events))
+        fast_array, slow_array = _read_both(array, monkeypatch)
+        assert fast_array.leaves == slow_array.leaves == fast.leaves
+        assert fast_array.events == slow_array.events
+
+
+def test_corpus_reads_the_same_with_the_fast_path_on_and_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    replays = Path(__file__).resolve().parent.parent / "replays"
+    corpus = sorted(replays.glob("*.jsonl"))
+    corpus += sorted(replays.glob("simulated/*/game-0000[0-2].jsonl"))
+    assert len(corpus) > 30
+    for path in corpus:
+        fast, slow = _read_both(path, monkeypatch)
+        assert fast.events == slow.events and fast.leaves == slow.leaves
+
+
+GAME = BASE["game_started"]
+
+
+def _jsonl(*events: Any) -> bytes:
+    return b"".join(
+        (e if isinstance(e, bytes) else json.dumps(e, ensure_ascii=False).encode()) + b"\n"
+        for e in events)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"type":"note","text":"x","_n":123456789012345678901234567890}',
+        b'{"type":"note","text":"x","_n":-9223372036854775809,"_m":18446744073709551616}',
+        b'{"type":"note","text":"x","_f":1e16,"_g":[1.0,0.1,-0.0]}',
+        b'{"type":"note","text":"x","_s":"12345678901234567890123"}',
+        b'{"type":"yaniv","player":"dana","total":-9223372036854775809}',
+        b'{"type":"round_ended","round":1,"points":{"dana":123456789012345678901234567890}}',
+        b'{"type":"note","text":"\\u00e9\\n\\t\\"\\\\\\u0000\\ud83d\\ude00 caf\xc3\xa9"}',
+        b'{"type":"discard","player":"dana","cards":["5h","10\xe2\x99\xa5"]}',
+        b'{"type":"discard","cards":["5H"],"player":"dana","_x":{"b":1,"a":[true,null]}}',
+    ],
+)
+def test_lines_with_big_numbers_floats_and_escapes_read_exactly(
+        line: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
+    data = _jsonl(game, {"type": "round_started", "round": 1, "starter": "dana",
+                         "hands": {"dana": ["5H", "TH"]}}, line)
+    fast = parse_jsonl(data, "t")
+    monkeypatch.setattr(codec, "FAST_PATH", False)
+    slow = parse_jsonl(data, "t")
+    assert fast.events == slow.events and fast.leaves == slow.leaves
+    exact = json.loads(line)
+    assert fast.leaves[2] == json_definition(normalize_event(exact))
+    array = parse_json_array(b"[" + b",".join(data.split(b"\n")[:3]) + b"]", "t.json")
+    assert array.leaves == fast.leaves
+
+
+def test_an_integer_just_beyond_64_bits_keeps_its_digits() -> None:
+    """19 digits can already be beyond int64, which orjson reads as a float."""
+    game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
+    data = _jsonl(game, b'{"type":"note","text":"x","_n":-9223372036854775809}')
+    log = parse_jsonl(data, "t")
+    assert log.leaves[1] == b'{"_n":-9223372036854775809,"text":"x","type":"note"}'
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_errors_are_marshmallows_with_the_fast_path_on_or_off(
+        on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(codec, "FAST_PATH", on)
+    game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
+    err = pytest.raises(LogFormatError, parse_jsonl,
+                        _jsonl(game, {"type": "draw", "colour": "red", "source": 5,
+                                      "card": "5X", "_note": "fine", "player": None}), "t")
+    assert str(err.value).startswith('line 2: unknown field "colour" (fields starting with _ '
+                                     'are allowed); draw: field "source": expected "stock" or '
+                                     '"pile", got 5; field "card": expected a card')
+    err = pytest.raises(LogFormatError, parse_jsonl,
+                        _jsonl(game, {"type": "note", "text": "x", "seq": 5}), "t")
+    assert str(err.value) == ("line 2: note: field \"seq\": expected 1, the event's 0-based "
+                              "position, got 5")
+
+
+def test_floats_are_json_numbers_not_integers() -> None:
+    assert not agree({**BASE["yaniv"], "total": 4.0})
+    assert not agree({**BASE["round_ended"], "round": 1.0})
+    assert math.isclose(1.0, 1)  # equal in Python, refused by the schema all the same
+
+
+def test_events_built_slot_by_slot_are_the_dataclass_s_own() -> None:
+    import dataclasses
+
+    fast = _fast({"type": "discard", "player": "dana", "cards": ["5H"]}, 2, 3)
+    assert fast is not None
+    event = fast[0]
+    built = EVENT_TYPES["discard"](index=2, line=3, at=None, player="dana", cards=(parse(),))
+    assert event == built and hash(event) == hash(built) and repr(event) == repr(built)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.player = "omer"  # type: ignore[misc]
+    assert all(fastpath._slot_setters(cls) is not None for cls in EVENT_TYPES.values())
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        index: int
+        line: int | None
+        at: str | None
+
+        def __post_init__(self) -> None:
+            pass
+
+    @dataclasses.dataclass(frozen=True)
+    class NoSlots:
+        index: int
+
+    assert fastpath._slot_setters(Checked) is None and fastpath._slot_setters(NoSlots) is None
+
+
+def parse() -> int:
+    from yaniv_audit.cards import parse_card
+
+    return parse_card("5H")
