@@ -793,13 +793,20 @@ class Replay:
             if not isinstance(event, Showdown):
                 self.closing_allowed.add("showdown")
 
-    def _showdown(self, event: Showdown) -> None:
+    def _ending_round(self, event: Event) -> RoundState | None:
+        """The round a showdown or round_ended closes, its pending stock end applied."""
         if self._game_over(event):
-            return
+            return None
         r = self.round
         assert r is not None
         if r.exhaust_pending:
             self._exhaust(None)
+        return r
+
+    def _showdown(self, event: Showdown) -> None:
+        r = self._ending_round(event)
+        if r is None:
+            return
         rules = self.rules
         caller = event.caller
         if caller is None and rules.reshuffle != "round_ends":
@@ -860,12 +867,9 @@ class Replay:
                             f"{format_cards(held) or 'nothing'}")
 
     def _round_ended(self, event: RoundEnded) -> None:
-        if self._game_over(event):
+        r = self._ending_round(event)
+        if r is None:
             return
-        r = self.round
-        assert r is not None
-        if r.exhaust_pending:
-            self._exhaust(None)
         r.closed = True
         score = r.score
         if score is None:
