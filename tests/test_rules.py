@@ -100,7 +100,7 @@ def test_rules_file_errors_name_the_file_and_the_parameter(tmp_path) -> None:
         load_rules_file(bad)
     broken = tmp_path / "broken.json"
     broken.write_text("{")
-    with pytest.raises(RulesError, match="broken.json: not a valid json file"):
+    with pytest.raises(RulesError, match="broken.json: not a valid JSON file"):
         load_rules_file(broken)
     with pytest.raises(RulesError, match="cannot read"):
         load_rules_file(tmp_path / "missing.toml")

@@ -48,13 +48,13 @@ def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
     )
 
 
-def resolve_or_usage(spec: str) -> Any:
+def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
     from .rules import resolve_rules
 
     try:
         return resolve_rules(spec)
     except RulesError as exc:
-        raise click.BadParameter(str(exc), param_hint="--rules") from None
+        raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -143,7 +143,7 @@ def rules_show(rule_set: str, as_json: bool) -> None:
     """Every parameter of rule set R (a preset, an id or a rules file)."""
     from .rules import PARAMS, PRESET_SOURCES
 
-    r = resolve_or_usage(rule_set)
+    r = resolve_or_usage(rule_set, "R")
     if as_json:
         emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params()})
         return

@@ -411,7 +411,7 @@ def load_rules_file(path: str | Path) -> RuleSet:
         else:
             data = tomllib.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
-        kind = path.suffix.lstrip(".") or "TOML"
+        kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
         raise RulesError(f"{path}: not a valid {kind} file: {exc}") from None
     try:
         return rules_from_mapping(data)
