@@ -11,7 +11,7 @@ generator or a file.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,25 +164,12 @@ class Replay:
         self.game_over_reported = False
         self.written_diff: dict[str, int] = {}
         self.rounds_scored = 0
-        self._handlers = {
-            GameStarted: self._game_started,
-            RoundStarted: self._round_started,
-            Discard: self._discard,
-            Draw: self._draw,
-            Slap: self._slap,
-            Yaniv: self._yaniv,
-            Showdown: self._showdown,
-            RoundEnded: self._round_ended,
-            Reshuffle: self._reshuffle,
-            GameEnded: self._game_ended,
-            Note: self._note,
-        }
 
     # --- driving -----------------------------------------------------------
 
     def apply(self, event: Event) -> None:
         """Fold one event into the state (raises InconsistentLogError, StopReplay)."""
-        self._handlers[type(event)](event)  # type: ignore[operator]
+        HANDLERS[type(event)](self, event)
 
     def run(self, events: Iterable[Event]) -> Replay:
         for event in events:
@@ -1005,3 +992,20 @@ class Replay:
                 "ended": r.ended,
             }
         return view
+
+
+#: the method that folds each event type (a class-level table, so that a replay holds
+#: no reference cycle and dies by reference counting)
+HANDLERS: dict[type[Event], Callable[[Replay, Any], None]] = {
+    GameStarted: Replay._game_started,
+    RoundStarted: Replay._round_started,
+    Discard: Replay._discard,
+    Draw: Replay._draw,
+    Slap: Replay._slap,
+    Yaniv: Replay._yaniv,
+    Showdown: Replay._showdown,
+    RoundEnded: Replay._round_ended,
+    Reshuffle: Replay._reshuffle,
+    GameEnded: Replay._game_ended,
+    Note: Replay._note,
+}
