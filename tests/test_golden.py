@@ -58,3 +58,12 @@ def test_replay_stories_under_other_rules(name: str, rules: str, verdict: str,
     report = audit_file(str(REPLAYS / f"{name}.jsonl"), parse_rules(rules))
     assert report["verdict"] == verdict
     assert [f["code"] for f in report["findings"]] == codes
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
+def test_json_lines_are_exactly_what_json_dumps_writes(log: Path) -> None:
+    from yaniv_audit.audit import to_json_line
+
+    report = audit_file(str(log))
+    assert to_json_line(report) == json.dumps(report, ensure_ascii=False, separators=(",", ":"))
+    assert to_json_line({"big": 10**30}) == '{"big":1000000000000000000000000000000}'

@@ -182,19 +182,19 @@ def replay_alone(files: Sequence[str]) -> dict[str, float]:
 def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] | None = None,
                  ) -> dict[str, int]:
     """(d), (e) ``yaniv-audit audit --json --jobs N`` without printing: verdict counts."""
+    from .audit import to_json_line as dumps
     from .bulk import audit_stream
 
-    dumps = json.dumps
     counts: dict[str, int] = {}
     with audit_stream(files, None, jobs=jobs) as reports:
         if progress is not None:
             with progress(reports, len(files), "auditing") as bar:
                 for report in bar:
-                    dumps(report, ensure_ascii=False, separators=(",", ":"))
+                    dumps(report)
                     counts[report["verdict"]] = counts.get(report["verdict"], 0) + 1
         else:
             for report in reports:
-                dumps(report, ensure_ascii=False, separators=(",", ":"))
+                dumps(report)
                 counts[report["verdict"]] = counts.get(report["verdict"], 0) + 1
     return counts
 

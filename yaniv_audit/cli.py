@@ -30,7 +30,9 @@ def worst(codes: list[int]) -> int:
 
 
 def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+    from .audit import to_json_line
+
+    click.echo(to_json_line(obj))
 
 
 def fail(message: str, code: int) -> NoReturn:

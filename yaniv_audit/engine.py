@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import JACK, JOKER, RANK, Card, card_values, deck_counts, format_cards
+from .cards import JACK, JOKER, NAMES, RANK, Card, card_values, deck_counts, format_cards
 from .errors import InconsistentLogError, LogFormatError
 from .events import (
     Discard,
@@ -68,8 +68,6 @@ class Move:
 
     def event(self) -> dict[str, Any]:
         """The move as a log event (cards in canonical form)."""
-        from .cards import NAMES
-
         out: dict[str, Any] = {"type": self.kind, "player": self.player}
         if self.kind == "discard":
             out["cards"] = [NAMES[c] for c in self.cards]

@@ -86,8 +86,6 @@ def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None
         yield {"index": event.index, "type": event.type, "text": describe(event, seat),
                "findings": [f.to_json() for f in found], "state": replay.snapshot(),
                "stopped": stopped}
-        if stopped and not found:
-            continue
 
 
 def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = None
