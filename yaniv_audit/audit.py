@@ -289,8 +289,9 @@ def render_line(report: dict[str, Any]) -> str:
     what = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items())
     first = f"; first: {findings[0]['code']} at event {findings[0]['seq']}" if findings else ""
     final = report["final"]
+    played = len(report["rounds"])
     result = (f"{_names(final['winners'])} won" if final["finished"]
-              else f"unfinished after {len(report['rounds'])} rounds")
+              else f"unfinished after {played} round{'' if played == 1 else 's'}")
     return (f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
             f"{' (' + what + first + ')' if findings else ''}; {result}")
 
