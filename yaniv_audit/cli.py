@@ -431,6 +431,19 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
              else EXIT_OK)
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
+def serve(host: str, port: int) -> None:
+    """Serve the JSON API (GET /api/rules, POST /api/audit?rules=R with a log as the body).
+
+    This is Flask's development server; behind a real web server use ``wsgi:app``.
+    """
+    from .web import create_app
+
+    create_app().run(host=host, port=port)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: never a traceback for a user's input."""
     try:
