@@ -17,6 +17,8 @@ import click
 
 from . import __version__
 from .errors import LogFormatError, RulesError, YanivAuditError
+from .events import Log
+from .rules import format_value
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT = 0, 1, 2, 3
 
@@ -126,16 +128,10 @@ def rules_list(as_json: bool) -> None:
     default = PRESETS["israeli"]
     for name, r in PRESETS.items():
         changed = [
-            f"{k}={_fmt(v)}" for k, v in r.values().items() if getattr(default, k) != v
+            f"{k}={format_value(v)}" for k, v in r.values().items() if getattr(default, k) != v
         ]
         click.echo(f"{name:15} {PRESET_SOURCES[name]}")
         click.echo(f"{'':15} {', '.join(changed) if changed else '(the defaults)'}")
-
-
-def _fmt(value: Any) -> str:
-    from .rules import format_value
-
-    return format_value(value)
 
 
 @rules.command("show")
@@ -152,22 +148,23 @@ def rules_show(rule_set: str, as_json: bool) -> None:
     click.echo(f"{r.id}")
     click.echo(f"preset {r.name}: {PRESET_SOURCES[r.name]}")
     for p in PARAMS:
-        click.echo(f"  {p.name:20} {_fmt(getattr(r, p.name)):24} {p.help}")
+        click.echo(f"  {p.name:20} {format_value(getattr(r, p.name)):24} {p.help}")
 
 
 @cli.command()
 @click.argument("log", type=click.Path(dir_okay=False))
 def fingerprint(log: str) -> None:
     """Print LOG's fingerprint: the RFC 6962 Merkle tree hash of its events."""
-    from .codec import read_log
     from .merkle import tree_hash
 
-    click.echo(tree_hash(read_log_or_exit(log, read_log).leaves).hex())
+    click.echo(tree_hash(read_log_or_exit(log).leaves).hex())
 
 
-def read_log_or_exit(path: str, reader: Callable[[str], Any]) -> Any:
+def read_log_or_exit(path: str) -> Log:
+    from .codec import read_log
+
     try:
-        return reader(path)
+        return read_log(path)
     except LogFormatError as exc:
         fail(f"{path}: unreadable: {exc}", EXIT_BAD_INPUT)
 
@@ -177,10 +174,9 @@ def read_log_or_exit(path: str, reader: Callable[[str], Any]) -> Any:
 @click.option("--event", "index", type=int, required=True, help="0-based event index")
 def prove(log: str, index: int) -> None:
     """Print an inclusion proof of event N of LOG as JSON."""
-    from .codec import read_log
     from .merkle import make_proof
 
-    leaves = read_log_or_exit(log, read_log).leaves
+    leaves = read_log_or_exit(log).leaves
     if not 0 <= index < len(leaves):
         raise click.BadParameter(
             f"the log has events 0 to {len(leaves) - 1}, not {index}", param_hint="--event"
@@ -283,10 +279,9 @@ def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict
 def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
     from .audit import EXIT_BY_VERDICT, compare_log, render_compare
-    from .codec import read_log
 
     sets = [resolve_or_usage(s) for s in rules_specs]
-    parsed = read_log_or_exit(log, read_log)
+    parsed = read_log_or_exit(log)
     try:
         result = compare_log(parsed, sets)
     except LogFormatError as exc:
@@ -305,11 +300,10 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
 def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
     """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores."""
     from .audit import EXIT_BY_VERDICT, replay_log, verdict_of
-    from .codec import read_log
     from .replay_view import render_steps
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
-    parsed = read_log_or_exit(log, read_log)
+    parsed = read_log_or_exit(log)
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")

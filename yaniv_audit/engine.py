@@ -15,7 +15,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import JACK, JOKER, NAMES, RANK, Card, card_values, deck_counts, format_cards
+from .cards import (
+    JACK,
+    JOKER,
+    NAMES,
+    RANK,
+    Card,
+    card_values,
+    deck_counts,
+    format_cards,
+    hand_total,
+)
 from .errors import InconsistentLogError, LogFormatError
 from .events import (
     Discard,
@@ -703,9 +713,8 @@ class Replay:
         totals = {p: self._total(r.hands.get(p, [])) for p in r.rotation}
         self._score(r, event, caller, totals, "yaniv")
 
-    def _total(self, cards: Iterable[Card]) -> int:
-        values = self.values
-        return sum(values[c] for c in cards)
+    def _total(self, cards: Sequence[Card]) -> int:
+        return hand_total(cards, self.values)
 
     def _exhaust(self, event: Reshuffle | None) -> None:
         """The stock's last card was drawn and the turn is over."""

@@ -155,9 +155,6 @@ class RuleSet:
         inner = ",".join(f"{n}={format_value(getattr(self, n))}" for n in changed)
         return f"{self.name}({inner})"
 
-    def reduction_table(self) -> dict[int, int]:
-        return dict(self.reductions)
-
     def __str__(self) -> str:
         return self.id
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -342,13 +342,6 @@ class _Game:
         if move.kind == "draw" and move.source == "pile" and move.card is not None:
             self.table.picked.setdefault(move.player, []).append(move.card)
         self.emit(move.event())
-
-
-def simulate_many(
-    rules: RuleSet, players: int, games: int, seed: int, bots: Sequence[str],
-) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    for game in range(games):
-        yield game, simulate_game(rules, players, bots, seed, game)
 
 
 def to_jsonl(events: Sequence[dict[str, Any]]) -> str:
