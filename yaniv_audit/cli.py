@@ -42,6 +42,12 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def progress(items: Any, length: int, label: str) -> Any:
+    """A progress bar on standard error, shown only on a terminal."""
+    return click.progressbar(items, length=length, label=label, file=sys.stderr,
+                             hidden=not sys.stderr.isatty())
+
+
 def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
     return click.option(
         "--rules",
@@ -227,7 +233,7 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @rules_option()
 @click.option("--json", "as_json", is_flag=True, help="one report per line (JSON Lines)")
 @click.option("--strict", is_flag=True, help="stop each log at its first finding")
@@ -235,41 +241,67 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
               help="processes to use (default: all cores)")
 @click.option("--exit-zero", is_flag=True,
               help="exit 0 even when findings or bad logs are found (reports still say so)")
+@click.option("--db", "db", is_flag=False, flag_value="", default=None, metavar="[FILE]",
+              help="audit the games of the archive FILE (default: $YANIV_AUDIT_DB or "
+                   "yaniv-archive.duckdb) instead of files, and store the results")
+@click.option("--again", is_flag=True,
+              help="with --db: audit every game again, not only those not audited yet")
 def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict: bool,
-          jobs: int | None, exit_zero: bool) -> None:
+          jobs: int | None, exit_zero: bool, db: str | None, again: bool) -> None:
     """Replay each log under R (default: the rules the log declares) and rule on it.
 
-    PATH is a log file or a directory of .jsonl/.json logs.
+    PATH is a log file or a directory of .jsonl/.json logs. With --db, the
+    archive's games are audited instead (those not yet audited under R by this
+    version, or all with --again) and the results stored for `report` and `query`.
     """
-    from .audit import EXIT_BY_VERDICT, render_line, render_report
+    from .audit import render_line, render_report
     from .bulk import audit_stream
 
+    if db is not None:
+        if paths:
+            raise click.UsageError("give either PATH... or --db, not both")
+        if strict:
+            raise click.UsageError("--strict reports stop at the first finding: they are not "
+                                   "stored in the archive; audit files for that")
+        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again))
+    if again:
+        raise click.UsageError("--again goes with --db")
+    if not paths:
+        raise click.UsageError("give a log file or directory (PATH...), or --db")
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     render = render_report if len(files) == 1 else render_line  # one line per game in bulk
+    with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
+        codes = print_reports(reports, len(files), as_json, render)
+    sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def print_reports(reports: Any, count: int, as_json: bool,
+                  render: Callable[[dict[str, Any]], str]) -> list[int]:
+    """Print each report (and a summary when there are several); their exit codes."""
+    from .audit import EXIT_BY_VERDICT
+
     counts: dict[str, int] = {}
     codes: list[int] = []
-    show_progress = len(files) > 1 and sys.stderr.isatty()
-    with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
-        with click.progressbar(reports, length=len(files), label="auditing", file=sys.stderr,
-                               hidden=not show_progress) as bar:
-            for report in bar:
-                verdict = report["verdict"]
-                counts[verdict] = counts.get(verdict, 0) + 1
-                codes.append(EXIT_BY_VERDICT[verdict])
-                if as_json:
-                    emit_json(report)
-                else:
-                    click.echo(render(report))
-    if len(files) > 1:
-        summary = (f"{len(files)} games: {counts.get('clean', 0)} clean, "
+    with click.progressbar(reports, length=count, label="auditing", file=sys.stderr,
+                           hidden=not (count > 1 and sys.stderr.isatty())) as bar:
+        for report in bar:
+            verdict = report["verdict"]
+            counts[verdict] = counts.get(verdict, 0) + 1
+            codes.append(EXIT_BY_VERDICT[verdict])
+            if as_json:
+                emit_json(report)
+            else:
+                click.echo(render(report))
+    if count > 1 or not codes:
+        summary = (f"{len(codes)} games: {counts.get('clean', 0)} clean, "
                    f"{counts.get('claims', 0)} with claims only, "
                    f"{counts.get('violations', 0)} with violations, "
                    f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
         click.echo(summary, err=as_json)
-    sys.exit(EXIT_OK if exit_zero else worst(codes))
+    return codes
 
 
 @cli.command()
@@ -396,10 +428,6 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
     bots = bots or b.DEFAULT_BOTS
     jobs = jobs or os.cpu_count() or 1
 
-    def progress(items: Any, length: int, label: str) -> Any:
-        return click.progressbar(items, length=length, label=label, file=sys.stderr,
-                                 hidden=not sys.stderr.isatty())
-
     try:
         directory, reused = b.ensure_corpus(corpus, rules, players, games, seed, bots, jobs,
                                             progress)
@@ -436,6 +464,229 @@ def serve(host: str, port: int) -> None:
     from .web import create_app
 
     create_app().run(host=host, port=port)
+
+
+# --- the archive -----------------------------------------------------------
+
+
+def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--db", "db", default=None, metavar="FILE",
+        help="the archive (default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb here)",
+    )(f)
+
+
+def open_archive(db: str | None, *, read_only: bool = False) -> Any:
+    """The archive at ``db`` (or the default), or exit with what is wrong with it."""
+    from .archive import Archive, default_db
+    from .errors import ArchiveError
+
+    try:
+        return Archive(db or default_db(), read_only=read_only, create=not read_only)
+    except ArchiveError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@db_option
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="processes to read logs with (default: all cores)")
+def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
+    """Store readable logs in the archive (files, or directories of .jsonl/.json logs).
+
+    A game is stored once, by its fingerprint; a log that cannot be read is
+    refused with its error and the others go on. Nothing stored is ever changed.
+    """
+    files = log_files(paths)
+    if not files:
+        fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
+    with open_archive(db) as archive:
+        result = archive.ingest(files, jobs=jobs, progress=progress)
+        total = archive.count_games()
+        where = archive.path
+    for refused in result.refused:
+        click.echo(f"{refused.source}: refused, unreadable: {refused.error}")
+    click.echo(
+        f"ingested {len(result.added)} game{'s' if len(result.added) != 1 else ''} "
+        f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
+        f"{len(result.refused)} refused; the archive holds {total} games"
+    )
+    sys.exit(EXIT_FOUND if result.refused else EXIT_OK)
+
+
+def audit_archive(db: str, rules_specs: str | None, as_json: bool, jobs: int | None,
+                  exit_zero: bool, again: bool) -> int:
+    """``audit --db``: the exit status."""
+    from .audit import render_line
+
+    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    with open_archive(db or None) as archive:
+        todo = len(archive.games_to_audit(rules, again=again))
+        if not todo:
+            under = rules.id if rules else "its declared rules"
+            click.echo(f"every game of {archive.path} is audited under {under} by this "
+                       "version already (--again audits them again)", err=True)
+            return EXIT_OK
+        codes = print_reports(archive.audit(rules, again=again, jobs=jobs), todo, as_json,
+                              render_line)
+    return EXIT_OK if exit_zero else worst(codes)
+
+
+def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
+    """Rows as aligned text columns (lists comma-joined, NULL as -)."""
+    def cell(value: Any) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, list):
+            return ",".join(map(str, value)) or "-"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    texts = [[cell(v) for v in row] for row in rows]
+    widths = [max([len(c), *(len(t[i]) for t in texts)]) for i, c in enumerate(columns)]
+    numeric = [all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool)
+                   for row in rows if row[i] is not None) and bool(rows)
+               for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    out = [line(columns), line(["-" * w for w in widths])]
+    out.extend(line(t) for t in texts)
+    return "\n".join(out)
+
+
+@cli.command()
+@click.argument("sql", required=False)
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="one JSON object per row (JSON Lines)")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV with a header row")
+def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool) -> None:
+    """Run one read-only SQL statement on the archive (without SQL: list its tables).
+
+    Tables: games, events (the logs as ingested), audits, findings, rounds,
+    standings (what the audits derived).
+    """
+    from .archive import TABLES
+    from .errors import ArchiveError
+
+    if as_json and as_csv:
+        raise click.UsageError("--json or --csv, not both")
+    if sql is None:
+        for name, text in TABLES.items():
+            click.echo(f"{name:10} {text}")
+        return
+    with open_archive(db, read_only=True) as archive:
+        try:
+            columns, rows = archive.query(sql)
+        except ArchiveError as exc:
+            fail(str(exc), EXIT_USAGE)
+    print_rows(columns, rows, as_json=as_json, as_csv=as_csv)
+
+
+def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool,
+               as_csv: bool = False) -> None:
+    if as_json:
+        for row in rows:
+            emit_json(dict(zip(columns, row, strict=True)))
+    elif as_csv:
+        import csv
+
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif columns:
+        click.echo(render_table(columns, rows))
+
+
+def ensure_audited(archive: Any, rules: Any) -> None:
+    """Audit the games a report needs that are not audited yet (said on stderr)."""
+    todo = len(archive.games_to_audit(rules))
+    if todo:
+        under = rules.id if rules else "their declared rules"
+        click.echo(f"auditing {todo} games under {under} first", err=True)
+        for _ in archive.audit(rules, progress=progress):
+            pass
+
+
+@cli.command()
+@click.argument("name", type=click.Choice(["leaderboard", "assaf-risk", "findings",
+                                           "rules-impact"]))
+@db_option
+@rules_option()
+@click.option("--players", type=click.IntRange(2, 8), default=None,
+              help="assaf-risk: only rounds with this many players")
+@click.option("--json", "as_json", is_flag=True, help="the report as one JSON object")
+def report(name: str, db: str | None, rules_specs: str | None, players: int | None,
+           as_json: bool) -> None:
+    """An analytics report over the archive (games not audited yet are audited first).
+
+    \b
+    leaderboard   players by wins, with Yaniv calls and Assafs
+    assaf-risk    how often a Yaniv at each total was Assafed
+    findings      which rules get broken, how often
+    rules-impact  which games change winner under --rules R
+    """
+    from . import analytics
+
+    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    if name == "rules-impact" and rules is None:
+        raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
+    with open_archive(db, read_only=False) as archive:
+        ensure_audited(archive, None)
+        if rules is not None:
+            ensure_audited(archive, rules)
+        table = analytics.report(archive, name, rules, players)
+    if as_json:
+        emit_json(table.to_json())
+        return
+    click.echo(table.summary)
+    if table.rows:
+        click.echo(render_table(table.columns, table.rows))
+
+
+@cli.command()
+@click.argument("total", type=click.IntRange(min=0))
+@db_option
+@rules_option()
+@click.option("--players", type=click.IntRange(2, 8), default=None,
+              help="only rounds with this many players")
+@click.option("--json", "as_json", is_flag=True)
+def odds(total: int, db: str | None, rules_specs: str | None, players: int | None,
+         as_json: bool) -> None:
+    """How often a Yaniv called at TOTAL was Assafed in the archive's games."""
+    from . import analytics
+
+    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    with open_archive(db) as archive:
+        ensure_audited(archive, rules)
+        result = analytics.odds(archive, total, players, rules)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(result.text())
+
+
+@cli.command()
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="one JSON line per game that fails")
+def verify(db: str | None, as_json: bool) -> None:
+    """Check that every archived game's stored events still give its fingerprint."""
+    with open_archive(db, read_only=True) as archive:
+        games, mismatches = archive.verify(progress=progress)
+        where = archive.path
+    for m in mismatches:
+        if as_json:
+            emit_json({"fingerprint": m.fingerprint, "game_id": m.game_id, "problem": m.problem})
+        else:
+            click.echo(f"game {m.game_id} ({m.fingerprint[:16]}): {m.problem}")
+    click.echo(f"{where}: {games} games, {games - len(mismatches)} verified, "
+               f"{len(mismatches)} altered", err=as_json)
+    sys.exit(EXIT_FOUND if mismatches else EXIT_OK)
+
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -48,6 +48,10 @@ class LogFormatError(YanivAuditError):
         return f"{self.where()}: {self.message}"
 
 
+class ArchiveError(YanivAuditError):
+    """An archive that cannot be opened or used, or a query it refuses."""
+
+
 class InconsistentLogError(YanivAuditError):
     """A log that is physically impossible under the rule set's deck.
 

@@ -155,6 +155,15 @@ class RuleSet:
         inner = ",".join(f"{n}={format_value(getattr(self, n))}" for n in changed)
         return f"{self.name}({inner})"
 
+    @property
+    def key(self) -> str:
+        """The id written against the defaults (``israeli``): equal parameters, equal key.
+
+        The archive keys rule sets by it, so ``classic`` and ``israeli(yaniv_max=5)``
+        are one rule set there.
+        """
+        return dataclasses.replace(self, name="israeli").id
+
     def __str__(self) -> str:
         return self.id
 

@@ -1,0 +1,443 @@
+"""The DuckDB archive: ingest, audit --db, verify, query, report and odds, as a
+user runs them, with every figure checked against the audit of the files."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from click.testing import CliRunner, Result
+
+from yaniv_audit import analytics
+from yaniv_audit.archive import Archive
+from yaniv_audit.audit import audit_file, audit_log
+from yaniv_audit.cli import cli, log_files
+from yaniv_audit.codec import parse_jsonl, read_log
+from yaniv_audit.errors import ArchiveError
+from yaniv_audit.merkle import tree_hash
+from yaniv_audit.rules import resolve_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAYS = ROOT / "replays"
+#: the hand-written disputes and two presets' simulated games: every verdict, many rounds
+CORPUS = [*sorted(map(str, REPLAYS.glob("*.jsonl"))),
+          *log_files((str(REPLAYS / "simulated" / "classic"),
+                      str(REPLAYS / "simulated" / "namu")))]
+
+
+def run(*args: str, db: Path | None = None) -> Result:
+    """One command through click; never a traceback."""
+    argv = [*args, "--db", str(db)] if db is not None else list(args)
+    result = CliRunner().invoke(cli, argv)
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        result.exception, result.output)
+    return result
+
+
+@pytest.fixture(scope="module")
+def file_reports() -> dict[str, dict[str, Any]]:
+    """The audit of every corpus file, by fingerprint: what the archive must agree with."""
+    reports = {}
+    for path in CORPUS:
+        report = audit_file(path)
+        report.pop("file")
+        reports[report["fingerprint"]] = report
+    return reports
+
+
+@pytest.fixture(scope="module")
+def archive_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus ingested and audited under the declared rules, through the CLI."""
+    db = tmp_path_factory.mktemp("archive") / "games.duckdb"
+    result = run("ingest", *CORPUS, db=db)
+    assert result.exit_code == 0, result.output
+    result = run("audit", "--db", str(db), "--exit-zero")
+    assert result.exit_code == 0, result.output
+    return db
+
+
+@pytest.fixture
+def archive(archive_path: Path, tmp_path: Path) -> Archive:
+    """A private copy of the archive, open (tests may change it)."""
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(archive_path, copy)
+    with Archive(copy) as opened:
+        yield opened  # type: ignore[misc]
+
+
+# --- ingest ---------------------------------------------------------------------
+
+
+def test_ingest_stores_every_game_once_with_its_events(archive: Archive) -> None:
+    (games,) = archive.query("SELECT count(*) FROM games")[1][0]
+    (events,) = archive.query("SELECT count(*) FROM events")[1][0]
+    assert games == len(CORPUS)
+    assert events == sum(len(read_log(p).events) for p in CORPUS)
+    row = archive.query("SELECT game_id, players, rules_id, rules_key, events FROM games "
+                        "WHERE source LIKE '%double-assaf.jsonl'")[1]
+    log = read_log(REPLAYS / "double-assaf.jsonl")
+    assert row == [(log.game.game_id or tree_hash(log.leaves).hex(), list(log.players),
+                    "de-wiki", log.game.rules.key, len(log.events))]
+
+
+def test_stored_log_rebuilds_the_same_fingerprint_and_report(
+        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    for path in CORPUS[:12]:
+        log = read_log(path)
+        fingerprint = tree_hash(log.leaves).hex()
+        stored = parse_jsonl(archive.log_bytes(fingerprint), "stored")
+        assert stored.leaves == log.leaves
+        assert audit_log(stored) == file_reports[fingerprint]
+
+
+def test_ingest_again_adds_nothing_and_says_so(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "again.duckdb"
+    shutil.copy(archive_path, db)
+    result = run("ingest", str(REPLAYS / "middle-card.jsonl"), str(REPLAYS / "two-decks.jsonl"),
+                 db=db)
+    assert result.exit_code == 0
+    assert f"ingested 0 games (0 events) into {db}; 2 already there, 0 refused; " \
+           f"the archive holds {len(CORPUS)} games" in result.output
+
+
+def test_ingest_refuses_an_unreadable_log_and_keeps_the_others(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(REPLAYS / "middle-card.jsonl", logs / "a.jsonl")
+    lines = (REPLAYS / "two-decks.jsonl").read_text().splitlines()
+    lines[3] = lines[3].replace('"type":', '"typo":', 1)
+    (logs / "b.jsonl").write_text("\n".join(lines) + "\n")
+    shutil.copy(REPLAYS / "slap-down.jsonl", logs / "c.jsonl")
+    db = tmp_path / "new.duckdb"
+    result = run("ingest", str(logs), db=db)
+    assert result.exit_code == 1  # a log refused in a batch
+    assert f"{logs / 'b.jsonl'}: refused, unreadable: line 4:" in result.output
+    assert "ingested 2 games" in result.output and "1 refused" in result.output
+    with Archive(db) as archive:
+        assert archive.count_games() == 2
+
+
+def test_same_log_twice_in_one_ingest_is_stored_once(tmp_path: Path) -> None:
+    db = tmp_path / "twice.duckdb"
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(REPLAYS / "middle-card.jsonl", copy)
+    result = run("ingest", str(REPLAYS / "middle-card.jsonl"), str(copy), db=db)
+    assert result.exit_code == 0
+    assert "ingested 1 game " in result.output and "1 already there" in result.output
+
+
+# --- audit --db -------------------------------------------------------------------
+
+
+def test_archive_audit_agrees_with_the_file_audit(
+        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    rows = archive.query("SELECT a.fingerprint, a.verdict, a.winners, a.findings, a.report "
+                         "FROM audits a JOIN games g USING (fingerprint) "
+                         "WHERE a.rules_key = g.rules_key")[1]
+    assert len(rows) == len(CORPUS)
+    for fingerprint, verdict, winners, findings, report in rows:
+        expected = file_reports[fingerprint]
+        assert json.loads(report) == expected
+        assert verdict == expected["verdict"]
+        assert winners == expected["final"]["winners"]
+        assert findings == len(expected["findings"])
+    verdicts = Counter(r["verdict"] for r in file_reports.values())
+    assert set(verdicts) == {"clean", "claims", "violations", "corrupt"}
+
+
+def test_archive_audit_only_audits_what_is_new(archive: Archive) -> None:
+    assert archive.games_to_audit(None) == []
+    assert list(archive.audit()) == []
+    again = list(archive.audit(again=True))
+    assert len(again) == len(CORPUS)
+    (audits,) = archive.query("SELECT count(*) FROM audits")[1][0]
+    assert audits == len(CORPUS)  # replaced, not added
+
+
+def test_rule_sets_are_keyed_by_their_parameters(archive: Archive) -> None:
+    classic, same = resolve_rules("classic"), resolve_rules("israeli(yaniv_max=5)")
+    reports = list(archive.audit(classic))
+    assert reports, "the israeli games are new under classic"
+    assert archive.games_to_audit(same) == []  # the same parameters: already audited
+    keys = {k for (k,) in archive.query("SELECT DISTINCT rules_key FROM audits")[1]}
+    assert "israeli(yaniv_max=5)" in keys and "classic" not in keys
+
+
+def test_cli_audit_db_prints_rulings_and_exits_by_the_worst(archive_path: Path,
+                                                              tmp_path: Path) -> None:
+    db = tmp_path / "cli.duckdb"
+    shutil.copy(archive_path, db)
+    result = run("audit", "--db", str(db), "--again")
+    assert result.exit_code == 3  # one corrupt game
+    assert f"{len(CORPUS)} games: " in result.output
+    assert (f"{REPLAYS / 'yaniv-over-limit.jsonl'}: VIOLATIONS under classic (1 violation; "
+            "first: yaniv.threshold") in result.output  # named by the file it came from
+    result = run("audit", "--db", str(db))
+    assert result.exit_code == 0
+    assert "audited under its declared rules by this version already" in result.output
+    result = run("audit", "--db", str(db), "--rules", "namu", "--json", "--exit-zero")
+    lines = [json.loads(x) for x in result.stdout.splitlines()]
+    namu = resolve_rules("namu").key
+    new = [p for p in CORPUS if read_log(p).game.rules.key != namu]  # the rest: done already
+    assert len(lines) == len(new) and all(r["rules"]["id"] == "namu" for r in lines)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("audit", "--db", "x.duckdb", "replays"), "give either PATH... or --db, not both"),
+    (("audit", "--db", "x.duckdb", "--strict"), "--strict reports stop at the first finding"),
+    (("audit", "replays", "--again"), "--again goes with --db"),
+    (("audit",), "give a log file or directory (PATH...), or --db"),
+    (("report", "rules-impact", "--db", "x.duckdb"), "rules-impact needs --rules R"),
+])
+def test_wrong_usage_says_why(args: tuple[str, ...], message: str) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+# --- verify -----------------------------------------------------------------------
+
+
+def test_verify_passes_an_untouched_archive(archive_path: Path) -> None:
+    result = run("verify", db=archive_path)
+    assert result.exit_code == 0
+    assert f"{len(CORPUS)} games, {len(CORPUS)} verified, 0 altered" in result.output
+
+
+def test_verify_finds_an_altered_event(archive: Archive) -> None:
+    fingerprint = tree_hash(read_log(REPLAYS / "middle-card.jsonl").leaves).hex()
+    archive.con.execute(
+        "UPDATE events SET event = replace(event, 'Dizengoff', 'Rothschild') "
+        "WHERE game_no = (SELECT game_no FROM games WHERE fingerprint = ?) AND seq = 0",
+        [fingerprint])
+    games, mismatches = archive.verify()
+    assert games == len(CORPUS)
+    assert [m.fingerprint for m in mismatches] == [fingerprint]
+    assert mismatches[0].problem.startswith("its stored events give fingerprint ")
+
+
+def test_verify_finds_a_lost_event(archive: Archive) -> None:
+    fingerprint = tree_hash(read_log(REPLAYS / "two-decks.jsonl").leaves).hex()
+    archive.con.execute(
+        "DELETE FROM events WHERE seq = 5 AND game_no = "
+        "(SELECT game_no FROM games WHERE fingerprint = ?)", [fingerprint])
+    _, mismatches = archive.verify()
+    assert len(mismatches) == 1
+    assert "no longer read" in mismatches[0].problem and "seq" in mismatches[0].problem
+
+
+# --- reports, checked against the file audits ---------------------------------------
+
+
+def chosen(file_reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in file_reports.values() if r["verdict"] != "corrupt"]
+
+
+def test_assaf_risk_counts_every_yaniv_call(archive: Archive,
+                                             file_reports: dict[str, dict[str, Any]]) -> None:
+    calls: Counter[int] = Counter()
+    assafed: Counter[int] = Counter()
+    for report in chosen(file_reports):
+        for r in report["rounds"]:
+            if r["end"] == "yaniv" and r["caller"] is not None:
+                total = r["totals"][r["caller"]]
+                calls[total] += 1
+                assafed[total] += bool(r["assaf"])
+    table = analytics.report(archive, "assaf-risk")
+    assert table.columns == ["called_total", "calls", "assafed", "risk_pct"]
+    assert [(t, c, a) for t, c, a, _ in table.rows] == [
+        (t, calls[t], assafed[t]) for t in sorted(calls)]
+    for _, c, a, pct in table.rows:
+        assert pct == round(100 * a / c, 1)
+    assert sum(calls.values()) > 100
+
+
+def test_leaderboard_counts_wins_of_finished_games(archive: Archive,
+                                                   file_reports: dict[str, dict[str, Any]]) -> None:
+    wins: Counter[str] = Counter()
+    games: Counter[str] = Counter()
+    yanivs: Counter[str] = Counter()
+    for report in chosen(file_reports):
+        final = report["final"]
+        for player in final["scores"]:
+            games[player] += final["finished"]
+            wins[player] += player in final["winners"]
+        for r in report["rounds"]:
+            if r["end"] == "yaniv" and r["caller"]:
+                yanivs[r["caller"]] += 1
+    table = analytics.report(archive, "leaderboard")
+    got = {row[0]: row for row in table.rows}
+    assert set(got) == set(games)
+    for player, row in got.items():
+        assert row[1:3] == (games[player], wins[player])
+        assert row[5] == yanivs[player]
+    assert [row[2] for row in table.rows] == sorted((row[2] for row in table.rows), reverse=True)
+
+
+def test_findings_report_matches_the_findings(archive: Archive,
+                                              file_reports: dict[str, dict[str, Any]]) -> None:
+    codes = Counter((f["code"], f["kind"]) for r in chosen(file_reports) for f in r["findings"])
+    table = analytics.report(archive, "findings")
+    assert {(code, kind): n for code, kind, n, _ in table.rows} == dict(codes)
+
+
+def test_rules_impact_matches_compare(archive: Archive) -> None:
+    namu = resolve_rules("namu")
+    list(archive.audit(namu))
+    table = analytics.report(archive, "rules-impact", namu)
+    by_game = {row[0]: row for row in table.rows}
+    for path in sorted(REPLAYS.glob("*.jsonl")):
+        log = read_log(path)
+        declared, other = audit_log(log), audit_log(log, namu)
+        if declared["verdict"] == "corrupt":
+            continue
+        changed = (declared["final"]["winners"] != other["final"]["winners"]
+                   or declared["verdict"] != other["verdict"])
+        assert (declared["game_id"] in by_game) == changed, path.name
+        if changed:
+            row = by_game[declared["game_id"]]
+            assert row[3] == declared["final"]["winners"] and row[5] == other["final"]["winners"]
+    assert table.summary.startswith(f"under namu, of {len(CORPUS) - 1} games: ")
+
+
+def test_odds_match_the_assaf_risk_row(archive: Archive) -> None:
+    table = analytics.report(archive, "assaf-risk")
+    total, calls, assafed, _ = table.rows[-1]
+    result = analytics.odds(archive, total)
+    assert (result.calls, result.assafed) == (calls, assafed)
+    low, high = result.interval or (0, 0)
+    assert low <= assafed / calls <= high
+    assert analytics.odds(archive, 99).text() == "no Yaniv was called at 99 in this archive"
+
+
+def test_wilson_interval_of_no_assaf_in_42_calls() -> None:
+    result = analytics.Odds(total=0, players=None, calls=42, assafed=0)
+    low, high = result.interval or (1, 1)
+    assert low == 0.0
+    assert math.isclose(high, 0.0838, abs_tol=5e-4)  # 1.96^2 / (42 + 1.96^2)
+
+
+def test_cli_reports_print_tables_and_json(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "r.duckdb"
+    shutil.copy(archive_path, db)
+    result = run("report", "assaf-risk", db=db)
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert "Yaniv calls" in lines[0] and lines[1].split() == [
+        "called_total", "calls", "assafed", "risk_pct"]
+    data = json.loads(run("report", "leaderboard", "--json", db=db).output)
+    assert data["report"] == "leaderboard" and data["rows"][0]["wins"] >= data["rows"][1]["wins"]
+    result = run("report", "rules-impact", "--rules", "classic", db=db)
+    assert result.exit_code == 0
+    assert "auditing" in result.output and "under classic, of " in result.output
+    result = run("odds", "5", "--players", "3", db=db)
+    assert result.output.startswith("Yaniv at 5 with 3 players: Assafed ")
+
+
+# --- query ------------------------------------------------------------------------
+
+
+def test_query_prints_a_table_json_and_csv(archive_path: Path) -> None:
+    sql = "SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY n DESC, type LIMIT 2"
+    text = run("query", sql, db=archive_path).output.splitlines()
+    assert text[0].split() == ["type", "n"] and text[2].split()[0] == "discard"
+    rows = [json.loads(x) for x in run("query", sql, "--json", db=archive_path).output.split()]
+    assert [r["type"] for r in rows] == ["discard", "draw"]
+    csv = run("query", sql, "--csv", db=archive_path).output.splitlines()
+    assert csv[0] == "type,n" and csv[1].startswith("discard,")
+
+
+def test_query_is_read_only_and_says_what_is_wrong(archive_path: Path) -> None:
+    result = run("query", "DELETE FROM games", db=archive_path)
+    assert result.exit_code == 2
+    assert "query failed" in result.output and "read-only" in result.output
+    result = run("query", "SELEC 1", db=archive_path)
+    assert result.exit_code == 2 and "syntax error" in result.output
+    with Archive(archive_path) as archive:
+        assert archive.count_games() == len(CORPUS)
+
+
+def test_query_without_sql_lists_the_tables(archive_path: Path) -> None:
+    names = [line.split()[0] for line in run("query", db=archive_path).output.splitlines()]
+    assert names == ["games", "events", "audits", "findings", "rounds", "standings"]
+
+
+# --- archives that cannot be used ---------------------------------------------------
+
+
+def test_no_such_archive(tmp_path: Path) -> None:
+    result = run("query", "SELECT 1", db=tmp_path / "none.duckdb")
+    assert result.exit_code == 3
+    assert "no such archive (create one with yaniv-audit ingest)" in result.output
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_not_an_archive(tmp_path: Path) -> None:
+    text = tmp_path / "notes.duckdb"
+    text.write_text("just some notes\n")
+    result = run("verify", db=text)
+    assert result.exit_code == 3 and "not a DuckDB archive" in result.output
+    other = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(other))
+    con.execute("CREATE TABLE sales (x INTEGER)")
+    con.close()
+    result = run("ingest", str(REPLAYS / "middle-card.jsonl"), db=other)
+    assert result.exit_code == 3
+    assert "a DuckDB database, but not a yaniv-audit archive (it has tables sales)" in result.output
+    result = run("query", "SELECT 1", db=tmp_path)
+    assert result.exit_code == 3 and "is a directory" in result.output
+
+
+def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "busy.duckdb"
+    shutil.copy(archive_path, db)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
+         " time.sleep(60)", str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        result = run("ingest", str(REPLAYS / "middle-card.jsonl"), db=db)
+        assert result.exit_code == 3
+        assert f"{db}: the archive is in use by another process" in result.output
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_archive_error_is_a_yaniv_audit_error(tmp_path: Path) -> None:
+    with pytest.raises(ArchiveError, match="no such archive"):
+        Archive(tmp_path / "missing.duckdb", read_only=True, create=False)
+
+
+def test_the_readme_main_job_runs(tmp_path: Path) -> None:
+    """The README's first command, after the install: its yaniv-audit steps, twice."""
+    first = (ROOT / "README.md").read_text().split("```sh\n", 1)[1].split("\n", 1)[0]
+    steps = [step.strip().split()[1:] for step in first.split("&&")
+             if step.strip().startswith(".venv/bin/yaniv-audit")]
+    assert [s[0] for s in steps] == ["ingest", "audit", "report"]
+    env = {**os.environ, "YANIV_AUDIT_DB": str(tmp_path / "main.duckdb")}
+    outputs = []
+    for _ in range(2):
+        out = []
+        for args in steps:
+            done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args], cwd=ROOT,
+                                  env=env, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr
+            out.append(done.stdout + done.stderr)
+        outputs.append(out)
+    games = len(log_files((str(REPLAYS),)))
+    assert f"ingested {games} games" in outputs[0][0]
+    assert f"{games} games: " in outputs[0][1] and "0 unreadable" in outputs[0][1]
+    assert "ingested 0 games (0 events)" in outputs[1][0]
+    assert "audited under its declared rules by this version already" in outputs[1][1]
+    assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")

@@ -1,0 +1,587 @@
+"""The archive: many games in one DuckDB file, audited in bulk, asked in SQL.
+
+A shell around the pure core (ARCHITECTURE.md): logs are read by the codec,
+audited by :mod:`yaniv_audit.audit`, and stored here.
+
+- ``games`` and ``events`` hold what was ingested and are append-only: a game
+  is stored once, by its fingerprint, with every event in canonical JSON (its
+  fingerprint leaf), so the log can be rebuilt byte for byte and re-checked.
+  A corrected log is a new game with its own fingerprint; nothing is edited.
+- ``audits``, ``findings``, ``rounds`` and ``standings`` are derived: one set
+  of rows per game and rule set, written by :meth:`Archive.audit` and replaced
+  when a game is audited again. Rule sets are keyed by their parameters
+  (:attr:`RuleSet.key`), so ``classic`` and ``israeli(yaniv_max=5)`` are one key.
+
+Events are clustered by an integer ``game_no`` given in ingest order, so that
+reading a range of games back skips the rest of the table.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from . import ENGINE
+from .errors import ArchiveError, LogFormatError
+from .rules import RuleSet
+
+#: the archive file used when none is named
+DEFAULT_DB = "yaniv-archive.duckdb"
+#: the environment variable that names another default archive
+DB_ENV = "YANIV_AUDIT_DB"
+SCHEMA_VERSION = "1"
+#: games read back from the events table per query when auditing
+READ_BATCH = 256
+#: event rows collected before they are written, when ingesting
+WRITE_BATCH = 50_000
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS archive_info (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    game_no INTEGER PRIMARY KEY,
+    fingerprint VARCHAR NOT NULL UNIQUE,
+    game_id VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    players VARCHAR[] NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    rules_id VARCHAR NOT NULL,
+    events INTEGER NOT NULL,
+    started_at TIMESTAMPTZ,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_no INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    type VARCHAR NOT NULL,
+    player VARCHAR,
+    event VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audits (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    rules_id VARCHAR NOT NULL,
+    engine VARCHAR NOT NULL,
+    verdict VARCHAR NOT NULL,
+    finished BOOLEAN NOT NULL,
+    winners VARCHAR[] NOT NULL,
+    rounds INTEGER NOT NULL,
+    findings INTEGER NOT NULL,
+    report VARCHAR NOT NULL,
+    audited_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (fingerprint, rules_key)
+);
+CREATE TABLE IF NOT EXISTS findings (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    seq INTEGER,
+    round INTEGER,
+    player VARCHAR,
+    kind VARCHAR NOT NULL,
+    code VARCHAR NOT NULL,
+    message VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    round INTEGER NOT NULL,
+    players INTEGER NOT NULL,
+    starter VARCHAR,
+    "end" VARCHAR,
+    caller VARCHAR,
+    caller_total INTEGER,
+    assafed BOOLEAN NOT NULL,
+    assafers VARCHAR[] NOT NULL,
+    winners VARCHAR[] NOT NULL
+);
+CREATE TABLE IF NOT EXISTS standings (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    player VARCHAR NOT NULL,
+    seat INTEGER NOT NULL,
+    score INTEGER NOT NULL,
+    won BOOLEAN NOT NULL,
+    out BOOLEAN NOT NULL
+);
+"""
+
+#: what each table holds, for ``yaniv-audit query --tables`` and the README
+TABLES = {
+    "games": "one row per ingested log: fingerprint, game_id, source file, players, "
+             "declared rules (rules_key, rules_id), events, started_at, ingested_at",
+    "events": "every event: game_no, seq, type, player, event (its canonical JSON)",
+    "audits": "one row per game and rule set audited: verdict, finished, winners, rounds, "
+              "findings, the full report (JSON), engine, audited_at",
+    "findings": "every finding of those audits: seq, round, player, kind, code, message",
+    "rounds": "every scored round: players in it, starter, end, caller, caller_total, "
+              "assafed, assafers, winners",
+    "standings": "every player of every audited game: seat, final score, won, out",
+}
+DERIVED = ("findings", "rounds", "standings", "audits")
+
+
+def default_db() -> str:
+    """The archive used when none is named: $YANIV_AUDIT_DB, else ./yaniv-archive.duckdb."""
+    return os.environ.get(DB_ENV) or DEFAULT_DB
+
+
+# --- reading logs for the archive (in worker processes) -----------------------
+
+
+@dataclass(frozen=True, slots=True)
+class IngestRow:
+    """One readable log, ready to store."""
+
+    source: str
+    fingerprint: str
+    game_id: str
+    players: list[str]
+    rules_key: str
+    rules_id: str
+    started_at: datetime | None
+    types: list[str]
+    event_players: list[str | None]
+    leaves: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A log that could not be read, and why."""
+
+    source: str
+    error: LogFormatError
+
+
+def read_for_ingest(path: str) -> IngestRow | Refused:
+    """Read and check one log file; the rows to store, or why it is refused."""
+    from .codec import read_log
+    from .merkle import tree_hash
+
+    try:
+        log = read_log(path)
+    except LogFormatError as exc:
+        return Refused(path, exc)
+    game = log.game
+    fingerprint = tree_hash(log.leaves).hex()
+    started = None
+    if game.at is not None:
+        started = datetime.fromisoformat(game.at)
+    return IngestRow(
+        source=path, fingerprint=fingerprint, game_id=game.game_id or fingerprint,
+        players=list(game.players), rules_key=game.rules.key, rules_id=game.rules.id,
+        started_at=started, types=[e.type for e in log.events],
+        event_players=[getattr(e, "player", None) for e in log.events],
+        leaves=[leaf.decode("utf-8") for leaf in log.leaves],
+    )
+
+
+def audit_archived(job: tuple[str, str, bytes, RuleSet | None]) -> dict[str, Any]:
+    """The report of one archived game, rebuilt from its stored events; its ``file``
+    is the file the game was ingested from."""
+    from .audit import audit_log, unreadable_report
+    from .codec import parse_jsonl
+
+    fingerprint, source, data, rules = job
+    try:
+        report = audit_log(parse_jsonl(data, source), rules)
+    except LogFormatError as exc:  # stored events no longer read: the archive was altered
+        return unreadable_report(source, exc)
+    report["file"] = source
+    return report
+
+
+# --- results ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class IngestResult:
+    """What one ingest did, file by file."""
+
+    added: list[IngestRow] = field(default_factory=list)
+    #: (file, fingerprint, the file it was first ingested from)
+    duplicates: list[tuple[str, str, str]] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+
+    @property
+    def events(self) -> int:
+        return sum(len(row.leaves) for row in self.added)
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """A stored game whose events no longer give its fingerprint."""
+
+    fingerprint: str
+    game_id: str
+    problem: str
+
+
+Progress = Callable[[Iterable[Any], int, str], AbstractContextManager[Iterable[Any]]]
+
+
+def _no_progress(items: Iterable[Any], length: int, label: str,
+                 ) -> AbstractContextManager[Iterable[Any]]:
+    return nullcontext(items)
+
+
+# --- the archive -------------------------------------------------------------------
+
+
+class Archive:
+    """One DuckDB archive file, opened for this process (a context manager)."""
+
+    def __init__(self, path: str | Path, *, read_only: bool = False, create: bool = True) -> None:
+        self.path = str(path)
+        exists = self.path == ":memory:" or Path(self.path).exists()
+        if not exists and not create:
+            raise ArchiveError(f"{self.path}: no such archive (create one with yaniv-audit ingest)")
+        if Path(self.path).is_dir():
+            raise ArchiveError(f"{self.path}: is a directory, not an archive file")
+        try:
+            self.con = duckdb.connect(self.path, read_only=read_only and exists)
+        except duckdb.Error as exc:
+            text = _first_line(str(exc))
+            if "lock" in text.lower():
+                raise ArchiveError(
+                    f"{self.path}: the archive is in use by another process") from None
+            if "not a valid DuckDB database" in text:
+                raise ArchiveError(
+                    f"{self.path}: not a DuckDB archive (the file is no DuckDB database)"
+                ) from None
+            raise ArchiveError(f"{self.path}: cannot open the archive ({text})") from None
+        try:
+            self._prepare(read_only)
+        except BaseException:
+            self.con.close()
+            raise
+
+    def _prepare(self, read_only: bool) -> None:
+        tables = {row[0] for row in self.con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()}
+        if "archive_info" in tables:
+            row = self.con.execute(
+                "SELECT value FROM archive_info WHERE key = 'schema'").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                raise ArchiveError(
+                    f"{self.path}: archive schema {row[0] if row else 'unknown'}, this "
+                    f"yaniv-audit reads schema {SCHEMA_VERSION}")
+            return
+        if tables:
+            raise ArchiveError(
+                f"{self.path}: a DuckDB database, but not a yaniv-audit archive "
+                f"(it has tables {', '.join(sorted(tables))})")
+        if read_only:
+            raise ArchiveError(f"{self.path}: an empty database, not a yaniv-audit archive yet")
+        self.con.execute(SCHEMA)
+        self.con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
+                         [SCHEMA_VERSION, ENGINE])
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- ingest -------------------------------------------------------------
+
+    def ingest(self, files: Sequence[str], *, jobs: int | None = None,
+               progress: Progress = _no_progress) -> IngestResult:
+        """Read ``files`` on ``jobs`` processes and store every new readable game.
+
+        A game already archived (same fingerprint) is not stored again; an
+        unreadable file is refused with its error and the others go on.
+        """
+        result = IngestResult()
+        pending: dict[str, IngestRow] = {}  # by fingerprint: one copy of a game per run
+        pending_events = 0
+        with _map(read_for_ingest, files, jobs) as rows:
+            with progress(rows, len(files), "ingesting") as bar:
+                for row in bar:
+                    if isinstance(row, Refused):
+                        result.refused.append(row)
+                    elif row.fingerprint in pending:
+                        first = pending[row.fingerprint].source
+                        result.duplicates.append((row.source, row.fingerprint, first))
+                    else:
+                        pending[row.fingerprint] = row
+                        pending_events += len(row.leaves)
+                        if pending_events >= WRITE_BATCH:
+                            self._store_new(list(pending.values()), result)
+                            pending, pending_events = {}, 0
+        if pending:
+            self._store_new(list(pending.values()), result)
+        return result
+
+    def _store_new(self, rows: list[IngestRow], result: IngestResult) -> None:
+        """Store the games not archived yet; note the others as duplicates."""
+        stored = dict(self.con.execute(
+            "SELECT fingerprint, source FROM games WHERE fingerprint IN "
+            "(SELECT unnest($1::VARCHAR[]))", [[r.fingerprint for r in rows]]).fetchall())
+        new = [r for r in rows if r.fingerprint not in stored]
+        result.duplicates.extend((r.source, r.fingerprint, stored[r.fingerprint])
+                                 for r in rows if r.fingerprint in stored)
+        if new:
+            self._store(new)
+            result.added.extend(new)
+
+    def _store(self, rows: list[IngestRow]) -> None:
+        """Write games and their events in one transaction."""
+        now = datetime.now(UTC)
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            (last,) = con.execute("SELECT coalesce(max(game_no), 0) FROM games").fetchone() or (0,)
+            numbers = range(last + 1, last + 1 + len(rows))
+            now_col = [now] * len(rows)
+            _insert(con, "games", [
+                list(numbers), [r.fingerprint for r in rows], [r.game_id for r in rows],
+                [r.source for r in rows], [r.players for r in rows],
+                [r.rules_key for r in rows], [r.rules_id for r in rows],
+                [len(r.leaves) for r in rows], [r.started_at for r in rows], now_col,
+            ])
+            game_nos: list[int] = []
+            seqs: list[int] = []
+            types: list[str] = []
+            players: list[str | None] = []
+            leaves: list[str] = []
+            for n, r in zip(numbers, rows, strict=True):
+                game_nos.extend([n] * len(r.leaves))
+                seqs.extend(range(len(r.leaves)))
+                types.extend(r.types)
+                players.extend(r.event_players)
+                leaves.extend(r.leaves)
+            _insert(con, "events", [game_nos, seqs, types, players, leaves])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # --- reading back ---------------------------------------------------------
+
+    def count_games(self) -> int:
+        (n,) = self.con.execute("SELECT count(*) FROM games").fetchone() or (0,)
+        return int(n)
+
+    def log_bytes(self, fingerprint: str) -> bytes:
+        """The stored log of one game as JSON Lines (its canonical events)."""
+        row = self.con.execute(
+            "SELECT game_no FROM games WHERE fingerprint = ?", [fingerprint]).fetchone()
+        if row is None:
+            raise ArchiveError(f"no game with fingerprint {fingerprint} in {self.path}")
+        found = self.con.execute(
+            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", row).fetchone()
+        events = (found[0] if found else None) or []
+        return "".join(f"{event}\n" for event in events).encode("utf-8")
+
+    def _stored_logs(self, game_nos: Sequence[int]) -> Iterator[tuple[str, str, bytes]]:
+        """(fingerprint, source, JSON Lines) of the given games, in order, a batch at a time.
+
+        It reads on a cursor of its own: a worker pool consumes it from another
+        thread while this connection stores results.
+        """
+        cursor = self.con.cursor()
+        for start in range(0, len(game_nos), READ_BATCH):
+            batch = list(game_nos[start:start + READ_BATCH])
+            rows = cursor.execute(
+                "SELECT g.fingerprint, g.source, list(e.event ORDER BY e.seq) "
+                "FROM games g JOIN events e USING (game_no) "
+                "WHERE g.game_no IN (SELECT unnest($1::INTEGER[])) "
+                "AND e.game_no BETWEEN $2 AND $3 "
+                "GROUP BY g.game_no, g.fingerprint, g.source ORDER BY g.game_no",
+                [batch, min(batch), max(batch)],
+            ).fetchall()
+            for fingerprint, source, events in rows:
+                yield fingerprint, source, ("\n".join(events) + "\n").encode("utf-8")
+        cursor.close()
+
+    # --- audit ---------------------------------------------------------------
+
+    def games_to_audit(self, rules: RuleSet | None, *, again: bool = False) -> list[int]:
+        """The games without an audit by this engine under ``rules`` (None: as declared)."""
+        key = "g.rules_key" if rules is None else "?"
+        params: list[Any] = [] if rules is None else [rules.key]
+        if again:
+            sql = "SELECT game_no FROM games g ORDER BY game_no"
+        else:
+            sql = (f"SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
+                   f"WHERE a.fingerprint = g.fingerprint AND a.rules_key = {key} "
+                   f"AND a.engine = ?) ORDER BY game_no")
+            params.append(ENGINE)
+        return [n for (n,) in self.con.execute(sql, params).fetchall()]
+
+    def audit(self, rules: RuleSet | None = None, *, again: bool = False,
+              jobs: int | None = None, progress: Progress = _no_progress,
+              ) -> Iterator[dict[str, Any]]:
+        """Audit the archived games not yet audited under ``rules`` (None: each game's
+        declared rules; ``again``: every game) and store the results; yields each report."""
+        todo = self.games_to_audit(rules, again=again)
+        jobs_iter = ((fp, source, data, rules) for fp, source, data in self._stored_logs(todo))
+        batch: list[dict[str, Any]] = []
+        with _map(audit_archived, jobs_iter, jobs, len(todo)) as reports:
+            with progress(reports, len(todo), "auditing") as bar:
+                for report in bar:
+                    batch.append(report)
+                    if len(batch) >= READ_BATCH:
+                        self._store_audits(batch)
+                        batch = []
+                    yield report
+        if batch:
+            self._store_audits(batch)
+
+    def _store_audits(self, reports: list[dict[str, Any]]) -> None:
+        from .audit import to_json_line
+        from .rules import resolve_rules
+
+        now = datetime.now(UTC)
+        keys: dict[str, str] = {}
+        audits: list[tuple[Any, ...]] = []
+        findings: list[tuple[Any, ...]] = []
+        rounds: list[tuple[Any, ...]] = []
+        standings: list[tuple[Any, ...]] = []
+        for report in reports:
+            if report["verdict"] == "unreadable":
+                continue  # nothing to store: verify tells what happened to the game
+            fp = report["fingerprint"]
+            rules_id = report["rules"]["id"]
+            key = keys.get(rules_id) or keys.setdefault(rules_id, resolve_rules(rules_id).key)
+            final = report["final"]
+            stored = {k: v for k, v in report.items() if k != "file"}  # the game's own report
+            audits.append((fp, key, report["rules"]["id"], report["engine"], report["verdict"],
+                           final["finished"], final["winners"], len(report["rounds"]),
+                           len(report["findings"]), to_json_line(stored), now))
+            findings.extend((fp, key, f["seq"], f["round"], f["player"], f["kind"], f["code"],
+                             f["message"]) for f in report["findings"])
+            for r in report["rounds"]:
+                caller = r["caller"]
+                rounds.append((fp, key, r["round"], len(r["totals"]) or len(r["scores"]),
+                               r["starter"], r["end"], caller,
+                               r["totals"].get(caller) if caller else None,
+                               bool(caller and r["assaf"]), r["assaf"], r["winners"]))
+            winners, out = set(final["winners"]), set(final["out"])
+            standings.extend((fp, key, p, seat, score, p in winners, p in out)
+                             for seat, (p, score) in enumerate(final["scores"].items()))
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            pairs = [[a[0] for a in audits], [a[1] for a in audits]]
+            for table in DERIVED:
+                con.execute(
+                    f"DELETE FROM {table} WHERE (fingerprint, rules_key) IN "  # noqa: S608
+                    "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))", pairs)
+            for table, rows in (("audits", audits), ("findings", findings),
+                                ("rounds", rounds), ("standings", standings)):
+                if rows:
+                    _insert(con, table, [list(column) for column in zip(*rows, strict=True)])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # --- verify ---------------------------------------------------------------
+
+    def verify(self, progress: Progress = _no_progress) -> tuple[int, list[Mismatch]]:
+        """Recompute every game's fingerprint from its stored events: (games, mismatches)."""
+        from .codec import parse_jsonl
+        from .merkle import tree_hash
+
+        numbers = [n for (n,) in self.con.execute(
+            "SELECT game_no FROM games ORDER BY game_no").fetchall()]
+        expected = dict(self.con.execute("SELECT fingerprint, events FROM games").fetchall())
+        ids = dict(self.con.execute("SELECT fingerprint, game_id FROM games").fetchall())
+        mismatches = []
+        seen = 0
+        with progress(self._stored_logs(numbers), len(numbers), "verifying") as bar:
+            for fingerprint, _, data in bar:
+                seen += 1
+                try:
+                    log = parse_jsonl(data, fingerprint)
+                except LogFormatError as exc:
+                    mismatches.append(Mismatch(fingerprint, ids[fingerprint],
+                                               f"its stored events no longer read: {exc}"))
+                    continue
+                if len(log.events) != expected[fingerprint]:
+                    mismatches.append(Mismatch(
+                        fingerprint, ids[fingerprint],
+                        f"{len(log.events)} events stored, {expected[fingerprint]} ingested"))
+                    continue
+                got = tree_hash(log.leaves).hex()
+                if got != fingerprint:
+                    mismatches.append(Mismatch(fingerprint, ids[fingerprint],
+                                               f"its stored events give fingerprint {got}"))
+        if seen != len(numbers):  # a game with no events at all never comes out of the join
+            missing = self.con.execute(
+                "SELECT fingerprint, game_id FROM games g WHERE NOT EXISTS "
+                "(SELECT 1 FROM events e WHERE e.game_no = g.game_no)").fetchall()
+            mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
+        return len(numbers), mismatches
+
+    # --- SQL -------------------------------------------------------------------
+
+    def query(self, sql: str, params: Sequence[Any] = (),
+              ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Column names and rows of one SQL statement."""
+        try:
+            cursor = self.con.execute(sql, list(params))
+        except duckdb.Error as exc:
+            raise ArchiveError(f"query failed: {_first_line(str(exc))}") from None
+        if cursor.description is None:
+            return [], []
+        return [d[0] for d in cursor.description], cursor.fetchall()
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]) -> None:
+    """Append rows given column by column, in one statement.
+
+    Each column travels as one list parameter and ``unnest`` zips them back into
+    rows: much faster than ``executemany``, which runs the statement per row.
+    """
+    types = [row[1] for row in con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
+    if len(types) != len(columns):
+        raise ValueError(f"{table} has {len(types)} columns, {len(columns)} given")
+    selects = ", ".join(f"unnest(${i}::{t}[])" for i, t in enumerate(types, 1))
+    con.execute(f"INSERT INTO {table} SELECT {selects}", columns)  # noqa: S608
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+class _map(AbstractContextManager[Iterator[Any]]):
+    """``map(func, items)`` in order, on ``jobs`` processes when there is work for several."""
+
+    def __init__(self, func: Callable[[Any], Any], items: Iterable[Any], jobs: int | None,
+                 count: int | None = None) -> None:
+        self.func, self.items = func, items
+        self.jobs = jobs or os.cpu_count() or 1
+        self.count = len(items) if count is None and isinstance(items, Sequence) else count
+        self.pool: Any = None
+
+    def __enter__(self) -> Iterator[Any]:
+        if self.jobs > 1 and (self.count or 0) > 1:
+            import multiprocessing
+            import sys
+
+            from .bulk import chunk_size
+
+            method = "spawn" if sys.platform == "darwin" else "fork"
+            self.pool = multiprocessing.get_context(method).Pool(min(self.jobs, self.count or 1))
+            return self.pool.imap(self.func, self.items,  # type: ignore[no-any-return]
+                                  chunksize=chunk_size(self.count or 1, self.jobs))
+        return map(self.func, self.items)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
