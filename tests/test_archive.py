@@ -441,3 +441,34 @@ def test_the_readme_main_job_runs(tmp_path: Path) -> None:
     assert "ingested 0 games (0 events)" in outputs[1][0]
     assert "audited under its declared rules by this version already" in outputs[1][1]
     assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")
+
+
+# --- export -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("by, partition", [("month", "year=2024/month=5"),
+                                           ("rules", "rules=israeli%28yaniv_max%3D5%29")])
+def test_export_writes_partitioned_parquet_that_reads_back(archive_path: Path, tmp_path: Path,
+                                                           by: str, partition: str) -> None:
+    out = tmp_path / "export"
+    result = run("export", str(out), "--by", by, db=archive_path)
+    assert result.exit_code == 0, result.output
+    assert f"exported to {out}, partitioned by {by}" in result.output
+    con = duckdb.connect()
+    with Archive(archive_path, read_only=True) as archive:
+        for table in ("games", "events", "audits", "findings", "rounds", "standings"):
+            columns, rows = archive.query(f"SELECT * FROM {table}")
+            got = con.execute(
+                f"SELECT {', '.join(map(repr, columns)).replace(chr(39), chr(34))} FROM "
+                f"read_parquet('{out / table}/**/*.parquet', hive_partitioning = true)"
+            ).fetchall()
+            assert sorted(map(repr, got)) == sorted(map(repr, rows)), table
+    assert (out / "games" / partition).is_dir()
+
+
+def test_export_refuses_a_directory_with_files(archive_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("mine\n")
+    result = run("export", str(tmp_path), db=archive_path)
+    assert result.exit_code == 2
+    assert "exists and is not an empty directory" in result.output
+    assert (tmp_path / "keep.txt").read_text() == "mine\n"

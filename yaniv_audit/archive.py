@@ -124,6 +124,8 @@ TABLES = {
     "standings": "every player of every audited game: seat, final score, won, out",
 }
 DERIVED = ("findings", "rounds", "standings", "audits")
+#: how ``export`` can partition the Parquet files
+EXPORT_BY = ("month", "rules")
 
 
 def default_db() -> str:
@@ -266,8 +268,7 @@ class Archive:
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
         ).fetchall()}
         if "archive_info" in tables:
-            row = self.con.execute(
-                "SELECT value FROM archive_info WHERE key = 'schema'").fetchone()
+            row = _one(self.con.execute("SELECT value FROM archive_info WHERE key = 'schema'"))
             if row is None or row[0] != SCHEMA_VERSION:
                 raise ArchiveError(
                     f"{self.path}: archive schema {row[0] if row else 'unknown'}, this "
@@ -340,7 +341,7 @@ class Archive:
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            (last,) = con.execute("SELECT coalesce(max(game_no), 0) FROM games").fetchone() or (0,)
+            (last,) = _one(con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
             numbers = range(last + 1, last + 1 + len(rows))
             now_col = [now] * len(rows)
             _insert(con, "games", [
@@ -369,17 +370,17 @@ class Archive:
     # --- reading back ---------------------------------------------------------
 
     def count_games(self) -> int:
-        (n,) = self.con.execute("SELECT count(*) FROM games").fetchone() or (0,)
+        (n,) = _one(self.con.execute("SELECT count(*) FROM games")) or (0,)
         return int(n)
 
     def log_bytes(self, fingerprint: str) -> bytes:
         """The stored log of one game as JSON Lines (its canonical events)."""
-        row = self.con.execute(
-            "SELECT game_no FROM games WHERE fingerprint = ?", [fingerprint]).fetchone()
+        row = _one(self.con.execute(
+            "SELECT game_no FROM games WHERE fingerprint = ?", [fingerprint]))
         if row is None:
             raise ArchiveError(f"no game with fingerprint {fingerprint} in {self.path}")
-        found = self.con.execute(
-            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", row).fetchone()
+        found = _one(self.con.execute(
+            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", list(row)))
         events = (found[0] if found else None) or []
         return "".join(f"{event}\n" for event in events).encode("utf-8")
 
@@ -525,6 +526,39 @@ class Archive:
             mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
         return len(numbers), mismatches
 
+    # --- export ----------------------------------------------------------------
+
+    def export(self, target: str | Path, by: str = "month") -> dict[str, int]:
+        """Every table as Parquet files under ``target``, partitioned Hive-style by the
+        month the game started (``year=/month=``) or by rule set (``rules=``); rows per table.
+
+        Under ``rules`` the games and events go by the rules each game declared,
+        the derived tables by the rules they were audited under.
+        """
+        if by not in EXPORT_BY:
+            raise ValueError(f"unknown partitioning {by!r}; expected {' or '.join(EXPORT_BY)}")
+        out = Path(target)
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise ArchiveError(f"{out}: exists and is not an empty directory; export writes "
+                               "into a new or empty one")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ArchiveError(f"{out}: cannot create the directory ({exc.strerror})") from None
+        counts = {}
+        for table in TABLES:
+            sql, partition = _export_select(table, by)
+            (rows,) = _one(self.con.execute(f"SELECT count(*) FROM {table}")) or (0,)
+            counts[table] = int(rows)
+            if not rows:
+                continue
+            try:
+                self.con.sql(sql).write_parquet(str(out / table), partition_by=partition)
+            except duckdb.Error as exc:
+                raise ArchiveError(f"{out / table}: cannot write ({_first_line(str(exc))})"
+                                   ) from None
+        return counts
+
     # --- SQL -------------------------------------------------------------------
 
     def query(self, sql: str, params: Sequence[Any] = (),
@@ -537,6 +571,20 @@ class Archive:
         if cursor.description is None:
             return [], []
         return [d[0] for d in cursor.description], cursor.fetchall()
+
+
+def _export_select(table: str, by: str) -> tuple[str, list[str]]:
+    """The SELECT of one table with its partition columns added, and their names."""
+    game = "t" if table == "games" else "g"
+    join = {"games": "", "events": " JOIN games g USING (game_no)"}.get(
+        table, " JOIN games g USING (fingerprint)")
+    if by == "month":
+        columns = f"year({game}.started_at) AS year, month({game}.started_at) AS month"
+        names = ["year", "month"]
+    else:
+        key = f"{game}.rules_key" if table in ("games", "events") else "t.rules_key"
+        columns, names = f"{key} AS rules", ["rules"]
+    return f"SELECT t.*, {columns} FROM {table} t{join}", names  # noqa: S608
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]) -> None:
@@ -552,6 +600,13 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]
         raise ValueError(f"{table} has {len(types)} columns, {len(columns)} given")
     selects = ", ".join(f"unnest(${i}::{t}[])" for i, t in enumerate(types, 1))
     con.execute(f"INSERT INTO {table} SELECT {selects}", columns)  # noqa: S608
+
+
+def _one(cursor: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
+    """The first row of a result, read to its end (DuckDB 2 wants every result finished
+    before the connection runs anything else)."""
+    rows = cursor.fetchall()
+    return rows[0] if rows else None
 
 
 def _first_line(text: str) -> str:

@@ -671,6 +671,30 @@ def odds(total: int, db: str | None, rules_specs: str | None, players: int | Non
 
 
 @cli.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+@db_option
+@click.option("--by", type=click.Choice(["month", "rules"]), default="month", show_default=True,
+              help="partition by the month a game started (year=/month=) or by rule set "
+                   "(rules=)")
+def export(directory: str, db: str | None, by: str) -> None:
+    """Write every archive table as partitioned Parquet under DIRECTORY (new or empty).
+
+    DuckDB, Spark, pandas and the rest read it back, e.g.
+    read_parquet('DIRECTORY/games/**/*.parquet', hive_partitioning = true).
+    """
+    from .errors import ArchiveError
+
+    with open_archive(db, read_only=True) as archive:
+        try:
+            counts = archive.export(directory, by)
+        except ArchiveError as exc:
+            fail(str(exc), EXIT_USAGE)
+    for table, rows in counts.items():
+        click.echo(f"{table:10} {rows:>9} rows" + ("" if rows else " (no file)"))
+    click.echo(f"exported to {directory}, partitioned by {by}")
+
+
+@cli.command()
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per game that fails")
 def verify(db: str | None, as_json: bool) -> None:
