@@ -48,6 +48,13 @@ def progress(items: Any, length: int, label: str) -> Any:
                              hidden=not sys.stderr.isatty())
 
 
+def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--db", "db", default=None, metavar="FILE",
+        help="the archive (default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb here)",
+    )(f)
+
+
 def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
     return click.option(
         "--rules",
@@ -456,24 +463,22 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
-def serve(host: str, port: int) -> None:
-    """Serve the JSON API (GET /api/rules, POST /api/audit?rules=R with a log as the body).
+@db_option
+def serve(host: str, port: int, db: str | None) -> None:
+    """Serve the step-through viewer (/) and the JSON API (/api/...).
 
-    This is Flask's development server; behind a real web server use ``wsgi:app``.
+    The viewer lists the archive's games (--db) and opens any log file. This is
+    Flask's development server; behind a real web server use ``wsgi:app``.
     """
+    from .archive import default_db
     from .web import create_app
 
-    create_app().run(host=host, port=port)
+    click.echo(f"yaniv-audit viewer on http://{host}:{port}/ (archive: {db or default_db()})",
+               err=True)
+    create_app({"ARCHIVE": db or default_db()}).run(host=host, port=port)
 
 
 # --- the archive -----------------------------------------------------------
-
-
-def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--db", "db", default=None, metavar="FILE",
-        help="the archive (default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb here)",
-    )(f)
 
 
 def open_archive(db: str | None, *, read_only: bool = False) -> Any:

@@ -26,8 +26,9 @@ from .events import (
 from .rules import RuleSet
 
 
-def describe(event: Event, seat: str | None = None) -> str:
-    """One line saying what an event records (as ``seat`` sees it, if given)."""
+def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = ()) -> str:
+    """One line saying what an event records (as ``seat`` sees it, if given); hands
+    shown are listed in the order of ``players``, the seating."""
     if isinstance(event, GameStarted):
         return f"game starts: {', '.join(event.players)} under {event.rules.id}"
     if isinstance(event, RoundStarted):
@@ -51,11 +52,12 @@ def describe(event: Event, seat: str | None = None) -> str:
         total = f" ({event.total})" if event.total is not None else ""
         return f"{event.player} calls Yaniv{total}"
     if isinstance(event, Showdown):
-        shown = "; ".join(f"{p}: {format_cards(c)}" for p, c in event.hands.items())
+        hands = _seated(event.hands, players)
+        shown = "; ".join(f"{p}: {format_cards(c)}" for p, c in hands.items())
         return f"showdown (caller {event.caller or 'none'}): {shown}"
     if isinstance(event, RoundEnded):
         return f"round {event.round} written down" + (
-            f": scores {_pairs(event.scores)}" if event.scores else "")
+            f": scores {_pairs(_seated(event.scores, players))}" if event.scores else "")
     if isinstance(event, Reshuffle):
         return "the pile is reshuffled into a new stock"
     if isinstance(event, GameEnded):
@@ -64,6 +66,12 @@ def describe(event: Event, seat: str | None = None) -> str:
     if isinstance(event, Note):
         return f"note{' by ' + event.player if event.player else ''}: {event.text}"
     return event.type
+
+
+def _seated(values: dict[str, Any], players: tuple[str, ...]) -> dict[str, Any]:
+    """``values`` by player in seating order (a log may list them in any order)."""
+    order = {p: i for i, p in enumerate(players)}
+    return dict(sorted(values.items(), key=lambda item: order.get(item[0], len(order))))
 
 
 def _pairs(values: dict[str, int]) -> str:
@@ -83,7 +91,8 @@ def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None
             except (InconsistentLogError, StopReplay):
                 stopped = True
         found: list[Finding] = replay.findings[before:]
-        yield {"index": event.index, "type": event.type, "text": describe(event, seat),
+        yield {"index": event.index, "type": event.type,
+               "text": describe(event, seat, log.players),
                "findings": [f.to_json() for f in found], "state": replay.snapshot(),
                "stopped": stopped}
 

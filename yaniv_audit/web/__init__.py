@@ -1,28 +1,45 @@
-"""The web face of the audit: for now the JSON API (the step-through viewer comes later).
+"""The web face of the audit: the step-through viewer and the JSON API.
 
 ``create_app(config=None)`` builds the Flask app; every view calls the same
-services as the command line (:mod:`yaniv_audit.audit`, :mod:`yaniv_audit.rules`)
-and errors come back as JSON with the right status.
+services as the command line (:mod:`yaniv_audit.audit`, :mod:`yaniv_audit.rules`,
+:mod:`yaniv_audit.archive`). API errors come back as JSON with the right
+status, the viewer's as a page.
 
-    GET  /api/rules            the presets, their sources and parameters
-    GET  /api/rules/<id>       every parameter of a rule-set id
-    POST /api/audit?rules=R    the audit report of the log in the request body
-                               (JSON Lines, or a JSON array of events)
+    GET  /                              the viewer: the archive's games, open a log
+    POST /view                          the board of an uploaded log
+    GET  /games/<fingerprint>           the board of an archived game (?rules=R&seat=P)
+
+    GET  /api/rules                     the presets, their sources and parameters
+    GET  /api/rules/<id>                every parameter of a rule-set id
+    POST /api/audit?rules=R             the audit report of the log in the request body
+                                        (JSON Lines, or a JSON array of events)
+    POST /api/board?rules=R&seat=P      the report and every step of the log in the body
+    GET  /api/games?player=P&limit=&offset=
+                                        the archive's games
+    GET  /api/games/<fingerprint>?rules=R&seat=P
+                                        the report and every step of an archived game
+
+Config: ``ARCHIVE`` is the archive file (default: $YANIV_AUDIT_DB, else
+yaniv-archive.duckdb in the working directory); the viewer works without one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Flask, jsonify, request
+from flask import Blueprint, Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from ..archive import default_db
 from ..audit import audit_log, unreadable_report
 from ..codec import MAX_LINE_BYTES, parse_json_array, parse_jsonl
-from ..errors import LogFormatError, RulesError
-from ..rules import PRESET_SOURCES, PRESETS, parse_rules
+from ..errors import ArchiveError, LogFormatError, RulesError
+from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
+from .board import board
+from .store import archive_games, close_archive, stored_log
+from .viewer import BadInput, viewer
 
-#: the largest log the API reads (a long game is well under 1 MB)
+#: the largest log the app reads (a long game is well under 1 MB)
 MAX_LOG_BYTES = 16 * MAX_LINE_BYTES
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -30,6 +47,20 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 def _error(status: int, message: str, **extra: Any) -> tuple[Any, int]:
     return jsonify({"error": {"status": status, "message": message, **extra}}), status
+
+
+def _rules_arg() -> RuleSet | None:
+    spec = request.args.get("rules")
+    return parse_rules(spec) if spec else None
+
+
+def _body_log() -> Any:
+    data = request.get_data(cache=False)
+    if not data.strip():
+        raise BadInput(400, "No log", "send the log in the request body (JSON Lines or a "
+                                      "JSON array)")
+    reader = parse_json_array if data.lstrip()[:1] == b"[" else parse_jsonl
+    return reader(data, "request")
 
 
 @api.get("/rules")
@@ -40,43 +71,99 @@ def rules_index() -> Any:
 
 @api.get("/rules/<path:rule_id>")
 def rules_show(rule_id: str) -> Any:
-    try:
-        rules = parse_rules(rule_id)
-    except RulesError as exc:
-        return _error(400, str(exc))
+    rules = parse_rules(rule_id)
     return jsonify({"id": rules.id, "source": PRESET_SOURCES[rules.name],
                     "params": rules.params()})
 
 
 @api.post("/audit")
 def audit() -> Any:
-    spec = request.args.get("rules")
+    rules = _rules_arg()
     try:
-        rules = parse_rules(spec) if spec else None
-    except RulesError as exc:
-        return _error(400, str(exc), field="rules")
-    data = request.get_data(cache=False)
-    if not data.strip():
-        return _error(400, "send the log in the request body (JSON Lines or a JSON array)")
-    reader = parse_json_array if data.lstrip()[:1] == b"[" else parse_jsonl
-    try:
-        report = audit_log(reader(data, "request"), rules)
+        return jsonify(audit_log(_body_log(), rules))
     except LogFormatError as exc:
         return jsonify(unreadable_report("request", exc)), 422
-    return jsonify(report)
+
+
+@api.post("/board")
+def board_of_body() -> Any:
+    rules = _rules_arg()
+    try:
+        log = _body_log()
+        seat = request.args.get("seat") or None
+        if seat is not None and seat not in log.players:
+            return _error(400, f"{seat!r} is not seated; the players are "
+                               f"{', '.join(log.players)}", field="seat")
+        return jsonify(board(log, rules, seat))
+    except LogFormatError as exc:
+        return jsonify(unreadable_report("request", exc)), 422
+
+
+@api.get("/games")
+def games_index() -> Any:
+    limit = min(max(request.args.get("limit", 100, type=int) or 100, 1), 1000)
+    offset = max(request.args.get("offset", 0, type=int) or 0, 0)
+    listing = archive_games(request.args.get("player") or None, limit=limit, offset=offset)
+    if listing is None:
+        return _error(404, "no archive: create one with yaniv-audit ingest")
+    return jsonify(listing)
+
+
+@api.get("/games/<fingerprint>")
+def game_board(fingerprint: str) -> Any:
+    rules = _rules_arg()
+    try:
+        found = stored_log(fingerprint)
+        if found is None:
+            return _error(404, f"no game with fingerprint {fingerprint} in the archive")
+        log, _ = found
+        seat = request.args.get("seat") or None
+        if seat is not None and seat not in log.players:
+            return _error(400, f"{seat!r} is not seated; the players are "
+                               f"{', '.join(log.players)}", field="seat")
+        return jsonify(board(log, rules, seat))
+    except LogFormatError as exc:
+        return jsonify(unreadable_report(fingerprint, exc)), 422
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/")
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """The Flask app (``config`` overrides Flask's settings, e.g. for tests)."""
+    """The Flask app (``config`` overrides settings, e.g. ``ARCHIVE`` or ``TESTING``)."""
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_LOG_BYTES
+    app.config["ARCHIVE"] = default_db()
     app.json.sort_keys = False  # type: ignore[attr-defined]
     if config:
         app.config.update(config)
     app.register_blueprint(api)
+    app.register_blueprint(viewer)
+    app.teardown_appcontext(close_archive)
+
+    def page(status: int, title: str, message: str) -> tuple[Any, int]:
+        if _wants_json():
+            return _error(status, message)
+        return render_template("error.html", status=status, title=title,
+                               message=message), status
+
+    @app.errorhandler(BadInput)
+    def bad_input(exc: BadInput) -> tuple[Any, int]:
+        return page(exc.status, exc.title, exc.message)
+
+    @app.errorhandler(RulesError)
+    def bad_rules(exc: RulesError) -> tuple[Any, int]:
+        if _wants_json():
+            return _error(400, str(exc), field="rules")
+        return page(400, "Unknown rules", str(exc))
+
+    @app.errorhandler(ArchiveError)
+    def archive_unusable(exc: ArchiveError) -> tuple[Any, int]:
+        return page(503, "The archive cannot be read now", str(exc))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Any, int]:
-        return _error(exc.code or 500, exc.description or exc.name)
+        return page(exc.code or 500, exc.name, exc.description or exc.name)
 
     return app

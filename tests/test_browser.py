@@ -1,0 +1,166 @@
+"""The viewer in a real browser (headless Chromium driven by Playwright): stepping,
+keys, the slider, jumping to findings, one seat's view, opening a file.
+
+The browser is the system's Chromium (tests/install-browser.sh installs it;
+YANIV_AUDIT_CHROMIUM names another). Without one these tests fail: they are
+never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from werkzeug.serving import make_server
+
+from yaniv_audit.archive import Archive
+from yaniv_audit.codec import read_log
+from yaniv_audit.merkle import tree_hash
+from yaniv_audit.web import create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAYS = ROOT / "replays"
+MIDDLE = REPLAYS / "middle-card.jsonl"
+#: flags for a sandboxed machine with no network (see the env notes in the README)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+def chromium_path() -> str:
+    named = os.environ.get("YANIV_AUDIT_CHROMIUM")
+    found = named or next((p for p in map(shutil.which, (
+        "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p), None)
+    if not found:
+        raise RuntimeError("no Chromium found: run tests/install-browser.sh, or set "
+                           "YANIV_AUDIT_CHROMIUM to a Chromium or Chrome executable")
+    return found
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("browser") / "games.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(p) for p in sorted(REPLAYS.glob("*.jsonl"))], jobs=1)
+        list(archive.audit(jobs=1))
+    app = create_app({"ARCHIVE": str(db)})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    thread.join()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(),
+                                              args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    opened = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield opened
+    opened.close()
+    assert errors == [], f"JavaScript errors: {errors}"
+
+
+def game_url(server: str, path: Path, query: str = "") -> str:
+    return f"{server}/games/{tree_hash(read_log(path).leaves).hex()}{query}"
+
+
+def position(page: Page) -> str:
+    return page.text_content("#position") or ""
+
+
+def test_step_through_a_game_with_buttons_keys_and_the_slider(server: str, page: Page) -> None:
+    page.goto(game_url(server, MIDDLE))
+    assert position(page) == "event 0 of 23"
+    assert page.text_content("#event-text") == "game starts: ariel, noa, ben under israeli"
+    page.click("#next")
+    assert position(page) == "event 1 of 23"
+    assert page.text_content("#event-text") == "round 1 dealt, ariel opens, upcard TC"
+    hands = page.locator(".player").all_inner_texts()
+    assert len(hands) == 3 and "hand 37" in hands[0]  # 7H 8H 9H KS 3D
+    assert page.locator(".player").nth(0).locator(".card").count() == 5
+    page.keyboard.press("ArrowRight")
+    assert page.text_content("#event-text") == "ariel throws 7H 8H 9H"
+    assert page.locator("#pile .cards.top .card").all_inner_texts() == ["7♥", "8♥", "9♥"]
+    page.keyboard.press("End")
+    assert position(page) == "event 23 of 23"
+    page.keyboard.press("Home")
+    assert position(page) == "event 0 of 23"
+    page.locator("#slider").fill("10")
+    assert position(page) == "event 10 of 23"
+    assert page.url.endswith("#e=10")
+
+
+def test_next_finding_jumps_to_the_broken_move_and_marks_it(server: str, page: Page) -> None:
+    page.goto(game_url(server, MIDDLE))
+    assert page.locator("#ticks .tick").count() == 1
+    page.click("#next-finding")
+    assert position(page) == "event 5 of 23"
+    assert page.text_content("#event-text") == "noa draws 8H from the pile"
+    finding = page.text_content("#step-findings li") or ""
+    assert "draw.pile_card" in finding and "only 7H or 9H may be taken (pickup=ends)" in finding
+    assert page.get_attribute("#ev-5", "class") == "flagged current"
+    page.click("#next")
+    assert page.locator("#step-findings li").count() == 0
+
+
+def test_a_link_to_an_event_opens_there_and_the_lists_navigate(server: str, page: Page) -> None:
+    page.goto(game_url(server, MIDDLE) + "#e=21")
+    assert page.text_content("#event-text") == "ariel calls Yaniv (4)"
+    page.click("#moves a[data-step='3']")
+    assert position(page) == "event 3 of 23"
+    page.click("#findings a[data-step='5']")
+    assert position(page) == "event 5 of 23"
+
+
+def test_one_seats_view_hides_the_other_hands(server: str, page: Page) -> None:
+    page.goto(game_url(server, MIDDLE, "?seat=noa#e=3"))
+    panels = page.locator(".player")
+    assert panels.nth(0).locator(".card.hidden").count() == 3  # ariel threw 3, drew 1
+    assert panels.nth(1).locator(".card.hidden").count() == 0
+    assert page.text_content("#event-text") == "ariel draws a card from the stock"
+
+
+def test_other_rules_from_the_form(server: str, page: Page) -> None:
+    page.goto(game_url(server, MIDDLE))
+    assert page.text_content("#verdict") == "violations"
+    page.fill("input[name=rules]", "namu")
+    page.click("button:has-text('Replay')")
+    assert page.text_content("#verdict") == "clean"
+    assert page.text_content("#rules-id") == "namu"
+    assert page.locator("#ticks .tick").count() == 0
+
+
+def test_open_a_log_file_from_the_start_page(server: str, page: Page) -> None:
+    page.goto(server + "/")
+    assert page.locator("table tbody tr").count() == len(list(REPLAYS.glob("*.jsonl")))
+    page.set_input_files("input[name=log]", str(REPLAYS / "impossible-draw.jsonl"))
+    page.click("button:has-text('View the game')")
+    assert page.text_content("#verdict") == "corrupt"
+    page.click("#next-finding")
+    texts = page.locator("#step-findings li").all_inner_texts()
+    assert "card.not_in_hand" in texts[0]
+    assert texts[-1] == "the replay stops here: the log is physically impossible"
+
+
+def test_an_unreadable_upload_shows_where(server: str, page: Page) -> None:
+    page.goto(server + "/")
+    page.fill("textarea[name=text]", '{"type": "game_started", "players": ["a"]}')
+    page.click("button:has-text('View the game')")
+    assert page.text_content("h1") == "Unreadable log"
+    assert (page.text_content(".message") or "").startswith("pasted log: line 1: game_started:")

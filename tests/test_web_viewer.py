@@ -1,0 +1,253 @@
+"""The step-through viewer's pages and the API behind them (Flask's test client);
+tests/test_browser.py drives the same pages in a real browser."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from yaniv_audit.archive import Archive
+from yaniv_audit.codec import read_log
+from yaniv_audit.merkle import tree_hash
+from yaniv_audit.rules import resolve_rules
+from yaniv_audit.web import create_app
+from yaniv_audit.web.board import HIDDEN, PILE_SHOWN, board
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAYS = ROOT / "replays"
+LOGS = sorted(REPLAYS.glob("*.jsonl"))
+MIDDLE = REPLAYS / "middle-card.jsonl"
+
+
+def fingerprint_of(path: Path) -> str:
+    return tree_hash(read_log(path).leaves).hex()
+
+
+@pytest.fixture(scope="module")
+def archive_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("viewer") / "games.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(p) for p in LOGS], jobs=1)
+        list(archive.audit(jobs=1))
+    return db
+
+
+@pytest.fixture
+def client(archive_file: Path) -> FlaskClient:
+    return create_app({"TESTING": True, "ARCHIVE": str(archive_file)}).test_client()
+
+
+def embedded(html: str) -> dict[str, Any]:
+    """The board data the page hands to viewer.js."""
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html,
+                      re.S)
+    assert found, "the page embeds its board data"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def message(html: str) -> str:
+    found = re.search(r'<p class="message">(.*?)</p>', html, re.S)
+    assert found, html[-500:]
+    return found.group(1)
+
+
+# --- the game list ------------------------------------------------------------------
+
+
+def test_index_lists_the_archived_games_with_their_verdicts(client: FlaskClient) -> None:
+    html = client.get("/").get_data(as_text=True)
+    assert f"{len(LOGS)} games" in html
+    for path in LOGS:
+        assert f'href="/games/{fingerprint_of(path)}"' in html
+    assert html.count('class="verdict violations"') == 2
+    assert 'class="verdict corrupt"' in html and 'class="verdict claims"' in html
+
+
+def test_index_filters_by_player(client: FlaskClient) -> None:
+    html = client.get("/?player=noa").get_data(as_text=True)
+    assert "1 game with noa" in html
+    assert f'href="/games/{fingerprint_of(MIDDLE)}"' in html
+    assert html.count('href="/games/') == 1
+
+
+def test_index_without_an_archive_says_how_to_make_one(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "none.duckdb")})
+    html = app.test_client().get("/").get_data(as_text=True)
+    assert "No archive here yet" in html and "yaniv-audit ingest" in html
+    assert app.test_client().get("/api/games").status_code == 404
+
+
+# --- the board ----------------------------------------------------------------------
+
+
+def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> None:
+    response = client.get(f"/games/{fingerprint_of(MIDDLE)}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert '<span class="verdict violations" id="verdict">violations</span>' in html
+    assert "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in html
+    assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5">noa draws 8H from the ' \
+           'pile</a></li>' in html
+    data = embedded(html)
+    expected = json.loads(json.dumps(board(read_log(MIDDLE))))  # as JSON carries it
+    assert data == expected
+    assert [s["index"] for s in data["steps"]] == list(range(len(read_log(MIDDLE).events)))
+    assert data["steps"][5]["findings"][0]["code"] == "draw.pile_card"
+
+
+def test_board_under_other_rules(client: FlaskClient) -> None:
+    html = client.get(f"/games/{fingerprint_of(MIDDLE)}?rules=namu").get_data(as_text=True)
+    data = embedded(html)
+    assert data["report"]["rules"]["id"] == "namu" and data["report"]["verdict"] == "clean"
+    assert 'id="rules-id">namu</code>' in html
+
+
+def test_board_for_one_seat_hides_the_other_hands(client: FlaskClient) -> None:
+    data = embedded(client.get(f"/games/{fingerprint_of(MIDDLE)}?seat=noa").get_data(
+        as_text=True))
+    assert data["seat"] == "noa"
+    after_deal = data["steps"][1]["state"]["round"]
+    assert after_deal["hands"]["ariel"] == [HIDDEN] * 5
+    assert after_deal["hands"]["noa"] == ["8C", "8D", "2S", "5C", "QH"]
+    assert set(after_deal["totals"]) == {"noa"}
+    draws = [s["text"] for s in data["steps"] if "from the stock" in s["text"]]
+    assert "ariel draws a card from the stock" in draws
+    assert "noa draws 4H from the stock" in draws
+
+
+def test_board_keeps_only_the_top_of_the_pile() -> None:
+    data = board(read_log(LOGS[0]))
+    assert max(len(s["state"]["round"]["pile"]) for s in data["steps"]
+               if s["state"]["round"]) == PILE_SHOWN
+
+
+@pytest.mark.parametrize("query, status, text", [
+    ("?seat=nobody", 400, "&#39;nobody&#39; is not seated; the players are ariel, noa, ben"),
+    ("?rules=israeli(yaniv_max=true)", 400, "yaniv_max"),
+])
+def test_board_refuses_bad_parameters_with_a_page(client: FlaskClient, query: str,
+                                                   status: int, text: str) -> None:
+    response = client.get(f"/games/{fingerprint_of(MIDDLE)}{query}")
+    assert response.status_code == status
+    assert response.mimetype == "text/html"
+    assert text in message(response.get_data(as_text=True))
+
+
+def test_unknown_game_is_a_404_page(client: FlaskClient) -> None:
+    response = client.get("/games/" + "0" * 64)
+    assert response.status_code == 404 and response.mimetype == "text/html"
+    assert "no game with fingerprint 000" in message(response.get_data(as_text=True))
+
+
+# --- opening a file -------------------------------------------------------------------
+
+
+def test_upload_a_log_file(client: FlaskClient) -> None:
+    with MIDDLE.open("rb") as fh:
+        response = client.post("/view", data={"log": (fh, "middle-card.jsonl"), "rules": ""},
+                               content_type="multipart/form-data")
+    assert response.status_code == 200
+    data = embedded(response.get_data(as_text=True))
+    assert data["report"]["findings"][0]["code"] == "draw.pile_card"
+
+
+def test_paste_a_log_and_replay_it_under_other_rules(client: FlaskClient) -> None:
+    response = client.post("/view", data={"text": MIDDLE.read_text(), "rules": "namu"})
+    html = response.get_data(as_text=True)
+    assert embedded(html)["report"]["verdict"] == "clean"
+    # the page carries the log, so that its rules form replays it again
+    again = re.search(r'<input type="hidden" name="text" value="(.*?)">', html, re.S)
+    assert again is not None
+    import html as html_lib
+
+    text = html_lib.unescape(again.group(1))
+    assert [json.loads(x) for x in text.splitlines()][3]["type"] == "draw"
+    replayed = client.post("/view", data={"text": text, "rules": ""}).get_data(as_text=True)
+    assert embedded(replayed)["report"]["verdict"] == "violations"
+
+
+@pytest.mark.parametrize("data, status, text", [
+    ({"text": ""}, 400, "choose a log file (or paste one) to view"),
+    ({"text": '{"type":"game_started"}\n'}, 422, "pasted log: line 1: game_started: field "),
+    ({"text": "[1, 2"}, 422, "pasted log: not valid JSON"),
+])
+def test_unreadable_uploads_say_where(client: FlaskClient, data: dict[str, str], status: int,
+                                      text: str) -> None:
+    response = client.post("/view", data=data)
+    assert response.status_code == status
+    assert text in message(response.get_data(as_text=True))
+
+
+# --- the API ---------------------------------------------------------------------------
+
+
+def test_api_games_pages_and_filters(client: FlaskClient) -> None:
+    body = client.get("/api/games?limit=3&offset=1").get_json()
+    assert body["total"] == len(LOGS) and len(body["games"]) == 3
+    assert set(body["games"][0]) == {"fingerprint", "game_id", "source", "players", "rules_id",
+                                     "events", "started_at", "verdict", "winners"}
+    only = client.get("/api/games?player=noa").get_json()
+    assert [g["fingerprint"] for g in only["games"]] == [fingerprint_of(MIDDLE)]
+
+
+def test_api_board_of_an_archived_game_and_of_a_body(client: FlaskClient) -> None:
+    stored = client.get(f"/api/games/{fingerprint_of(MIDDLE)}?rules=classic").get_json()
+    sent = client.post("/api/board?rules=classic", data=MIDDLE.read_bytes()).get_json()
+    expected = json.loads(json.dumps(board(read_log(MIDDLE), resolve_rules("classic"))))
+    assert stored == expected and sent == expected
+    bad_seat = client.post("/api/board?seat=x", data=MIDDLE.read_bytes())
+    assert bad_seat.status_code == 400 and bad_seat.get_json()["error"]["field"] == "seat"
+    unreadable = client.post("/api/board", data=b'{"type":"discard"}\n')
+    assert unreadable.status_code == 422 and unreadable.get_json()["verdict"] == "unreadable"
+    missing = client.get("/api/games/" + "f" * 64)
+    assert missing.status_code == 404 and "no game" in missing.get_json()["error"]["message"]
+
+
+def test_an_archive_being_written_is_a_503_not_a_crash(archive_file: Path,
+                                                       tmp_path: Path) -> None:
+    busy = tmp_path / "busy.duckdb"
+    shutil.copy(archive_file, busy)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
+         " time.sleep(60)", str(busy)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        client = create_app({"TESTING": True, "ARCHIVE": str(busy)}).test_client()
+        page = client.get("/")
+        assert page.status_code == 503
+        assert "the archive is in use by another process" in message(page.get_data(as_text=True))
+        api = client.get("/api/games")
+        assert api.status_code == 503 and "in use" in api.get_json()["error"]["message"]
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.fixture
+def readers_and_writer(archive_file: Path, tmp_path: Path) -> Iterator[Path]:
+    db = tmp_path / "shared.duckdb"
+    shutil.copy(archive_file, db)
+    yield db
+
+
+def test_the_viewer_does_not_keep_the_archive_from_ingest(readers_and_writer: Path) -> None:
+    client = create_app({"TESTING": True, "ARCHIVE": str(readers_and_writer)}).test_client()
+    assert client.get("/").status_code == 200
+    done = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", "ingest", str(ROOT / "replays" / "simulated"
+                                                               / "classic" / "game-00000.jsonl"),
+         "--db", str(readers_and_writer), "--jobs", "1"],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(LOGS) + 1} games" in client.get("/").get_data(as_text=True)
