@@ -164,3 +164,15 @@ def test_an_unreadable_upload_shows_where(server: str, page: Page) -> None:
     page.click("button:has-text('View the game')")
     assert page.text_content("h1") == "Unreadable log"
     assert (page.text_content(".message") or "").startswith("pasted log: line 1: game_started:")
+
+
+def test_from_the_board_to_the_other_tables_rules(server: str, page: Page) -> None:
+    page.goto(game_url(server, REPLAYS / "clean-assaf-reduction.jsonl"))
+    page.click("#compare-link")
+    heads = page.locator("#compare thead th code").all_inner_texts()
+    assert heads[0] == "israeli" and "namu" in heads
+    assert page.locator("#compare tr.winners td").first.inner_text() == "dana"
+    page.fill("#add-rules", "israeli(assaf_penalty=50)")
+    page.click("button:has-text('Compare')")
+    assert page.locator("#compare thead th code").all_inner_texts()[-1] == \
+        "israeli(assaf_penalty=50)"

@@ -3,6 +3,7 @@ tests/test_browser.py drives the same pages in a real browser."""
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 import shutil
@@ -16,6 +17,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from yaniv_audit.archive import Archive
+from yaniv_audit.audit import compare_log
 from yaniv_audit.codec import read_log
 from yaniv_audit.merkle import tree_hash
 from yaniv_audit.rules import resolve_rules
@@ -168,8 +170,6 @@ def test_paste_a_log_and_replay_it_under_other_rules(client: FlaskClient) -> Non
     # the page carries the log, so that its rules form replays it again
     again = re.search(r'<input type="hidden" name="text" value="(.*?)">', html, re.S)
     assert again is not None
-    import html as html_lib
-
     text = html_lib.unescape(again.group(1))
     assert [json.loads(x) for x in text.splitlines()][3]["type"] == "draw"
     replayed = client.post("/view", data={"text": text, "rules": ""}).get_data(as_text=True)
@@ -251,3 +251,42 @@ def test_the_viewer_does_not_keep_the_archive_from_ingest(readers_and_writer: Pa
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(LOGS) + 1} games" in client.get("/").get_data(as_text=True)
+
+
+# --- house rules side by side ------------------------------------------------------------
+
+
+def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
+    log = read_log(REPLAYS / "clean-assaf-reduction.jsonl")
+    expected = compare_log(log, [log.game.rules, *unique_presets_other_than(log.game.rules)])
+    html = client.get(f"/games/{fingerprint_of(REPLAYS / 'clean-assaf-reduction.jsonl')}"
+                      "/compare").get_data(as_text=True)
+    heads = re.findall(r"<th><code>(.*?)</code>", html)
+    assert heads == [r["rules"]["id"] for r in expected["results"]]
+    assert heads[0] == "israeli" and "cardgames-zone" not in heads  # the same parameters
+    changes = [html_lib.unescape(c) for c in re.findall(r"<li>(.*?)</li>", html)]
+    assert changes == [c["message"] for c in expected["changes"]]
+    assert any(c.startswith("under namu ") for c in changes)
+
+
+def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
+    path = MIDDLE
+    url = f"/games/{fingerprint_of(path)}/compare?rules=israeli&rules=namu"
+    html = client.get(url).get_data(as_text=True)
+    assert "under namu the verdict is clean instead of violations" in html
+    expected = compare_log(read_log(path), [resolve_rules("israeli"), resolve_rules("namu")])
+    assert client.get("/api" + url).get_json() == json.loads(json.dumps(expected))
+    sent = client.post("/api/compare?rules=israeli&rules=namu", data=path.read_bytes())
+    assert sent.get_json() == json.loads(json.dumps(expected))
+    bad = client.get(f"/api/games/{fingerprint_of(path)}/compare?rules=nope")
+    assert bad.status_code == 400 and "nope" in bad.get_json()["error"]["message"]
+
+
+def unique_presets_other_than(declared: Any) -> list[Any]:
+    from yaniv_audit.rules import PRESETS
+
+    seen = [declared]
+    for preset in PRESETS.values():
+        if preset not in seen:
+            seen.append(preset)
+    return seen[1:]

@@ -18,6 +18,10 @@ status, the viewer's as a page.
                                         the archive's games
     GET  /api/games/<fingerprint>?rules=R&seat=P
                                         the report and every step of an archived game
+    GET  /api/games/<fingerprint>/compare?rules=A&rules=B
+    POST /api/compare?rules=A&rules=B   the game under several rule sets (as
+                                        ``yaniv-audit compare --json``; default: the
+                                        declared rules, then every preset that differs)
 
 Config: ``ARCHIVE`` is the archive file (default: $YANIV_AUDIT_DB, else
 yaniv-archive.duckdb in the working directory); the viewer works without one.
@@ -31,13 +35,13 @@ from flask import Blueprint, Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..archive import default_db
-from ..audit import audit_log, unreadable_report
+from ..audit import audit_log, compare_log, unreadable_report
 from ..codec import MAX_LINE_BYTES, parse_json_array, parse_jsonl
 from ..errors import ArchiveError, LogFormatError, RulesError
 from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from .board import board
 from .store import archive_games, close_archive, stored_log
-from .viewer import BadInput, viewer
+from .viewer import BadInput, requested_rule_sets, viewer
 
 #: the largest log the app reads (a long game is well under 1 MB)
 MAX_LOG_BYTES = 16 * MAX_LINE_BYTES
@@ -122,6 +126,27 @@ def game_board(fingerprint: str) -> Any:
             return _error(400, f"{seat!r} is not seated; the players are "
                                f"{', '.join(log.players)}", field="seat")
         return jsonify(board(log, rules, seat))
+    except LogFormatError as exc:
+        return jsonify(unreadable_report(fingerprint, exc)), 422
+
+
+@api.post("/compare")
+def compare_body() -> Any:
+    try:
+        log = _body_log()
+        return jsonify(compare_log(log, requested_rule_sets(log)))
+    except LogFormatError as exc:
+        return jsonify(unreadable_report("request", exc)), 422
+
+
+@api.get("/games/<fingerprint>/compare")
+def game_compare(fingerprint: str) -> Any:
+    try:
+        found = stored_log(fingerprint)
+        if found is None:
+            return _error(404, f"no game with fingerprint {fingerprint} in the archive")
+        log, _ = found
+        return jsonify(compare_log(log, requested_rule_sets(log)))
     except LogFormatError as exc:
         return jsonify(unreadable_report(fingerprint, exc)), 422
 

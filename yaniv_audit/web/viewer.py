@@ -5,6 +5,10 @@
     POST /view                   the board of an uploaded log (not stored)
     GET  /games/<fingerprint>    the board of an archived game
                                  (?rules=R another rule set, ?seat=P one player's view)
+    GET  /games/<fingerprint>/compare
+                                 the game under several rule sets side by side
+                                 (?rules=A&rules=B..., the first the baseline; default:
+                                 the declared rules, then every preset that differs)
 
 The board's data is embedded in the page as JSON and drawn by ``static/viewer.js``;
 the move list and the findings are rendered on the server too, so the page
@@ -17,6 +21,7 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, request
 
+from ..audit import compare_log
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import LogFormatError, RulesError
 from ..events import Log
@@ -46,6 +51,25 @@ def requested_rules() -> RuleSet | None:
         return parse_rules(spec)
     except RulesError as exc:
         raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}") from None
+
+
+def requested_rule_sets(log: Log) -> list[RuleSet]:
+    """The ``rules`` given (the first is the baseline), else the declared rules and
+    every preset with other parameters: who would have won at the other tables."""
+    sets: list[RuleSet] = []
+    for spec in request.values.getlist("rules"):
+        if spec.strip():
+            try:
+                sets.append(parse_rules(spec))
+            except RulesError as exc:
+                raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}") from None
+    if sets:
+        return sets
+    sets = [log.game.rules]
+    for preset in PRESETS.values():
+        if preset not in sets:  # rule sets are equal by their parameters
+            sets.append(preset)
+    return sets
 
 
 def requested_seat(log: Log) -> str | None:
@@ -115,3 +139,20 @@ def view_game(fingerprint: str) -> str:
         abort(404, f"no game with fingerprint {fingerprint} in the archive")
     log, source = found
     return render_board(log, source, uploaded=False)
+
+
+@viewer.get("/games/<fingerprint>/compare")
+def compare_game(fingerprint: str) -> str:
+    try:
+        found = stored_log(fingerprint)
+    except LogFormatError as exc:
+        raise unreadable(f"game {fingerprint}", exc) from None
+    if found is None:
+        abort(404, f"no game with fingerprint {fingerprint} in the archive")
+    log, source = found
+    try:
+        result = compare_log(log, requested_rule_sets(log))
+    except LogFormatError as exc:
+        raise unreadable(source, exc) from None
+    return render_template("compare.html", result=result, players=list(log.players),
+                           source=source, presets=list(PRESETS))
