@@ -472,3 +472,86 @@ def test_export_refuses_a_directory_with_files(archive_path: Path, tmp_path: Pat
     assert result.exit_code == 2
     assert "exists and is not an empty directory" in result.output
     assert (tmp_path / "keep.txt").read_text() == "mine\n"
+
+
+# --- a game paused and continued: versions --------------------------------------------
+
+
+def versions_of_a_game(tmp_path: Path) -> dict[str, Path]:
+    """The clean game cut after 30 and 50 events, the whole, and a version that
+    changes event 40 (a rewrite of what was played)."""
+    lines = (REPLAYS / "clean-assaf-reduction.jsonl").read_text().splitlines()
+    assert '"cards": ["5D"]' in lines[40]
+    out = {}
+    for name, chosen in (("v30", lines[:30]), ("v50", lines[:50]), ("whole", lines),
+                         ("v41", lines[:41]),
+                         ("rewritten", [*lines[:40], lines[40].replace("5D", "6D")])):
+        out[name] = tmp_path / f"{name}.jsonl"
+        out[name].write_text("\n".join(chosen) + "\n")
+    return out
+
+
+def test_a_continued_game_is_linked_to_the_version_it_extends(tmp_path: Path) -> None:
+    logs = versions_of_a_game(tmp_path)
+    db = tmp_path / "versions.duckdb"
+    assert run("ingest", str(logs["v30"]), db=db).exit_code == 0
+    result = run("ingest", str(logs["v50"]), str(logs["whole"]), db=db)
+    assert result.exit_code == 0
+    fp = {name: tree_hash(read_log(path).leaves).hex() for name, path in logs.items()}
+    assert (f"{logs['v50']}: continues game friday-at-dana-2024-05-17 as archived "
+            f"({fp['v30'][:16]}): its first 30 events unchanged") in result.output
+    assert f"({fp['v50'][:16]}): its first 50 events unchanged" in result.output
+    result = run("ingest", str(logs["v41"]), str(logs["rewritten"]), db=db)
+    assert result.exit_code == 1  # a rewrite of what was played is found
+    assert (f"{logs['v41']}: an earlier part of game friday-at-dana-2024-05-17, whose longer "
+            f"version {fp['whole'][:16]} is archived") in result.output
+    assert (f"{logs['rewritten']}: game friday-at-dana-2024-05-17 was archived before with "
+            f"other events ({fp['whole'][:16]}): they differ from event 40 on") in result.output
+    with Archive(db) as archive:
+        rows = dict((f, (e, p)) for f, e, p in archive.query(
+            "SELECT fingerprint, extends, part_of FROM games")[1])
+        assert rows == {fp["v30"]: (None, None), fp["v50"]: (fp["v30"], None),
+                        fp["whole"]: (fp["v50"], None), fp["v41"]: (fp["v30"], fp["v50"]),
+                        fp["rewritten"]: (fp["v30"], None)}
+        assert archive.verify() == (5, [])
+        list(archive.audit())
+        # the reports count the latest version of a game once (and the rewrite, which differs)
+        (games,) = archive.query("SELECT count(*) FROM standings s WHERE s.player = 'dana' AND "
+                                 "fingerprint IN (SELECT fingerprint FROM games g WHERE "
+                                 "part_of IS NULL AND NOT EXISTS (SELECT 1 FROM games h "
+                                 "WHERE h.extends = g.fingerprint))")[1][0]
+        assert games == 2
+        whole = audit_file(str(logs["whole"]))
+        calls = sum(1 for r in whole["rounds"] if r["end"] == "yaniv")
+        rewritten = audit_file(str(logs["rewritten"]))
+        assert rewritten["verdict"] == "corrupt"  # 6D was never in omer's hand: left out
+        table = analytics.report(archive, "assaf-risk")
+        assert sum(row[1] for row in table.rows) == calls
+
+
+def test_verify_finds_a_broken_version_link(tmp_path: Path) -> None:
+    logs = versions_of_a_game(tmp_path)
+    db = tmp_path / "links.duckdb"
+    run("ingest", str(logs["v30"]), str(logs["whole"]), str(logs["rewritten"]), db=db)
+    with Archive(db) as archive:
+        fp = {n: tree_hash(read_log(logs[n]).leaves).hex() for n in ("whole", "rewritten")}
+        archive.con.execute("UPDATE games SET extends = ? WHERE fingerprint = ?",
+                            [fp["rewritten"], fp["whole"]])
+        _, mismatches = archive.verify()
+    assert [(m.fingerprint, m.problem) for m in mismatches] == [(
+        fp["whole"], f"it does not continue the version {fp['rewritten']} it was stored as "
+                     "extending")]
+
+
+def test_another_game_with_the_same_game_id_is_not_a_version(tmp_path: Path) -> None:
+    first = tmp_path / "a.jsonl"
+    second = tmp_path / "b.jsonl"
+    shutil.copy(REPLAYS / "simulated" / "classic" / "game-00000.jsonl", first)
+    shutil.copy(REPLAYS / "simulated" / "namu" / "game-00000.jsonl", second)
+    assert read_log(first).game.game_id == read_log(second).game.game_id
+    result = run("ingest", str(first), str(second), db=tmp_path / "ids.duckdb")
+    assert result.exit_code == 0
+    assert result.output.splitlines() == [
+        f"ingested 2 games ({len(read_log(first).events) + len(read_log(second).events)} "
+        f"events) into {tmp_path / 'ids.duckdb'}; 0 already there, 0 refused; the archive "
+        "holds 2 games"]

@@ -292,3 +292,72 @@ def test_prove_an_event_outside_the_log_is_exit_2(index: int, log: Path) -> None
     assert result.stdout == ""
     assert "--event" in result.stderr
     assert f"0 to {len(GAME) - 1}" in result.stderr
+
+
+# --- consistency: a paused game, continued ------------------------------------------
+
+
+def prove_since(log: Path, old_size: int) -> dict[str, Any]:
+    result = run("prove", str(log), "--since", str(old_size))
+    assert result.exit_code == 0, result.output
+    proof: dict[str, Any] = json.loads(result.stdout)
+    return proof
+
+
+@pytest.mark.parametrize("old_size", range(1, len(GAME) + 1))
+def test_a_continued_log_proves_it_kept_the_paused_one(old_size: int, log: Path,
+                                                      tmp_path: Path) -> None:
+    paused = write_jsonl(tmp_path / "paused.jsonl", GAME[:old_size])
+    trusted = fingerprint_of(paused)  # written down when the game was paused
+    assert trusted == expected_fingerprint(GAME[:old_size])
+    proof = prove_since(log, old_size)
+    assert set(proof) == {"old_fingerprint", "old_size", "fingerprint", "tree_size", "path"}
+    assert (proof["old_fingerprint"], proof["old_size"]) == (trusted, old_size)
+    assert (proof["fingerprint"], proof["tree_size"]) == (fingerprint_of(log), len(GAME))
+    result = verify(json.dumps(proof), trusted, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (f"valid: the log {fingerprint_of(log)} ({len(GAME)} events) "
+                             f"extends the log {trusted} ({old_size} events) without "
+                             "changing it\n")
+
+
+def test_a_continued_log_that_changed_the_paused_part_does_not_prove(log: Path,
+                                                                     tmp_path: Path) -> None:
+    trusted = fingerprint_of(write_jsonl(tmp_path / "paused.jsonl", GAME[:4]))
+    changed = [*GAME[:2], {**GAME[2], "cards": ["9S"]}, *GAME[3:]]
+    proof = prove_since(write_jsonl(tmp_path / "changed.jsonl", changed), 4)
+    assert proof["old_fingerprint"] != trusted
+    result = verify(json.dumps(proof), trusted)
+    assert result.exit_code == 1 and result.stdout.startswith("invalid")
+    forged = proof | {"old_fingerprint": trusted}  # claiming the trusted start does not help
+    assert verify(json.dumps(forged), trusted).exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("mangle", "words"),
+    [
+        (lambda p: json.dumps({k: v for k, v in p.items() if k != "tree_size"}),
+         ["'tree_size'"]),
+        (lambda p: json.dumps(p | {"old_size": 9}), ["'old_size'", "at most tree_size 7"]),
+        (lambda p: json.dumps(p | {"old_size": 0}), ["'old_size'", "integer >= 1"]),
+        (lambda p: json.dumps(p | {"path": "abc"}), ["'path'", "list"]),
+        (lambda p: json.dumps(p | {"old_fingerprint": "xyz"}), ["'old_fingerprint'"]),
+    ],
+)
+def test_a_malformed_consistency_proof_is_exit_3(
+    mangle: Callable[[dict[str, Any]], str], words: list[str], log: Path
+) -> None:
+    text = mangle(prove_since(log, 3))
+    _assert_one_line_error(verify(text, fingerprint_of(log)), *words)
+
+
+@pytest.mark.parametrize("args, words", [
+    ((), "give --event N (an inclusion proof) or --since M"),
+    (("--event", "1", "--since", "2"), "give --event N (an inclusion proof) or --since M"),
+    (("--since", "0"), "M is 1 to 7, not 0"),
+    (("--since", "8"), "M is 1 to 7, not 8"),
+])
+def test_prove_needs_one_of_event_and_since(args: tuple[str, ...], words: str,
+                                            log: Path) -> None:
+    result = run("prove", str(log), *args)
+    assert result.exit_code == 2 and words in result.stderr

@@ -2,6 +2,7 @@
 
 Every report reads the audits of one rule set per game: the rules each game
 declared (the default), or one rule set for all (``rules``), by its parameters.
+A game continued after a pause is stored in both versions; only the latest counts.
 Corrupt games (physically impossible logs) are left out: their scores mean
 nothing. Games audited with violations count as the engine rescored them.
 """
@@ -15,12 +16,15 @@ from typing import Any
 from .archive import Archive
 from .rules import RuleSet
 
-#: the audits a report reads: one per game, under the declared rules or under ?1
+#: the audits a report reads: one per game, under the declared rules or under $1; a
+#: game stored in several versions (paused, then continued) counts once, as the latest
 CHOSEN = """
 chosen AS (
     SELECT a.fingerprint, a.rules_key, a.finished, a.winners, a.verdict, g.game_id
     FROM audits a JOIN games g USING (fingerprint)
     WHERE a.rules_key = coalesce($1, g.rules_key) AND a.verdict <> 'corrupt'
+      AND g.part_of IS NULL
+      AND NOT EXISTS (SELECT 1 FROM games later WHERE later.extends = g.fingerprint)
 )"""
 
 LEADERBOARD = f"""
@@ -82,7 +86,8 @@ SELECT g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
 FROM games g
 JOIN audits d ON d.fingerprint = g.fingerprint AND d.rules_key = g.rules_key
 JOIN audits o ON o.fingerprint = g.fingerprint AND o.rules_key = $1
-WHERE d.verdict <> 'corrupt'
+WHERE d.verdict <> 'corrupt' AND g.part_of IS NULL
+  AND NOT EXISTS (SELECT 1 FROM games later WHERE later.extends = g.fingerprint)
 ORDER BY g.game_no
 """
 

@@ -53,6 +53,8 @@ CREATE TABLE IF NOT EXISTS games (
     rules_key VARCHAR NOT NULL,
     rules_id VARCHAR NOT NULL,
     events INTEGER NOT NULL,
+    extends VARCHAR,
+    part_of VARCHAR,
     started_at TIMESTAMPTZ,
     ingested_at TIMESTAMPTZ NOT NULL
 );
@@ -114,7 +116,9 @@ CREATE TABLE IF NOT EXISTS standings (
 #: what each table holds, for ``yaniv-audit query --tables`` and the README
 TABLES = {
     "games": "one row per ingested log: fingerprint, game_id, source file, players, "
-             "declared rules (rules_key, rules_id), events, started_at, ingested_at",
+             "declared rules (rules_key, rules_id), events, extends (the earlier version "
+             "of the same game it continues), part_of (a longer version archived before "
+             "it), started_at, ingested_at",
     "events": "every event: game_no, seq, type, player, event (its canonical JSON)",
     "audits": "one row per game and rule set audited: verdict, finished, winners, rounds, "
               "findings, the full report (JSON), engine, audited_at",
@@ -209,6 +213,12 @@ class IngestResult:
     #: (file, fingerprint, the file it was first ingested from)
     duplicates: list[tuple[str, str, str]] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
+    #: (file, fingerprint, game_id, the version it extends, its size): a paused game continued
+    extensions: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    #: (file, fingerprint, game_id, the longer version archived already)
+    earlier: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: (file, fingerprint, game_id, the other version, the first event that differs)
+    conflicts: list[tuple[str, str, str, str, int]] = field(default_factory=list)
 
     @property
     def events(self) -> int:
@@ -332,10 +342,50 @@ class Archive:
         result.duplicates.extend((r.source, r.fingerprint, stored[r.fingerprint])
                                  for r in rows if r.fingerprint in stored)
         if new:
-            self._store(new)
+            self._store(new, *self._versions(new, result))
             result.added.extend(new)
 
-    def _store(self, rows: list[IngestRow]) -> None:
+    def _versions(self, rows: list[IngestRow], result: IngestResult,
+                  ) -> tuple[dict[str, str], dict[str, str]]:
+        """How each new log relates to the other versions of its game (same game_id
+        and the same game_started): the longest version it continues unchanged, and
+        a longer one it is the start of (each by fingerprint); ``result`` lists them,
+        and the conflicts (the same start, then other events)."""
+        known: dict[str, list[tuple[str, list[str]]]] = {}
+        for fingerprint, game_id, game_no in self.con.execute(
+                "SELECT fingerprint, game_id, game_no FROM games WHERE game_id IN "
+                "(SELECT unnest($1::VARCHAR[])) ORDER BY game_no",
+                [[r.game_id for r in rows]]).fetchall():
+            (leaves,) = _one(self.con.execute(
+                "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", [game_no])
+                ) or ([],)
+            known.setdefault(game_id, []).append((fingerprint, leaves or []))
+        extends: dict[str, str] = {}
+        part_of: dict[str, str] = {}
+        for row in rows:
+            versions = known.setdefault(row.game_id, [])
+            longest = 0
+            for fingerprint, leaves in versions:
+                same = _common_prefix(leaves, row.leaves)
+                if same == len(leaves) < len(row.leaves):
+                    if same > longest:
+                        longest, extends[row.fingerprint] = same, fingerprint
+                elif same == len(row.leaves) < len(leaves):
+                    part_of.setdefault(row.fingerprint, fingerprint)
+                    result.earlier.append((row.source, row.fingerprint, row.game_id,
+                                           fingerprint))
+                elif same > 0:  # the same game_started, then other events: a rewrite
+                    result.conflicts.append((row.source, row.fingerprint, row.game_id,
+                                             fingerprint, same))
+                # else: another game that happens to have the same game_id
+            if row.fingerprint in extends:
+                result.extensions.append((row.source, row.fingerprint, row.game_id,
+                                          extends[row.fingerprint], longest))
+            versions.append((row.fingerprint, row.leaves))
+        return extends, part_of
+
+    def _store(self, rows: list[IngestRow], extends: dict[str, str],
+               part_of: dict[str, str]) -> None:
         """Write games and their events in one transaction."""
         now = datetime.now(UTC)
         con = self.con
@@ -348,7 +398,9 @@ class Archive:
                 list(numbers), [r.fingerprint for r in rows], [r.game_id for r in rows],
                 [r.source for r in rows], [r.players for r in rows],
                 [r.rules_key for r in rows], [r.rules_id for r in rows],
-                [len(r.leaves) for r in rows], [r.started_at for r in rows], now_col,
+                [len(r.leaves) for r in rows], [extends.get(r.fingerprint) for r in rows],
+                [part_of.get(r.fingerprint) for r in rows], [r.started_at for r in rows],
+                now_col,
             ])
             game_nos: list[int] = []
             seqs: list[int] = []
@@ -497,28 +549,38 @@ class Archive:
 
         numbers = [n for (n,) in self.con.execute(
             "SELECT game_no FROM games ORDER BY game_no").fetchall()]
-        expected = dict(self.con.execute("SELECT fingerprint, events FROM games").fetchall())
-        ids = dict(self.con.execute("SELECT fingerprint, game_id FROM games").fetchall())
+        info = {fp: (events, game_id, extends) for fp, events, game_id, extends in
+                self.con.execute("SELECT fingerprint, events, game_id, extends FROM games")
+                .fetchall()}
+        sizes = {fp: events for fp, (events, _, _) in info.items()}
         mismatches = []
         seen = 0
         with progress(self._stored_logs(numbers), len(numbers), "verifying") as bar:
             for fingerprint, _, data in bar:
                 seen += 1
+                expected, game_id, extends = info[fingerprint]
                 try:
                     log = parse_jsonl(data, fingerprint)
                 except LogFormatError as exc:
-                    mismatches.append(Mismatch(fingerprint, ids[fingerprint],
+                    mismatches.append(Mismatch(fingerprint, game_id,
                                                f"its stored events no longer read: {exc}"))
                     continue
-                if len(log.events) != expected[fingerprint]:
+                if len(log.events) != expected:
                     mismatches.append(Mismatch(
-                        fingerprint, ids[fingerprint],
-                        f"{len(log.events)} events stored, {expected[fingerprint]} ingested"))
+                        fingerprint, game_id,
+                        f"{len(log.events)} events stored, {expected} ingested"))
                     continue
                 got = tree_hash(log.leaves).hex()
                 if got != fingerprint:
-                    mismatches.append(Mismatch(fingerprint, ids[fingerprint],
+                    mismatches.append(Mismatch(fingerprint, game_id,
                                                f"its stored events give fingerprint {got}"))
+                elif extends is not None and (
+                        extends not in sizes
+                        or tree_hash(log.leaves[:sizes[extends]]).hex() != extends):
+                    mismatches.append(Mismatch(
+                        fingerprint, game_id,
+                        f"it does not continue the version {extends} it was stored as "
+                        "extending"))
         if seen != len(numbers):  # a game with no events at all never comes out of the join
             missing = self.con.execute(
                 "SELECT fingerprint, game_id FROM games g WHERE NOT EXISTS "
@@ -571,6 +633,16 @@ class Archive:
         if cursor.description is None:
             return [], []
         return [d[0] for d in cursor.description], cursor.fetchall()
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    """How many events two versions of a game share from the start."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _export_select(table: str, by: str) -> tuple[str, list[str]]:

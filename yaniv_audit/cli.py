@@ -184,12 +184,26 @@ def read_log_or_exit(path: str) -> Log:
 
 @cli.command()
 @click.argument("log", type=click.Path(dir_okay=False))
-@click.option("--event", "index", type=int, required=True, help="0-based event index")
-def prove(log: str, index: int) -> None:
-    """Print an inclusion proof of event N of LOG as JSON."""
-    from .merkle import make_proof
+@click.option("--event", "index", type=int, default=None, help="0-based event index")
+@click.option("--since", "old_size", type=int, default=None, metavar="M",
+              help="prove instead that the log's first M events are the log fingerprinted "
+                   "when it had M events, unchanged")
+def prove(log: str, index: int | None, old_size: int | None) -> None:
+    """Print an inclusion proof of event N of LOG as JSON (or, with --since M, a
+    consistency proof: LOG extends its first M events without changing them)."""
+    from .merkle import make_consistency_proof, make_proof
 
+    if (index is None) == (old_size is None):
+        raise click.UsageError("give --event N (an inclusion proof) or --since M (a "
+                               "consistency proof)")
     leaves = read_log_or_exit(log).leaves
+    if old_size is not None:
+        if not 1 <= old_size <= len(leaves):
+            raise click.BadParameter(f"the log has {len(leaves)} events; M is 1 to "
+                                     f"{len(leaves)}, not {old_size}", param_hint="--since")
+        emit_json(make_consistency_proof(leaves, old_size))
+        return
+    assert index is not None
     if not 0 <= index < len(leaves):
         raise click.BadParameter(
             f"the log has events 0 to {len(leaves) - 1}, not {index}", param_hint="--event"
@@ -200,23 +214,41 @@ def prove(log: str, index: int) -> None:
 @cli.command("verify-proof")
 @click.argument("proof", type=click.File("rb"))
 @click.option("--fingerprint", "fingerprint_hex", required=True, metavar="HEX",
-              help="the fingerprint you trust (64 hex digits)")
+              help="the fingerprint you trust (64 hex digits): of the log, or for a "
+                   "consistency proof of the earlier log")
 def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
-    """Check an inclusion PROOF (a file, or - for standard input) against a fingerprint."""
-    from .merkle import ProofError, verify_proof
+    """Check a PROOF (a file, or - for standard input) against a fingerprint you trust.
+
+    An inclusion proof shows an event is in the log; a consistency proof shows a
+    log extends the earlier log with that fingerprint, without changing it.
+    """
+    from .merkle import ProofError, is_consistency_proof, verify_consistency_proof, verify_proof
 
     data = proof.read()
+    trusted = fingerprint_hex.strip().lower()
     try:
-        ok = verify_proof(data, fingerprint_hex)
+        if is_consistency_proof(data):
+            ok = verify_consistency_proof(data, fingerprint_hex)
+        else:
+            ok = verify_proof(data, fingerprint_hex)
     except ProofError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
+    shown = json.loads(data)  # well-formed: the verifier has checked it
+    if is_consistency_proof(data):
+        if not ok:
+            click.echo("invalid: the proof does not show that log extends the log with that "
+                       "fingerprint")
+            sys.exit(EXIT_FOUND)
+        click.echo(f"valid: the log {shown['fingerprint'].lower()} ({shown['tree_size']} "
+                   f"events) extends the log {trusted} ({shown['old_size']} events) "
+                   "without changing it")
+        sys.exit(EXIT_OK)
     if not ok:
         click.echo("invalid: the proof does not show that event in the log with that fingerprint")
         sys.exit(EXIT_FOUND)
-    shown = json.loads(data)  # well-formed: verify_proof has checked it
     click.echo(
         f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) is in the log "
-        f"{fingerprint_hex.strip().lower()}"
+        f"{trusted}"
     )
     sys.exit(EXIT_OK)
 
@@ -512,12 +544,22 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
         where = archive.path
     for refused in result.refused:
         click.echo(f"{refused.source}: refused, unreadable: {refused.error}")
+    for source, _, game_id, old, size in result.extensions:
+        click.echo(f"{source}: continues game {game_id} as archived ({old[:16]}): its first "
+                   f"{size} events unchanged")
+    for source, _, game_id, longer in result.earlier:
+        click.echo(f"{source}: an earlier part of game {game_id}, whose longer version "
+                   f"{longer[:16]} is archived")
+    for source, _, game_id, other, same in result.conflicts:
+        click.echo(f"{source}: game {game_id} was archived before with other events "
+                   f"({other[:16]}): they differ from event {same} on; stored as another "
+                   "version")
     click.echo(
         f"ingested {len(result.added)} game{'s' if len(result.added) != 1 else ''} "
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
         f"{len(result.refused)} refused; the archive holds {total} games"
     )
-    sys.exit(EXIT_FOUND if result.refused else EXIT_OK)
+    sys.exit(EXIT_FOUND if result.refused or result.conflicts else EXIT_OK)
 
 
 def audit_archive(db: str, rules_specs: str | None, as_json: bool, jobs: int | None,

@@ -42,12 +42,15 @@ __all__ = [
     "ProofError",
     "consistency_path",
     "inclusion_path",
+    "is_consistency_proof",
     "leaf_hash",
+    "make_consistency_proof",
     "make_proof",
     "node_hash",
     "root_from_inclusion",
     "tree_hash",
     "verify_consistency",
+    "verify_consistency_proof",
     "verify_proof",
 ]
 
@@ -57,6 +60,7 @@ _LEAF_PREFIX = b"\x00"
 _NODE_PREFIX = b"\x01"
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 PROOF_FIELDS = ("fingerprint", "tree_size", "index", "event", "path")
+CONSISTENCY_FIELDS = ("old_fingerprint", "old_size", "fingerprint", "tree_size", "path")
 
 
 class ProofError(YanivAuditError):
@@ -289,7 +293,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse_proof(data: bytes | str) -> dict[str, Any]:
+def _parse_proof(data: bytes | str, fields: tuple[str, ...] = PROOF_FIELDS) -> dict[str, Any]:
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8-sig")
@@ -301,13 +305,60 @@ def _parse_proof(data: bytes | str) -> dict[str, Any]:
         raise ProofError(f"the proof is not JSON: {str(exc).splitlines()[0]}") from None
     if not isinstance(proof, dict):
         raise ProofError(
-            f"the proof: expected a JSON object with fields {', '.join(PROOF_FIELDS)}"
+            f"the proof: expected a JSON object with fields {', '.join(fields)}"
         )
-    missing = [name for name in PROOF_FIELDS if name not in proof]
+    missing = [name for name in fields if name not in proof]
     if missing:
-        fields = "field" if len(missing) == 1 else "fields"
-        raise ProofError(f"the proof has no {fields} {', '.join(map(repr, missing))}")
+        noun = "field" if len(missing) == 1 else "fields"
+        raise ProofError(f"the proof has no {noun} {', '.join(map(repr, missing))}")
     return proof
+
+
+def make_consistency_proof(leaves: Sequence[bytes], old_size: int) -> dict[str, Any]:
+    """The proof that the log's first ``old_size`` events are, unchanged, the log
+    whose fingerprint was taken then (an unfinished game, extended later)."""
+    if not 1 <= old_size <= len(leaves):
+        raise IndexError(f"old size {old_size} is not between 1 and {len(leaves)}")
+    return {
+        "old_fingerprint": tree_hash(leaves[:old_size]).hex(),
+        "old_size": old_size,
+        "fingerprint": tree_hash(leaves).hex(),
+        "tree_size": len(leaves),
+        "path": [p.hex() for p in consistency_path(leaves, old_size)],
+    }
+
+
+def is_consistency_proof(data: bytes | str) -> bool:
+    """Whether ``data`` looks like a consistency proof (else: an inclusion proof)."""
+    try:
+        proof = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(proof, dict) and "old_size" in proof
+
+
+def verify_consistency_proof(data: bytes | str, old_fingerprint_hex: str) -> bool:
+    """Whether the proof in ``data`` shows its log extends, unchanged, the log
+    ``old_fingerprint_hex`` (the fingerprint the user trusts, taken earlier).
+
+    Raises :class:`ProofError` for input that is not a consistency proof.
+    """
+    trusted = _hash_field(old_fingerprint_hex, "--fingerprint")
+    proof = _parse_proof(data, CONSISTENCY_FIELDS)
+    old = _hash_field(proof["old_fingerprint"], "proof field 'old_fingerprint'")
+    new = _hash_field(proof["fingerprint"], "proof field 'fingerprint'")
+    old_size = _int_field(proof, "old_size", 1)
+    tree_size = _int_field(proof, "tree_size", 1)
+    if old_size > tree_size:
+        raise ProofError(f"proof field 'old_size': expected at most tree_size {tree_size}, "
+                         f"got {old_size}")
+    raw_path = proof["path"]
+    if not isinstance(raw_path, list):
+        raise ProofError(
+            f"proof field 'path': expected a list of 64-hex-digit hashes, got {_short(raw_path)}"
+        )
+    path = [_hash_field(p, f"proof field 'path' item {i}") for i, p in enumerate(raw_path)]
+    return old == trusted and verify_consistency(old_size, tree_size, old, new, path)
 
 
 def verify_proof(data: bytes | str, fingerprint_hex: str) -> bool:
