@@ -368,7 +368,8 @@ def test_query_is_read_only_and_says_what_is_wrong(archive_path: Path) -> None:
 
 def test_query_without_sql_lists_the_tables(archive_path: Path) -> None:
     names = [line.split()[0] for line in run("query", db=archive_path).output.splitlines()]
-    assert names == ["games", "events", "audits", "findings", "rounds", "standings"]
+    assert names == ["games", "events", "audits", "findings", "rounds", "standings",
+                     "checkpoints"]
 
 
 # --- archives that cannot be used ---------------------------------------------------
@@ -555,3 +556,51 @@ def test_another_game_with_the_same_game_id_is_not_a_version(tmp_path: Path) -> 
         f"ingested 2 games ({len(read_log(first).events) + len(read_log(second).events)} "
         f"events) into {tmp_path / 'ids.duckdb'}; 0 already there, 0 refused; the archive "
         "holds 2 games"]
+
+
+# --- checkpoints: the archive only grows ----------------------------------------------------
+
+
+def test_a_checkpoint_holds_while_the_archive_only_grows(tmp_path: Path) -> None:
+    db = tmp_path / "grow.duckdb"
+    run("ingest", str(REPLAYS / "middle-card.jsonl"), str(REPLAYS / "two-decks.jsonl"), db=db)
+    taken = run("checkpoint", "--json", db=db)
+    assert taken.exit_code == 0
+    point = json.loads(taken.output)
+    fingerprints = [tree_hash(read_log(REPLAYS / n).leaves)
+                    for n in ("middle-card.jsonl", "two-decks.jsonl")]
+    assert point["games"] == 2 and point["root"] == tree_hash(fingerprints).hex()
+    (tmp_path / "kept.json").write_text(taken.output)
+    run("ingest", str(REPLAYS / "slap-down.jsonl"), db=db)
+    result = run("verify", "--checkpoint", str(tmp_path / "kept.json"), db=db)
+    assert result.exit_code == 0, result.output
+    assert "3 games, 3 verified, 0 altered; 2 of 2 checkpoints hold" in result.output
+
+
+def test_a_checkpoint_catches_a_removed_game(tmp_path: Path) -> None:
+    db = tmp_path / "shrink.duckdb"
+    run("ingest", str(REPLAYS / "middle-card.jsonl"), str(REPLAYS / "two-decks.jsonl"),
+        str(REPLAYS / "slap-down.jsonl"), db=db)
+    kept = tmp_path / "kept.json"
+    kept.write_text(run("checkpoint", "--json", db=db).output)
+    with Archive(db) as archive:  # someone deletes a game, and the checkpoints table too
+        archive.con.execute("DELETE FROM events WHERE game_no = 2")
+        archive.con.execute("DELETE FROM games WHERE game_no = 2")
+        archive.con.execute("DELETE FROM checkpoints")
+    result = run("verify", "--checkpoint", str(kept), db=db)
+    assert result.exit_code == 1
+    assert ("the checkpoint of " in result.output
+            and "vouches for 3 games; the archive holds 2" in result.output)
+    assert "0 of 1 checkpoints hold" in result.output
+
+
+@pytest.mark.parametrize("text, words", [
+    ("nonsense", "the checkpoint is not JSON"),
+    ('{"games": 2}', "the checkpoint's root: expected 64 hex digits"),
+    ('{"games": -1, "root": "' + "0" * 64 + '"}', "the checkpoint's games: expected a count"),
+])
+def test_a_malformed_checkpoint_is_exit_3(archive_path: Path, tmp_path: Path, text: str,
+                                          words: str) -> None:
+    (tmp_path / "bad.json").write_text(text)
+    result = run("verify", "--checkpoint", str(tmp_path / "bad.json"), db=archive_path)
+    assert result.exit_code == 3 and words in result.output

@@ -58,6 +58,11 @@ CREATE TABLE IF NOT EXISTS games (
     started_at TIMESTAMPTZ,
     ingested_at TIMESTAMPTZ NOT NULL
 );
+CREATE TABLE IF NOT EXISTS checkpoints (
+    games INTEGER NOT NULL,
+    root VARCHAR NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     game_no INTEGER NOT NULL,
     seq INTEGER NOT NULL,
@@ -126,8 +131,12 @@ TABLES = {
     "rounds": "every scored round: players in it, starter, end, caller, caller_total, "
               "assafed, assafers, winners",
     "standings": "every player of every audited game: seat, final score, won, out",
+    "checkpoints": "every checkpoint taken: games (how many), root (the Merkle tree hash "
+                   "of their fingerprints in ingest order), created_at",
 }
 DERIVED = ("findings", "rounds", "standings", "audits")
+#: the tables export writes (the checkpoints stay with the archive they vouch for)
+EXPORTED = ("games", "events", "audits", "findings", "rounds", "standings")
 #: how ``export`` can partition the Parquet files
 EXPORT_BY = ("month", "rules")
 
@@ -223,6 +232,40 @@ class IngestResult:
     @property
     def events(self) -> int:
         return sum(len(row.leaves) for row in self.added)
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The archive at one moment: its first ``games`` games have the Merkle tree
+    hash ``root`` over their fingerprints, in ingest order."""
+
+    games: int
+    root: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"games": self.games, "root": self.root, "created_at": self.created_at}
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> Checkpoint:
+        """A checkpoint as ``yaniv-audit checkpoint --json`` printed it."""
+        import json
+
+        try:
+            raw = json.loads(data)
+        except (ValueError, RecursionError):
+            raise ArchiveError("the checkpoint is not JSON: expected the line "
+                               "yaniv-audit checkpoint --json printed") from None
+        if not isinstance(raw, dict):
+            raise ArchiveError('the checkpoint: expected an object {"games", "root", '
+                               '"created_at"}')
+        games, root = raw.get("games"), raw.get("root")
+        if type(games) is not int or games < 0:
+            raise ArchiveError(f"the checkpoint's games: expected a count, got {games!r}")
+        if not isinstance(root, str) or len(root) != 64 or not all(
+                c in "0123456789abcdefABCDEF" for c in root):
+            raise ArchiveError(f"the checkpoint's root: expected 64 hex digits, got {root!r}")
+        return cls(games, root.lower(), str(raw.get("created_at", "an unknown time")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,6 +631,44 @@ class Archive:
             mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
         return len(numbers), mismatches
 
+    # --- checkpoints ------------------------------------------------------------
+
+    def _fingerprints(self) -> list[bytes]:
+        return [bytes.fromhex(fp) for (fp,) in self.con.execute(
+            "SELECT fingerprint FROM games ORDER BY game_no").fetchall()]
+
+    def checkpoint(self) -> Checkpoint:
+        """Record and return the archive's checkpoint: how many games it holds and the
+        Merkle tree hash of their fingerprints in ingest order. Kept outside the
+        archive, it lets :meth:`check_checkpoint` show later that the archive only
+        grew: no game removed, replaced or reordered."""
+        from .merkle import tree_hash
+
+        fingerprints = self._fingerprints()
+        point = Checkpoint(len(fingerprints), tree_hash(fingerprints).hex(),
+                           datetime.now(UTC).isoformat(timespec="seconds"))
+        self.con.execute("INSERT INTO checkpoints VALUES (?, ?, ?)",
+                         [point.games, point.root, datetime.fromisoformat(point.created_at)])
+        return point
+
+    def check_checkpoint(self, point: Checkpoint) -> str | None:
+        """None if the archive still begins with the games of ``point``, else what differs."""
+        from .merkle import tree_hash
+
+        fingerprints = self._fingerprints()
+        if len(fingerprints) < point.games:
+            return (f"the checkpoint of {point.created_at} vouches for {point.games} games; "
+                    f"the archive holds {len(fingerprints)}")
+        if tree_hash(fingerprints[:point.games]).hex() != point.root.lower():
+            return (f"the archive's first {point.games} games are not those of the checkpoint "
+                    f"of {point.created_at}: a game was removed, replaced or reordered")
+        return None
+
+    def checkpoints(self) -> list[Checkpoint]:
+        return [Checkpoint(n, root, at.isoformat(timespec="seconds")) for n, root, at in
+                self.con.execute("SELECT games, root, created_at FROM checkpoints "
+                                 "ORDER BY created_at, games").fetchall()]
+
     # --- export ----------------------------------------------------------------
 
     def export(self, target: str | Path, by: str = "month") -> dict[str, int]:
@@ -608,7 +689,7 @@ class Archive:
         except OSError as exc:
             raise ArchiveError(f"{out}: cannot create the directory ({exc.strerror})") from None
         counts = {}
-        for table in TABLES:
+        for table in EXPORTED:
             sql, partition = _export_select(table, by)
             (rows,) = _one(self.con.execute(f"SELECT count(*) FROM {table}")) or (0,)
             counts[table] = int(rows)

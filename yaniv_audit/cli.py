@@ -743,21 +743,59 @@ def export(directory: str, db: str | None, by: str) -> None:
 
 @cli.command()
 @db_option
+@click.option("--json", "as_json", is_flag=True, help="the checkpoint as one JSON line")
+def checkpoint(db: str | None, as_json: bool) -> None:
+    """Record the archive's checkpoint: its games and the Merkle root of their fingerprints.
+
+    Keep the printed line somewhere else (send it, print it): `verify --checkpoint`
+    shows later that the archive only grew since, no game removed or changed.
+    """
+    with open_archive(db) as archive:
+        point = archive.checkpoint()
+    if as_json:
+        emit_json(point.to_json())
+    else:
+        click.echo(f"checkpoint {point.created_at}: {point.games} games, root {point.root}")
+
+
+@cli.command()
+@db_option
+@click.option("--checkpoint", "checkpoint_file", type=click.File("rb"), default=None,
+              metavar="FILE", help="also check a checkpoint kept outside the archive (the "
+                                   "line `checkpoint --json` printed; - for standard input)")
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per game that fails")
-def verify(db: str | None, as_json: bool) -> None:
-    """Check that every archived game's stored events still give its fingerprint."""
+def verify(db: str | None, checkpoint_file: Any, as_json: bool) -> None:
+    """Check that every archived game's stored events still give its fingerprint, and
+    that the archive still begins with the games of every checkpoint."""
+    from .archive import Checkpoint
+    from .errors import ArchiveError
+
+    outside = None
+    if checkpoint_file is not None:
+        try:
+            outside = Checkpoint.from_json(checkpoint_file.read())
+        except ArchiveError as exc:
+            fail(str(exc), EXIT_BAD_INPUT)
     with open_archive(db, read_only=True) as archive:
         games, mismatches = archive.verify(progress=progress)
+        points = archive.checkpoints() + ([outside] if outside else [])
+        broken = [(p, problem) for p in points
+                  if (problem := archive.check_checkpoint(p)) is not None]
         where = archive.path
     for m in mismatches:
         if as_json:
             emit_json({"fingerprint": m.fingerprint, "game_id": m.game_id, "problem": m.problem})
         else:
             click.echo(f"game {m.game_id} ({m.fingerprint[:16]}): {m.problem}")
+    for point, problem in broken:
+        if as_json:
+            emit_json({"checkpoint": point.to_json(), "problem": problem})
+        else:
+            click.echo(f"checkpoint {point.root[:16]}: {problem}")
     click.echo(f"{where}: {games} games, {games - len(mismatches)} verified, "
-               f"{len(mismatches)} altered", err=as_json)
-    sys.exit(EXIT_FOUND if mismatches else EXIT_OK)
-
+               f"{len(mismatches)} altered; {len(points) - len(broken)} of {len(points)} "
+               "checkpoints hold", err=as_json)
+    sys.exit(EXIT_FOUND if mismatches or broken else EXIT_OK)
 
 
 def main(argv: list[str] | None = None) -> None:
