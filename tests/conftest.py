@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -11,3 +15,18 @@ REPLAYS = ROOT / "replays"
 @pytest.fixture
 def replays_dir() -> Path:
     return REPLAYS
+
+
+@contextmanager
+def held_open_by_another_process(db: Path) -> Iterator[None]:
+    """While inside: another process has the DuckDB file ``db`` open for writing."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
+         " time.sleep(60)", str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()

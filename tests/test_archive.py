@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import pytest
 from click.testing import CliRunner, Result
+from conftest import held_open_by_another_process
 
 from yaniv_audit import analytics
 from yaniv_audit.archive import Archive
@@ -401,18 +402,10 @@ def test_not_an_archive(tmp_path: Path) -> None:
 def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -> None:
     db = tmp_path / "busy.duckdb"
     shutil.copy(archive_path, db)
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
-         " time.sleep(60)", str(db)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with held_open_by_another_process(db):
         result = run("ingest", str(REPLAYS / "middle-card.jsonl"), db=db)
-        assert result.exit_code == 3
-        assert f"{db}: the archive is in use by another process" in result.output
-    finally:
-        holder.kill()
-        holder.wait()
+    assert result.exit_code == 3
+    assert f"{db}: the archive is in use by another process" in result.output
 
 
 def test_archive_error_is_a_yaniv_audit_error(tmp_path: Path) -> None:

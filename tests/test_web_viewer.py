@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import held_open_by_another_process
 from flask.testing import FlaskClient
 
 from yaniv_audit.archive import Archive
@@ -217,21 +218,13 @@ def test_an_archive_being_written_is_a_503_not_a_crash(archive_file: Path,
                                                        tmp_path: Path) -> None:
     busy = tmp_path / "busy.duckdb"
     shutil.copy(archive_file, busy)
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
-         " time.sleep(60)", str(busy)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with held_open_by_another_process(busy):
         client = create_app({"TESTING": True, "ARCHIVE": str(busy)}).test_client()
         page = client.get("/")
-        assert page.status_code == 503
-        assert "the archive is in use by another process" in message(page.get_data(as_text=True))
         api = client.get("/api/games")
-        assert api.status_code == 503 and "in use" in api.get_json()["error"]["message"]
-    finally:
-        holder.kill()
-        holder.wait()
+    assert page.status_code == 503
+    assert "the archive is in use by another process" in message(page.get_data(as_text=True))
+    assert api.status_code == 503 and "in use" in api.get_json()["error"]["message"]
 
 
 @pytest.fixture

@@ -38,10 +38,17 @@ from ..archive import default_db
 from ..audit import audit_log, compare_log, unreadable_report
 from ..codec import MAX_LINE_BYTES, parse_json_array, parse_jsonl
 from ..errors import ArchiveError, LogFormatError, RulesError
-from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
+from ..rules import PRESET_SOURCES, PRESETS, parse_rules
 from .board import board
-from .store import archive_games, close_archive, stored_log
-from .viewer import BadInput, requested_rule_sets, viewer
+from .store import archive_games, close_archive
+from .viewer import (
+    BadInput,
+    archived,
+    requested_rule_sets,
+    requested_rules,
+    requested_seat,
+    viewer,
+)
 
 #: the largest log the app reads (a long game is well under 1 MB)
 MAX_LOG_BYTES = 16 * MAX_LINE_BYTES
@@ -51,11 +58,6 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 def _error(status: int, message: str, **extra: Any) -> tuple[Any, int]:
     return jsonify({"error": {"status": status, "message": message, **extra}}), status
-
-
-def _rules_arg() -> RuleSet | None:
-    spec = request.args.get("rules")
-    return parse_rules(spec) if spec else None
 
 
 def _body_log() -> Any:
@@ -82,25 +84,21 @@ def rules_show(rule_id: str) -> Any:
 
 @api.post("/audit")
 def audit() -> Any:
-    rules = _rules_arg()
-    try:
-        return jsonify(audit_log(_body_log(), rules))
-    except LogFormatError as exc:
-        return jsonify(unreadable_report("request", exc)), 422
+    rules = requested_rules()
+    return jsonify(audit_log(_body_log(), rules))
 
 
 @api.post("/board")
 def board_of_body() -> Any:
-    rules = _rules_arg()
-    try:
-        log = _body_log()
-        seat = request.args.get("seat") or None
-        if seat is not None and seat not in log.players:
-            return _error(400, f"{seat!r} is not seated; the players are "
-                               f"{', '.join(log.players)}", field="seat")
-        return jsonify(board(log, rules, seat))
-    except LogFormatError as exc:
-        return jsonify(unreadable_report("request", exc)), 422
+    rules = requested_rules()
+    log = _body_log()
+    return jsonify(board(log, rules, requested_seat(log)))
+
+
+@api.post("/compare")
+def compare_body() -> Any:
+    log = _body_log()
+    return jsonify(compare_log(log, requested_rule_sets(log)))
 
 
 @api.get("/games")
@@ -115,40 +113,15 @@ def games_index() -> Any:
 
 @api.get("/games/<fingerprint>")
 def game_board(fingerprint: str) -> Any:
-    rules = _rules_arg()
-    try:
-        found = stored_log(fingerprint)
-        if found is None:
-            return _error(404, f"no game with fingerprint {fingerprint} in the archive")
-        log, _ = found
-        seat = request.args.get("seat") or None
-        if seat is not None and seat not in log.players:
-            return _error(400, f"{seat!r} is not seated; the players are "
-                               f"{', '.join(log.players)}", field="seat")
-        return jsonify(board(log, rules, seat))
-    except LogFormatError as exc:
-        return jsonify(unreadable_report(fingerprint, exc)), 422
-
-
-@api.post("/compare")
-def compare_body() -> Any:
-    try:
-        log = _body_log()
-        return jsonify(compare_log(log, requested_rule_sets(log)))
-    except LogFormatError as exc:
-        return jsonify(unreadable_report("request", exc)), 422
+    rules = requested_rules()
+    log, _ = archived(fingerprint)
+    return jsonify(board(log, rules, requested_seat(log)))
 
 
 @api.get("/games/<fingerprint>/compare")
 def game_compare(fingerprint: str) -> Any:
-    try:
-        found = stored_log(fingerprint)
-        if found is None:
-            return _error(404, f"no game with fingerprint {fingerprint} in the archive")
-        log, _ = found
-        return jsonify(compare_log(log, requested_rule_sets(log)))
-    except LogFormatError as exc:
-        return jsonify(unreadable_report(fingerprint, exc)), 422
+    log, _ = archived(fingerprint)
+    return jsonify(compare_log(log, requested_rule_sets(log)))
 
 
 def _wants_json() -> bool:
@@ -167,15 +140,22 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(viewer)
     app.teardown_appcontext(close_archive)
 
-    def page(status: int, title: str, message: str) -> tuple[Any, int]:
+    def page(status: int, title: str, message: str, **extra: Any) -> tuple[Any, int]:
         if _wants_json():
-            return _error(status, message)
+            return _error(status, message, **extra)
         return render_template("error.html", status=status, title=title,
                                message=message), status
 
     @app.errorhandler(BadInput)
     def bad_input(exc: BadInput) -> tuple[Any, int]:
-        return page(exc.status, exc.title, exc.message)
+        return page(exc.status, exc.title, exc.message,
+                    **({"field": exc.field} if exc.field else {}))
+
+    @app.errorhandler(LogFormatError)
+    def unreadable_log(exc: LogFormatError) -> tuple[Any, int]:
+        """A log sent to the API (or stored, then altered) that cannot be read."""
+        source = (request.view_args or {}).get("fingerprint", "request")
+        return jsonify(unreadable_report(source, exc)), 422
 
     @app.errorhandler(RulesError)
     def bad_rules(exc: RulesError) -> tuple[Any, int]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, render_template, request
 
 from ..audit import compare_log
 from ..codec import parse_json_array, parse_jsonl
@@ -36,11 +36,13 @@ GAMES_PER_PAGE = 100
 
 
 class BadInput(Exception):
-    """A request the viewer cannot show: shown as a page with the status."""
+    """A request that cannot be answered: a page with the status (JSON for the API),
+    naming the request ``field`` at fault, if one is."""
 
-    def __init__(self, status: int, title: str, message: str) -> None:
+    def __init__(self, status: int, title: str, message: str, field: str | None = None,
+                 ) -> None:
         super().__init__(message)
-        self.status, self.title, self.message = status, title, message
+        self.status, self.title, self.message, self.field = status, title, message, field
 
 
 def requested_rules() -> RuleSet | None:
@@ -50,7 +52,7 @@ def requested_rules() -> RuleSet | None:
     try:
         return parse_rules(spec)
     except RulesError as exc:
-        raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}") from None
+        raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}", "rules") from None
 
 
 def requested_rule_sets(log: Log) -> list[RuleSet]:
@@ -62,7 +64,8 @@ def requested_rule_sets(log: Log) -> list[RuleSet]:
             try:
                 sets.append(parse_rules(spec))
             except RulesError as exc:
-                raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}") from None
+                raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}",
+                               "rules") from None
     if sets:
         return sets
     sets = [log.game.rules]
@@ -76,7 +79,8 @@ def requested_seat(log: Log) -> str | None:
     seat = (request.values.get("seat") or "").strip() or None
     if seat is not None and seat not in log.players:
         raise BadInput(400, "No such seat",
-                       f"{seat!r} is not seated; the players are {', '.join(log.players)}")
+                       f"{seat!r} is not seated; the players are {', '.join(log.players)}",
+                       "seat")
     return seat
 
 
@@ -129,27 +133,27 @@ def view_upload() -> str:
     return render_board(log, name, uploaded=True, log_text=log_text)
 
 
-@viewer.get("/games/<fingerprint>")
-def view_game(fingerprint: str) -> str:
+def archived(fingerprint: str) -> tuple[Log, str]:
+    """An archived game and the file it came from; 404 if there is none."""
     try:
         found = stored_log(fingerprint)
     except LogFormatError as exc:  # the stored events were altered (yaniv-audit verify)
         raise unreadable(f"game {fingerprint}", exc) from None
     if found is None:
-        abort(404, f"no game with fingerprint {fingerprint} in the archive")
-    log, source = found
+        raise BadInput(404, "No such game",
+                       f"no game with fingerprint {fingerprint} in the archive")
+    return found
+
+
+@viewer.get("/games/<fingerprint>")
+def view_game(fingerprint: str) -> str:
+    log, source = archived(fingerprint)
     return render_board(log, source, uploaded=False)
 
 
 @viewer.get("/games/<fingerprint>/compare")
 def compare_game(fingerprint: str) -> str:
-    try:
-        found = stored_log(fingerprint)
-    except LogFormatError as exc:
-        raise unreadable(f"game {fingerprint}", exc) from None
-    if found is None:
-        abort(404, f"no game with fingerprint {fingerprint} in the archive")
-    log, source = found
+    log, source = archived(fingerprint)
     try:
         result = compare_log(log, requested_rule_sets(log))
     except LogFormatError as exc:
