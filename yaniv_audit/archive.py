@@ -12,12 +12,18 @@ audited by :mod:`yaniv_audit.audit`, and stored here.
   when a game is audited again. Rule sets are keyed by their parameters
   (:attr:`RuleSet.key`), so ``classic`` and ``israeli(yaniv_max=5)`` are one key.
 
+A log with the ``game_id`` and ``game_started`` of an archived game is another
+version of it: ``extends`` names the version it continues unchanged,
+``part_of`` a longer one archived before it. ``checkpoints`` record the Merkle
+root over the games' fingerprints, to show later that the archive only grew.
+
 Events are clustered by an integer ``game_no`` given in ingest order, so that
 reading a range of games back skips the rest of the table.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -32,6 +38,7 @@ from . import ENGINE
 from .errors import ArchiveError, LogFormatError
 from .rules import RuleSet
 
+_HEX = frozenset("0123456789abcdefABCDEF")
 #: the archive file used when none is named
 DEFAULT_DB = "yaniv-archive.duckdb"
 #: the environment variable that names another default archive
@@ -249,8 +256,6 @@ class Checkpoint:
     @classmethod
     def from_json(cls, data: bytes | str) -> Checkpoint:
         """A checkpoint as ``yaniv-audit checkpoint --json`` printed it."""
-        import json
-
         try:
             raw = json.loads(data)
         except (ValueError, RecursionError):
@@ -262,8 +267,7 @@ class Checkpoint:
         games, root = raw.get("games"), raw.get("root")
         if type(games) is not int or games < 0:
             raise ArchiveError(f"the checkpoint's games: expected a count, got {games!r}")
-        if not isinstance(root, str) or len(root) != 64 or not all(
-                c in "0123456789abcdefABCDEF" for c in root):
+        if not isinstance(root, str) or len(root) != 64 or not set(root) <= _HEX:
             raise ArchiveError(f"the checkpoint's root: expected 64 hex digits, got {root!r}")
         return cls(games, root.lower(), str(raw.get("created_at", "an unknown time")))
 
