@@ -301,6 +301,8 @@ class Replay:
         else:
             r.stock_count = max(self.deck_size - dealt_cards - 1, 0)
         r.current = event.starter
+        # the turn order among the dealt players, known now (others are looked up if they move)
+        r.next_seat = dict(zip(rotation, rotation[1:] + rotation[:1], strict=True))
 
     def _check_counts(self, event: Event, cards: Counter[Card], where: str) -> None:
         for card, n in cards.items():
@@ -558,6 +560,10 @@ class Replay:
         if event.swap is not None:
             return self._joker_swap(r, event, previous)
         if previous is not None and card in previous.cards:
+            first = previous.cards.index(card)
+            if first == 0 or first == len(previous.cards) - 1:  # an end: takeable under any pickup
+                previous.cards.pop(first)
+                return card
             positions = [i for i, c in enumerate(previous.cards) if c == card]
             allowed = self._takeable(previous)
             good = [i for i in positions if i in allowed]
