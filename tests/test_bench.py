@@ -51,8 +51,8 @@ def test_bench_generates_the_corpus_and_counts_every_line(bench_json: tuple[dict
 def test_bench_numbers_are_sane(bench_json: tuple[dict, Path]) -> None:
     result, _ = bench_json
     stages = result["stages"]
-    assert set(stages) == {"parse", "codec", "validation", "replay", "fingerprint", "audit",
-                           "bulk"}
+    assert set(stages) == {"parse", "hashed", "codec", "validation", "replay", "fingerprint",
+                           "audit", "bulk"}
     for name, stage in stages.items():
         assert stage["seconds"] > 0, name
         assert stage["events_per_s"] > 0, name

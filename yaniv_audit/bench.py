@@ -2,7 +2,9 @@
 
 On a corpus of simulated games it measures, in one run and on the same files:
 
-(a) the JSON parse floor: read every file and ``orjson.loads`` every line;
+(a) the JSON parse floor: read every file and ``orjson.loads`` every line; and
+    the same with each event written back as its canonical leaf and the Merkle
+    fingerprint computed: the least any audit does before it validates;
 (b) the codec reading path: read, parse, validate against the schema, build
     typed events, structural checks and fingerprint leaves (``read_log``);
     (b) - (a) is the cost of validation alone;
@@ -150,6 +152,24 @@ def parse_floor(files: Sequence[str]) -> int:
     return events
 
 
+def hashed_floor(files: Sequence[str]) -> int:
+    """(a) and the fingerprint, nothing else: every line parsed, written back as its
+    canonical leaf (sorted keys) and hashed into the Merkle tree. Every audit must
+    do this much before it validates or replays anything."""
+    from .merkle import tree_hash
+
+    loads, dumps, sort_keys = orjson.loads, orjson.dumps, orjson.OPT_SORT_KEYS
+    events = 0
+    for path in files:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        leaves = [dumps(loads(line), option=sort_keys)
+                  for line in data.split(b"\n") if line and not line.isspace()]
+        tree_hash(leaves)
+        events += len(leaves)
+    return events
+
+
 def codec_path(files: Sequence[str]) -> int:
     """(b) The codec reading path: read_log of every file; the number of events."""
     from .codec import read_log
@@ -285,6 +305,10 @@ def run_bench(
 
     t_parse, events, runs = best_of(lambda: parse_floor(files), repeat)
     stages["parse"] = {"seconds": t_parse, "runs": runs}
+    t_hashed, hashed_events, runs = best_of(lambda: hashed_floor(files), repeat)
+    stages["hashed"] = {"seconds": t_hashed, "runs": runs}
+    if hashed_events != events:
+        raise RuntimeError(f"the leaves counted {hashed_events} events, the parser {events}")
     t_codec, codec_events, runs = best_of(lambda: codec_path(files), repeat)
     stages["codec"] = {"seconds": t_codec, "runs": runs}
     if codec_events != events:
@@ -377,6 +401,7 @@ def targets(result: dict[str, Any], jobs: int) -> list[dict[str, Any]]:
 
 STAGE_LABELS = [
     ("parse", "(a) parse floor: read + orjson.loads per line"),
+    ("hashed", "    + canonical leaves + Merkle fingerprint"),
     ("codec", "(b) codec: read + parse + schema + typed events"),
     ("validation", "    = validation alone, (b) - (a)"),
     ("replay", "(c) replay alone: engine, all checks, scoring"),
