@@ -782,13 +782,9 @@ class _map(AbstractContextManager[Iterator[Any]]):
 
     def __enter__(self) -> Iterator[Any]:
         if self.jobs > 1 and (self.count or 0) > 1:
-            import multiprocessing
-            import sys
+            from .bulk import chunk_size, worker_pool
 
-            from .bulk import chunk_size
-
-            method = "spawn" if sys.platform == "darwin" else "fork"
-            self.pool = multiprocessing.get_context(method).Pool(min(self.jobs, self.count or 1))
+            self.pool = worker_pool(min(self.jobs, self.count or 1))
             return self.pool.imap(self.func, self.items,  # type: ignore[no-any-return]
                                   chunksize=chunk_size(self.count or 1, self.jobs))
         return map(self.func, self.items)

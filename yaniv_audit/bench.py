@@ -85,10 +85,9 @@ def generate_corpus(
     work = [(rules, players, tuple(bots), seed, g, str(target / f"game-{g:05d}.jsonl"))
             for g in range(games)]
     if jobs > 1 and games > 1:
-        import multiprocessing
+        from .bulk import worker_pool
 
-        method = "spawn" if sys.platform == "darwin" else "fork"
-        with multiprocessing.get_context(method).Pool(min(jobs, games)) as pool:
+        with worker_pool(min(jobs, games)) as pool:
             with progress(pool.imap_unordered(_simulate_one, work), games, "simulating") as bar:
                 for _ in bar:
                     pass

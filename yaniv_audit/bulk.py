@@ -4,13 +4,13 @@
 ``yaniv-audit bench`` use. Reports come back in the order of the files, one
 at a time: nothing holds the whole corpus (or all its reports) in memory, so
 memory stays flat in the number of games. With ``jobs > 1`` the files are
-audited by a pool of worker processes (fork where available) fed in chunks.
+audited by a pool of worker processes (:func:`worker_pool`) fed in chunks.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +26,26 @@ def audit_one(job: Job) -> dict[str, Any]:
 
     path, rules, strict = job
     return audit_file(path, rules, strict=strict)
+
+
+#: what a worker needs, imported once in the fork server rather than in every worker
+PRELOAD = ["yaniv_audit.audit", "yaniv_audit.codec", "yaniv_audit.engine", "yaniv_audit.bulk"]
+
+
+def worker_pool(processes: int) -> Any:
+    """A pool of worker processes that inherit nothing but the modules they need.
+
+    On Linux the workers come from a fork server: a clean process started once
+    that imports :data:`PRELOAD` and forks each worker. Forking the caller
+    itself would copy whatever threads it runs (DuckDB's, a web server's) in
+    the middle of what they were doing, which can crash or hang a worker.
+    Elsewhere (macOS, Windows) the workers are spawned.
+    """
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        server = multiprocessing.get_context("forkserver")
+        server.set_forkserver_preload(PRELOAD)
+        return server.Pool(processes)
+    return multiprocessing.get_context("spawn").Pool(processes)
 
 
 def chunk_size(files: int, jobs: int) -> int:
@@ -46,10 +66,7 @@ def audit_stream(
     jobs = jobs or os.cpu_count() or 1
     work: Iterable[Job] = ((f, rules, strict) for f in files)
     if jobs > 1 and len(files) > 1:
-        import multiprocessing
-
-        method = "spawn" if sys.platform == "darwin" else "fork"
-        pool = multiprocessing.get_context(method).Pool(min(jobs, len(files)))
+        pool = worker_pool(min(jobs, len(files)))
         try:
             yield pool.imap(audit_one, work, chunksize=chunk_size(len(files), jobs))
         finally:
