@@ -444,8 +444,9 @@ def render(result: dict[str, Any]) -> str:
                          "the figures, the bulk speed-up above all, are pessimistic")
     lines += ["", "memory (peak RSS)"]
     mem = result["memory"]
-    lines.append(f"  this process {mib(mem['maxrss'])}, largest child process "
-                 f"{mib(mem['maxrss_workers'])}")
+    workers = (f"largest child process {mib(mem['maxrss_workers'])}" if mem["maxrss_workers"]
+               else "the bulk audit's workers are the fork server's children, not measured")
+    lines.append(f"  this process {mib(mem['maxrss'])}; {workers}")
     streaming = mem.get("streaming")
     if streaming is not None:
         lines.append(
