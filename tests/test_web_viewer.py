@@ -196,7 +196,8 @@ def test_api_games_pages_and_filters(client: FlaskClient) -> None:
     body = client.get("/api/games?limit=3&offset=1").get_json()
     assert body["total"] == len(LOGS) and len(body["games"]) == 3
     assert set(body["games"][0]) == {"fingerprint", "game_id", "source", "players", "rules_id",
-                                     "events", "started_at", "verdict", "winners"}
+                                     "events", "started_at", "verdict", "winners", "extends",
+                                     "superseded"}
     only = client.get("/api/games?player=noa").get_json()
     assert [g["fingerprint"] for g in only["games"]] == [fingerprint_of(MIDDLE)]
 
@@ -283,3 +284,20 @@ def unique_presets_other_than(declared: Any) -> list[Any]:
         if preset not in seen:
             seen.append(preset)
     return seen[1:]
+
+
+def test_the_game_list_shows_versions_of_a_paused_game(tmp_path: Path) -> None:
+    lines = (REPLAYS / "clean-assaf-reduction.jsonl").read_text().splitlines()
+    (tmp_path / "paused.jsonl").write_text("\n".join(lines[:30]) + "\n")
+    db = tmp_path / "versions.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(tmp_path / "paused.jsonl"),
+                        str(REPLAYS / "clean-assaf-reduction.jsonl")], jobs=1)
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    games = {g["events"]: g for g in client.get("/api/games").get_json()["games"]}
+    paused = tree_hash(read_log(tmp_path / "paused.jsonl").leaves).hex()
+    assert games[30]["superseded"] is True and games[30]["extends"] is None
+    assert games[75]["superseded"] is False and games[75]["extends"] == paused
+    html = client.get("/").get_data(as_text=True)
+    assert f'continues <a href="/games/{paused}">{paused[:16]}</a>' in html
+    assert "an earlier version: a longer one is archived" in html
