@@ -597,3 +597,17 @@ def test_a_malformed_checkpoint_is_exit_3(archive_path: Path, tmp_path: Path, te
     (tmp_path / "bad.json").write_text(text)
     result = run("verify", "--checkpoint", str(tmp_path / "bad.json"), db=archive_path)
     assert result.exit_code == 3 and words in result.output
+
+
+@pytest.mark.parametrize("args", [("report", "leaderboard"), ("odds", "5"), ("checkpoint",),
+                                  ("audit", "--db"), ("verify",), ("query", "SELECT 1"),
+                                  ("export", "out")])
+def test_only_ingest_creates_an_archive(args: tuple[str, ...], tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("YANIV_AUDIT_DB", raising=False)
+    result = run(*args)
+    assert result.exit_code == 3
+    assert ("yaniv-archive.duckdb: no such archive (create one with yaniv-audit ingest)"
+            in result.output)
+    assert list(tmp_path.iterdir()) == []

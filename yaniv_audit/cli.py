@@ -513,13 +513,16 @@ def serve(host: str, port: int, db: str | None) -> None:
 # --- the archive -----------------------------------------------------------
 
 
-def open_archive(db: str | None, *, read_only: bool = False) -> Any:
-    """The archive at ``db`` (or the default), or exit with what is wrong with it."""
+def open_archive(db: str | None, *, read_only: bool = False, create: bool = False) -> Any:
+    """The archive at ``db`` (or the default), or exit with what is wrong with it.
+
+    Only ``ingest`` creates an archive; the other commands need one.
+    """
     from .archive import Archive, default_db
     from .errors import ArchiveError
 
     try:
-        return Archive(db or default_db(), read_only=read_only, create=not read_only)
+        return Archive(db or default_db(), read_only=read_only, create=create)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
 
@@ -538,7 +541,7 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
-    with open_archive(db) as archive:
+    with open_archive(db, create=True) as archive:
         result = archive.ingest(files, jobs=jobs, progress=progress)
         total = archive.count_games()
         where = archive.path
