@@ -241,6 +241,17 @@ class IngestResult:
         return sum(len(row.leaves) for row in self.added)
 
 
+@dataclass(slots=True)
+class _Version:
+    """A version of a game met while ingesting: its first event (the canonical
+    game_started), and its events once they are needed."""
+
+    fingerprint: str
+    opening: str | None
+    game_no: int | None
+    leaves: list[str] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     """The archive at one moment: its first ``games`` games have the Merkle tree
@@ -398,22 +409,31 @@ class Archive:
         and the same game_started): the longest version it continues unchanged, and
         a longer one it is the start of (each by fingerprint); ``result`` lists them,
         and the conflicts (the same start, then other events)."""
-        known: dict[str, list[tuple[str, list[str]]]] = {}
-        for fingerprint, game_id, game_no in self.con.execute(
-                "SELECT fingerprint, game_id, game_no FROM games WHERE game_id IN "
-                "(SELECT unnest($1::VARCHAR[])) ORDER BY game_no",
-                [[r.game_id for r in rows]]).fetchall():
-            (leaves,) = _one(self.con.execute(
-                "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", [game_no])
-                ) or ([],)
-            known.setdefault(game_id, []).append((fingerprint, leaves or []))
+        known: dict[str, list[_Version]] = {}
+        archived = self.con.execute(
+            "SELECT fingerprint, game_id, game_no FROM games WHERE game_id IN "
+            "(SELECT unnest($1::VARCHAR[])) ORDER BY game_no",
+            [[r.game_id for r in rows]]).fetchall()
+        if archived:
+            numbers = [n for _, _, n in archived]
+            openings = dict(self.con.execute(
+                "SELECT game_no, event FROM events WHERE seq = 0 AND game_no IN "
+                "(SELECT unnest($1::INTEGER[])) AND game_no BETWEEN $2 AND $3",
+                [numbers, min(numbers), max(numbers)]).fetchall())
+            for fingerprint, game_id, game_no in archived:
+                known.setdefault(game_id, []).append(
+                    _Version(fingerprint, openings.get(game_no), game_no))
         extends: dict[str, str] = {}
         part_of: dict[str, str] = {}
         for row in rows:
             versions = known.setdefault(row.game_id, [])
             longest = 0
-            for fingerprint, leaves in versions:
+            for version in versions:
+                if version.opening != row.leaves[0]:
+                    continue  # another game that happens to have the same game_id
+                leaves = version.leaves or self._leaves(version)
                 same = _common_prefix(leaves, row.leaves)
+                fingerprint = version.fingerprint
                 if same == len(leaves) < len(row.leaves):
                     if same > longest:
                         longest, extends[row.fingerprint] = same, fingerprint
@@ -421,15 +441,22 @@ class Archive:
                     part_of.setdefault(row.fingerprint, fingerprint)
                     result.earlier.append((row.source, row.fingerprint, row.game_id,
                                            fingerprint))
-                elif same > 0:  # the same game_started, then other events: a rewrite
+                else:  # the same game_started, then other events: a rewrite
                     result.conflicts.append((row.source, row.fingerprint, row.game_id,
                                              fingerprint, same))
-                # else: another game that happens to have the same game_id
             if row.fingerprint in extends:
                 result.extensions.append((row.source, row.fingerprint, row.game_id,
                                           extends[row.fingerprint], longest))
-            versions.append((row.fingerprint, row.leaves))
+            versions.append(_Version(row.fingerprint, row.leaves[0], None, row.leaves))
         return extends, part_of
+
+    def _leaves(self, version: _Version) -> list[str]:
+        """The stored events of an archived version, read once."""
+        (leaves,) = _one(self.con.execute(
+            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?",
+            [version.game_no])) or ([],)
+        version.leaves = list(leaves or [])
+        return version.leaves
 
     def _store(self, rows: list[IngestRow], extends: dict[str, str],
                part_of: dict[str, str]) -> None:
