@@ -13,18 +13,17 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .archive import Archive
+from .archive import LATEST, Archive
 from .rules import RuleSet
 
 #: the audits a report reads: one per game, under the declared rules or under $1; a
 #: game stored in several versions (paused, then continued) counts once, as the latest
-CHOSEN = """
+CHOSEN = f"""
 chosen AS (
     SELECT a.fingerprint, a.rules_key, a.finished, a.winners, a.verdict, g.game_id
     FROM audits a JOIN games g USING (fingerprint)
     WHERE a.rules_key = coalesce($1, g.rules_key) AND a.verdict <> 'corrupt'
-      AND g.part_of IS NULL
-      AND NOT EXISTS (SELECT 1 FROM games later WHERE later.extends = g.fingerprint)
+      AND {LATEST}
 )"""
 
 LEADERBOARD = f"""
@@ -80,14 +79,13 @@ GROUP BY ALL
 ORDER BY findings DESC, f.code
 """
 
-RULES_IMPACT = """
+RULES_IMPACT = f"""
 SELECT g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
        d.winners AS declared_winners, o.verdict AS other_verdict, o.winners AS other_winners
 FROM games g
 JOIN audits d ON d.fingerprint = g.fingerprint AND d.rules_key = g.rules_key
 JOIN audits o ON o.fingerprint = g.fingerprint AND o.rules_key = $1
-WHERE d.verdict <> 'corrupt' AND g.part_of IS NULL
-  AND NOT EXISTS (SELECT 1 FROM games later WHERE later.extends = g.fingerprint)
+WHERE d.verdict <> 'corrupt' AND {LATEST}
 ORDER BY g.game_no
 """
 

@@ -35,6 +35,7 @@ from typing import Any
 import duckdb
 
 from . import ENGINE
+from .bulk import mapped
 from .errors import ArchiveError, LogFormatError
 from .rules import RuleSet
 
@@ -144,6 +145,9 @@ TABLES = {
 DERIVED = ("findings", "rounds", "standings", "audits")
 #: the tables export writes (the checkpoints stay with the archive they vouch for)
 EXPORTED = ("games", "events", "audits", "findings", "rounds", "standings")
+#: SQL: game ``g`` is the latest version of its game (no longer one is archived)
+LATEST = ("(g.part_of IS NULL AND NOT EXISTS "
+          "(SELECT 1 FROM games later WHERE later.extends = g.fingerprint))")
 #: how ``export`` can partition the Parquet files
 EXPORT_BY = ("month", "rules")
 
@@ -373,7 +377,7 @@ class Archive:
         result = IngestResult()
         pending: dict[str, IngestRow] = {}  # by fingerprint: one copy of a game per run
         pending_events = 0
-        with _map(read_for_ingest, files, jobs) as rows:
+        with mapped(read_for_ingest, files, len(files), jobs) as rows:
             with progress(rows, len(files), "ingesting") as bar:
                 for row in bar:
                     if isinstance(row, Refused):
@@ -547,14 +551,15 @@ class Archive:
         return [n for (n,) in self.con.execute(sql, params).fetchall()]
 
     def audit(self, rules: RuleSet | None = None, *, again: bool = False,
-              jobs: int | None = None, progress: Progress = _no_progress,
-              ) -> Iterator[dict[str, Any]]:
+              games: Sequence[int] | None = None, jobs: int | None = None,
+              progress: Progress = _no_progress) -> Iterator[dict[str, Any]]:
         """Audit the archived games not yet audited under ``rules`` (None: each game's
-        declared rules; ``again``: every game) and store the results; yields each report."""
-        todo = self.games_to_audit(rules, again=again)
+        declared rules; ``again``: every game; ``games``: those the caller has just
+        listed with :meth:`games_to_audit`) and store the results; yields each report."""
+        todo = self.games_to_audit(rules, again=again) if games is None else games
         jobs_iter = ((fp, source, data, rules) for fp, source, data in self._stored_logs(todo))
         batch: list[dict[str, Any]] = []
-        with _map(audit_archived, jobs_iter, jobs, len(todo)) as reports:
+        with mapped(audit_archived, jobs_iter, len(todo), jobs) as reports:
             with progress(reports, len(todo), "auditing") as bar:
                 for report in bar:
                     batch.append(report)
@@ -795,28 +800,3 @@ def _one(cursor: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
 
 def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else text
-
-
-class _map(AbstractContextManager[Iterator[Any]]):
-    """``map(func, items)`` in order, on ``jobs`` processes when there is work for several."""
-
-    def __init__(self, func: Callable[[Any], Any], items: Iterable[Any], jobs: int | None,
-                 count: int | None = None) -> None:
-        self.func, self.items = func, items
-        self.jobs = jobs or os.cpu_count() or 1
-        self.count = len(items) if count is None and isinstance(items, Sequence) else count
-        self.pool: Any = None
-
-    def __enter__(self) -> Iterator[Any]:
-        if self.jobs > 1 and (self.count or 0) > 1:
-            from .bulk import chunk_size, worker_pool
-
-            self.pool = worker_pool(min(self.jobs, self.count or 1))
-            return self.pool.imap(self.func, self.items,  # type: ignore[no-any-return]
-                                  chunksize=chunk_size(self.count or 1, self.jobs))
-        return map(self.func, self.items)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool.join()

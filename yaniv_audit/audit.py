@@ -99,7 +99,11 @@ def audit_log(
 
     Raises LogFormatError if the replay finds the log unreadable.
     """
-    replay = replay_log(log, rules, strict=strict)
+    return report_of(log, replay_log(log, rules, strict=strict), fingerprint)
+
+
+def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> dict[str, Any]:
+    """The audit report of ``log`` from its finished ``replay``."""
     fingerprint = fingerprint or tree_hash(log.leaves).hex()
     return {
         "engine": ENGINE,

@@ -84,15 +84,10 @@ def generate_corpus(
     target.mkdir(parents=True, exist_ok=True)
     work = [(rules, players, tuple(bots), seed, g, str(target / f"game-{g:05d}.jsonl"))
             for g in range(games)]
-    if jobs > 1 and games > 1:
-        from .bulk import worker_pool
+    from .bulk import mapped
 
-        with worker_pool(min(jobs, games)) as pool:
-            with progress(pool.imap_unordered(_simulate_one, work), games, "simulating") as bar:
-                for _ in bar:
-                    pass
-    else:
-        with progress(map(_simulate_one, work), games, "simulating") as bar:
+    with mapped(_simulate_one, work, games, jobs) as done:
+        with progress(done, games, "simulating") as bar:
             for _ in bar:
                 pass
 

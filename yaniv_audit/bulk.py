@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from .rules import RuleSet
@@ -54,23 +54,29 @@ def chunk_size(files: int, jobs: int) -> int:
 
 
 @contextmanager
-def audit_stream(
-    files: Sequence[str], rules: RuleSet | None = None, *, strict: bool = False,
-    jobs: int | None = None,
-) -> Iterator[Iterator[dict[str, Any]]]:
-    """Yield an iterator of the files' reports, in file order, audited on ``jobs`` processes.
+def mapped(func: Callable[[Any], Any], items: Iterable[Any], count: int,
+           jobs: int | None = None) -> Iterator[Iterator[Any]]:
+    """Yield ``func`` over the ``count`` items, in order, on ``jobs`` worker processes
+    (default: every core) when there is work for several, else in this process.
 
-    ``jobs`` defaults to every core; one file or one job audits in this process.
     The pool, if any, is closed and joined on leaving the ``with`` block.
     """
     jobs = jobs or os.cpu_count() or 1
-    work: Iterable[Job] = ((f, rules, strict) for f in files)
-    if jobs > 1 and len(files) > 1:
-        pool = worker_pool(min(jobs, len(files)))
+    if jobs > 1 and count > 1:
+        pool = worker_pool(min(jobs, count))
         try:
-            yield pool.imap(audit_one, work, chunksize=chunk_size(len(files), jobs))
+            yield pool.imap(func, items, chunksize=chunk_size(count, jobs))
         finally:
             pool.close()
             pool.join()
     else:
-        yield map(audit_one, work)
+        yield map(func, items)
+
+
+def audit_stream(
+    files: Sequence[str], rules: RuleSet | None = None, *, strict: bool = False,
+    jobs: int | None = None,
+) -> AbstractContextManager[Iterator[dict[str, Any]]]:
+    """The files' reports, in file order, audited on ``jobs`` processes (a ``with`` block)."""
+    work: Iterable[Job] = ((f, rules, strict) for f in files)
+    return mapped(audit_one, work, len(files), jobs)

@@ -226,15 +226,16 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
 
     data = proof.read()
     trusted = fingerprint_hex.strip().lower()
+    consistency = is_consistency_proof(data)
     try:
-        if is_consistency_proof(data):
+        if consistency:
             ok = verify_consistency_proof(data, fingerprint_hex)
         else:
             ok = verify_proof(data, fingerprint_hex)
     except ProofError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
     shown = json.loads(data)  # well-formed: the verifier has checked it
-    if is_consistency_proof(data):
+    if consistency:
         if not ok:
             click.echo("invalid: the proof does not show that log extends the log with that "
                        "fingerprint")
@@ -572,13 +573,13 @@ def audit_archive(db: str, rules_specs: str | None, as_json: bool, jobs: int | N
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     with open_archive(db or None) as archive:
-        todo = len(archive.games_to_audit(rules, again=again))
+        todo = archive.games_to_audit(rules, again=again)
         if not todo:
             under = rules.id if rules else "its declared rules"
             click.echo(f"every game of {archive.path} is audited under {under} by this "
                        "version already (--again audits them again)", err=True)
             return EXIT_OK
-        codes = print_reports(archive.audit(rules, again=again, jobs=jobs), todo, as_json,
+        codes = print_reports(archive.audit(rules, games=todo, jobs=jobs), len(todo), as_json,
                               render_line)
     return EXIT_OK if exit_zero else worst(codes)
 
@@ -654,11 +655,11 @@ def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool
 
 def ensure_audited(archive: Any, rules: Any) -> None:
     """Audit the games a report needs that are not audited yet (said on stderr)."""
-    todo = len(archive.games_to_audit(rules))
+    todo = archive.games_to_audit(rules)
     if todo:
         under = rules.id if rules else "their declared rules"
-        click.echo(f"auditing {todo} games under {under} first", err=True)
-        for _ in archive.audit(rules, progress=progress):
+        click.echo(f"auditing {len(todo)} games under {under} first", err=True)
+        for _ in archive.audit(rules, games=todo, progress=progress):
             pass
 
 

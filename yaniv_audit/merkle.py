@@ -289,6 +289,15 @@ def _int_field(proof: dict[str, Any], name: str, minimum: int) -> int:
     return value
 
 
+def _path_field(proof: dict[str, Any]) -> list[bytes]:
+    raw_path = proof["path"]
+    if not isinstance(raw_path, list):
+        raise ProofError(
+            f"proof field 'path': expected a list of 64-hex-digit hashes, got {_short(raw_path)}"
+        )
+    return [_hash_field(p, f"proof field 'path' item {i}") for i, p in enumerate(raw_path)]
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -352,12 +361,7 @@ def verify_consistency_proof(data: bytes | str, old_fingerprint_hex: str) -> boo
     if old_size > tree_size:
         raise ProofError(f"proof field 'old_size': expected at most tree_size {tree_size}, "
                          f"got {old_size}")
-    raw_path = proof["path"]
-    if not isinstance(raw_path, list):
-        raise ProofError(
-            f"proof field 'path': expected a list of 64-hex-digit hashes, got {_short(raw_path)}"
-        )
-    path = [_hash_field(p, f"proof field 'path' item {i}") for i, p in enumerate(raw_path)]
+    path = _path_field(proof)
     return old == trusted and verify_consistency(old_size, tree_size, old, new, path)
 
 
@@ -387,12 +391,7 @@ def verify_proof(data: bytes | str, fingerprint_hex: str) -> bool:
     event = proof["event"]
     if not isinstance(event, dict):
         raise ProofError(f"proof field 'event': expected a JSON object, got {_short(event)}")
-    raw_path = proof["path"]
-    if not isinstance(raw_path, list):
-        raise ProofError(
-            f"proof field 'path': expected a list of 64-hex-digit hashes, got {_short(raw_path)}"
-        )
-    path = [_hash_field(p, f"proof field 'path' item {i}") for i, p in enumerate(raw_path)]
+    path = _path_field(proof)
     try:
         leaf = canonical_bytes(normalize_event(event))
     except UnicodeEncodeError:

@@ -78,10 +78,14 @@ def _pairs(values: dict[str, int]) -> str:
     return ", ".join(f"{p} {v}" for p, v in values.items())
 
 
-def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None
-          ) -> Iterator[dict[str, Any]]:
-    """After each event: the event, the state and the findings it raised."""
-    replay = Replay(log.game, rules or log.game.rules)
+def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None,
+          replay: Replay | None = None) -> Iterator[dict[str, Any]]:
+    """After each event: the event, the state and the findings it raised.
+
+    ``replay`` (default: a new one under ``rules``) is the fold the steps come
+    from; a caller that passes it can read the whole replay afterwards.
+    """
+    replay = replay or Replay(log.game, rules or log.game.rules)
     stopped = False
     for event in log.events:
         before = len(replay.findings)

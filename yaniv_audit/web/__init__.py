@@ -36,7 +36,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..archive import default_db
 from ..audit import audit_log, compare_log, unreadable_report
-from ..codec import MAX_LINE_BYTES, parse_json_array, parse_jsonl
+from ..codec import MAX_LINE_BYTES
 from ..errors import ArchiveError, LogFormatError, RulesError
 from ..rules import PRESET_SOURCES, PRESETS, parse_rules
 from .board import board
@@ -44,6 +44,7 @@ from .store import archive_games, close_archive
 from .viewer import (
     BadInput,
     archived,
+    read_upload,
     requested_rule_sets,
     requested_rules,
     requested_seat,
@@ -65,8 +66,7 @@ def _body_log() -> Any:
     if not data.strip():
         raise BadInput(400, "No log", "send the log in the request body (JSON Lines or a "
                                       "JSON array)")
-    reader = parse_json_array if data.lstrip()[:1] == b"[" else parse_jsonl
-    return reader(data, "request")
+    return read_upload(data, "request")
 
 
 @api.get("/rules")

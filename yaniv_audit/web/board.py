@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..audit import audit_log
+from ..audit import report_of
+from ..engine import Replay
 from ..events import Log
 from ..merkle import tree_hash
 from ..replay_view import steps
@@ -25,11 +26,15 @@ def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> di
 
     With ``seat``, the other players' hands show as hidden cards and their
     stock draws as "a card", as that player saw the game. Raises LogFormatError
-    when the replay finds the log unreadable.
+    when the replay finds the log unreadable. The steps and the report come
+    from one replay.
     """
     fingerprint = tree_hash(log.leaves).hex()
-    report = audit_log(log, rules, fingerprint=fingerprint)
-    shown = [_step(step, seat) for step in steps(log, rules, seat)]
+    replay = Replay(log.game, rules or log.game.rules)
+    shown = [_step(step, seat) for step in steps(log, rules, seat, replay)]
+    if not (shown and shown[-1]["stopped"]):
+        replay.finish()  # as the audit's replay ends (a stopped one ends where it stopped)
+    report = report_of(log, replay, fingerprint)
     return {
         "game": {
             "game_id": report["game_id"],

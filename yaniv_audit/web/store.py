@@ -13,15 +13,14 @@ from typing import Any
 
 from flask import current_app, g
 
-from ..archive import Archive
+from ..archive import LATEST, Archive
 from ..codec import parse_jsonl
 from ..events import Log
 
-LISTING = """
+LISTING = f"""
 SELECT g.fingerprint, g.game_id, g.source, g.players, g.rules_id, g.events, g.started_at,
        a.verdict, a.winners, g.extends,
-       g.part_of IS NOT NULL
-           OR EXISTS (SELECT 1 FROM games h WHERE h.extends = g.fingerprint) AS superseded
+       NOT {LATEST} AS superseded
 FROM games g
 LEFT JOIN audits a ON a.fingerprint = g.fingerprint AND a.rules_key = g.rules_key
 WHERE $1 IS NULL OR list_contains(g.players, $1)
