@@ -6,9 +6,10 @@ import json
 from typing import Any
 
 from yaniv_audit.audit import audit_log
+from yaniv_audit.cards import NAMES, deck_counts, parse_card
 from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.events import Log
-from yaniv_audit.rules import parse_rules
+from yaniv_audit.rules import parse_rules, rules_from_mapping
 
 
 def cards(text: str) -> list[str]:
@@ -21,6 +22,7 @@ class LogBuilder:
     def __init__(self, players: tuple[str, ...] = ("dana", "lior", "omer"),
                  rules: Any = "israeli") -> None:
         self.players = players
+        self.rules = rules
         self.events: list[dict[str, Any]] = [
             {"type": "game_started", "format": "yaniv-log/1", "players": list(players),
              "rules": rules}
@@ -31,11 +33,17 @@ class LogBuilder:
         return self
 
     def deal(self, round: int, starter: str, hands: dict[str, str] | None = None,
-             upcard: str | None = None, stock: str | None = None) -> LogBuilder:
-        return self.add(
-            type="round_started", round=round, starter=starter,
-            hands={p: cards(h) for p, h in hands.items()} if hands is not None else None,
-            upcard=upcard, stock=cards(stock) if stock is not None else None)
+             upcard: str | None = None, stock: str | None = None, *,
+             rest: bool = True) -> LogBuilder:
+        """A round_started. ``stock`` names the top of the stock; with ``rest`` the rest of
+        the deck follows it in deck order, as a recorded stock is the whole stock."""
+        dealt = {p: cards(h) for p, h in hands.items()} if hands is not None else None
+        pile = cards(stock) if stock is not None else None
+        if pile is not None and dealt is not None and rest:
+            pile += rest_of_deck(self.rules, [*(c for h in dealt.values() for c in h), *pile,
+                                              *([upcard] if upcard else [])])
+        return self.add(type="round_started", round=round, starter=starter, hands=dealt,
+                        upcard=upcard, stock=pile)
 
     def discard(self, player: str, thrown: str) -> LogBuilder:
         return self.add(type="discard", player=player, cards=cards(thrown))
@@ -80,6 +88,15 @@ class LogBuilder:
 
     def audit(self, rules: str | None = None, strict: bool = False) -> dict[str, Any]:
         return audit_log(self.log(), parse_rules(rules) if rules else None, strict=strict)
+
+
+def rest_of_deck(rules: Any, used: list[str]) -> list[str]:
+    """The cards of the rules' deck that ``used`` leaves, in deck order."""
+    rule_set = parse_rules(rules) if isinstance(rules, str) else rules_from_mapping(rules)
+    left = list(deck_counts(rule_set))
+    for name in used:
+        left[parse_card(name)] -= 1
+    return [NAMES[c] for c in range(len(left)) for _ in range(max(left[c], 0))]
 
 
 def codes(report: dict[str, Any]) -> list[str]:

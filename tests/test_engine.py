@@ -241,48 +241,66 @@ def test_game_over() -> None:
 # --- the stock and reshuffles ---------------------------------------------
 
 
+#: two players holding 26 cards each: one joker is the stock, KS the upcard
+BIG = {"p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
+       "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK"}
+
+
+def big_deal(rules: str = "israeli(hand_size=26)", upcard: str | None = "KS",
+             stock: str | None = "JK") -> LogBuilder:
+    return LogBuilder(("p1", "p2"), rules).deal(1, "p1", BIG, upcard, stock, rest=False)
+
+
 def test_exhausted_stock_keeps_the_last_throw_and_names_unknown_cards() -> None:
-    b = (LogBuilder().deal(1, "dana", HANDS, UPCARD, "6C")
-         .turn("dana", "AH 2H 3H", "stock", "6C")
-         .turn("lior", "7S 8S 9S", "stock", "KD"))  # the new stock is the upcard KD
+    b = (big_deal().turn("p1", "AC", "stock", "JK")
+         .turn("p2", "2H", "stock", "KS"))  # the new stock is the upcard KS
     assert b.audit()["verdict"] == "clean"
 
 
 def test_a_reshuffle_records_the_new_stock_order() -> None:
-    b = (LogBuilder().deal(1, "dana", HANDS, UPCARD, "6C")
-         .turn("dana", "AH 2H 3H", "stock", "6C")
-         .reshuffle("KD")
-         .turn("lior", "7S 8S 9S", "stock"))
+    b = big_deal().turn("p1", "AC", "stock").reshuffle("KS").turn("p2", "2H", "stock")
     assert b.audit()["verdict"] == "clean"
+
+
+def test_an_unrecorded_upcard_goes_into_the_new_stock() -> None:
+    for stock in ("JK", None):
+        b = big_deal(upcard=None, stock=stock).turn("p1", "AC", "stock", "JK")
+        assert b.reshuffle("KS").turn("p2", "2H", "stock").audit()["verdict"] == "clean"
+    b = big_deal(upcard=None, stock=None).turn("p1", "AC", "stock", "JK")
+    assert b.turn("p2", "2H", "stock", "KS").audit()["verdict"] == "clean"
+    wrong = big_deal(upcard=None).turn("p1", "AC", "stock").reshuffle("AC").audit()
+    assert codes(wrong) == ["stock.mismatch"]
 
 
 def test_reshuffle_not_allowed_while_the_stock_holds_cards() -> None:
     report = standard().turn("dana", "AH 2H 3H").reshuffle().audit()
     assert codes(report) == ["reshuffle.not_allowed"]
-    under_round_ends = (LogBuilder(rules="israeli(reshuffle=round_ends)")
-                        .deal(1, "dana", HANDS, UPCARD, "6C")
-                        .turn("dana", "AH 2H 3H", "stock").reshuffle())
+    assert "the stock still held 37 cards" in report["findings"][0]["message"]
+    under_round_ends = (big_deal("israeli(hand_size=26,reshuffle=round_ends)")
+                        .turn("p1", "AC", "stock").reshuffle())
     assert "reshuffle.not_allowed" in codes(under_round_ends.audit())
 
 
 def test_round_ends_when_the_stock_runs_out_under_round_ends() -> None:
-    b = (LogBuilder(rules="israeli(reshuffle=round_ends)").deal(1, "dana", HANDS, UPCARD, "6C")
-         .turn("dana", "AH 2H 3H", "stock")
-         .showdown(None, {"dana": "4C 5C 6C", "lior": HANDS["lior"], "omer": HANDS["omer"]})
-         .ended(1, points={"dana": 15, "lior": 36, "omer": 7}))
-    report = b.audit()
-    assert report["verdict"] == "clean", report["findings"]
-    rnd = report["rounds"][0]
-    assert (rnd["end"], rnd["caller"], rnd["winners"]) == ("stock", None, ["omer"])
-    assert rnd["points"] == {"dana": 15, "lior": 36, "omer": 7}
+    rules = "israeli(hand_size=26,reshuffle=round_ends,score_limit=1000)"
+    hands = {"p1": BIG["p1"].replace("AC ", "") + " JK", "p2": BIG["p2"]}
+    for closing in (True, False):
+        b = big_deal(rules).turn("p1", "AC", "stock")
+        if closing:
+            b.showdown(None, hands).ended(1, points={"p1": 169, "p2": 160})
+        else:
+            b.deal(2, "p2")
+        report = b.audit()
+        assert report["verdict"] == "clean", report["findings"]
+        rnd = report["rounds"][0]
+        assert (rnd["end"], rnd["caller"], rnd["winners"]) == ("stock", None, ["p2"])
+        assert rnd["points"] == {"p1": 169, "p2": 160}
 
 
 def test_stock_draw_without_card_where_the_order_is_unknown_is_unreadable() -> None:
     from yaniv_audit.errors import LogFormatError
 
-    b = (LogBuilder().deal(1, "dana", HANDS, UPCARD, "6C")
-         .turn("dana", "AH 2H 3H", "stock")
-         .turn("lior", "7S 8S 9S", "stock"))
+    b = big_deal().turn("p1", "AC", "stock").turn("p2", "2H", "stock")
     with pytest.raises(LogFormatError, match="card"):
         b.audit()
 
@@ -309,7 +327,7 @@ def test_card_not_in_deck() -> None:
 
 def test_card_too_many_and_two_decks() -> None:
     hands = {"dana": "5H 5H 3H 4C 5C", "lior": HANDS["lior"], "omer": HANDS["omer"]}
-    b = LogBuilder().deal(1, "dana", hands, UPCARD, STOCK).turn("dana", "5H 5H")
+    b = LogBuilder().deal(1, "dana", hands, UPCARD).discard("dana", "5H 5H")
     assert codes(b.audit()) == ["card.too_many"]
     assert b.audit("israeli(decks=2)")["verdict"] == "clean"
 
@@ -327,7 +345,10 @@ def test_stock_mismatch_and_empty() -> None:
     report = standard().turn("dana", "AH 2H 3H", "stock", "QC").audit()
     assert codes(report) == ["stock.mismatch"]
     assert "top card is 6C" in report["findings"][0]["message"]
-    empty = LogBuilder().deal(1, "dana", HANDS, UPCARD, "").turn("dana", "AH 2H 3H", "stock")
+    short = LogBuilder().deal(1, "dana", HANDS, UPCARD, STOCK, rest=False).audit()
+    assert codes(short) == ["stock.mismatch"]
+    assert "in no hand, not the upcard and not in the stock" in short["findings"][0]["message"]
+    empty = big_deal("israeli(hand_size=26,jokers=1)", stock="").turn("p1", "AC", "stock")
     assert codes(empty.audit()) == ["stock.empty"]
 
 

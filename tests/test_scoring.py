@@ -86,7 +86,7 @@ def test_landing_on_200_with_the_table_keeps_a_player_in() -> None:
 def test_game_result(rules: str, went_out: list[str], expected: tuple[str, ...] | None) -> None:
     scores = {"a": 150, "b": 210, "c": 220}
     result = game_result(parse_rules(rules), ["a", "b", "c"], scores, ["a", "b", "c"],
-                         went_out, rounds_scored=4)
+                         went_out, round_number=4)
     assert result == expected
 
 

@@ -254,8 +254,11 @@ def _names(players: Sequence[str]) -> str:
 MARK = {VIOLATION: "VIOLATION", INCONSISTENCY: "IMPOSSIBLE", CLAIM: "CLAIM"}
 
 
-def render_report(report: dict[str, Any]) -> str:
-    """A ruling a person reads: round by round, each finding with its rule."""
+def render_report(report: dict[str, Any], *, strict: bool = False) -> str:
+    """A ruling a person reads: round by round, each finding with its rule.
+
+    ``strict``: the report was cut at its first finding (``--strict``).
+    """
     source = report.get("file", report.get("game_id", ""))
     if report["verdict"] == "unreadable":
         err = report["error"]
@@ -268,8 +271,11 @@ def render_report(report: dict[str, Any]) -> str:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
         lines.append(_finding_line(f))
+    findings = report["findings"]
+    stop = findings[-1] if findings and (strict or findings[-1]["kind"] == INCONSISTENCY) else None
     for r in report["rounds"]:
-        lines.append("  " + _round_line(r))
+        cut = stop if stop is not None and stop["round"] == r["round"] else None
+        lines.append("  " + _round_line(r, cut, strict))
         for f in by_round.get(r["round"], []):
             lines.append(_finding_line(f))
     final = report["final"]
@@ -304,19 +310,29 @@ def _finding_line(f: dict[str, Any]) -> str:
     return f"    {MARK[f['kind']]} {f['code']} at event {f['seq']}: {f['message']}"
 
 
-def _round_line(r: dict[str, Any]) -> str:
+def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None,
+                strict: bool = False) -> str:
+    """One round of the ruling; ``stop``: the finding at which the replay stopped in it."""
     head = f"Round {r['round']} (opened by {r['starter']}"
     head += ", moves checked)" if r["moves_checked"] else ", scoresheet only)"
     if r["end"] is None:
-        return head + ": not scored (no Yaniv or showdown)."
+        if stop is None:
+            return head + ": not scored (no Yaniv, showdown or exhausted stock ended it)."
+        why = ("--strict stops at the first finding" if strict and stop["kind"] != INCONSISTENCY
+               else "the log is impossible from there on")
+        return head + f": not scored: the replay stopped at event {stop['seq']} ({why})."
     totals = ", ".join(f"{p} {t}" for p, t in r["totals"].items())
-    if r["end"] == "stock":
+    caller = r["caller"]
+    if caller is not None and caller not in r["totals"]:
+        how = (f"{caller} called Yaniv but is out, so the call takes no part; lowest hand "
+               f"{_names(r['winners'])}")
+    elif r["end"] == "stock":
         how = f"the stock ran out; lowest hand {_names(r['winners'])}"
     elif r["assaf"]:
-        how = (f"{r['caller']} called Yaniv at {r['totals'][r['caller']]} and was Assafed by "
+        how = (f"{caller} called Yaniv at {r['totals'][caller]} and was Assafed by "
                f"{_names(r['assaf'])}")
     else:
-        how = f"{r['caller']} called Yaniv at {r['totals'][r['caller']]} and won"
+        how = f"{caller} called Yaniv at {r['totals'][caller]} and won"
     text = f"{head}: {how}. Hands: {totals}. Points: " + ", ".join(
         f"{p} {v}" for p, v in r["points"].items())
     for red in r["reductions"]:

@@ -312,7 +312,11 @@ def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
-    render = render_report if len(files) == 1 else render_line  # one line per game in bulk
+    if len(files) == 1:
+        def render(report: dict[str, Any]) -> str:
+            return render_report(report, strict=strict)
+    else:
+        render = render_line  # one line per game in bulk
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))

@@ -120,6 +120,7 @@ class RoundState:
     stock_count: int = 0
     stock_lost_by_replay: bool = False
     exhaust_pending: bool = False
+    upcard_deduced: bool = False  # the upcard was not recorded but follows from hands and stock
     current: str = ""
     phase: int = START
     throw_size: int = 0
@@ -171,7 +172,6 @@ class Replay:
         self.closing_allowed: set[str] = set()
         self.game_over_reported = False
         self.written_diff: dict[str, int] = {}
-        self.rounds_scored = 0
 
     # --- driving -----------------------------------------------------------
 
@@ -187,8 +187,12 @@ class Replay:
 
     def finish(self) -> None:
         """The log ends here: a pending stock exhaustion under round_ends still ends the round."""
+        self._end_pending_exhaustion()
+
+    def _end_pending_exhaustion(self) -> None:
+        """The stock ran out in the last turn: under round_ends that turn ended the round."""
         r = self.round
-        if r is not None and r.exhaust_pending and not r.ended:
+        if r is not None and r.exhaust_pending and not r.ended and self.winners is None:
             self._exhaust(None)
 
     @property
@@ -224,12 +228,15 @@ class Replay:
         if self.winners is None:
             return False
         name = event.type
-        if name in self.closing_allowed:
+        if name in self.closing_allowed and not (
+                isinstance(event, RoundEnded) and event.round != self.records[-1].round):
             if name == "round_ended":
                 self.closing_allowed.clear()
             else:
                 self.closing_allowed.discard(name)
             return False
+        if isinstance(event, RoundStarted):
+            self.closing_allowed.clear()  # the deciding round's closing can come no more
         if not self.game_over_reported:
             self.game_over_reported = True
             self._violation(event, "game.over", getattr(event, "player", None),
@@ -246,6 +253,7 @@ class Replay:
         pass
 
     def _round_started(self, event: RoundStarted) -> None:
+        self._end_pending_exhaustion()
         if self._game_over(event):
             return
         previous = self.records[-1] if self.records else None
@@ -281,20 +289,24 @@ class Replay:
         on_table: Counter[Card] = Counter()
         for cards in event.hands.values():
             on_table.update(cards)
-        if event.upcard is not None:
-            on_table[event.upcard] += 1
+        upcard = event.upcard
+        if upcard is not None:
+            on_table[upcard] += 1
         if event.stock is not None:
             on_table.update(event.stock)
         self._check_counts(event, on_table, "the deal")
+        if event.stock is not None:
+            upcard = self._check_whole_deck(event, on_table)
+            r.upcard_deduced = event.upcard is None
         for p, cards in event.hands.items():
             r.hands[p] = list(cards)
         seen = r.seen
         for cards in event.hands.values():
             for c in cards:
                 seen[c] += 1
-        if event.upcard is not None:
-            seen[event.upcard] += 1
-        r.pile.append(Layer(None, [event.upcard], None))
+        if upcard is not None:
+            seen[upcard] += 1
+        r.pile.append(Layer(None, [upcard], None))
         if event.stock is not None:
             r.stock = list(reversed(event.stock))
             r.stock_count = len(event.stock)
@@ -303,6 +315,29 @@ class Replay:
         r.current = event.starter
         # the turn order among the dealt players, known now (others are looked up if they move)
         r.next_seat = dict(zip(rotation, rotation[1:] + rotation[:1], strict=True))
+
+    def _check_whole_deck(self, event: RoundStarted, on_table: Counter[Card]) -> Card | None:
+        """Recorded hands and stock leave exactly the upcard: the deck, card for card.
+
+        Returns the upcard, deduced when it was not recorded.
+        """
+        counts = self.counts
+        left = [c for c in range(len(counts)) for _ in range(counts[c] - on_table[c])]
+        if event.upcard is None:
+            if len(left) == 1:
+                return left[0]
+            what = (f"the recorded hands and stock leave {len(left)} cards for the one upcard "
+                    f"({format_cards(left)})" if left else
+                    "the recorded hands and stock leave no card for the upcard")
+        elif not left:
+            return event.upcard
+        else:
+            what = (f"the recorded hands, upcard and stock are not the deck: "
+                    f"{format_cards(left)} {'is' if len(left) == 1 else 'are'} in no hand, "
+                    "not the upcard and not in the stock")
+        self._impossible(event, "stock.mismatch", None,
+                         f"{what} (decks={self.rules.decks}, jokers={self.rules.jokers})")
+        return None
 
     def _check_counts(self, event: Event, cards: Counter[Card], where: str) -> None:
         for card, n in cards.items():
@@ -410,14 +445,13 @@ class Replay:
                     self._violation(event, "slap.not_allowed", p,
                                     f"{p} slapped before drawing; a slap follows a stock draw")
                     return False
-                self._violation(event, "turn.no_draw", p, f"{p} threw but did not draw")
                 if kind is Yaniv:
                     self._violation(event, "yaniv.timing", p,
                                     f"{p} called Yaniv after throwing; Yaniv is called only at "
                                     "the start of one's turn, before throwing")
-                return True
-            self._violation(event, "turn.no_draw", r.current,
-                            f"{r.current} threw but did not draw")
+                    return True
+            # the turn ends without its draw; a second throw by the same player is out of turn
+            self._no_draw(r, event)
             self._advance(r)
         elif phase == DREW:
             if p == r.current:
@@ -441,6 +475,11 @@ class Replay:
         if kind is Draw:
             self._violation(event, "turn.no_throw", p, f"{p} drew without throwing first")
         return True
+
+    def _no_draw(self, r: RoundState, event: Event) -> None:
+        thrown = r.pile[-1].text() if r.pile else ""
+        self._violation(event, "turn.no_draw", r.current,
+                        f"{r.current} threw {thrown or 'cards'} but did not draw")
 
     def _take_from_hand(self, event: Event, player: str, cards: Sequence[Card]) -> None:
         r = self.round
@@ -468,7 +507,6 @@ class Replay:
         if r is None:
             return
         p = event.player
-        same_player_again = r.phase == THREW and p == r.current
         if r.phase == DREW and p != r.current and p == r.next_seat.get(r.current):
             r.current = p  # the usual case: the next player opens their turn
             r.phase = START
@@ -484,7 +522,7 @@ class Replay:
             self._violation(event, "discard.combo", p, f"{p} threw {reading}")
         r.pile.append(Layer(p, list(event.cards), meld))
         r.phase = THREW
-        r.throw_size = len(event.cards) + (r.throw_size if same_player_again else 0)
+        r.throw_size = len(event.cards)
 
     def _draw(self, event: Draw) -> None:
         r = self._move_round(event)
@@ -540,9 +578,12 @@ class Replay:
         holders = [p for p, h in r.hands.items() if card in h]
         name = format_cards([card])
         if holders:
-            return f"{', '.join(holders)} holds {name}"
-        if any(card in layer.cards for layer in r.pile):
-            return f"{name} lies on the pile"
+            return f"{', '.join(holders)} {'holds' if len(holders) == 1 else 'hold'} {name}"
+        for layer in reversed(r.pile):
+            if card in layer.cards:
+                return f"{name} lies on the pile (in {layer.text()})"
+        if r.stock is not None and card in r.stock:
+            return f"{name} is in the stock"
         return f"every {name} of the deck is accounted for"
 
     def _draw_pile(self, r: RoundState, event: Draw, had_throw: bool) -> Card:
@@ -573,7 +614,7 @@ class Replay:
             previous.cards.pop((good or positions)[0])
             return card
         if previous is not None and None in previous.cards:
-            if r.seen[card] >= self.counts[card]:
+            if r.seen[card] >= self.counts[card] or (r.stock is not None and card in r.stock):
                 self._impossible(event, "card.already_seen", p,
                                  f"{p} took {format_cards([card])} as the upcard, but "
                                  f"{self._where_is(r, card)}")
@@ -594,10 +635,24 @@ class Replay:
                                 f"({previous.text() if previous else 'none'}) may be taken from")
                 layer.cards.remove(card)
                 return card
+        name = format_cards([card])
+        if r.upcard_deduced and previous is pile[0]:
+            self._impossible(event, "card.already_seen", p,
+                             f"{p} took {name} as the upcard, but {self._where_is(r, card)}; "
+                             f"the upcard is {previous.text() or 'already taken'}, the one card "
+                             "in no hand and not in the stock")
         self._impossible(event, "card.not_on_pile", p,
-                         f"{p} took {format_cards([card])} from the pile, but it is not there "
-                         f"(previous throw: {previous.text() if previous else 'none'})")
+                         f"{p} took {name} from the pile, but it is not there: "
+                         f"{self._where_is(r, card)} ({self._previous_text(previous)})")
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _previous_text(previous: Layer | None) -> str:
+        if previous is None:
+            return "there is no previous throw"
+        if not previous.cards:
+            return "nothing is left of the previous throw"
+        return f"the previous throw is {previous.text()}"
 
     def _takeable(self, layer: Layer) -> set[int]:
         n = len(layer.cards)
@@ -622,11 +677,23 @@ class Replay:
         self._take_from_hand(event, p, [swap])
         target = previous if previous is not None and card in previous.cards else None
         if target is None:
-            r.hands[p].append(swap)
-            self._impossible(event, "card.not_on_pile", p,
-                             f"{p} swapped for {format_cards([card])}, but the previous throw "
-                             f"({previous.text() if previous else 'none'}) does not hold it")
-        assert target is not None
+            older = next((layer for layer in reversed(r.pile)
+                          if layer is not previous and card in layer.cards), None)
+            if older is None:
+                r.hands[p].append(swap)
+                self._impossible(event, "card.not_on_pile", p,
+                                 f"{p} swapped {format_cards([swap])} for {format_cards([card])}, "
+                                 f"but it is not on the pile: {self._where_is(r, card)} "
+                                 f"({self._previous_text(previous)})")
+            assert older is not None
+            self._violation(event, "draw.swap", p,
+                            f"{p} swapped {format_cards([swap])} for {format_cards([card])} of "
+                            f"an older throw ({older.text()}); a swap takes the joker from the "
+                            f"previous throw only ({self._previous_text(previous)})")
+            older.cards[older.cards.index(card)] = swap
+            reading = classify([c for c in older.cards if c is not None], self.rules)
+            older.meld = reading if isinstance(reading, Meld) else None
+            return card
         meld = target.meld
         position = None
         if meld is not None and meld.kind == "run":
@@ -671,9 +738,11 @@ class Replay:
         joined: Meld | None = None
         if event.card != r.last_drawn or not ok:
             if ok:
-                self._violation(event, "slap.no_match", p,
+                drawn = format_cards([r.last_drawn]) if r.last_drawn is not None else "none"
+                self._violation(event, "slap.not_allowed", p,
                                 f"{p} slapped {format_cards([event.card])}, which is not the card "
-                                "just drawn")
+                                f"just drawn ({drawn}); only the card just drawn from the stock "
+                                "may be slapped")
         else:
             joined = extend(top.meld, event.card, rules) if top.meld is not None else None
             if joined is None:
@@ -734,15 +803,25 @@ class Replay:
         old = r.pile[:-1]
         r.pile = r.pile[-1:]
         cards = [c for layer in old for c in layer.cards if c is not None]
+        # an upcard nobody recorded or drew lies there all the same
+        unknown = sum(layer.cards.count(None) for layer in old)
+        seen = r.seen
         for c in cards:
-            r.seen[c] -= 1
-        r.stock_count = len(cards)
+            seen[c] -= 1
+        r.stock_count = len(cards) + unknown
         r.stock = None
         if event is not None and event.stock is not None:
-            if sorted(event.stock) != sorted(cards):
+            extra = Counter(event.stock)
+            extra.subtract(cards)
+            named = list(extra.elements())  # the cards that must be the unrecorded upcard
+            if (min(extra.values(), default=0) < 0 or len(named) != unknown
+                    or any(seen[c] >= self.counts[c] for c in named)):
+                pile = format_cards(sorted(cards)) or "no card"
+                if unknown:
+                    pile += " and the unrecorded upcard"
                 self._impossible(event, "stock.mismatch", None,
                                  f"the reshuffled stock ({format_cards(event.stock)}) is not the "
-                                 f"pile below the last throw ({format_cards(sorted(cards))})")
+                                 f"pile below the last throw ({pile})")
             r.stock = list(reversed(event.stock))
 
     def _reshuffle(self, event: Reshuffle) -> None:
@@ -754,10 +833,14 @@ class Replay:
             self._violation(event, "reshuffle.not_allowed", None,
                             "the pile was reshuffled, but reshuffle=round_ends: the round ends "
                             "when the stock runs out")
-        elif not r.exhaust_pending or r.ended:
+        elif r.ended or r.closed:
+            self._violation(event, "reshuffle.not_allowed", None,
+                            f"the pile was reshuffled after round {r.number} was over; a "
+                            "reshuffle comes only when the stock runs out during play")
+        elif not r.exhaust_pending:
             self._violation(event, "reshuffle.not_allowed", None,
                             f"the pile was reshuffled while the stock still held "
-                            f"{r.stock_count} cards")
+                            f"{r.stock_count} card{'' if r.stock_count == 1 else 's'}")
         else:
             self._exhaust(event)
             return
@@ -781,12 +864,11 @@ class Replay:
         r.score = score
         self.scores = score.scores
         self.out.extend(score.out)
-        self.rounds_scored += 1
         record = self.records[-1]
         record.end, record.caller, record.score = end, caller, score
         record.scores, record.out = dict(self.scores), score.out
         winners = game_result(self.rules, self.seating, self.scores, still_in, score.out,
-                              self.rounds_scored)
+                              r.number)
         if winners is not None:
             self.winners = winners
             self.closing_allowed = {"round_ended"}
@@ -813,6 +895,12 @@ class Replay:
             self._violation(event, "showdown.no_caller", None,
                             "the showdown names no caller, but only reshuffle=round_ends ends a "
                             "round without a Yaniv")
+        elif caller is None and r.moves_checked and not r.ended:
+            self._violation(event, "showdown.no_caller", None,
+                            f"the showdown names no caller, but the stock still holds "
+                            f"{r.stock_count} card{'' if r.stock_count == 1 else 's'}: under "
+                            "reshuffle=round_ends only an exhausted stock ends a round without "
+                            "a Yaniv")
         shown: Counter[Card] = Counter()
         for cards in event.hands.values():
             shown.update(cards)
@@ -859,6 +947,10 @@ class Replay:
             self._claim(event, "claim.showdown", event.caller,
                         f"the showdown names {event.caller or 'no caller'}, but "
                         f"{r.caller or 'nobody'} ended the round")
+        for p in r.rotation:
+            if p not in event.hands and p not in self.out:
+                self._claim(event, "claim.showdown", p,
+                            f"the showdown shows no hand for {p}, who is still in")
         for p, cards in event.hands.items():
             held = r.hands.get(p, [])
             if sorted(cards) != sorted(held):
@@ -872,23 +964,29 @@ class Replay:
             return
         r.closed = True
         score = r.score
-        if score is None:
-            return
         if event.points is not None:
             for p, written in event.points.items():
-                right = score.points.get(p, 0)
+                right = score.points.get(p, 0) if score is not None else 0
                 if written != right:
+                    why = (self._points_reason(score, p) if score is not None else
+                           f" (nothing ended round {r.number}: no Yaniv, showdown or exhausted "
+                           "stock, so nobody scores)")
                     self._claim(event, "claim.points", p,
                                 f"{p} was written down for {written} points in round {r.number}; "
-                                f"the rules give {right}{self._points_reason(score, p)}")
+                                f"the rules give {right}{why}")
         if event.scores is not None:
             self._check_scores(event, event.scores, f"after round {r.number}")
 
     def _points_reason(self, score: RoundScore, p: str) -> str:
         rules = self.rules
         if p == score.caller and score.assaf:
-            return (f" ({'hand ' + str(score.totals[p]) + ' + ' if rules.assaf_adds_hand else ''}"
-                    f"Assaf penalty, assaf_penalty={rules.assaf_penalty})")
+            hand = f"hand {score.totals[p]} + " if rules.assaf_adds_hand else ""
+            n = len(score.assaf)
+            if rules.assaf_multi_penalty is not None and n > 1:
+                return (f" ({hand}{n} Assafers x {rules.assaf_multi_penalty} = "
+                        f"{n * rules.assaf_multi_penalty}, assaf_multi_penalty="
+                        f"{rules.assaf_multi_penalty})")
+            return f" ({hand}Assaf penalty, assaf_penalty={rules.assaf_penalty})"
         if p == score.caller:
             return " (the caller scores 0)"
         if p in score.assaf:
@@ -899,7 +997,7 @@ class Replay:
         for p, value in written.items():
             right = self.scores.get(p, 0)
             diff = value - right
-            if diff != self.written_diff.get(p, 0):
+            if diff and diff != self.written_diff.get(p, 0):
                 reduction = ""
                 score = self.round.score if self.round else None
                 if score is not None:
@@ -912,12 +1010,12 @@ class Replay:
             self.written_diff[p] = diff
 
     def _game_ended(self, event: GameEnded) -> None:
+        self._end_pending_exhaustion()
         if self.winners is None:
             self._claim(event, "claim.winner", None,
                         "the game was declared over, but under these rules it is not decided "
                         f"(scores: {self._scores_text()})")
-            return
-        if event.winner is not None and set(event.winner) != set(self.winners):
+        elif event.winner is not None and set(event.winner) != set(self.winners):
             self._claim(event, "claim.winner", None,
                         f"the table named {', '.join(event.winner)} as the winner; the rules "
                         f"give {', '.join(self.winners)} (scores: {self._scores_text()})")

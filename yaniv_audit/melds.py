@@ -316,7 +316,15 @@ def _reason(t: tuple[Card, ...], T: _Tables) -> str:
         if size:
             return size
         return "not a legal throw" + extra
-    return _run_reason(t, T)
+    run = _run_reason(t, T)
+    if n >= T.run_min:
+        return run
+    # too few cards for a run: say why it is no set either
+    if "run_min=" not in run:
+        run += f" (and a run needs at least {T.run_min} cards, run_min={T.run_min})"
+    return (f"not a set, as its cards are of more than one rank (a set is {T.set_min} to "
+            f"{T.set_max} cards of one rank, set_min={T.set_min}, set_max={T.set_max}), "
+            f"and not a run: {run}")
 
 
 def _set_size(n: int, T: _Tables) -> str:

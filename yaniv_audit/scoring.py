@@ -120,15 +120,15 @@ def game_result(
     scores: Mapping[str, int],
     still_in: Sequence[str],
     went_out: Sequence[str],
-    rounds_scored: int,
+    round_number: int,
 ) -> tuple[str, ...] | None:
-    """The winners if the game is decided after a round, else None.
+    """The winners if the game is decided after round ``round_number`` was scored, else None.
 
     ``still_in`` are the players in before this round; ``went_out`` those who
-    went out in it.
+    went out in it. ``game_end="rounds"`` counts round numbers, not scored rounds.
     """
     if rules.game_end == "rounds":
-        if rules.rounds is not None and rounds_scored >= rules.rounds:
+        if rules.rounds is not None and round_number >= rules.rounds:
             return lowest(scores, seating)
         return None
     if rules.game_end == "first_out":

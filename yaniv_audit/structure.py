@@ -111,16 +111,21 @@ class StructureCheck:
     """The fold state of the structural checks: the seats, the round under way and
     what its deal recorded. :meth:`check` each event in order, then :meth:`finish`."""
 
-    __slots__ = ("game", "seated", "round", "hands", "stock")
+    __slots__ = ("game", "seated", "round", "hands", "stock", "stock_from")
 
     def __init__(self) -> None:
         self.game: GameStarted | None = None
         self.seated: frozenset[str] = frozenset()
         #: the last round started (0 before round 1)
         self.round = 0
-        #: whether that round's deal recorded the hands / an order of the stock
+        #: whether that round's deal recorded the hands
         self.hands = False
-        self.stock = False
+        #: how many stock draws the log's recorded stock order still covers (round_started's
+        #: or the last reshuffle's ``stock``); None = the log leaves the order unknown (a
+        #: stock recorded empty stays 0: a draw from it is the engine's ``stock.empty``)
+        self.stock: int | None = None
+        #: where the order was last recorded, for the message
+        self.stock_from = ""
 
     def check(self, event: Event) -> Problem | None:
         """The first structural problem of ``event`` given the events before it."""
@@ -132,15 +137,17 @@ class StructureCheck:
             # a scoresheet round (no hands) may record the call, never the other moves
             if not self.hands and not (isinstance(event, Yaniv) and self.round > 0):
                 return self._no_deal(event, "a move")
-            if isinstance(event, Draw) and event.card is None:
+            if isinstance(event, Draw):
                 if event.source == "pile":
-                    return Problem(event, "card", "required for a draw from the pile")
-                if not self.stock:
-                    return Problem(
-                        event, "card",
-                        f"required here: round {self.round}'s round_started recorded no "
-                        '"stock", so the order of the stock is unknown',
-                    )
+                    if event.card is None:
+                        return Problem(event, "card", "required for a draw from the pile")
+                elif self.stock is None:
+                    if event.card is None:
+                        return Problem(event, "card", self._stock_unknown())
+                elif self.stock:
+                    self.stock -= 1
+                    if not self.stock:
+                        self.stock = None  # drawn to the end: the next order is unknown
             return None
         for field, player in named_players(event):
             if player not in self.seated:
@@ -157,8 +164,9 @@ class StructureCheck:
         elif isinstance(event, (Showdown, Reshuffle)):
             if self.round == 0:
                 return Problem(event, None, "before round 1; it needs a round_started first")
-            if isinstance(event, Reshuffle) and event.stock is not None:
-                self.stock = True
+            if isinstance(event, Reshuffle):
+                self.stock = None if event.stock is None else len(event.stock)
+                self.stock_from = "reshuffle"
         elif isinstance(event, GameStarted):
             return Problem(
                 event, None, f"a log holds one game, and it started at {self.game.where}"
@@ -194,8 +202,20 @@ class StructureCheck:
                     return Problem(event, field, 'allowed only with "hands"')
         self.round = event.round
         self.hands = event.hands is not None
-        self.stock = event.stock is not None
+        self.stock = None if event.stock is None else len(event.stock)
+        self.stock_from = "round_started" if event.stock is not None else ""
         return None
+
+    def _stock_unknown(self) -> str:
+        if not self.stock_from:
+            return (f"required here: round {self.round}'s round_started recorded no \"stock\", "
+                    "so the order of the stock is unknown")
+        if self.stock_from == "reshuffle":
+            return ('required here: the last reshuffle recorded no "stock", or every card of '
+                    "it was drawn, so the order of the stock is unknown")
+        return (f"required here: every card of round {self.round}'s recorded \"stock\" was "
+                "drawn and no reshuffle recorded a new order, so the order of the stock is "
+                "unknown")
 
     def _not_seated(self, event: Event, field: str, player: str) -> Problem:
         assert self.game is not None
