@@ -492,3 +492,40 @@ def test_the_installed_command_in_a_real_process(tmp_path: Path) -> None:
                            capture_output=True, text=True, check=False, timeout=60)
     assert usage.returncode == 2
     assert usage.stdout == "" and "Traceback" not in usage.stderr
+
+
+def test_an_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A bug in the engine is never a traceback: one line naming the log, exit status 4."""
+    import yaniv_audit.audit
+    from yaniv_audit.cli import main
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise KeyError("omer")
+
+    monkeypatch.setattr(yaniv_audit.audit, "audit_log", broken)
+    path = replay_path("wrong-score")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["audit", path, "--jobs", "1"])
+    assert exit_info.value.code == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"internal error while reading {path} (KeyError: 'omer')" in err
+    assert "please send us that log" in err
+
+
+def test_a_player_out_under_other_rules_who_calls_yaniv(tmp_path: Path) -> None:
+    """A scoresheet game replayed under a lower limit: the out caller takes no part."""
+    lines = [GAME | {"players": ["a", "b", "c"]},
+             {"type": "round_started", "round": 1, "starter": "a"},
+             {"type": "showdown", "caller": "b", "hands": {"a": ["KC", "KD"], "b": ["AC"],
+                                                           "c": ["5H"]}},
+             {"type": "round_started", "round": 2, "starter": "b"},
+             {"type": "showdown", "caller": "a", "hands": {"a": ["AD"], "b": ["KH"],
+                                                           "c": ["5S"]}}]
+    log = tmp_path / "out.jsonl"
+    log.write_text("\n".join(json.dumps(e) for e in lines))
+    result = run("audit", str(log), "--rules", "israeli(score_limit=15)")
+    assert result.exit_code == 1
+    assert "a called Yaniv but is out, so the call takes no part; lowest hand c" in result.output
+    assert "player.out at event 4" in result.output

@@ -16,7 +16,7 @@ import orjson
 
 from . import ENGINE
 from .engine import CLAIM, INCONSISTENCY, VIOLATION, Finding, Replay, RoundRecord, StopReplay
-from .errors import InconsistentLogError, LogFormatError
+from .errors import InconsistentLogError, InternalError, LogFormatError
 from .events import Log
 from .merkle import tree_hash
 from .rules import RuleSet
@@ -135,6 +135,8 @@ def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False)
         report = audit_log(log, rules, strict=strict)
     except LogFormatError as exc:
         return unreadable_report(path, exc)
+    except Exception as exc:  # a bug: name the log, so that it can be sent to us
+        raise InternalError(path, f"{type(exc).__name__}: {exc}") from exc
     report["file"] = path
     return report
 

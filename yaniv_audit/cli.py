@@ -16,11 +16,11 @@ from typing import Any, NoReturn
 import click
 
 from . import __version__
-from .errors import LogFormatError, RulesError, YanivAuditError
+from .errors import InternalError, LogFormatError, RulesError, YanivAuditError
 from .events import Log
 from .rules import format_value
 
-EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT = 0, 1, 2, 3
+EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 def worst(codes: list[int]) -> int:
@@ -814,6 +814,12 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(exc), EXIT_BAD_INPUT)
     except BrokenPipeError:
         sys.exit(EXIT_OK)
+    except InternalError as exc:
+        fail(f"internal error while reading {exc.source} ({exc.detail}); this is a bug in "
+             "yaniv-audit: please send us that log", EXIT_INTERNAL)
+    except Exception as exc:
+        fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in yaniv-audit: "
+             "please send us the command and the log", EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

@@ -61,3 +61,18 @@ class InconsistentLogError(YanivAuditError):
     def __init__(self, finding: object) -> None:
         super().__init__(getattr(finding, "message", str(finding)))
         self.finding = finding
+
+
+class InternalError(Exception):
+    """A bug met while working on one log: carries the log's path and what went wrong.
+
+    Deliberately not a :class:`YanivAuditError`: it is never the user's fault.
+    """
+
+    def __init__(self, source: str, detail: str) -> None:
+        super().__init__(source, detail)
+        self.source = source
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.detail}"
