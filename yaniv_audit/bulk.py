@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -41,11 +43,38 @@ def worker_pool(processes: int) -> Any:
     the middle of what they were doing, which can crash or hang a worker.
     Elsewhere (macOS, Windows) the workers are spawned.
     """
+    watch = (os.getpid(),)
     if "forkserver" in multiprocessing.get_all_start_methods():
         server = multiprocessing.get_context("forkserver")
         server.set_forkserver_preload(PRELOAD)
-        return server.Pool(processes)
-    return multiprocessing.get_context("spawn").Pool(processes)
+        return server.Pool(processes, initializer=exit_with_parent, initargs=watch)
+    return multiprocessing.get_context("spawn").Pool(processes, initializer=exit_with_parent,
+                                                      initargs=watch)
+
+
+def exit_with_parent(parent: int, every: float = 0.25) -> None:
+    """In a worker: exit as soon as the process that started the pool is gone.
+
+    A pool's workers outlive a parent that was killed outright (``kill -9``):
+    nothing tells them. A daemon thread looks every ``every`` seconds and ends
+    the worker when the parent no longer exists or the worker was handed to
+    another parent (the fork server, its own parent, exits with the caller).
+    """
+    first = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass  # the pid exists
+            if os.getppid() != first:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def chunk_size(files: int, jobs: int) -> int:
@@ -66,8 +95,12 @@ def mapped(func: Callable[[Any], Any], items: Iterable[Any], count: int,
         pool = worker_pool(min(jobs, count))
         try:
             yield pool.imap(func, items, chunksize=chunk_size(count, jobs))
-        finally:
+        except BaseException:
+            pool.terminate()  # an error or Ctrl-C: the rest of the work is not wanted
+            raise
+        else:
             pool.close()
+        finally:
             pool.join()
     else:
         yield map(func, items)

@@ -1,0 +1,55 @@
+"""The worker pool of bulk work: workers end with their parent, whatever ends it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def marked(mark: str) -> list[int]:
+    """The live processes whose environment carries ``mark`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if mark.encode() in environ and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_workers_exit_when_the_parent_is_killed() -> None:
+    mark = f"YANIV_AUDIT_TEST_MARK={uuid.uuid4().hex}"
+    env = dict(os.environ, YANIV_AUDIT_TEST_MARK=mark.split("=", 1)[1])
+    replays = str(ROOT / "replays")
+    # the sample games eight times over: long enough to be killed in the middle
+    command = [sys.executable, "-m", "yaniv_audit.cli", "audit", *[replays] * 8, "--jobs", "2",
+               "--json"]
+    parent = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while len(marked(mark)) < 3 and time.monotonic() < deadline:  # parent + workers
+            time.sleep(0.05)
+        assert len(marked(mark)) >= 3, "the workers never started"
+        assert parent.poll() is None, "the audit finished before it could be killed"
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while marked(mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert marked(mark) == []
+    finally:
+        for pid in marked(mark):
+            os.kill(pid, signal.SIGKILL)
