@@ -192,8 +192,34 @@ def test_cli_audit_db_prints_rulings_and_exits_by_the_worst(archive_path: Path,
     assert len(lines) == len(new) and all(r["rules"]["id"] == "namu" for r in lines)
 
 
+def test_audit_db_under_several_rule_sets_in_one_pass(archive_path: Path, tmp_path: Path,
+                                                      file_reports: dict[str, Any]) -> None:
+    """Each game read once, audited under each rule set; the same reports as file audits."""
+    db = tmp_path / "multi.duckdb"
+    shutil.copy(archive_path, db)
+    result = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki", "--json",
+                 "--exit-zero", "--jobs", "2")
+    lines = [json.loads(x) for x in result.stdout.splitlines()]
+    todo = {rid: [p for p in CORPUS if read_log(p).game.rules.key != resolve_rules(rid).key]
+            for rid in ("namu", "de-wiki")}
+    assert Counter(r["rules"]["id"] for r in lines) == {k: len(v) for k, v in todo.items()}
+    by_file = {(r["file"], r["rules"]["id"]): r for r in lines}
+    for rid, paths in todo.items():
+        for path in paths[::7]:
+            expected = audit_file(path, resolve_rules(rid))
+            assert by_file[(path, rid)] == expected
+    with Archive(db) as opened:
+        stored = opened.query("SELECT rules_id, count(*) FROM audits GROUP BY 1")[1]
+    counts = dict(stored)
+    assert counts["namu"] == len(CORPUS) and counts["de-wiki"] == len(CORPUS)
+    again = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki")
+    assert again.exit_code == 0 and "audited under namu, de-wiki" in again.output
+
+
 @pytest.mark.parametrize("args, message", [
     (("audit", "--db", "x.duckdb", "replays"), "give either PATH... or --db, not both"),
+    (("audit", "replays", "--rules", "namu", "--rules", "classic"),
+     "several --rules go with --db"),
     (("audit", "--db", "x.duckdb", "--strict"), "--strict reports stop at the first finding"),
     (("audit", "replays", "--again"), "--again goes with --db"),
     (("audit",), "give a log file or directory (PATH...), or --db"),

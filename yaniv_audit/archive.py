@@ -207,19 +207,24 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
     )
 
 
-def audit_archived(job: tuple[str, str, bytes, RuleSet | None]) -> dict[str, Any]:
-    """The report of one archived game, rebuilt from its stored events; its ``file``
-    is the file the game was ingested from."""
+def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> list[dict[str, Any]]:
+    """The reports of one archived game under each rule set (None: its declared rules),
+    rebuilt from its stored events, read once; their ``file`` is the file the game was
+    ingested from."""
     from .audit import audit_log, unreadable_report
     from .codec import parse_jsonl
 
-    fingerprint, source, data, rules = job
+    fingerprint, source, data, rule_sets = job
     try:
-        report = audit_log(parse_jsonl(data, source), rules)
+        log = parse_jsonl(data, source)
     except LogFormatError as exc:  # stored events no longer read: the archive was altered
-        return unreadable_report(source, exc)
-    report["file"] = source
-    return report
+        return [unreadable_report(source, exc)]
+    reports = []
+    for rules in rule_sets:
+        report = audit_log(log, rules, fingerprint=fingerprint)
+        report["file"] = source
+        reports.append(report)
+    return reports
 
 
 # --- results ------------------------------------------------------------------------
@@ -514,8 +519,15 @@ class Archive:
         events = (found[0] if found else None) or []
         return "".join(f"{event}\n" for event in events).encode("utf-8")
 
+    def _game_fingerprints(self, game_nos: Sequence[int]) -> list[tuple[int, str]]:
+        rows = self.con.execute(
+            "SELECT game_no, fingerprint FROM games WHERE game_no IN "
+            "(SELECT unnest($1::INTEGER[]))", [list(game_nos)]).fetchall()
+        return [(n, fp) for n, fp in rows]
+
     def _stored_logs(self, game_nos: Sequence[int]) -> Iterator[tuple[str, str, bytes]]:
         """(fingerprint, source, JSON Lines) of the given games, in order, a batch at a time.
+        (A game without stored events is left out: ``verify`` says so.)
 
         It reads on a cursor of its own: a worker pool consumes it from another
         thread while this connection stores results.
@@ -557,16 +569,35 @@ class Archive:
         declared rules; ``again``: every game; ``games``: those the caller has just
         listed with :meth:`games_to_audit`) and store the results; yields each report."""
         todo = self.games_to_audit(rules, again=again) if games is None else games
-        jobs_iter = ((fp, source, data, rules) for fp, source, data in self._stored_logs(todo))
+        return self.audit_under({rules: list(todo)}, jobs=jobs, progress=progress)
+
+    def todo_under(self, rule_sets: Sequence[RuleSet | None], *,
+                   again: bool = False) -> dict[RuleSet | None, list[int]]:
+        """The games each rule set has yet to audit (:meth:`games_to_audit` for each)."""
+        return {rules: self.games_to_audit(rules, again=again) for rules in rule_sets}
+
+    def audit_under(self, todo: dict[RuleSet | None, list[int]], *, jobs: int | None = None,
+                    progress: Progress = _no_progress) -> Iterator[dict[str, Any]]:
+        """Audit each game under the rule sets that list it in ``todo``, in one pass over
+        the archive (each game read and parsed once, on ``jobs`` processes), and store the
+        results; yields each report, game by game, in the order of ``todo``'s rule sets."""
+        wanted: dict[int, list[RuleSet | None]] = {}
+        for rules, games in todo.items():
+            for game in games:
+                wanted.setdefault(game, []).append(rules)
+        order = sorted(wanted)
+        rules_of = {fp: wanted[game] for game, fp in self._game_fingerprints(order)}
+        jobs_iter = ((fp, source, data, rules_of[fp])
+                     for fp, source, data in self._stored_logs(order))
         batch: list[dict[str, Any]] = []
-        with mapped(audit_archived, jobs_iter, len(todo), jobs) as reports:
-            with progress(reports, len(todo), "auditing") as bar:
-                for report in bar:
-                    batch.append(report)
+        with mapped(audit_archived, jobs_iter, len(order), jobs) as results:
+            with progress(results, len(order), "auditing") as bar:
+                for reports in bar:
+                    batch.extend(reports)
                     if len(batch) >= READ_BATCH:
                         self._store_audits(batch)
                         batch = []
-                    yield report
+                    yield from reports
         if batch:
             self._store_audits(batch)
 

@@ -274,7 +274,7 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@rules_option()
+@rules_option(multiple=True)
 @click.option("--json", "as_json", is_flag=True, help="one report per line (JSON Lines)")
 @click.option("--strict", is_flag=True, help="stop each log at its first finding")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
@@ -286,13 +286,14 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
                    "yaniv-archive.duckdb) instead of files, and store the results")
 @click.option("--again", is_flag=True,
               help="with --db: audit every game again, not only those not audited yet")
-def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict: bool,
+def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
           jobs: int | None, exit_zero: bool, db: str | None, again: bool) -> None:
     """Replay each log under R (default: the rules the log declares) and rule on it.
 
     PATH is a log file or a directory of .jsonl/.json logs. With --db, the
     archive's games are audited instead (those not yet audited under R by this
-    version, or all with --again) and the results stored for `report` and `query`.
+    version, or all with --again) and the results stored for `report` and `query`;
+    --rules may then be given several times, to audit under each in one pass.
     """
     from .audit import render_line, render_report
     from .bulk import audit_stream
@@ -308,7 +309,10 @@ def audit(paths: tuple[str, ...], rules_specs: str | None, as_json: bool, strict
         raise click.UsageError("--again goes with --db")
     if not paths:
         raise click.UsageError("give a log file or directory (PATH...), or --db")
-    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    if len(rules_specs) > 1:
+        raise click.UsageError("several --rules go with --db; to see one log under several "
+                               "rule sets, use compare")
+    rules = resolve_or_usage(rules_specs[0]) if rules_specs else None
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
@@ -570,20 +574,21 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
     sys.exit(EXIT_FOUND if result.refused or result.conflicts else EXIT_OK)
 
 
-def audit_archive(db: str, rules_specs: str | None, as_json: bool, jobs: int | None,
+def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
                   exit_zero: bool, again: bool) -> int:
     """``audit --db``: the exit status."""
     from .audit import render_line
 
-    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [None]
     with open_archive(db or None) as archive:
-        todo = archive.games_to_audit(rules, again=again)
-        if not todo:
-            under = rules.id if rules else "its declared rules"
+        todo = archive.todo_under(rule_sets, again=again)
+        count = sum(len(games) for games in todo.values())
+        if not count:
+            under = ", ".join(r.id if r else "its declared rules" for r in rule_sets)
             click.echo(f"every game of {archive.path} is audited under {under} by this "
                        "version already (--again audits them again)", err=True)
             return EXIT_OK
-        codes = print_reports(archive.audit(rules, games=todo, jobs=jobs), len(todo), as_json,
+        codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
                               render_line)
     return EXIT_OK if exit_zero else worst(codes)
 
