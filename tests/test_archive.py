@@ -637,3 +637,19 @@ def test_only_ingest_creates_an_archive(args: tuple[str, ...], tmp_path: Path,
     assert ("yaniv-archive.duckdb: no such archive (create one with yaniv-audit ingest)"
             in result.output)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("size", [12_288, 600_000, 2_000_000])
+@pytest.mark.parametrize("command", [("verify",), ("audit", "--again"),
+                                     ("report", "leaderboard")])
+def test_a_truncated_archive_is_one_clear_line(archive_path: Path, tmp_path: Path, size: int,
+                                               command: tuple[str, ...]) -> None:
+    """A damaged file is bad input (exit 3) with one line saying so, never a traceback or
+    an 'internal error', wherever DuckDB meets the missing bytes."""
+    db = tmp_path / "cut.duckdb"
+    db.write_bytes(archive_path.read_bytes()[:size])
+    out = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *command, "--db", str(db)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 3, out.stderr
+    assert "the archive file is damaged and cannot be read" in out.stderr
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr

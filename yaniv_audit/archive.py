@@ -207,6 +207,13 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
     )
 
 
+def damaged(path: str | None, exc: BaseException) -> ArchiveError:
+    """The error for an archive file DuckDB cannot read (truncated or overwritten)."""
+    return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
+                        f"be read ({_first_line(str(exc))}); restore it from a copy or an "
+                        "export")
+
+
 def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> list[dict[str, Any]]:
     """The reports of one archived game under each rule set (None: its declared rules),
     rebuilt from its stored events, read once; their ``file`` is the file the game was
@@ -326,9 +333,11 @@ class Archive:
             self.con = duckdb.connect(self.path, read_only=read_only and exists)
         except duckdb.Error as exc:
             text = _first_line(str(exc))
-            if "lock" in text.lower():
+            if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
                 raise ArchiveError(
                     f"{self.path}: the archive is in use by another process") from None
+            if "could not read enough bytes" in text.lower():
+                raise damaged(self.path, exc) from None
             if "not a valid DuckDB database" in text:
                 raise ArchiveError(
                     f"{self.path}: not a DuckDB archive (the file is no DuckDB database)"
@@ -336,6 +345,9 @@ class Archive:
             raise ArchiveError(f"{self.path}: cannot open the archive ({text})") from None
         try:
             self._prepare(read_only)
+        except duckdb.Error as exc:
+            self.con.close()
+            raise damaged(self.path, exc) from None
         except BaseException:
             self.con.close()
             raise

@@ -823,6 +823,11 @@ def main(argv: list[str] | None = None) -> None:
         fail(f"internal error while reading {exc.source} ({exc.detail}); this is a bug in "
              "yaniv-audit: please send us that log", EXIT_INTERNAL)
     except Exception as exc:
+        import duckdb
+
+        if isinstance(exc, (duckdb.IOException, duckdb.SerializationException)):
+            from .archive import damaged  # a damaged block found after the archive opened
+            fail(str(damaged(None, exc)), EXIT_BAD_INPUT)
         fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in yaniv-audit: "
              "please send us the command and the log", EXIT_INTERNAL)
 
