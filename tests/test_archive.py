@@ -653,3 +653,30 @@ def test_a_truncated_archive_is_one_clear_line(archive_path: Path, tmp_path: Pat
     assert out.returncode == 3, out.stderr
     assert "the archive file is damaged and cannot be read" in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_readers_share_the_archive_and_a_writer_is_named(archive_path: Path,
+                                                         tmp_path: Path) -> None:
+    """Reports, verify and export only read: several run at once; a writer holding the
+    file gets a message that says what to do."""
+    db = tmp_path / "shared.duckdb"
+    shutil.copy(archive_path, db)
+    cli_command = [sys.executable, "-m", "yaniv_audit.cli"]
+    with Archive(db, read_only=True):  # another reader holds it open
+        for command in (["report", "leaderboard"], ["verify"], ["export", str(tmp_path / "x")]):
+            out = subprocess.run([*cli_command, *command, "--db", str(db)],
+                                 capture_output=True, text=True, timeout=120)
+            assert out.returncode == 0, out.stderr
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; "
+                               f"c = duckdb.connect({str(db)!r}); print('open', flush=True); "
+                               "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        out = subprocess.run([*cli_command, "report", "leaderboard", "--db", str(db)],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 3
+        assert "in use by another process that writes to it" in out.stderr
+        assert "run the command again when that one has finished" in out.stderr
+    finally:
+        holder.kill()
+        holder.wait()

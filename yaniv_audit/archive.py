@@ -335,7 +335,9 @@ class Archive:
             text = _first_line(str(exc))
             if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
                 raise ArchiveError(
-                    f"{self.path}: the archive is in use by another process") from None
+                    f"{self.path}: the archive is in use by another process that writes to it "
+                    "(an ingest or audit --db, say): run the command again when that one has "
+                    "finished") from None
             if "could not read enough bytes" in text.lower():
                 raise damaged(self.path, exc) from None
             if "not a valid DuckDB database" in text:

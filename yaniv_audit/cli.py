@@ -672,6 +672,19 @@ def ensure_audited(archive: Any, rules: Any) -> None:
             pass
 
 
+def archive_for_report(db: str | None, rule_sets: list[Any]) -> Any:
+    """The archive open for a report: read-only (so that several can run at once) unless
+    games must first be audited under ``rule_sets``, which the archive then stores."""
+    archive = open_archive(db, read_only=True)
+    if not any(archive.games_to_audit(rules) for rules in rule_sets):
+        return archive
+    archive.close()
+    archive = open_archive(db)
+    for rules in rule_sets:
+        ensure_audited(archive, rules)
+    return archive
+
+
 @cli.command()
 @click.argument("name", type=click.Choice(["leaderboard", "assaf-risk", "findings",
                                            "rules-impact"]))
@@ -695,10 +708,7 @@ def report(name: str, db: str | None, rules_specs: str | None, players: int | No
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     if name == "rules-impact" and rules is None:
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
-    with open_archive(db, read_only=False) as archive:
-        ensure_audited(archive, None)
-        if rules is not None:
-            ensure_audited(archive, rules)
+    with archive_for_report(db, [None] if rules is None else [None, rules]) as archive:
         table = analytics.report(archive, name, rules, players)
     if as_json:
         emit_json(table.to_json())
