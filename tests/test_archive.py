@@ -680,3 +680,29 @@ def test_readers_share_the_archive_and_a_writer_is_named(archive_path: Path,
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_verify_audits_finds_an_altered_result(archive_path: Path, tmp_path: Path) -> None:
+    """verify checks the stored events; --audits checks the stored results as well."""
+    db = tmp_path / "results.duckdb"
+    shutil.copy(archive_path, db)
+    result = run("verify", "--audits", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert f"{len(CORPUS)} audits re-checked, 0 differ" in result.output
+    with Archive(db) as archive:
+        fp, game_id = archive.con.execute(
+            "SELECT fingerprint, game_id FROM games WHERE source LIKE '%wrong-score%'").fetchone()
+        archive.con.execute("UPDATE audits SET winners = ['nobody'] WHERE fingerprint = ?", [fp])
+        other = archive.con.execute(
+            "SELECT fingerprint FROM rounds WHERE fingerprint <> ? AND caller_total IS NOT NULL "
+            "LIMIT 1", [fp]).fetchone()[0]
+        archive.con.execute("UPDATE rounds SET caller_total = caller_total + 1 "
+                            "WHERE fingerprint = ?", [other])
+    assert run("verify", "--db", str(db)).exit_code == 0  # the events are intact
+    result = run("verify", "--audits", "--db", str(db))
+    assert result.exit_code == 1
+    assert (f"game {game_id} ({fp[:16]}): under israeli: the stored audit says winners "
+            "['nobody'] where a new audit gives") in result.output
+    assert f"({other[:16]}): under " in result.output
+    assert "its stored rounds rows differ from a new audit" in result.output
+    assert "2 differ" in result.output

@@ -207,6 +207,64 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
     )
 
 
+def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
+                 ) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows a report gives each derived table (``audits`` without its time stamp).
+
+    ``keys`` caches rule-set id -> parameter key across calls.
+    """
+    from .audit import to_json_line
+    from .rules import resolve_rules
+
+    keys = {} if keys is None else keys
+    fp = report["fingerprint"]
+    rules_id = report["rules"]["id"]
+    key = keys.get(rules_id) or keys.setdefault(rules_id, resolve_rules(rules_id).key)
+    final = report["final"]
+    stored = {k: v for k, v in report.items() if k != "file"}  # the game's own report
+    rounds = []
+    for r in report["rounds"]:
+        caller = r["caller"]
+        rounds.append((fp, key, r["round"], len(r["totals"]) or len(r["scores"]),
+                       r["starter"], r["end"], caller,
+                       r["totals"].get(caller) if caller else None,
+                       bool(caller and r["assaf"]), r["assaf"], r["winners"]))
+    winners, out = set(final["winners"]), set(final["out"])
+    return {
+        "audits": [(fp, key, rules_id, report["engine"], report["verdict"], final["finished"],
+                    final["winners"], len(report["rounds"]), len(report["findings"]),
+                    to_json_line(stored))],
+        "findings": [(fp, key, f["seq"], f["round"], f["player"], f["kind"], f["code"],
+                      f["message"]) for f in report["findings"]],
+        "rounds": rounds,
+        "standings": [(fp, key, p, seat, score, p in winners, p in out)
+                      for seat, (p, score) in enumerate(final["scores"].items())],
+    }
+
+
+def _comparable(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return sorted((tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in rows),
+                  key=repr)
+
+
+def _audit_difference(stored: dict[str, list[tuple[Any, ...]]],
+                      fresh: dict[str, list[tuple[Any, ...]]]) -> str | None:
+    """What a game's stored derived rows say that a new audit does not, or None."""
+    if not stored.get("audits"):
+        return "the stored audit has lost its audits row"
+    old, new = stored["audits"][0], fresh["audits"][0]
+    said = []
+    for name, i in (("verdict", 4), ("finished", 5), ("winners", 6)):
+        if _comparable([(old[i],)]) != _comparable([(new[i],)]):
+            said.append(f"{name} {old[i]!r} where a new audit gives {new[i]!r}")
+    if said:
+        return "the stored audit says " + "; ".join(said)
+    for table in ("audits", "findings", "rounds", "standings"):
+        if _comparable(stored.get(table, [])) != _comparable(fresh[table]):
+            return f"its stored {table} rows differ from a new audit"
+    return None
+
+
 def damaged(path: str | None, exc: BaseException) -> ArchiveError:
     """The error for an archive file DuckDB cannot read (truncated or overwritten)."""
     return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
@@ -616,9 +674,6 @@ class Archive:
             self._store_audits(batch)
 
     def _store_audits(self, reports: list[dict[str, Any]]) -> None:
-        from .audit import to_json_line
-        from .rules import resolve_rules
-
         now = datetime.now(UTC)
         keys: dict[str, str] = {}
         audits: list[tuple[Any, ...]] = []
@@ -628,25 +683,11 @@ class Archive:
         for report in reports:
             if report["verdict"] == "unreadable":
                 continue  # nothing to store: verify tells what happened to the game
-            fp = report["fingerprint"]
-            rules_id = report["rules"]["id"]
-            key = keys.get(rules_id) or keys.setdefault(rules_id, resolve_rules(rules_id).key)
-            final = report["final"]
-            stored = {k: v for k, v in report.items() if k != "file"}  # the game's own report
-            audits.append((fp, key, report["rules"]["id"], report["engine"], report["verdict"],
-                           final["finished"], final["winners"], len(report["rounds"]),
-                           len(report["findings"]), to_json_line(stored), now))
-            findings.extend((fp, key, f["seq"], f["round"], f["player"], f["kind"], f["code"],
-                             f["message"]) for f in report["findings"])
-            for r in report["rounds"]:
-                caller = r["caller"]
-                rounds.append((fp, key, r["round"], len(r["totals"]) or len(r["scores"]),
-                               r["starter"], r["end"], caller,
-                               r["totals"].get(caller) if caller else None,
-                               bool(caller and r["assaf"]), r["assaf"], r["winners"]))
-            winners, out = set(final["winners"]), set(final["out"])
-            standings.extend((fp, key, p, seat, score, p in winners, p in out)
-                             for seat, (p, score) in enumerate(final["scores"].items()))
+            derived = derived_rows(report, keys)
+            audits.append((*derived["audits"][0], now))
+            findings.extend(derived["findings"])
+            rounds.extend(derived["rounds"])
+            standings.extend(derived["standings"])
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
@@ -711,6 +752,61 @@ class Archive:
                 "(SELECT 1 FROM events e WHERE e.game_no = g.game_no)").fetchall()
             mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
         return len(numbers), mismatches
+
+    def verify_audits(self, *, jobs: int | None = None, progress: Progress = _no_progress,
+                      ) -> tuple[int, int, list[Mismatch]]:
+        """Audit every stored game again under each rule set it was audited under by this
+        engine, and compare every derived row: (audits checked, audits by another engine
+        version, not checked, mismatches)."""
+        from .rules import resolve_rules
+
+        rows = self.con.execute(
+            "SELECT g.game_no, g.game_id, a.fingerprint, a.rules_key, a.rules_id, a.engine "
+            "FROM audits a JOIN games g USING (fingerprint) ORDER BY g.game_no, a.rules_key"
+        ).fetchall()
+        wanted: dict[str, list[RuleSet | None]] = {}
+        game_of: dict[str, tuple[int, str]] = {}
+        stale = 0
+        for game_no, game_id, fp, _key, rules_id, engine in rows:
+            if engine != ENGINE:
+                stale += 1
+                continue
+            wanted.setdefault(fp, []).append(resolve_rules(rules_id))
+            game_of[fp] = (game_no, game_id)
+        order = sorted(wanted, key=lambda fp: game_of[fp][0])
+        jobs_iter = ((fp, source, data, wanted[fp]) for fp, source, data
+                     in self._stored_logs([game_of[fp][0] for fp in order]))
+        mismatches: list[Mismatch] = []
+        checked = 0
+        keys: dict[str, str] = {}
+        with mapped(audit_archived, jobs_iter, len(order), jobs) as results:
+            with progress(results, len(order), "re-auditing") as bar:
+                for reports in bar:
+                    if reports[0]["verdict"] == "unreadable":
+                        continue  # verify's check of the events says what happened
+                    fp = reports[0]["fingerprint"]
+                    stored = self._stored_rows(fp)
+                    for report in reports:
+                        checked += 1
+                        fresh = derived_rows(report, keys)
+                        key = fresh["audits"][0][1]
+                        problem = _audit_difference(stored.get(key, {}), fresh)
+                        if problem is not None:
+                            mismatches.append(Mismatch(
+                                fp, game_of[fp][1],
+                                f"under {report['rules']['id']}: {problem}"))
+        return checked, stale, mismatches
+
+    def _stored_rows(self, fingerprint: str) -> dict[str, dict[str, list[tuple[Any, ...]]]]:
+        """The derived rows stored for one game: rules_key -> table -> rows."""
+        out: dict[str, dict[str, list[tuple[Any, ...]]]] = {}
+        for table in DERIVED:
+            columns = "* EXCLUDE (audited_at)" if table == "audits" else "*"
+            for row in self.con.execute(
+                    f"SELECT {columns} FROM {table} WHERE fingerprint = ?",  # noqa: S608
+                    [fingerprint]).fetchall():
+                out.setdefault(row[1], {}).setdefault(table, []).append(row)
+        return out
 
     # --- checkpoints ------------------------------------------------------------
 

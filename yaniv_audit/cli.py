@@ -786,10 +786,17 @@ def checkpoint(db: str | None, as_json: bool) -> None:
 @click.option("--checkpoint", "checkpoint_file", type=click.File("rb"), default=None,
               metavar="FILE", help="also check a checkpoint kept outside the archive (the "
                                    "line `checkpoint --json` printed; - for standard input)")
+@click.option("--audits", "audits", is_flag=True,
+              help="also audit every game again and compare the stored results (verdicts, "
+                   "winners, findings, rounds, standings)")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="with --audits: processes to audit with (default: all cores)")
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per game that fails")
-def verify(db: str | None, checkpoint_file: Any, as_json: bool) -> None:
+def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
+           as_json: bool) -> None:
     """Check that every archived game's stored events still give its fingerprint, and
-    that the archive still begins with the games of every checkpoint."""
+    that the archive still begins with the games of every checkpoint; with --audits,
+    that the stored audit results are what a new audit gives."""
     from .archive import Checkpoint
     from .errors import ArchiveError
 
@@ -805,6 +812,9 @@ def verify(db: str | None, checkpoint_file: Any, as_json: bool) -> None:
         broken = [(p, problem) for p in points
                   if (problem := archive.check_checkpoint(p)) is not None]
         where = archive.path
+        if audits:
+            checked, stale, altered = archive.verify_audits(jobs=jobs, progress=progress)
+            mismatches += altered
     for m in mismatches:
         if as_json:
             emit_json({"fingerprint": m.fingerprint, "game_id": m.game_id, "problem": m.problem})
@@ -815,9 +825,14 @@ def verify(db: str | None, checkpoint_file: Any, as_json: bool) -> None:
             emit_json({"checkpoint": point.to_json(), "problem": problem})
         else:
             click.echo(f"checkpoint {point.root[:16]}: {problem}")
-    click.echo(f"{where}: {games} games, {games - len(mismatches)} verified, "
-               f"{len(mismatches)} altered; {len(points) - len(broken)} of {len(points)} "
-               "checkpoints hold", err=as_json)
+    games_altered = len({m.fingerprint for m in mismatches})
+    summary = (f"{where}: {games} games, {games - games_altered} verified, {games_altered} "
+               f"altered; {len(points) - len(broken)} of {len(points)} checkpoints hold")
+    if audits:
+        summary += (f"; {checked} audits re-checked, {len(altered)} differ"
+                    + (f", {stale} by another engine version not checked (audit --db --again "
+                       "renews them)" if stale else ""))
+    click.echo(summary, err=as_json)
     sys.exit(EXIT_FOUND if mismatches or broken else EXIT_OK)
 
 
