@@ -177,6 +177,17 @@ class IngestRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Added:
+    """A log that one ingest stored: what is said of it afterwards (not its events, so
+    that an ingest's memory does not grow with the number of games)."""
+
+    source: str
+    fingerprint: str
+    game_id: str
+    events: int
+
+
+@dataclass(frozen=True, slots=True)
 class Refused:
     """A log that could not be read, and why."""
 
@@ -299,7 +310,7 @@ def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> lis
 class IngestResult:
     """What one ingest did, file by file."""
 
-    added: list[IngestRow] = field(default_factory=list)
+    added: list[Added] = field(default_factory=list)
     #: (file, fingerprint, the file it was first ingested from)
     duplicates: list[tuple[str, str, str]] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
@@ -312,7 +323,7 @@ class IngestResult:
 
     @property
     def events(self) -> int:
-        return sum(len(row.leaves) for row in self.added)
+        return sum(row.events for row in self.added)
 
 
 @dataclass(slots=True)
@@ -482,7 +493,8 @@ class Archive:
                                  for r in rows if r.fingerprint in stored)
         if new:
             self._store(new, *self._versions(new, result))
-            result.added.extend(new)
+            result.added.extend(Added(r.source, r.fingerprint, r.game_id, len(r.leaves))
+                                for r in new)
 
     def _versions(self, rows: list[IngestRow], result: IngestResult,
                   ) -> tuple[dict[str, str], dict[str, str]]:
