@@ -8,9 +8,9 @@ machine, and both are kept, because neither is enough alone:
    locked=True)``): the archive opened read-only, with DuckDB's
    ``enable_external_access=false`` (no file, URL or other database:
    ``read_csv``, ``COPY ... TO``, ``ATTACH``, ``INSTALL`` fail), no extension
-   installed or loaded on demand, no community extensions, no temporary files,
-   and then ``lock_configuration=true``, so that no ``SET``, ``RESET`` or
-   ``PRAGMA`` can undo any of it.
+   installed or loaded on demand, no community extensions, no Python variable
+   read as a table, no temporary files, and then ``lock_configuration=true``,
+   so that no ``SET``, ``RESET`` or ``PRAGMA`` can undo any of it.
 2. **The screen** (:func:`screen`): DuckDB parses the text first. It must be
    exactly one statement, a ``SELECT`` (``DESCRIBE``, ``SHOW``, ``SUMMARIZE``,
    ``PIVOT ... IN (...)`` and ``FROM``-first queries are SELECTs too), and its
@@ -45,6 +45,7 @@ LOCKED_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
+    "python_enable_replacements": False,  # no Python variable read as a table
     "temp_directory": "",  # no spill files next to the archive: a query lives in memory
     "lock_configuration": True,
 }
@@ -85,6 +86,7 @@ _WHY_NOT = {
     "COPY": "it reads or writes files; query touches no file but the archive",
     "EXPORT": "it writes files; query touches no file but the archive",
     "COPY_DATABASE": "it copies a database; query touches no file but the archive",
+    "IMPORT": "it reads files into the database; query touches no file but the archive",
     "ATTACH": "it opens another database; query reads only this archive",
     "DETACH": "it closes a database; query reads only this archive",
     "LOAD": "it installs or loads an extension; query loads none",
@@ -146,7 +148,12 @@ def screen(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     except ValueError:  # a statement type the Python package has no name for
         kind = "UNKNOWN"
     if kind != "SELECT":
-        raise QueryRefused(f"query refused: {_keyword(statement.query)} is not a SELECT: "
+        keyword = _keyword(statement.query)
+        if keyword == "IMPORT":  # DuckDB parses IMPORT DATABASE and COPY FROM DATABASE
+            kind = "IMPORT"       # as pragmas
+        elif keyword == "COPY" and kind != "COPY":
+            kind = "COPY_DATABASE"
+        raise QueryRefused(f"query refused: {keyword} is not a SELECT: "
                            f"{_WHY_NOT.get(kind, _NOT_SELECT)}")
     try:
         (text,) = con.execute("SELECT json_serialize_sql(?)", [sql]).fetchone() or ("",)
@@ -190,8 +197,8 @@ def _refusal(kind: str, name: str) -> str | None:
     shown = _shown(name)
     if kind == "table function" and low not in TABLE_FUNCTIONS:
         if low in SQL_RUNNERS:
-            return (f"{shown}() runs SQL given as text, which cannot be checked; write the "
-                    "query itself")
+            return (f"{shown}() runs SQL built from text (a statement or a table name in a "
+                    "string), which cannot be checked before it runs; write the query itself")
         if _FILE_READER.search(low):
             return (f"{shown}() reads files; query reads only the archive's tables, "
                     "never a file")
