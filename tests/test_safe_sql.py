@@ -93,6 +93,8 @@ ESCAPES = [
     ('SELECT * FROM "/etc/passwd"', AS_TABLE),
     ("FROM '{dir}/notes.txt'", AS_TABLE),
     ("SELECT * FROM 'games.csv'", AS_TABLE),
+    ('FROM "notes.txt"', AS_TABLE),
+    ("SELECT * FROM '~/.duckdbrc'", AS_TABLE),
     ("DESCRIBE '/etc/passwd'", AS_TABLE),
     # writing files
     ("COPY (SELECT 1) TO '{dir}/x.csv'", "COPY is not a SELECT: it reads or writes files"),
@@ -130,6 +132,8 @@ ESCAPES = [
     ("SELECT * FROM duckdb_secrets()", STATE),
     ("SELECT * FROM duckdb_extensions()", STATE),
     ("SELECT * FROM pg_settings", "DuckDB's settings"),
+    ("SELECT * FROM duckdb_logs", "DuckDB's log"),
+    ("SELECT * FROM duckdb_logs_parsed('QueryLog')", STATE),
     # creating anything
     ("CREATE TABLE t (x INTEGER)", CREATES),
     ("CREATE TEMP TABLE t AS SELECT 1", CREATES),
@@ -148,10 +152,14 @@ ESCAPES = [
     ("DROP TABLE games", READ_ONLY),
     ("ALTER TABLE games RENAME TO g", READ_ONLY),
     ("TRUNCATE games", READ_ONLY),
+    ("MERGE INTO games USING games g2 ON true WHEN MATCHED THEN DELETE", READ_ONLY),
+    ("EXPLAIN ANALYZE COPY (SELECT 1) TO '{dir}/x.csv'", "EXPLAIN is not a SELECT"),
     ("BEGIN TRANSACTION", NOT_SELECT),
     ("CHECKPOINT", NOT_SELECT),
     ("VACUUM", NOT_SELECT),
+    ("ANALYZE", NOT_SELECT),
     ("PREPARE p AS SELECT 1", NOT_SELECT),
+    ("EXECUTE p", NOT_SELECT),
     # several statements
     ("SELECT 1; SELECT 2", "2 statements: query runs one statement per call"),
     ("SELECT 1; COPY (SELECT 1) TO '{dir}/x.csv'", "2 statements"),
