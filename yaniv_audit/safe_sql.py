@@ -244,6 +244,11 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, timeout: float | None = DEFAUL
                 f"query stopped: it ran past the time limit of {_seconds(timeout)} "
                 "(--timeout SECONDS allows longer)") from None
         raise QueryError("query stopped: interrupted") from None
+    except RuntimeError as exc:
+        if "interrupted" in str(exc).lower():  # Ctrl-C, as DuckDB's Python package says it:
+            con.interrupt()  # make sure the statement stops before the connection closes
+            raise KeyboardInterrupt from None  # click: "Aborted!", as for any command
+        raise
     except duckdb.PermissionException as exc:  # the connection's wall, if the screen let it by
         raise QueryRefused(f"query refused: {_first_line(str(exc))}") from None
     except duckdb.Error as exc:
