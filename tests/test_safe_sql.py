@@ -397,3 +397,17 @@ def test_the_web_app_reads_on_the_locked_connection(place: Path) -> None:
     assert listing == {"games": [], "total": 0}  # a parameter, never SQL
     assert client.get("/api/games").get_json()["total"] == len(LOGS)
     assert snapshot(place) == before
+
+
+def test_json_rows_of_every_type_print_without_a_traceback(place: Path) -> None:
+    sql = ("SELECT 1.5::DECIMAL(4, 2) AS d, 'a\\x5Cb\\xAA'::BLOB AS b, INTERVAL 3 DAY AS i, "
+           "'00000000-0000-0000-0000-000000000001'::UUID AS u, "
+           "170141183460469231731687303715884105727::HUGEINT AS h, MAP {1: 2} AS m, "
+           "DATE '2024-05-17' AS day, NULL AS n")
+    result = run("query", sql, "--json", "--db", str(place / "games.duckdb"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        '{"d":1.5,"b":"a\\\\x5Cb\\\\xAA","i":"3 days, 0:00:00",'
+        '"u":"00000000-0000-0000-0000-000000000001",'
+        '"h":170141183460469231731687303715884105727,"m":{"1":2},"day":"2024-05-17",'
+        '"n":null}\n')

@@ -649,11 +649,36 @@ def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
     print_rows(columns, rows, as_json=as_json, as_csv=as_csv)
 
 
+def json_value(value: Any) -> Any:
+    """A SQL value JSON has no type for: DECIMAL as a number, BLOB as DuckDB shows it
+    (``\\xNN`` for a byte that is no printable ASCII), dates and times in ISO 8601, the
+    rest (INTERVAL, UUID, ...) as text."""
+    from decimal import Decimal
+
+    if isinstance(value, Decimal):
+        return float(value) if value.is_finite() else str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}"
+                       for b in bytes(value))
+    if hasattr(value, "isoformat"):  # dates and times, as orjson writes them
+        return value.isoformat()
+    return str(value)
+
+
 def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool,
                as_csv: bool = False) -> None:
     if as_json:
+        import orjson
+
         for row in rows:
-            emit_json(dict(zip(columns, row, strict=True)))
+            obj = dict(zip(columns, row, strict=True))
+            try:
+                line = orjson.dumps(obj, default=json_value,
+                                    option=orjson.OPT_NON_STR_KEYS).decode()
+            except TypeError:  # an integer beyond 64 bits (HUGEINT)
+                line = json.dumps(obj, default=json_value, ensure_ascii=False,
+                                  separators=(",", ":"))
+            click.echo(line)
     elif as_csv:
         import csv
 
