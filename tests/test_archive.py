@@ -386,7 +386,8 @@ def test_query_prints_a_table_json_and_csv(archive_path: Path) -> None:
 def test_query_is_read_only_and_says_what_is_wrong(archive_path: Path) -> None:
     result = run("query", "DELETE FROM games", db=archive_path)
     assert result.exit_code == 2
-    assert "query failed" in result.output and "read-only" in result.output
+    assert "query refused: DELETE is not a SELECT" in result.output
+    assert "read-only" in result.output
     result = run("query", "SELEC 1", db=archive_path)
     assert result.exit_code == 2 and "syntax error" in result.output
     with Archive(archive_path) as archive:

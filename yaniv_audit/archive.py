@@ -34,7 +34,7 @@ from typing import Any
 
 import duckdb
 
-from . import ENGINE
+from . import ENGINE, safe_sql
 from .bulk import mapped
 from .errors import ArchiveError, LogFormatError
 from .rules import RuleSet
@@ -389,19 +389,40 @@ def _no_progress(items: Iterable[Any], length: int, label: str,
 
 
 class Archive:
-    """One DuckDB archive file, opened for this process (a context manager)."""
+    """One DuckDB archive file, opened for this process (a context manager).
 
-    def __init__(self, path: str | Path, *, read_only: bool = False, create: bool = True) -> None:
+    ``locked`` opens it for a user's SQL (:meth:`user_query`): read-only, on a
+    connection that can reach no file, network, extension or setting
+    (:data:`yaniv_audit.safe_sql.LOCKED_CONFIG`); the archive must exist. DuckDB
+    opens a file once per process: while one connection to it is open, another
+    with other settings (read-only or not, locked or not) is refused.
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False, create: bool = True,
+                 locked: bool = False) -> None:
         self.path = str(path)
+        self.locked = locked
+        if locked:
+            read_only, create = True, False
         exists = self.path == ":memory:" or Path(self.path).exists()
+        if locked and self.path == ":memory:":
+            raise ArchiveError(":memory: is no archive to open locked (read-only)")
         if not exists and not create:
             raise ArchiveError(f"{self.path}: no such archive (create one with yaniv-audit ingest)")
         if Path(self.path).is_dir():
             raise ArchiveError(f"{self.path}: is a directory, not an archive file")
         try:
-            self.con = duckdb.connect(self.path, read_only=read_only and exists)
+            if locked:
+                self.con = duckdb.connect(self.path, read_only=True,
+                                          config=safe_sql.LOCKED_CONFIG)
+            else:
+                self.con = duckdb.connect(self.path, read_only=read_only and exists)
         except duckdb.Error as exc:
             text = _first_line(str(exc))
+            if "different configuration" in text:
+                raise ArchiveError(
+                    f"{self.path}: the archive is open in this process already with other "
+                    "settings (DuckDB opens a file once per process); close it first") from None
             if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
                 raise ArchiveError(
                     f"{self.path}: the archive is in use by another process that writes to it "
@@ -895,7 +916,8 @@ class Archive:
 
     def query(self, sql: str, params: Sequence[Any] = (),
               ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Column names and rows of one SQL statement."""
+        """Column names and rows of one SQL statement of this package's own (with ``?``
+        parameters for anything a user gave); a user's SQL goes to :meth:`user_query`."""
         try:
             cursor = self.con.execute(sql, list(params))
         except duckdb.Error as exc:
@@ -903,6 +925,19 @@ class Archive:
         if cursor.description is None:
             return [], []
         return [d[0] for d in cursor.description], cursor.fetchall()
+
+    def user_query(self, sql: str, *, timeout: float | None = None,
+                   ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Column names and rows of a user's SQL: one SELECT that reads only the archive's
+        tables (:mod:`yaniv_audit.safe_sql`), stopped after ``timeout`` seconds (None:
+        the default, 30). Anything else raises :class:`~yaniv_audit.errors.QueryError`
+        (:class:`~yaniv_audit.errors.QueryRefused`, :class:`~yaniv_audit.errors.QueryTimeout`)
+        with what and why, on one line. The archive must be open ``locked``."""
+        if not self.locked:
+            raise ArchiveError("a user's SQL runs only on an archive opened locked "
+                               "(Archive(path, locked=True))")
+        return safe_sql.run(self.con, sql, safe_sql.DEFAULT_TIMEOUT if timeout is None
+                            else timeout)
 
 
 def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:

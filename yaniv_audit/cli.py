@@ -522,16 +522,18 @@ def serve(host: str, port: int, db: str | None) -> None:
 # --- the archive -----------------------------------------------------------
 
 
-def open_archive(db: str | None, *, read_only: bool = False, create: bool = False) -> Any:
+def open_archive(db: str | None, *, read_only: bool = False, create: bool = False,
+                 locked: bool = False) -> Any:
     """The archive at ``db`` (or the default), or exit with what is wrong with it.
 
-    Only ``ingest`` creates an archive; the other commands need one.
+    Only ``ingest`` creates an archive; the other commands need one. ``locked``:
+    read-only, on the connection for a user's SQL (``query``).
     """
     from .archive import Archive, default_db
     from .errors import ArchiveError
 
     try:
-        return Archive(db or default_db(), read_only=read_only, create=create)
+        return Archive(db or default_db(), read_only=read_only, create=create, locked=locked)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
 
@@ -624,14 +626,23 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per row (JSON Lines)")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV with a header row")
-def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool) -> None:
-    """Run one read-only SQL statement on the archive (without SQL: list its tables).
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30,
+              show_default=True, metavar="SECONDS",
+              help="stop the statement when it runs longer than this")
+def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
+          timeout: float) -> None:
+    """Run one SELECT statement on the archive's tables (without SQL: list them).
 
     Tables: games, events (the logs as ingested), audits, findings, rounds,
-    standings (what the audits derived).
+    standings (what the audits derived), checkpoints. The statement can only
+    read them: the archive is opened read-only on a connection that reaches no
+    file, network, extension or setting, and anything but one SELECT (COPY,
+    ATTACH, SET, CREATE, several statements, read_csv(), ...) is refused with
+    what and why (exit 2). A statement still running after --timeout seconds is
+    stopped (exit 2).
     """
     from .archive import TABLES
-    from .errors import ArchiveError
+    from .errors import QueryError
 
     if as_json and as_csv:
         raise click.UsageError("--json or --csv, not both")
@@ -639,19 +650,44 @@ def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool) -> None:
         for name, text in TABLES.items():
             click.echo(f"{name:10} {text}")
         return
-    with open_archive(db, read_only=True) as archive:
+    with open_archive(db, locked=True) as archive:
         try:
-            columns, rows = archive.query(sql)
-        except ArchiveError as exc:
+            columns, rows = archive.user_query(sql, timeout=timeout)
+        except QueryError as exc:
             fail(str(exc), EXIT_USAGE)
     print_rows(columns, rows, as_json=as_json, as_csv=as_csv)
+
+
+def json_value(value: Any) -> Any:
+    """A SQL value JSON has no type for: DECIMAL as a number, BLOB as DuckDB shows it
+    (``\\xNN`` for a byte that is no printable ASCII), dates and times in ISO 8601, the
+    rest (INTERVAL, UUID, ...) as text."""
+    from decimal import Decimal
+
+    if isinstance(value, Decimal):
+        return float(value) if value.is_finite() else str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}"
+                       for b in bytes(value))
+    if hasattr(value, "isoformat"):  # dates and times, as orjson writes them
+        return value.isoformat()
+    return str(value)
 
 
 def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool,
                as_csv: bool = False) -> None:
     if as_json:
+        import orjson
+
         for row in rows:
-            emit_json(dict(zip(columns, row, strict=True)))
+            obj = dict(zip(columns, row, strict=True))
+            try:
+                line = orjson.dumps(obj, default=json_value,
+                                    option=orjson.OPT_NON_STR_KEYS).decode()
+            except TypeError:  # an integer beyond 64 bits (HUGEINT)
+                line = json.dumps(obj, default=json_value, ensure_ascii=False,
+                                  separators=(",", ":"))
+            click.echo(line)
     elif as_csv:
         import csv
 

@@ -52,6 +52,21 @@ class ArchiveError(YanivAuditError):
     """An archive that cannot be opened or used, or a query it refuses."""
 
 
+class QueryError(ArchiveError):
+    """A user's SQL statement that failed: wrong SQL, refused, or out of time.
+
+    The statement is at fault, not the archive (``yaniv-audit query`` exits 2).
+    """
+
+
+class QueryRefused(QueryError):
+    """A user's SQL statement that would do more than read the archive's tables."""
+
+
+class QueryTimeout(QueryError):
+    """A user's SQL statement stopped because it ran past its time limit."""
+
+
 class InconsistentLogError(YanivAuditError):
     """A log that is physically impossible under the rule set's deck.
 

@@ -4,6 +4,12 @@ Each request that needs the archive opens it read-only and closes it when the
 request ends, rather than the app holding one connection for its lifetime:
 DuckDB lets one process write a file only while no other process has it open,
 so a viewer that held it would stop ``yaniv-audit ingest`` for as long as it runs.
+
+The app runs no SQL a visitor writes: its statements are these constants, and
+what a request gives (a player, a fingerprint, a page) goes in as a parameter.
+It still opens the archive ``locked``, on the connection ``yaniv-audit query``
+uses for a user's SQL (no file, network, extension or setting reachable), so a
+mistake here could only ever read the archive's tables.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ def archive_path() -> str | None:
 def _archive() -> Archive | None:
     if "archive" not in g:
         path = archive_path()
-        g.archive = Archive(path, read_only=True, create=False) if path else None
+        g.archive = Archive(path, locked=True) if path else None
     archive: Archive | None = g.archive
     return archive
 
