@@ -8,15 +8,18 @@ totals are counted here from the cards, independently of ``deal_odds``.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from collections.abc import Sequence
 from math import comb
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yaniv_audit.cards import JACK, JOKER, RANK, Card, card_values, deck_counts, parse_card
+from yaniv_audit.cli import cli
 from yaniv_audit.deal_odds import (
     deal_odds,
     longest_run,
@@ -235,3 +238,35 @@ def test_jokers_are_shared_by_the_suits_not_added_up() -> None:
     hand = [parse_card(c) for c in ("5H", "TH", "JK", "JK", "JK", "JK")]
     assert longest_run(hand, rules) == engine_longest_run(hand, rules) == 0
     assert longest_run(hand, parse_rules("israeli(decks=2)")) == 6
+
+
+# --- the command ------------------------------------------------------------------------
+
+
+def test_odds_deal_prints_json_with_exact_integers() -> None:
+    result = CliRunner().invoke(cli, ["odds", "deal", "--rules", "israeli(jokers=0)", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert list(data) == ["rules", "hands", "ranks", "runs", "totals", "yaniv_able"]
+    assert data["rules"]["id"] == "israeli(jokers=0)"
+    assert data["rules"]["params"]["jokers"] == 0
+    assert data["hands"] == 2598960 and data["ranks"]["pair"] == 1098240
+    assert data["runs"]["run5"] == 36 and data["yaniv_able"] == 32
+    assert data["totals"]["6"] == 4 and sum(data["totals"].values()) == data["hands"]
+
+
+def test_odds_deal_prints_each_count_with_its_percentage() -> None:
+    result = CliRunner().invoke(cli, ["odds", "deal", "--rules", "namu"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "namu: 2,598,960 deals of 5 cards from 52 cards"
+    assert any(line.split() == ["four", "624", "0.0240%"] for line in lines)
+    assert any(line.split() == ["full_house", "3,744", "0.1441%"] for line in lines)
+    assert lines[-1] == "Yaniv-able (total <= 5): 0 of 2,598,960 deals, 0%"
+
+
+def test_odds_deal_defaults_to_israeli_and_refuses_bad_rules() -> None:
+    result = CliRunner().invoke(cli, ["odds", "deal"])
+    assert result.exit_code == 0 and result.output.startswith("israeli: 3,162,510 deals")
+    result = CliRunner().invoke(cli, ["odds", "deal", "--rules", "israeli(hand_size=x)"])
+    assert result.exit_code == 2 and "hand_size" in result.output
