@@ -7,6 +7,7 @@ totals are counted here from the cards, independently of ``deal_odds``.
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import json
 from collections import Counter
@@ -18,6 +19,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from yaniv_audit import deal_odds as deal_odds_module
 from yaniv_audit.cards import JACK, JOKER, RANK, Card, card_values, deck_counts, parse_card
 from yaniv_audit.cli import cli
 from yaniv_audit.deal_odds import (
@@ -124,6 +126,10 @@ def test_two_decks_of_seven_cards() -> None:
     assert odds.ranks["five"] >= 13 * comb(8, 7) + 13 * comb(8, 5) * comb(4, 2)
     # the lowest hands: the 4 jokers and 3 of the 8 aces, total 3
     assert min(odds.totals) == 3 and odds.totals[3] == comb(8, 3)
+
+
+def test_the_module_examples() -> None:
+    assert doctest.testmod(deal_odds_module).failed == 0
 
 
 # --- against every hand ------------------------------------------------------------

@@ -63,7 +63,8 @@ x^k z^k), and Jk(xz) = sum_k C(jokers, k) (xz)^k. The variable z counts the
 wild cards, so the coefficient of z^P gathers exactly the hands whose pool is
 the P that g was evaluated at. Every suit is a walk over at most 2^13 rank
 sets (cut off at ``hand_size`` ranks), and g(H, P) stops growing once P
-reaches ``run_max - 1``, so pools that large are counted together. "At most
+reaches one less than the longest run allowed (``run_max``, at most 13), so
+pools that large are counted together. "At most
 L" for every L gives "exactly L" by differences: ``run3``, ``run4``, ... up to
 the longest possible run, and ``none`` for hands that can throw no run.
 
@@ -97,7 +98,7 @@ from .rules import RuleSet
 
 __all__ = [
     "RANK_CATEGORIES", "DealOdds", "deal_odds", "longest_run", "rank_category",
-    "rank_counts", "run_counts", "total_counts",
+    "rank_counts", "run_categories", "run_counts", "total_counts",
 ]
 
 #: the rank categories, best first (``five`` only where a rank has five or more cards)
