@@ -366,8 +366,13 @@ def test_cli_reports_print_tables_and_json(archive_path: Path, tmp_path: Path) -
     result = run("report", "rules-impact", "--rules", "classic", db=db)
     assert result.exit_code == 0
     assert "auditing" in result.output and "under classic, of " in result.output
-    result = run("odds", "5", "--players", "3", db=db)
+    result = run("odds", "assaf", "5", "--players", "3", db=db)
     assert result.output.startswith("Yaniv at 5 with 3 players: Assafed ")
+    # the spelling before odds became a group: the same command
+    assert run("odds", "5", "--players", "3", db=db).output == result.output
+    assert run("odds", "--players", "3", "5", db=db).output == result.output
+    data = json.loads(run("odds", "assaf", "5", "--players", "3", "--json", db=db).output)
+    assert data["total"] == 5 and data["players"] == 3
 
 
 # --- query ------------------------------------------------------------------------
@@ -626,7 +631,8 @@ def test_a_malformed_checkpoint_is_exit_3(archive_path: Path, tmp_path: Path, te
     assert result.exit_code == 3 and words in result.output
 
 
-@pytest.mark.parametrize("args", [("report", "leaderboard"), ("odds", "5"), ("checkpoint",),
+@pytest.mark.parametrize("args", [("report", "leaderboard"), ("odds", "5"), ("odds", "assaf", "5"),
+                                  ("checkpoint",),
                                   ("audit", "--db"), ("verify",), ("query", "SELECT 1"),
                                   ("export", "out")])
 def test_only_ingest_creates_an_archive(args: tuple[str, ...], tmp_path: Path,

@@ -754,15 +754,39 @@ def report(name: str, db: str | None, rules_specs: str | None, players: int | No
         click.echo(render_table(table.columns, table.rows))
 
 
-@cli.command()
+class OddsGroup(click.Group):
+    """``odds``: a group whose old spelling ``odds TOTAL ...`` (a number or an option
+    first) still means ``odds assaf TOTAL ...``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = args[0] if args else ""
+        if first not in ctx.help_option_names and (
+            first.lstrip("-").isdigit() or (first.startswith("-") and first not in self.commands)
+        ):
+            args = ["assaf", *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group(cls=OddsGroup)
+def odds() -> None:
+    """Odds: the Assaf risk seen in the archive, or the exact odds of a deal.
+
+    \b
+    odds assaf TOTAL  how often a Yaniv at TOTAL was Assafed in the archive
+                      (odds TOTAL says the same)
+    odds deal         exact counts of the possible deals under a rule set
+    """
+
+
+@odds.command("assaf", short_help="the Assaf risk of a Yaniv at TOTAL, from the archive")
 @click.argument("total", type=click.IntRange(min=0))
 @db_option
 @rules_option()
 @click.option("--players", type=click.IntRange(2, 8), default=None,
               help="only rounds with this many players")
 @click.option("--json", "as_json", is_flag=True)
-def odds(total: int, db: str | None, rules_specs: str | None, players: int | None,
-         as_json: bool) -> None:
+def odds_assaf(total: int, db: str | None, rules_specs: str | None, players: int | None,
+               as_json: bool) -> None:
     """How often a Yaniv called at TOTAL was Assafed in the archive's games."""
     from . import analytics
 
@@ -770,6 +794,26 @@ def odds(total: int, db: str | None, rules_specs: str | None, players: int | Non
     with open_archive(db) as archive:
         ensure_audited(archive, rules)
         result = analytics.odds(archive, total, players, rules)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        click.echo(result.text())
+
+
+@odds.command("deal", short_help="exact counts of the possible deals under a rule set")
+@rules_option()
+@click.option("--json", "as_json", is_flag=True, help="the counts as one JSON object")
+def odds_deal(rules_specs: str | None, as_json: bool) -> None:
+    """Exact counts of the possible deals of hand_size cards under --rules R
+    (default israeli): by rank category, by the longest run that could be
+    thrown, and by hand total, with the Yaniv-able deals. No archive needed.
+
+    Every combination of physical cards counts once: two decks hold two 5H.
+    """
+    from .deal_odds import deal_odds
+
+    rules = resolve_or_usage(rules_specs or "israeli")
+    result = deal_odds(rules)
     if as_json:
         emit_json(result.to_json())
     else:
