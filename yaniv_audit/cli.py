@@ -791,8 +791,7 @@ def odds_assaf(total: int, db: str | None, rules_specs: str | None, players: int
     from . import analytics
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
-    with open_archive(db) as archive:
-        ensure_audited(archive, rules)
+    with archive_for_report(db, [rules]) as archive:
         result = analytics.odds(archive, total, players, rules)
     if as_json:
         emit_json(result.to_json())
