@@ -53,3 +53,32 @@ def test_workers_exit_when_the_parent_is_killed() -> None:
     finally:
         for pid in marked(mark):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
+    """Workers run ahead of a slow consumer by at most the window, whatever the corpus
+    size: the memory of ingest and audit --db does not grow with the number of games."""
+    from yaniv_audit.bulk import _bounded, chunk_size, worker_pool
+
+    taken = 0
+
+    def items() -> object:
+        nonlocal taken
+        for i in range(400):
+            taken += 1
+            yield i
+
+    chunk = chunk_size(400, 2)
+    window = 2 * 2 * chunk
+    pool = worker_pool(2)
+    try:
+        ahead = []
+        for n, result in enumerate(_bounded(pool, abs, items(), chunk, window), start=1):
+            assert result == n - 1
+            time.sleep(0.002)  # a consumer slower than the workers
+            ahead.append(taken - n)
+        assert max(ahead) <= window
+        assert n == 400
+    finally:
+        pool.terminate()
+        pool.join()

@@ -79,7 +79,7 @@ def exit_with_parent(parent: int, every: float = 0.25) -> None:
 
 def chunk_size(files: int, jobs: int) -> int:
     """Files per task sent to a worker: big enough to amortize, small enough to balance."""
-    return max(1, min(64, files // (jobs * 8)))
+    return max(1, min(16, files // (jobs * 8)))
 
 
 @contextmanager
@@ -93,8 +93,9 @@ def mapped(func: Callable[[Any], Any], items: Iterable[Any], count: int,
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and count > 1:
         pool = worker_pool(min(jobs, count))
+        chunk = chunk_size(count, jobs)
         try:
-            yield pool.imap(func, items, chunksize=chunk_size(count, jobs))
+            yield _bounded(pool, func, items, chunk, window=2 * jobs * chunk)
         except BaseException:
             pool.terminate()  # an error or Ctrl-C: the rest of the work is not wanted
             raise
@@ -104,6 +105,32 @@ def mapped(func: Callable[[Any], Any], items: Iterable[Any], count: int,
             pool.join()
     else:
         yield map(func, items)
+
+
+def _bounded(pool: Any, func: Callable[[Any], Any], items: Iterable[Any], chunk: int,
+             window: int) -> Iterator[Any]:
+    """``pool.imap`` with at most ``window`` items in flight.
+
+    A pool's task thread reads its input as fast as it can and keeps every
+    result until it is taken, so a consumer slower than the workers (one that
+    writes to a database, say) would hold the whole corpus in memory. Here
+    an item is handed on only when fewer than ``window`` are out.
+    """
+    free = threading.Semaphore(window)
+
+    def fed() -> Iterator[Any]:
+        source = iter(items)
+        while True:
+            free.acquire()  # before the item is even read: a log read is memory held
+            try:
+                item = next(source)
+            except StopIteration:
+                return
+            yield item
+
+    for result in pool.imap(func, fed(), chunksize=chunk):
+        free.release()
+        yield result
 
 
 def audit_stream(
