@@ -1,0 +1,83 @@
+"""kill -9 in the middle of ingest and audit --db: the archive opens, verifies, holds no
+half-stored game and no half-stored audit, and the same command completes it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from yaniv_audit.archive import Archive
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAYS = str(ROOT / "replays")
+CLI = [sys.executable, "-m", "yaniv_audit.cli"]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300)
+
+
+def killed(args: list[str], after: float) -> None:
+    """Run the command and kill it with SIGKILL ``after`` seconds in (if still running)."""
+    process = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    time.sleep(after)
+    if process.poll() is None:
+        os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def whole(db: Path) -> tuple[int, int]:
+    """(games, audits) of an archive, after checking that nothing is half stored."""
+    with Archive(db, read_only=True) as archive:
+        con = archive.con
+        halves = con.execute(
+            "SELECT count(*) FROM games g WHERE g.events <> "
+            "(SELECT count(*) FROM events e WHERE e.game_no = g.game_no)").fetchone()
+        assert halves == (0,), "a game stored without all its events"
+        orphans = con.execute(
+            "SELECT count(*) FROM events e WHERE NOT EXISTS "
+            "(SELECT 1 FROM games g WHERE g.game_no = e.game_no)").fetchone()
+        assert orphans == (0,), "events of no game"
+        for table in ("findings", "rounds", "standings"):
+            (loose,) = con.execute(
+                f"SELECT count(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM audits a "  # noqa: S608
+                "WHERE a.fingerprint = t.fingerprint AND a.rules_key = t.rules_key)").fetchone()
+            assert loose == 0, f"{table} rows of no audit"
+        (partial,) = con.execute(
+            "SELECT count(*) FROM audits a WHERE a.rounds <> (SELECT count(*) FROM rounds r "
+            "WHERE r.fingerprint = a.fingerprint AND r.rules_key = a.rules_key)").fetchone()
+        assert partial == 0, "an audit stored without all its rounds"
+        (games,) = con.execute("SELECT count(*) FROM games").fetchone()
+        (audits,) = con.execute("SELECT count(*) FROM audits").fetchone()
+    return games, audits
+
+
+@pytest.mark.parametrize("after", [0.8, 1.6, 2.6])
+def test_kill_9_during_ingest_and_audit(tmp_path: Path, after: float) -> None:
+    db = tmp_path / "crash.duckdb"
+    killed(["ingest", REPLAYS, "--db", str(db), "--jobs", "2"], after)
+    if db.exists():
+        whole(db)
+        assert cli("verify", "--db", str(db)).returncode == 0
+    done = cli("ingest", REPLAYS, "--db", str(db), "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    games, _ = whole(db)
+    assert games == 258
+    killed(["audit", "--db", str(db), "--rules", "namu", "--rules", "classic", "--jobs", "2",
+            "--exit-zero", "--json"], after)
+    whole(db)
+    assert cli("verify", "--audits", "--db", str(db)).returncode == 0
+    finish = cli("audit", "--db", str(db), "--rules", "namu", "--rules", "classic",
+                 "--exit-zero", "--json")
+    assert finish.returncode == 0, finish.stderr
+    games, audits = whole(db)
+    assert audits == 2 * games  # every game under both rule sets
+    assert "audited under namu, classic" in cli(
+        "audit", "--db", str(db), "--rules", "namu", "--rules", "classic").stderr
