@@ -529,3 +529,29 @@ def test_a_player_out_under_other_rules_who_calls_yaniv(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "a called Yaniv but is out, so the call takes no part; lowest hand c" in result.output
     assert "player.out at event 4" in result.output
+
+
+@pytest.mark.parametrize("command, expect", [
+    (["validate", "-"], "-: ok (19 events)"),
+    (["audit", "-"], "-: CLAIMS under israeli"),
+    (["compare", "-", "--rules", "namu"], "baseline namu"),
+    (["replay", "-"], "round 1 dealt, hila opens"),
+    (["fingerprint", "-"], "7a0bd33bf9d8f060"),
+    (["prove", "-", "--event", "2"], '"index":2'),
+])
+def test_a_dash_reads_the_log_from_standard_input(command: list[str], expect: str) -> None:
+    data = Path(replay_path("wrong-score")).read_bytes()
+    for text in (data, json.dumps([json.loads(x) for x in data.splitlines()]).encode()):
+        out = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *command], input=text,
+                             capture_output=True, timeout=60)
+        assert out.returncode in (0, 1), out.stderr
+        assert expect in out.stdout.decode()
+
+
+def test_ingest_reads_standard_input(tmp_path: Path) -> None:
+    data = Path(replay_path("wrong-score")).read_bytes()
+    db = tmp_path / "stdin.duckdb"
+    out = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", "-", "--db",
+                          str(db)], input=data, capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert b"ingested 1 game (19 events)" in out.stdout

@@ -321,6 +321,8 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
             return render_report(report, strict=strict)
     else:
         render = render_line  # one line per game in bulk
+    if "-" in files:
+        jobs = 1  # standard input is this process's: read it here
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
@@ -553,7 +555,7 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     with open_archive(db, create=True) as archive:
-        result = archive.ingest(files, jobs=jobs, progress=progress)
+        result = archive.ingest(files, jobs=1 if "-" in files else jobs, progress=progress)
         total = archive.count_games()
         where = archive.path
     for refused in result.refused:

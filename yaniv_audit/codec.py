@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -784,8 +785,29 @@ def parse_json_array(data: bytes, source: str) -> Log:
     return builder.finish()
 
 
+#: the path that names standard input, and how messages and reports name it
+STDIN, STDIN_NAME = "-", "<stdin>"
+_stdin: bytes | None = None
+
+
+def stdin_bytes() -> bytes:
+    """Standard input, read once (a command may name ``-`` more than once)."""
+    global _stdin
+    if _stdin is None:
+        _stdin = sys.stdin.buffer.read()
+    return _stdin
+
+
 def read_log(path: str | Path) -> Log:
-    """Read and check a log file: ``.json`` is an array of events, anything else JSON Lines."""
+    """Read and check a log file: ``.json`` is an array of events, anything else JSON Lines.
+
+    ``-`` is standard input: a JSON array if it starts with ``[``, else JSON Lines.
+    """
+    if str(path) == STDIN:
+        data = stdin_bytes()
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+            return parse_json_array(data, STDIN_NAME)
+        return parse_jsonl(data, STDIN_NAME)
     path = Path(path)
     try:
         data = path.read_bytes()
