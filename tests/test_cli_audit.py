@@ -555,3 +555,10 @@ def test_ingest_reads_standard_input(tmp_path: Path) -> None:
                           str(db)], input=data, capture_output=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert b"ingested 1 game (19 events)" in out.stdout
+
+
+def test_a_quoted_glob_names_the_files_it_matches() -> None:
+    result = run("audit", str(REPLAYS / "*-*.jsonl"))
+    assert "8 games: " in result.output
+    none = run("audit", str(REPLAYS / "nothing-*.jsonl"))
+    assert none.exit_code == 2 and "no .jsonl or .json logs found" in none.output

@@ -6,6 +6,7 @@ Exit status, every command: 0 all fine; 1 something was found; 2 wrong usage;
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import sys
@@ -89,7 +90,8 @@ def cli() -> None:
 def validate(logs: tuple[str, ...], as_json: bool) -> None:
     """Check that each LOG is readable (format, fields, cards, players, order).
 
-    These checks do not depend on the rule set; the audit does the rest.
+    LOG is a file or - (standard input). These checks do not depend on the rule
+    set; the audit does the rest.
     """
     from .codec import read_log
 
@@ -258,10 +260,18 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
 
 
 def log_files(paths: tuple[str, ...]) -> list[str]:
-    """Files named, and the .jsonl/.json files under directories named, in order."""
+    """Files named, and the .jsonl/.json files under directories named, in order.
+
+    A quoted glob (``'logs/**/*.jsonl'``, for a shell that did not expand it, or a
+    list too long for one) names the files it matches.
+    """
     files: list[str] = []
     for path in paths:
         p = Path(path)
+        if not p.exists() and glob.has_magic(path):
+            files.extend(sorted(f for f in glob.glob(path, recursive=True)
+                                if Path(f).is_file()))
+            continue
         if p.is_dir():
             found = sorted(
                 str(f) for f in p.rglob("*") if f.suffix in (".jsonl", ".json") and f.is_file()
