@@ -58,7 +58,7 @@ def test_workers_exit_when_the_parent_is_killed() -> None:
 def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
     """Workers run ahead of a slow consumer by at most the window, whatever the corpus
     size: the memory of ingest and audit --db does not grow with the number of games."""
-    from yaniv_audit.bulk import _bounded, chunk_size, worker_pool
+    from yaniv_audit.bulk import _Bounded, chunk_size, worker_pool
 
     taken = 0
 
@@ -73,7 +73,7 @@ def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
     pool = worker_pool(2)
     try:
         ahead = []
-        for n, result in enumerate(_bounded(pool, abs, items(), chunk, window), start=1):
+        for n, result in enumerate(_Bounded(pool, abs, items(), chunk, window), start=1):
             assert result == n - 1
             time.sleep(0.002)  # a consumer slower than the workers
             ahead.append(taken - n)
@@ -82,3 +82,35 @@ def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
     finally:
         pool.terminate()
         pool.join()
+
+
+def test_ctrl_c_stops_a_bulk_audit_at_once(tmp_path: Path) -> None:
+    """SIGINT to the whole process group, as a terminal sends it: one line, exit 130,
+    no traceback from the workers, and none of them left running."""
+    mark = uuid.uuid4().hex
+    env = dict(os.environ, YANIV_AUDIT_TEST_MARK=mark)
+    replays = str(ROOT / "replays")
+    command = [sys.executable, "-m", "yaniv_audit.cli", "audit", *[replays] * 12, "--jobs", "2"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(marked(mark)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert process.poll() is None, "the audit finished before Ctrl-C"
+        started = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+        assert time.monotonic() - started < 5
+        assert process.returncode == 130
+        assert err.strip() == "yaniv-audit: interrupted"
+        deadline = time.monotonic() + 5
+        while marked(mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert marked(mark) == []
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        for pid in marked(mark):
+            os.kill(pid, signal.SIGKILL)

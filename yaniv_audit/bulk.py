@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -53,13 +54,15 @@ def worker_pool(processes: int) -> Any:
 
 
 def exit_with_parent(parent: int, every: float = 0.25) -> None:
-    """In a worker: exit as soon as the process that started the pool is gone.
+    """In a worker: ignore Ctrl-C (the parent ends the pool) and exit as soon as the
+    process that started the pool is gone.
 
     A pool's workers outlive a parent that was killed outright (``kill -9``):
     nothing tells them. A daemon thread looks every ``every`` seconds and ends
     the worker when the parent no longer exists or the worker was handed to
     another parent (the fork server, its own parent, exits with the caller).
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     first = os.getppid()
 
     def watch() -> None:
@@ -94,9 +97,11 @@ def mapped(func: Callable[[Any], Any], items: Iterable[Any], count: int,
     if jobs > 1 and count > 1:
         pool = worker_pool(min(jobs, count))
         chunk = chunk_size(count, jobs)
+        bounded = _Bounded(pool, func, items, chunk, window=2 * jobs * chunk)
         try:
-            yield _bounded(pool, func, items, chunk, window=2 * jobs * chunk)
+            yield iter(bounded)
         except BaseException:
+            bounded.stop()
             pool.terminate()  # an error or Ctrl-C: the rest of the work is not wanted
             raise
         else:
@@ -107,8 +112,7 @@ def mapped(func: Callable[[Any], Any], items: Iterable[Any], count: int,
         yield map(func, items)
 
 
-def _bounded(pool: Any, func: Callable[[Any], Any], items: Iterable[Any], chunk: int,
-             window: int) -> Iterator[Any]:
+class _Bounded:
     """``pool.imap`` with at most ``window`` items in flight.
 
     A pool's task thread reads its input as fast as it can and keeps every
@@ -116,21 +120,33 @@ def _bounded(pool: Any, func: Callable[[Any], Any], items: Iterable[Any], chunk:
     writes to a database, say) would hold the whole corpus in memory. Here
     an item is handed on only when fewer than ``window`` are out.
     """
-    free = threading.Semaphore(window)
 
-    def fed() -> Iterator[Any]:
-        source = iter(items)
+    def __init__(self, pool: Any, func: Callable[[Any], Any], items: Iterable[Any],
+                 chunk: int, window: int) -> None:
+        self.free = threading.Semaphore(window)
+        self.stopped = False
+        self.results = pool.imap(func, self._fed(iter(items)), chunksize=chunk)
+
+    def _fed(self, source: Iterator[Any]) -> Iterator[Any]:
         while True:
-            free.acquire()  # before the item is even read: a log read is memory held
+            # before the item is even read (a read log is memory held); never blocks
+            # for good, so that the pool's task thread can end when the pool does
+            while not self.free.acquire(timeout=0.05):
+                if self.stopped:
+                    return
             try:
                 item = next(source)
             except StopIteration:
                 return
             yield item
 
-    for result in pool.imap(func, fed(), chunksize=chunk):
-        free.release()
-        yield result
+    def __iter__(self) -> Iterator[Any]:
+        for result in self.results:
+            self.free.release()
+            yield result
+
+    def stop(self) -> None:
+        self.stopped = True
 
 
 def audit_stream(

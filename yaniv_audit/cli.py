@@ -22,6 +22,7 @@ from .events import Log
 from .rules import format_value
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
 
 
 def worst(codes: list[int]) -> int:
@@ -75,7 +76,18 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
         raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(click.Group):
+    """The command group: Ctrl-C anywhere is one line and exit status 130."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\nyaniv-audit: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="yaniv-audit")
 def cli() -> None:
     """Replay, check and score Yaniv game logs under any house rules."""
