@@ -64,3 +64,36 @@ def test_a_rule_set_that_ends_the_game_sooner_reports_the_rounds_not_played() ->
     assert winners[0]["from"] == [] and winners[0]["to"] == ["omer"]
     assert winners[0]["message"].startswith(
         "under israeli(score_limit=20), omer wins and the game is over: ")
+
+
+def test_findings_added_and_removed_are_changes() -> None:
+    """A Yaniv at 7 is legal under israeli and a violation under classic: one change each
+    way, even though the scores are the same."""
+    log = (LogBuilder().deal(1, "dana").yaniv("lior")
+           .showdown("lior", {"dana": "KS QS 3C", "lior": "AH 6C", "omer": "9C 3D"})).log()
+    israeli, classic = parse_rules("israeli"), parse_rules("classic")
+    stricter = compare_log(log, [israeli, classic])["changes"]
+    assert [c["field"] for c in stricter] == ["findings", "verdict"]
+    assert stricter[0]["message"] == ("under classic, 1 finding added (yaniv.threshold at "
+                                      "event 3)")
+    looser = compare_log(log, [classic, israeli])["changes"]
+    assert looser[0]["message"] == "under israeli, 1 finding removed (yaniv.threshold at event 3)"
+    assert "Nothing changes" not in render_compare(compare_log(log, [israeli, classic]))
+
+
+def test_without_rules_the_declared_rules_meet_every_other_preset() -> None:
+    from yaniv_audit.rules import PRESETS
+
+    result = compare_log(assaf_game().log(), [])
+    ids = [r["rules"]["id"] for r in result["results"]]
+    assert ids[0] == "israeli" and "cardgames-zone" not in ids  # the same parameters
+    assert set(ids) == set(PRESETS) - {"cardgames-zone"}
+
+
+def test_a_player_out_under_one_rule_set_never_scores_0_instead_of_0() -> None:
+    result = compare_log(assaf_game().log(), [parse_rules("israeli"),
+                                              parse_rules("israeli(score_limit=30)")])
+    messages = [c["message"] for c in result["changes"]]
+    assert "under israeli(score_limit=30), in round 2 lior scores nothing (instead of 18)" in (
+        messages)  # lior is out after round 1 under the lower limit
+    assert not any("scores 0 instead of" in m for m in messages)

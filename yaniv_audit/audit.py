@@ -144,13 +144,27 @@ def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False)
 # --- compare ----------------------------------------------------------------
 
 
+def other_tables(log: Log) -> list[RuleSet]:
+    """The log's declared rules, then every preset with other parameters."""
+    from .rules import PRESETS
+
+    sets = [log.game.rules]
+    for preset in PRESETS.values():
+        if preset not in sets:  # rule sets are equal by their parameters
+            sets.append(preset)
+    return sets
+
+
 def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
-    """The same log under several rule sets, side by side (the first is the baseline)."""
+    """The same log under several rule sets, side by side (the first is the baseline;
+    none given: the declared rules against every preset with other parameters)."""
     fingerprint = tree_hash(log.leaves).hex()
-    sets = list(rule_sets) or [log.game.rules]
+    sets = list(rule_sets) or other_tables(log)
     results = []
+    reports = []
     for rules in sets:
         report = audit_log(log, rules, fingerprint=fingerprint)
+        reports.append(report)
         results.append({
             "rules": report["rules"],
             "verdict": report["verdict"],
@@ -160,7 +174,8 @@ def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
         })
     base = results[0]
     changes: list[dict[str, Any]] = []
-    for other in results[1:]:
+    for other, report in zip(results[1:], reports[1:], strict=True):
+        changes.extend(_finding_changes(reports[0], report))
         changes.extend(_changes(base, other))
     return {
         "game_id": log.game.game_id or fingerprint,
@@ -169,6 +184,35 @@ def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
         "results": results,
         "changes": changes,
     }
+
+
+def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings ``other`` adds and removes against ``base`` (by event and code)."""
+    def found(report: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
+        return {(f["seq"], f["code"]): f for f in report["findings"]}
+
+    before, after = found(base), found(other)
+    added = [after[k] for k in after if k not in before]
+    removed = [before[k] for k in before if k not in after]
+    if not added and not removed:
+        return []
+    rid = other["rules"]["id"]
+
+    def listed(items: list[dict[str, Any]]) -> str:
+        shown = ", ".join(f"{f['code']} at event {f['seq']}" for f in items[:3])
+        return shown + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+    parts = []
+    if added:
+        parts.append(f"{len(added)} finding{'s' if len(added) != 1 else ''} added "
+                     f"({listed(added)})")
+    if removed:
+        what = "" if added else f" finding{'s' if len(removed) != 1 else ''}"
+        parts.append(f"{len(removed)}{what} removed ({listed(removed)})")
+    return [{"rules": rid, "round": None, "field": "findings",
+             "from": [f"{f['code']}@{f['seq']}" for f in base["findings"]],
+             "to": [f"{f['code']}@{f['seq']}" for f in other["findings"]],
+             "message": f"under {rid}, " + " and ".join(parts)}]
 
 
 def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
@@ -211,7 +255,7 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
                 text = f"round {n} is {'not ' if not b['points'] else ''}scored"
             else:
                 text = f"in round {n} " + ", ".join(
-                    f"{p} scores {b['points'].get(p, 0)} instead of {a['points'].get(p, 0)}"
+                    _points_change(p, a["points"].get(p), b["points"].get(p))
                     for p in dict.fromkeys([*a["points"], *b["points"]])
                     if a["points"].get(p) != b["points"].get(p))
             change(n, "points", a["points"], b["points"], f"under {rid}, {text}")
@@ -245,6 +289,14 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
                f"under {rid} the final scores are "
                + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))
     return out
+
+
+def _points_change(player: str, before: int | None, after: int | None) -> str:
+    if before is None:
+        return f"{player} scores {after} (nothing under the baseline)"
+    if after is None:
+        return f"{player} scores nothing (instead of {before})"
+    return f"{player} scores {after} instead of {before}"
 
 
 def _names(players: Sequence[str]) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
-from ..audit import compare_log
+from ..audit import compare_log, other_tables
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import LogFormatError, RulesError
 from ..events import Log
@@ -66,13 +66,7 @@ def requested_rule_sets(log: Log) -> list[RuleSet]:
             except RulesError as exc:
                 raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}",
                                "rules") from None
-    if sets:
-        return sets
-    sets = [log.game.rules]
-    for preset in PRESETS.values():
-        if preset not in sets:  # rule sets are equal by their parameters
-            sets.append(preset)
-    return sets
+    return sets or other_tables(log)
 
 
 def requested_seat(log: Log) -> str | None:
