@@ -562,3 +562,9 @@ def test_a_quoted_glob_names_the_files_it_matches() -> None:
     assert "8 games: " in result.output
     none = run("audit", str(REPLAYS / "nothing-*.jsonl"))
     assert none.exit_code == 2 and "no .jsonl or .json logs found" in none.output
+
+
+def test_python_dash_m_is_the_same_command() -> None:
+    out = subprocess.run([sys.executable, "-m", "yaniv_audit", "--version"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("yaniv-audit, version ")
