@@ -35,7 +35,7 @@ from typing import Any
 import duckdb
 
 from . import ENGINE, safe_sql
-from .bulk import mapped
+from .bulk import mapped, no_gc
 from .errors import ArchiveError, LogFormatError
 from .rules import RuleSet
 
@@ -287,10 +287,17 @@ def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> lis
     """The reports of one archived game under each rule set (None: its declared rules),
     rebuilt from its stored events, read once; their ``file`` is the file the game was
     ingested from."""
+
+    fingerprint, source, data, rule_sets = job
+    with no_gc():
+        return _audit_stored(fingerprint, source, data, rule_sets)
+
+
+def _audit_stored(fingerprint: str, source: str, data: bytes,
+                  rule_sets: Sequence[RuleSet | None]) -> list[dict[str, Any]]:
     from .audit import audit_log, unreadable_report
     from .codec import parse_jsonl
 
-    fingerprint, source, data, rule_sets = job
     try:
         log = parse_jsonl(data, source)
     except LogFormatError as exc:  # stored events no longer read: the archive was altered
