@@ -95,9 +95,9 @@ def test_ctrl_c_stops_a_bulk_audit_at_once(tmp_path: Path) -> None:
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 30
-        while len(marked(mark)) < 3 and time.monotonic() < deadline:
+        while len(marked(mark)) < 4 and time.monotonic() < deadline:  # + fork server, 2 workers
             time.sleep(0.05)
-        time.sleep(0.3)
+        time.sleep(0.5)  # the workers are at work
         assert process.poll() is None, "the audit finished before Ctrl-C"
         started = time.monotonic()
         os.killpg(process.pid, signal.SIGINT)

@@ -332,8 +332,8 @@ def test_compare_text_shows_both_rule_sets_and_what_changes() -> None:
     assert lines[0].startswith("game d454a4a5a6e99848: baseline israeli")
     assert re.search(r"^  israeli\s+violations\s+winner: unfinished", result.output, re.M)
     assert re.search(r"^  namu\s+clean\s+winner: unfinished", result.output, re.M)
-    assert "What changes:\n  - under namu the verdict is clean instead of violations" in (
-        result.output)
+    assert ("What changes:\n  - under namu, 1 finding removed (draw.pile_card at event 5)\n"
+            "  - under namu the verdict is clean instead of violations") in result.output
 
 
 def test_compare_json_has_baseline_results_and_changes() -> None:
@@ -351,6 +351,8 @@ def test_compare_json_has_baseline_results_and_changes() -> None:
                                 "scores": {"ariel": 0, "noa": 7, "ben": 9},
                                 "winners": ["ariel"]}]
     assert out["changes"] == [{
+        "rules": "namu", "round": None, "field": "findings", "from": ["draw.pile_card@5"],
+        "to": [], "message": "under namu, 1 finding removed (draw.pile_card at event 5)"}, {
         "rules": "namu", "round": None, "field": "verdict", "from": "violations",
         "to": "clean", "message": "under namu the verdict is clean instead of violations"}]
 
@@ -373,14 +375,20 @@ def test_compare_names_the_points_and_the_winner_that_change() -> None:
     assert "  - under israeli, in round 1 jonas scores 35 instead of 45" in text
 
 
-def test_compare_without_rules_uses_the_declared_rules_as_baseline() -> None:
+def test_compare_without_rules_meets_the_declared_rules_with_every_other_preset() -> None:
     result = run("compare", replay_path("slap-down"), "--json")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # the worst verdict: the slaps are violations elsewhere
     (out,) = json_lines(result.stdout)
     assert out["baseline"] == "israeli(slap_down=true)"
-    assert len(out["results"]) == 1 and out["changes"] == []
+    assert [r["rules"]["id"] for r in out["results"]] == [
+        "israeli(slap_down=true)", "israeli", "classic", "namu", "de-wiki", "mcleod", "jhyap"]
+    assert {c["rules"] for c in out["changes"] if c["field"] == "findings"} == {
+        "israeli", "classic", "namu", "de-wiki", "mcleod", "jhyap"}  # the slaps are illegal
     text = run("compare", replay_path("slap-down")).output
-    assert "Nothing changes: every rule set gives the same rounds and result." in text
+    assert "under israeli, 2 findings added (slap.not_allowed at event 4" in text
+    same = run("compare", replay_path("slap-down"), "--rules", "israeli(slap_down=true)",
+               "--rules", "israeli(slap_down=true,pickup=ends)").output
+    assert "Nothing changes: every rule set gives the same rounds and result." in same
 
 
 @pytest.mark.parametrize(("args", "code"), [

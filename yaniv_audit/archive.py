@@ -287,7 +287,6 @@ def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> lis
     """The reports of one archived game under each rule set (None: its declared rules),
     rebuilt from its stored events, read once; their ``file`` is the file the game was
     ingested from."""
-
     fingerprint, source, data, rule_sets = job
     with no_gc():
         return _audit_stored(fingerprint, source, data, rule_sets)

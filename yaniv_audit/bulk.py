@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from multiprocessing import forkserver
 from typing import Any
 
 from .rules import RuleSet
@@ -65,6 +66,15 @@ def worker_pool(processes: int) -> Any:
     if "forkserver" in multiprocessing.get_all_start_methods():
         server = multiprocessing.get_context("forkserver")
         server.set_forkserver_preload(PRELOAD)
+        if threading.current_thread() is threading.main_thread():
+            # the fork server starts with Ctrl-C ignored, which it and its workers keep
+            # (Ctrl-C is the parent's to handle): one arriving while it imports would
+            # print its traceback
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                forkserver.ensure_running()
+            finally:
+                signal.signal(signal.SIGINT, previous)
         return server.Pool(processes, initializer=exit_with_parent, initargs=watch)
     return multiprocessing.get_context("spawn").Pool(processes, initializer=exit_with_parent,
                                                       initargs=watch)

@@ -54,7 +54,7 @@ VERDICTS = ("clean", "claims", "violations", "corrupt")
 #: the kind that makes each verdict, worst first
 VERDICT_KIND = {"corrupt": "inconsistency", "violations": "violation", "claims": "claim"}
 ROUND_ENDS = ("yaniv", "stock")
-CHANGE_FIELDS = ("verdict", "round", "winners", "points", "scores")
+CHANGE_FIELDS = ("verdict", "findings", "round", "winners", "points", "scores")
 FINGERPRINT = r"^[0-9a-f]{64}$"
 ENGINE_PATTERN = r"^yaniv-audit \S+$"
 
@@ -310,7 +310,9 @@ class ChangeSchema(_Closed):
                           metadata={"description": "the id of the rule set that differs"})
     round = _round_number(required=True, allow_none=True,
                           metadata={"description": "null for the whole game"})
-    field = fields.String(required=True, validate=validate.OneOf(CHANGE_FIELDS))
+    field = fields.String(required=True, validate=validate.OneOf(CHANGE_FIELDS),
+                          metadata={"description": "what differs; for findings, from and to "
+                                                   "list each finding as code@seq"})
     from_ = fields.Raw(required=True, data_key="from",
                        metadata={"description": "the baseline's value"})
     to = fields.Raw(required=True,
