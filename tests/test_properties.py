@@ -20,7 +20,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from yaniv_audit.audit import audit_log
@@ -80,7 +80,10 @@ def any_games() -> st.SearchStrategy[Game]:
 
 
 def examples(n: int) -> settings:
+    """``n`` examples (times LONG_FACTOR in the long sweep), without shrinking: a smaller
+    seed is another game, not a simpler one, and shrinking re-plays game after game."""
     return settings(max_examples=n * LONG_FACTOR if LONG else n, deadline=None,
+                    phases=[Phase.explicit, Phase.reuse, Phase.generate],
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.differing_executors])
 
