@@ -422,11 +422,11 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
                   round_ended
       mixed       each round one of the five above, chosen by the seed
 
-    Outside full, rounds with moves also vary as tables do: a stock draw whose
-    card the recorded stock fixes names it or not; a reshuffle is written with
-    its stock (when the round records the stock), without it, or not at all;
-    one showdown in four and one round_ended in eight are left out. The game
-    played is the same in every style; only the record differs.
+    Rounds of the other styles that record moves also vary as tables do: a
+    stock draw whose card the recorded stock fixes names it or not; a reshuffle
+    is written with its stock (when the round records the stock), without it,
+    or not at all; one showdown in four and one round_ended in eight are left
+    out. The game played is the same in every style; only the record differs.
     """
     from .simulate import BOTS, SimulationError, simulate_game, to_jsonl
 

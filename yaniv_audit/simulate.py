@@ -36,7 +36,7 @@ written log keeps of it, as real tables write their games down:
 ``mixed``
     each round picks one of the five above.
 
-Outside ``full``, rounds with recorded moves also vary the way tables do:
+Rounds of the other styles that record moves also vary the way tables do:
 a stock draw whose card the log's stock order already fixes names it or not
 (even odds); under ``keep_last_throw`` a reshuffle is written with its stock
 (only in rounds that record the stock), without it, or not at all (the stock
