@@ -1,65 +1,158 @@
-"""Properties of the engine over simulated games (Hypothesis)."""
+"""Properties of the engine over simulated games (Hypothesis).
+
+The main properties run over every recording style of the simulator
+(``full``, ``no_stock``, ``no_upcard``, ``hands_only``, ``scoresheet``,
+``mixed``) crossed with every preset and every house variant in
+:data:`VARIANTS` (each on a preset Hypothesis picks), a few examples per
+case so that the whole suite stays quick.
+
+The long sweep: ``YANIV_AUDIT_LONG=1 .venv/bin/python -m pytest
+tests/test_properties.py`` runs every property with :data:`LONG_FACTOR`
+times as many examples and longer games (about 30 times the default run's
+time: some 20 minutes instead of 40 seconds on two cores).
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import random
+from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from yaniv_audit.audit import audit_log
 from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.errors import LogFormatError
 from yaniv_audit.rules import PRESETS, parse_rules
-from yaniv_audit.simulate import simulate_game, to_jsonl
+from yaniv_audit.simulate import RECORD_STYLES, simulate_game, to_jsonl
 
-RULE_IDS = [*PRESETS, "israeli(slap_down=true)", "israeli(reshuffle=round_ends)",
-            "israeli(pickup=ends_of_runs,pile_needs_combo=true)", "israeli(decks=2)",
-            "jhyap(ace_high=true,run_wrap=true)"]
+LONG = os.environ.get("YANIV_AUDIT_LONG", "") not in ("", "0")
+LONG_FACTOR = 25
+MAX_ROUNDS = 12 if LONG else 6
+
+#: house variants, each played on a preset that Hypothesis chooses
+VARIANTS = ("slap_down=true", "decks=2", "hand_size=7", "reshuffle=round_ends",
+            "run_wrap=true", "joker_swap=true", "wild_jacks=true", "pile_needs_combo=true",
+            "game_end=rounds,rounds=3", "game_end=first_out",
+            "pickup=ends_of_runs,pile_needs_combo=true", "ace_high=true,run_wrap=true")
+#: every preset as it is, and every variant
+CASES = [*PRESETS, *VARIANTS]
+#: every recording style crossed with every case
+STYLE_CASES = [(style, case) for style in RECORD_STYLES for case in CASES]
 BOT_SETS = [["random"], ["greedy"], ["careful"], ["random", "greedy", "careful"]]
 
-_cache: dict[tuple[str, int, int, int], list[dict]] = {}
+Events = list[dict[str, Any]]
+Game = tuple[str, int, int, int, str]  # rules id, players, seed, bot set, recording style
+_cache: dict[Game, Events] = {}
 
 
-def game(rules_id: str, players: int, seed: int, bots: int) -> list[dict]:
-    key = (rules_id, players, seed, bots)
+def simulate(rules_id: str, players: int, seed: int, bots: int, style: str) -> list[dict[str, Any]]:
+    return simulate_game(parse_rules(rules_id), players, BOT_SETS[bots], seed,
+                         max_rounds=MAX_ROUNDS, record=style)
+
+
+def game(rules_id: str, players: int, seed: int, bots: int, style: str = "full") -> Events:
+    key = (rules_id, players, seed, bots, style)
     if key not in _cache:
-        _cache[key] = simulate_game(parse_rules(rules_id), players, BOT_SETS[bots], seed,
-                                    max_rounds=6)
+        _cache[key] = simulate(*key)
     return _cache[key]
 
 
-games = st.tuples(st.sampled_from(RULE_IDS), st.integers(2, 6), st.integers(0, 10**6),
-                  st.integers(0, len(BOT_SETS) - 1))
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def rule_sets(case: str) -> st.SearchStrategy[str]:
+    """The preset itself, or the variant on any preset."""
+    if case in PRESETS:
+        return st.just(case)
+    return st.sampled_from(list(PRESETS)).map(lambda preset: f"{preset}({case})")
 
 
-def audit_events(events: list[dict], rules: str | None = None) -> dict:
+def games(case: str, style: str | st.SearchStrategy[str]) -> st.SearchStrategy[Game]:
+    styles = style if isinstance(style, st.SearchStrategy) else st.just(style)
+    return st.tuples(rule_sets(case), st.integers(2, 6), st.integers(0, 10**6),
+                     st.integers(0, len(BOT_SETS) - 1), styles)
+
+
+def any_games() -> st.SearchStrategy[Game]:
+    return st.sampled_from(CASES).flatmap(
+        lambda case: games(case, st.sampled_from(RECORD_STYLES)))
+
+
+def examples(n: int) -> settings:
+    """``n`` examples (times LONG_FACTOR in the long sweep), without shrinking: a smaller
+    seed is another game, not a simpler one, and shrinking re-plays game after game."""
+    return settings(max_examples=n * LONG_FACTOR if LONG else n, deadline=None,
+                    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.differing_executors])
+
+
+def audit_events(events: list[dict[str, Any]], rules: str | None = None) -> dict[str, Any]:
     log = parse_jsonl(to_jsonl(events).encode(), "sim.jsonl")
     return audit_log(log, parse_rules(rules) if rules else None)
 
 
-@FAST
-@given(games)
-def test_games_of_legal_moves_audit_clean(args: tuple[str, int, int, int]) -> None:
+def ruling(report: dict[str, Any]) -> dict[str, Any]:
+    """What a table takes from an audit: the verdict, the findings, the rounds, the result."""
+    return {"verdict": report["verdict"],
+            "findings": [(f["seq"], f["code"]) for f in report["findings"]],
+            "rounds": report["rounds"], "final": report["final"]}
+
+
+def test_every_variant_is_a_rule_set_on_every_preset() -> None:
+    for case in VARIANTS:
+        for preset in PRESETS:
+            parse_rules(f"{preset}({case})")
+
+
+@pytest.mark.parametrize(("style", "case"), STYLE_CASES)
+@examples(2)
+@given(data=st.data())
+def test_games_of_legal_moves_audit_clean(style: str, case: str, data: st.DataObject) -> None:
+    args = data.draw(games(case, style))
     report = audit_events(game(*args))
     assert report["verdict"] == "clean", report["findings"][:3]
 
 
-@FAST
-@given(games)
-def test_replay_is_deterministic(args: tuple[str, int, int, int]) -> None:
+@pytest.mark.parametrize("style", RECORD_STYLES)
+@examples(6)
+@given(data=st.data())
+def test_every_style_gives_the_full_records_scores(style: str, data: st.DataObject) -> None:
+    args = data.draw(st.sampled_from(CASES).flatmap(lambda case: games(case, style)))
+    full = audit_events(game(*args[:4]))
+    written = audit_events(game(*args))
+
+    def scores(report: dict[str, Any]) -> tuple[list[dict[str, Any]], Any]:
+        rounds = [{k: v for k, v in r.items() if k != "moves_checked"}
+                  for r in report["rounds"]]
+        return rounds, report["final"]
+
+    assert scores(written) == scores(full)
+
+
+@pytest.mark.parametrize("style", RECORD_STYLES)
+@examples(4)
+@given(data=st.data())
+def test_simulation_and_replay_are_deterministic(style: str, data: st.DataObject) -> None:
+    args = data.draw(st.sampled_from(CASES).flatmap(lambda case: games(case, style)))
     events = game(*args)
+    assert to_jsonl(simulate(*args)) == to_jsonl(events)  # the same bytes again
     assert audit_events(events) == audit_events(json.loads(json.dumps(events)))
 
 
-MUTATIONS = ("remove", "duplicate", "swap_player", "swap_card", "swap_with_next")
+MUTATIONS = ("remove", "duplicate", "swap_player", "swap_card", "swap_with_next",
+             "drop_field")
+OPTIONAL = ("upcard", "stock", "card", "hands", "swap", "points", "scores", "total")
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(games, st.integers(1, 10**6), st.sampled_from(MUTATIONS), st.integers(0, 10**6))
+@pytest.mark.parametrize(("style", "case"), STYLE_CASES)
+@examples(3)
+@given(data=st.data(), where=st.integers(1, 10**6), how=st.sampled_from(MUTATIONS),
+       pick=st.integers(0, 10**6))
 def test_any_single_event_mutation_is_still_legal_or_flagged_never_a_crash(
-        args: tuple[str, int, int, int], where: int, how: str, pick: int) -> None:
+        style: str, case: str, data: st.DataObject, where: int, how: str, pick: int) -> None:
+    args = data.draw(games(case, style))
     events = [dict(e) for e in game(*args)]
     i = 1 + where % (len(events) - 1)
     event = events[i]
@@ -78,6 +171,10 @@ def test_any_single_event_mutation_is_still_legal_or_flagged_never_a_crash(
             event["card"] = deck[pick % len(deck)]
         else:
             event["cards"] = [deck[(pick + k) % len(deck)] for k in range(len(event["cards"]))]
+    elif how == "drop_field":
+        present = [f for f in OPTIONAL if f in event]
+        if present:
+            del event[present[pick % len(present)]]
     for e in events:  # keep seq in place so that the structure stays readable
         e.pop("seq", None)
     try:
@@ -96,9 +193,56 @@ def test_any_single_event_mutation_is_still_legal_or_flagged_never_a_crash(
     assert first >= i - 1 or original["verdict"] != "clean", (how, i, report["findings"][:2])
 
 
-@FAST
-@given(games, st.integers(0, 10**6))
-def test_a_log_cut_at_any_point_audits(args: tuple[str, int, int, int], where: int) -> None:
+def strip_optional(events: Events, rnd: random.Random) -> tuple[Events, set[str]]:
+    """A full log with optional information taken out at random.
+
+    The upcard and a round's stock may go; a reshuffle's stock may go; a stock
+    draw's card may go, but only where what is left of the log still fixes
+    the stock's order (LOG_FORMAT section 2: every other stock draw names its
+    card). Returns the log and the kinds of information that were taken out.
+    """
+    out: list[dict[str, Any]] = []
+    taken: set[str] = set()
+    known = False  # does the stripped log fix the stock's order here?
+    for event in events:
+        e = dict(event)
+        kind = e["type"]
+        if kind == "round_started":
+            if "upcard" in e and rnd.random() < 0.5:
+                del e["upcard"]
+                taken.add("upcard")
+            if "stock" in e and rnd.random() < 0.4:
+                del e["stock"]
+                taken.add("stock")
+            known = "stock" in e
+        elif kind == "reshuffle":
+            if "stock" in e and rnd.random() < 0.5:
+                del e["stock"]
+                taken.add("reshuffle stock")
+            known = "stock" in e
+        elif kind == "draw" and e["source"] == "stock":
+            if known and rnd.random() < 0.5:
+                del e["card"]
+                taken.add("draw card")
+            assert known or "card" in e, "a full log names every stock draw's card"
+        out.append(e)
+    return out, taken
+
+
+@pytest.mark.parametrize("case", CASES)
+@examples(4)
+@given(data=st.data(), strip_seed=st.integers(0, 2**32 - 1))
+def test_leaving_out_optional_information_does_not_change_the_ruling(
+        case: str, data: st.DataObject, strip_seed: int) -> None:
+    args = data.draw(games(case, "full"))
+    events = game(*args)
+    stripped, taken = strip_optional(events, random.Random(strip_seed))
+    assert ruling(audit_events(stripped)) == ruling(audit_events(events)), sorted(taken)
+
+
+@examples(25)
+@given(any_games(), st.integers(0, 10**6))
+def test_a_log_cut_at_any_point_audits(args: Game, where: int) -> None:
     events = game(*args)
     cut = 1 + where % len(events)
     report = audit_events(events[:cut])
@@ -107,7 +251,7 @@ def test_a_log_cut_at_any_point_audits(args: tuple[str, int, int, int], where: i
         e["type"] == "round_ended" for e in events[:cut])
 
 
-HOUSE_RULES = {
+HOUSE_RULES: dict[str, list[Any]] = {
     "decks": [1, 2], "jokers": [0, 1, 3], "hand_size": [4, 7], "face_values": ["ranked"],
     "joker_value": [1, 5], "wild_jacks": [True], "set_min": [3], "set_max": [3, 8],
     "run_min": [2, 4], "run_max": [4, 5], "ace_high": [True], "run_wrap": [True],
@@ -135,15 +279,16 @@ def house_rules(draw):  # type: ignore[no-untyped-def]
         return PRESETS[base]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(house_rules(), st.integers(2, 6), st.integers(0, 10**6))
-def test_games_under_any_house_rules_audit_clean(rules, players: int, seed: int) -> None:  # type: ignore[no-untyped-def]
+@examples(30)
+@given(house_rules(), st.integers(2, 6), st.integers(0, 10**6), st.sampled_from(RECORD_STYLES))
+def test_games_under_any_house_rules_audit_clean(rules, players: int, seed: int,  # type: ignore[no-untyped-def]
+                                                 style: str) -> None:
     from yaniv_audit.simulate import SimulationError
 
     try:
         events = simulate_game(rules, players, ["random", "greedy", "careful"], seed,
-                               max_rounds=4)
+                               max_rounds=4, record=style)
     except SimulationError:
         return  # more hands than the deck holds: refused up front
     report = audit_events(events)
-    assert report["verdict"] == "clean", (rules.id, report["findings"][:2])
+    assert report["verdict"] == "clean", (rules.id, style, report["findings"][:2])

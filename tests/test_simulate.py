@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -110,3 +112,156 @@ def test_simulate_usage_errors(tmp_path: Path) -> None:
     two_in_one = runner.invoke(cli, ["simulate", "--games", "2", "--out",
                                      str(tmp_path / "one.jsonl")])
     assert two_in_one.exit_code == 2
+
+
+# --- recording styles -------------------------------------------------------------------
+
+MOVES = {"discard", "draw", "slap", "yaniv", "reshuffle"}
+Events = list[dict[str, Any]]
+
+
+def rounds_of(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The events of each round, its round_started first."""
+    rounds: list[list[dict[str, Any]]] = []
+    for e in events:
+        if e["type"] == "round_started":
+            rounds.append([])
+        if rounds and e["type"] not in ("game_ended", "note"):
+            rounds[-1].append(e)
+    return rounds
+
+
+def style_of(deal: dict[str, Any]) -> str:
+    """The recording style a round_started shows."""
+    kept = tuple(k for k in ("hands", "upcard", "stock") if k in deal)
+    return {("hands", "upcard", "stock"): "full", ("hands", "upcard"): "no_stock",
+            ("hands", "stock"): "no_upcard", ("hands",): "hands_only", (): "scoresheet"}[kept]
+
+
+def stock_draws_name_their_card_where_the_log_leaves_the_order_open(events: Events) -> None:
+    known = False
+    for e in events:
+        if e["type"] in ("round_started", "reshuffle"):
+            known = "stock" in e
+        elif e["type"] == "draw" and e["source"] == "stock" and not known:
+            assert "card" in e, e
+
+
+def styled_games(style: str, rules: str = "classic(slap_down=true)", players: int = 4,
+                 games: int = 4) -> list[list[dict[str, Any]]]:
+    # random bots play long rounds: the stock runs out and is reshuffled often
+    return [simulate_game(parse_rules(rules), players, ["random"], seed=11,
+                          game=g, record=style) for g in range(games)]
+
+
+@pytest.mark.parametrize("style", ["full", "no_stock", "no_upcard", "hands_only"])
+def test_each_style_with_moves_writes_what_it_says(style: str) -> None:
+    seen: Counter[str] = Counter()
+    for events in styled_games(style):
+        assert events[0]["meta"].get("record", "full") == style
+        stock_draws_name_their_card_where_the_log_leaves_the_order_open(events)
+        for rnd in rounds_of(events):
+            deal = rnd[0]
+            assert style_of(deal) == style
+            for e in rnd[1:]:
+                seen[e["type"]] += 1
+                if e["type"] == "reshuffle":
+                    seen["reshuffle with stock" if "stock" in e else "reshuffle without"] += 1
+                    if style in ("no_stock", "hands_only"):
+                        assert "stock" not in e
+                    if style == "full":
+                        assert "stock" in e
+                if e["type"] == "draw" and e["source"] == "stock":
+                    seen["stock draw without card" if "card" not in e else "stock draw"] += 1
+                    if style in ("full", "no_stock", "hands_only"):
+                        assert "card" in e  # full names them all; the others must
+                if e["type"] == "draw" and e["source"] == "pile":
+                    assert "card" in e
+    assert seen["discard"] and seen["draw"] and seen["yaniv"] and seen["reshuffle"]
+    if style == "no_upcard":  # the stock is recorded: some draws leave the card out
+        assert seen["stock draw without card"] and seen["stock draw"]
+        assert seen["reshuffle with stock"] and seen["reshuffle without"]
+    if style == "full":
+        assert seen["showdown"] == seen["yaniv"] and seen["round_ended"] == seen["yaniv"]
+    else:  # a few showdowns and round_ended are left out, and some reshuffles
+        assert seen["showdown"] < seen["yaniv"]
+
+
+def test_scoresheet_rounds_have_no_moves() -> None:
+    for rules in ("israeli", "israeli(reshuffle=round_ends)"):
+        callers: Counter[str | None] = Counter()
+        for events in styled_games("scoresheet", rules, players=6):
+            for rnd in rounds_of(events):
+                deal, rest = rnd[0], rnd[1:]
+                assert set(deal) == {"type", "seq", "at", "round", "starter"}
+                assert [e["type"] for e in rest] in (["showdown", "round_ended"], []), rest
+                if rest:
+                    showdown = rest[0]
+                    callers["null" if showdown["caller"] is None else "caller"] += 1
+                    assert set(showdown["hands"]) == set(rest[1]["points"])
+        assert callers["caller"]
+        # the stock ends some rounds under round_ends: no caller then
+        assert bool(callers["null"]) == (rules == "israeli(reshuffle=round_ends)")
+
+
+def test_mixed_logs_use_every_style_round_by_round() -> None:
+    styles: Counter[str] = Counter()
+    for events in styled_games("mixed", "israeli", players=3, games=6):
+        stock_draws_name_their_card_where_the_log_leaves_the_order_open(events)
+        for rnd in rounds_of(events):
+            styles[style_of(rnd[0])] += 1
+            if style_of(rnd[0]) == "scoresheet":
+                assert not any(e["type"] in MOVES for e in rnd)
+    assert set(styles) == {"full", "no_stock", "no_upcard", "hands_only", "scoresheet"}
+
+
+@pytest.mark.parametrize("style", ["no_stock", "no_upcard", "hands_only", "scoresheet", "mixed"])
+def test_a_style_writes_down_the_same_game_as_full(style: str) -> None:
+    """Every event of a styled log is an event of the full record, with fields left out."""
+    for full, styled in zip(styled_games("full", games=2), styled_games(style, games=2),
+                            strict=True):
+        rest = iter(full)
+        for e in styled[1:]:
+            match = next(f for f in rest if f["type"] == e["type"] and f["at"] == e["at"])
+            assert set(e) <= set(match)
+            assert {k: v for k, v in e.items() if k != "seq"} == {
+                k: v for k, v in match.items() if k in e and k != "seq"}
+        assert [e["seq"] for e in styled] == list(range(len(styled)))
+        assert styled[0]["game_id"] == f"{full[0]['game_id']}-{style}"
+
+
+def test_an_unknown_style_is_refused() -> None:
+    with pytest.raises(SimulationError, match="unknown recording style 'minutes'"):
+        simulate_game(PRESETS["israeli"], 3, ["random"], 1, record="minutes")
+    result = CliRunner().invoke(cli, ["simulate", "--record", "minutes", "--out", "x.jsonl"])
+    assert result.exit_code == 2 and "minutes" in result.output
+
+
+def test_the_command_offers_every_style() -> None:
+    from yaniv_audit.simulate import RECORD_STYLES
+
+    option = next(p for p in cli.commands["simulate"].params if p.name == "record")
+    assert tuple(option.type.choices) == RECORD_STYLES  # type: ignore[attr-defined]
+    assert option.default == "full"
+    help_text = CliRunner().invoke(cli, ["simulate", "--help"]).output
+    for style in RECORD_STYLES:
+        assert style in help_text
+
+
+def test_simulate_record_writes_the_style_and_the_same_bytes_again(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = ["simulate", "--rules", "classic", "--players", "3", "--games", "3", "--seed", "4",
+            "--record", "scoresheet"]
+    assert runner.invoke(cli, [*args, "--out", str(tmp_path / "a")]).exit_code == 0
+    assert runner.invoke(cli, [*args, "--out", str(tmp_path / "b")]).exit_code == 0
+    files = sorted((tmp_path / "a").glob("*.jsonl"))
+    assert [f.read_bytes() for f in files] == [
+        f.read_bytes() for f in sorted((tmp_path / "b").glob("*.jsonl"))]
+    for f in files:
+        types = {json.loads(line)["type"] for line in f.read_text().splitlines()}
+        assert not types & MOVES
+    default = runner.invoke(cli, ["simulate", "--rules", "classic", "--players", "3", "--seed",
+                                  "4", "--out", str(tmp_path / "full.jsonl")])
+    assert default.exit_code == 0
+    assert (tmp_path / "full.jsonl").read_text() == to_jsonl(
+        simulate_game(PRESETS["classic"], 3, [], 4, 0))

@@ -427,11 +427,39 @@ def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--bot", "bots", multiple=True, metavar="NAME",
               help="random, greedy or careful; repeat to seat several (default: careful)")
+@click.option("--record", "record", default="full", show_default=True,
+              type=click.Choice(["full", "no_stock", "no_upcard", "hands_only", "scoresheet",
+                                 "mixed"]),
+              help="what the log writes down of each round (the styles are above)")
 @click.option("--out", "out", required=True, type=click.Path(),
               help="a directory (one game-NNNNN.jsonl per game) or, for one game, a .jsonl file")
 def simulate(rules_specs: str | None, players: int, games: int, seed: int,
-             bots: tuple[str, ...], out: str) -> None:
-    """Write legal games played by bots (deterministic for the same arguments)."""
+             bots: tuple[str, ...], record: str, out: str) -> None:
+    """Write legal games played by bots (deterministic for the same arguments).
+
+    The bots always play with everything known; --record chooses what the log
+    keeps, as tables write games down:
+
+    \b
+      full        hands, upcard, the stock (top first), every move, and each
+                  reshuffle with its new stock (the default)
+      no_stock    hands and upcard; no stock in round_started or reshuffle, so
+                  every stock draw names its card
+      no_upcard   hands and stock, no upcard (the pile draw of the upcard
+                  names it, as every pile draw does)
+      hands_only  hands only; stock draws name their card
+      scoresheet  no moves: round_started without hands, then the showdown
+                  (caller, or null when the stock ended the round under
+                  reshuffle=round_ends; the hands of everyone still in) and
+                  round_ended
+      mixed       each round one of the five above, chosen by the seed
+
+    Rounds of the other styles that record moves also vary as tables do: a
+    stock draw whose card the recorded stock fixes names it or not; a reshuffle
+    is written with its stock (when the round records the stock), without it,
+    or not at all; one showdown in four and one round_ended in eight are left
+    out. The game played is the same in every style; only the record differs.
+    """
     from .simulate import BOTS, SimulationError, simulate_game, to_jsonl
 
     rules = resolve_or_usage(rules_specs or "israeli")
@@ -451,7 +479,7 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
         with click.progressbar(range(games), label="simulating", file=sys.stderr,
                                hidden=not sys.stderr.isatty() or games < 2) as bar:
             for game in bar:
-                log = simulate_game(rules, players, list(bots), seed, game)
+                log = simulate_game(rules, players, list(bots), seed, game, record=record)
                 events += len(log)
                 path = target if single else target / f"game-{game:05d}.jsonl"
                 path.write_text(to_jsonl(log), encoding="utf-8")

@@ -11,6 +11,42 @@ or hash seeds, so the same arguments give byte-identical logs everywhere.
 The bots choose only among the engine's own legal moves
 (:meth:`Replay.legal_moves`), so a simulated game audits clean under the
 rules it was played with.
+
+The game is always played with everything known (every deal, the stock's
+order, every move); the *recording style* (``record``) only decides what the
+written log keeps of it, as real tables write their games down:
+
+``full``
+    hands, upcard, the stock (top first), every move and every
+    ``reshuffle`` with its new stock, then the showdown and ``round_ended``.
+    The default, and the logs in ``replays/simulated/``.
+``no_stock``
+    hands and upcard, no stock: not in ``round_started``, not in
+    ``reshuffle``; so every stock draw names its card.
+``no_upcard``
+    hands and stock, no upcard (the first pile draw of the upcard names it,
+    as every pile draw names its card).
+``hands_only``
+    hands only (no upcard, no stock); stock draws name their card.
+``scoresheet``
+    no moves: ``round_started`` without hands, upcard or stock, the
+    ``showdown`` (the caller, or null for a round the stock ended under
+    ``reshuffle=round_ends``, and the hands of everyone still in) and
+    ``round_ended``.
+``mixed``
+    each round picks one of the five above.
+
+Rounds of the other styles that record moves also vary the way tables do:
+a stock draw whose card the log's stock order already fixes names it or not
+(even odds); under ``keep_last_throw`` a reshuffle is written with its stock
+(only in rounds that record the stock), without it, or not at all (the stock
+runs out by itself; later stock draws then name their card); one showdown
+in four and one ``round_ended`` in eight are left out. The same play, clock
+and scores whatever the style: the style's choices come from a generator of
+their own, so ``full`` logs are what they were before styles existed. Outside
+``full`` the ``game_id`` ends in ``-<style>`` and ``meta.record`` names the
+style, so that the records of one game in two styles are not taken for two
+versions of one log.
 """
 
 from __future__ import annotations
@@ -67,6 +103,16 @@ class Rng:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
+
+
+#: the recording styles of :func:`simulate_game` (see the module docstring)
+RECORD_STYLES = ("full", "no_stock", "no_upcard", "hands_only", "scoresheet", "mixed")
+#: the styles a round of a ``mixed`` log picks from
+ROUND_STYLES = RECORD_STYLES[:-1]
+#: what ``round_started`` keeps in each round style
+DEAL_FIELDS = {"full": ("hands", "upcard", "stock"), "no_stock": ("hands", "upcard"),
+               "no_upcard": ("hands", "stock"), "hands_only": ("hands",), "scoresheet": ()}
+MOVES = frozenset({"discard", "draw", "slap", "yaniv", "reshuffle"})
 
 
 def derive_seed(*parts: object) -> int:
@@ -214,8 +260,15 @@ def simulate_game(
     game: int = 0,
     max_rounds: int = 60,
     max_turns: int = 400,
+    record: str = "full",
 ) -> list[dict[str, Any]]:
-    """One whole game as a list of log events (dicts, cards in canonical form)."""
+    """One whole game as a list of log events (dicts, cards in canonical form).
+
+    ``record`` is the recording style, one of :data:`RECORD_STYLES`.
+    """
+    if record not in RECORD_STYLES:
+        raise SimulationError(
+            f"unknown recording style {record!r}: expected one of {', '.join(RECORD_STYLES)}")
     if not 2 <= players <= 8:
         raise SimulationError(f"--players must be 2 to 8, not {players}")
     names = list(PLAYER_NAMES[:players])
@@ -229,31 +282,81 @@ def simulate_game(
             f"{sum(deck_counts(rules))} cards (decks={rules.decks}, jokers={rules.jokers})")
     rng = Rng(derive_seed(seed, rules.id, players, ",".join(bot_names), game))
     seat_bots = {p: BOTS[bot_names[i % len(bot_names)]](rng) for i, p in enumerate(names)}
-    sim = _Game(rules, names, seat_bots, rng, seed, game)
+    recorder = _Recorder(record, Rng(derive_seed(
+        "record", seed, rules.id, players, ",".join(bot_names), game)))
+    sim = _Game(rules, names, seat_bots, rng, seed, game, recorder)
     sim.play(max_rounds, max_turns)
-    return sim.events
+    return recorder.events
+
+
+class _Recorder:
+    """Writes the fully known game down as a table using one recording style would."""
+
+    def __init__(self, style: str, rng: Rng) -> None:
+        self.style = style
+        self.rng = rng
+        self.events: list[dict[str, Any]] = []
+        self.round_style = "full"
+        self.stock_known = True  # whether the written log fixes the stock's order now
+
+    def write(self, event: dict[str, Any]) -> None:
+        """Take one event of the fully recorded game (``seq`` its index there)."""
+        kind = event["type"]
+        if kind == "game_started" and self.style != "full":
+            event = {**event, "meta": {**event["meta"], "record": self.style}}
+        elif kind == "round_started":
+            style = self.rng.choice(ROUND_STYLES) if self.style == "mixed" else self.style
+            self.round_style = style
+            kept = DEAL_FIELDS[style]
+            event = {k: v for k, v in event.items()
+                     if k not in ("hands", "upcard", "stock") or k in kept}
+            self.stock_known = "stock" in kept
+        elif self.round_style == "full":
+            pass
+        elif self.round_style == "scoresheet":
+            if kind in MOVES:
+                return
+        elif kind == "draw":
+            if event["source"] == "stock" and self.stock_known and self.rng.chance(1, 2):
+                event = {k: v for k, v in event.items() if k != "card"}
+        elif kind == "reshuffle":
+            choice = self.rng.below(4) if self.round_style == "no_upcard" else 2 + self.rng.below(2)
+            self.stock_known = choice < 2
+            if choice == 3:
+                return  # not written: the stock runs out by itself
+            if choice == 2:
+                event = {k: v for k, v in event.items() if k != "stock"}
+        elif kind == "showdown" and self.rng.chance(1, 4):
+            return
+        elif kind == "round_ended" and self.rng.chance(1, 8):
+            return
+        self.events.append({**event, "seq": len(self.events)})
 
 
 class _Game:
     def __init__(self, rules: RuleSet, names: list[str], bots: dict[str, Bot], rng: Rng,
-                 seed: int, game: int) -> None:
+                 seed: int, game: int, recorder: _Recorder) -> None:
         self.rules = rules
         self.names = names
         self.bots = bots
         self.rng = rng
-        self.events: list[dict[str, Any]] = []
+        self.recorder = recorder
+        self.count = 0  # events of the fully recorded game so far
         self.clock = EPOCH + timedelta(days=game % 365, minutes=rng.below(240))
         self.table = Table()
         self.replay: Replay | None = None
-        self.game_id = f"sim-{seed}-{game}"
+        self.game_id = f"sim-{seed}-{game}" + ("" if recorder.style == "full" else
+                                                f"-{recorder.style}")
 
     def emit(self, event: dict[str, Any]) -> None:
-        index = len(self.events)
+        """Play one event of the fully recorded game; the recorder writes what it keeps."""
+        index = self.count
+        self.count += 1
         self.clock += timedelta(seconds=2 + self.rng.below(15))
         full = {"type": event["type"], "seq": index,
                 "at": self.clock.isoformat(timespec="seconds"), **{
                     k: v for k, v in event.items() if k != "type"}}
-        self.events.append(full)
+        self.recorder.write(full)
         typed = event_from_dict(full, index, None)
         if self.replay is None:
             assert isinstance(typed, GameStarted)
