@@ -401,8 +401,8 @@ def test_query_is_read_only_and_says_what_is_wrong(archive_path: Path) -> None:
 
 def test_query_without_sql_lists_the_tables(archive_path: Path) -> None:
     names = [line.split()[0] for line in run("query", db=archive_path).output.splitlines()]
-    assert names == ["games", "events", "audits", "findings", "rounds", "standings",
-                     "checkpoints"]
+    assert names == ["games", "latest_games", "events", "audits", "findings", "rounds",
+                     "standings", "player_rounds", "checkpoints"]
 
 
 # --- archives that cannot be used ---------------------------------------------------
@@ -482,7 +482,8 @@ def test_export_writes_partitioned_parquet_that_reads_back(archive_path: Path, t
     assert f"exported to {out}, partitioned by {by}" in result.output
     con = duckdb.connect()
     with Archive(archive_path, read_only=True) as archive:
-        for table in ("games", "events", "audits", "findings", "rounds", "standings"):
+        for table in ("games", "events", "audits", "findings", "rounds", "standings",
+                      "player_rounds"):
             columns, rows = archive.query(f"SELECT * FROM {table}")
             got = con.execute(
                 f"SELECT {', '.join(map(repr, columns)).replace(chr(39), chr(34))} FROM "
@@ -713,3 +714,215 @@ def test_verify_audits_finds_an_altered_result(archive_path: Path, tmp_path: Pat
     assert f"({other[:16]}): under " in result.output
     assert "its stored rounds rows differ from a new audit" in result.output
     assert "2 differ" in result.output
+
+
+# --- schema 2: typed event columns, player_rounds, latest_games; schema 1 migrated ----------
+
+#: the DDL of schema 1, as yaniv-audit wrote it before schema 2 (kept to build old archives)
+SCHEMA_1 = """
+CREATE TABLE IF NOT EXISTS archive_info (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    game_no INTEGER PRIMARY KEY,
+    fingerprint VARCHAR NOT NULL UNIQUE,
+    game_id VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    players VARCHAR[] NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    rules_id VARCHAR NOT NULL,
+    events INTEGER NOT NULL,
+    extends VARCHAR,
+    part_of VARCHAR,
+    started_at TIMESTAMPTZ,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    games INTEGER NOT NULL,
+    root VARCHAR NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_no INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    type VARCHAR NOT NULL,
+    player VARCHAR,
+    event VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audits (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    rules_id VARCHAR NOT NULL,
+    engine VARCHAR NOT NULL,
+    verdict VARCHAR NOT NULL,
+    finished BOOLEAN NOT NULL,
+    winners VARCHAR[] NOT NULL,
+    rounds INTEGER NOT NULL,
+    findings INTEGER NOT NULL,
+    report VARCHAR NOT NULL,
+    audited_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (fingerprint, rules_key)
+);
+CREATE TABLE IF NOT EXISTS findings (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    seq INTEGER,
+    round INTEGER,
+    player VARCHAR,
+    kind VARCHAR NOT NULL,
+    code VARCHAR NOT NULL,
+    message VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    round INTEGER NOT NULL,
+    players INTEGER NOT NULL,
+    starter VARCHAR,
+    "end" VARCHAR,
+    caller VARCHAR,
+    caller_total INTEGER,
+    assafed BOOLEAN NOT NULL,
+    assafers VARCHAR[] NOT NULL,
+    winners VARCHAR[] NOT NULL
+);
+CREATE TABLE IF NOT EXISTS standings (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    player VARCHAR NOT NULL,
+    seat INTEGER NOT NULL,
+    score INTEGER NOT NULL,
+    won BOOLEAN NOT NULL,
+    out BOOLEAN NOT NULL
+);
+"""
+
+V1_TABLES = ("games", "checkpoints", "audits", "findings", "rounds", "standings")
+
+
+def schema_1_archive(source: Path, target: Path) -> None:
+    """An archive as schema 1 stored it: the old DDL, filled with the rows of ``source``
+    that schema 1 had (the events without their typed columns; no player_rounds)."""
+    con = duckdb.connect(str(target))
+    con.execute(SCHEMA_1)
+    con.execute("INSERT INTO archive_info VALUES ('schema', '1'), ('created_by', 'old')")
+    con.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
+    for table in V1_TABLES:
+        con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
+    con.execute("INSERT INTO events SELECT game_no, seq, type, player, event FROM src.events")
+    con.execute("DETACH src")
+    con.close()
+
+
+def test_events_have_typed_columns_at_ingest(archive: Archive) -> None:
+    log = read_log(REPLAYS / "clean-assaf-reduction.jsonl")
+    rows = archive.query(
+        "SELECT seq, type, round, source, cards FROM events WHERE game_no = "
+        "(SELECT game_no FROM games WHERE source LIKE '%clean-assaf-reduction.jsonl') "
+        "ORDER BY seq")[1]
+    assert len(rows) == len(log.events)
+    current = None
+    for (seq, kind, rnd, source, cards), leaf in zip(rows, log.leaves, strict=True):
+        event = json.loads(leaf)
+        assert event["seq"] == seq and event["type"] == kind
+        if kind == "round_started":
+            current = event["round"]
+        expected_round = (None if kind in ("game_started", "game_ended")
+                          else event.get("round", current))
+        assert rnd == expected_round, seq
+        assert source == (event["source"] if kind == "draw" else None)
+        if kind == "discard":
+            assert cards == event["cards"]
+        elif kind in ("draw", "slap") and event.get("card"):
+            assert cards == [event["card"]]
+        else:
+            assert cards is None
+    pile = [r for r in rows if r[3] == "pile"]
+    assert pile and all(len(r[4]) == 1 for r in pile)
+
+
+def test_player_rounds_hold_every_player_of_every_round(
+        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    rows = archive.query(
+        "SELECT p.* FROM player_rounds p JOIN games g USING (fingerprint) "
+        "WHERE p.rules_key = g.rules_key")[1]
+    got: dict[tuple[str, int, str], tuple[Any, ...]] = {(r[0], r[2], r[3]): r for r in rows}
+    expected = 0
+    for fp, report in file_reports.items():
+        seats = list(report["final"]["scores"])
+        for r in report["rounds"]:
+            for player, total in r["totals"].items():
+                expected += 1
+                row = got[(fp, r["round"], player)]
+                reduced = [x["from"] for x in r["reductions"] if x["player"] == player]
+                assert row[4:] == (
+                    seats.index(player), total, r["points"][player], r["scores"][player],
+                    player == r["caller"], player == r["caller"] and bool(r["assaf"]),
+                    player in r["assaf"], player in r["winners"],
+                    reduced[0] if reduced else None, player in r["out"])
+    # the rounds without totals (not played to the end) list the players still in
+    assert len(rows) >= expected > 1000
+
+
+def test_latest_games_counts_a_paused_game_once(tmp_path: Path) -> None:
+    logs = versions_of_a_game(tmp_path)
+    db = tmp_path / "latest.duckdb"
+    run("ingest", str(logs["v30"]), db=db)
+    run("ingest", str(logs["v50"]), str(logs["whole"]), str(logs["v41"]), db=db)
+    fp = {name: tree_hash(read_log(path).leaves).hex() for name, path in logs.items()}
+    with Archive(db) as archive:
+        assert [r[0] for r in archive.query("SELECT fingerprint FROM latest_games")[1]] == [
+            fp["whole"]]
+    out = run("query", "SELECT count(*) AS n FROM latest_games", "--csv", db=db)
+    assert out.output == "n\n1\n"
+
+
+def test_a_schema_1_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path) -> None:
+    old = tmp_path / "v1.duckdb"
+    schema_1_archive(archive_path, old)
+    # a command that only reads migrates it first too
+    result = run("report", "leaderboard", db=old)
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect(str(old), read_only=True)
+    con.execute(f"ATTACH '{archive_path}' AS fresh (READ_ONLY)")
+    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
+        ("2",)]
+    for table in ("events", "player_rounds"):
+        columns = [c for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND table_catalog = 'fresh' ORDER BY ordinal_position", [table]).fetchall()]
+        mine = [c for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND table_catalog = 'v1' ORDER BY ordinal_position", [table]).fetchall()]
+        assert mine == columns, table  # the same shape as a new archive
+        (differ,) = con.execute(
+            f"SELECT count(*) FROM ((FROM main.{table} EXCEPT ALL FROM fresh.{table}) "  # noqa: S608
+            f"UNION ALL (FROM fresh.{table} EXCEPT ALL FROM main.{table}))").fetchone() or (1,)
+        assert differ == 0, table
+    (events,) = con.execute("SELECT count(*) FROM events WHERE round IS NOT NULL").fetchone() \
+        or (0,)
+    assert events > 10_000
+    assert con.execute("SELECT count(*) FROM latest_games").fetchone() == (len(CORPUS),)
+    con.close()
+    result = run("verify", "--audits", db=old)
+    assert result.exit_code == 0, result.output
+    assert f"{len(CORPUS)} audits re-checked, 0 differ" in result.output
+    # an archive of a schema this version does not know is refused, never changed
+    con = duckdb.connect(str(old))
+    con.execute("UPDATE archive_info SET value = '9' WHERE key = 'schema'")
+    con.close()
+    result = run("query", "SELECT 1", db=old)
+    assert result.exit_code == 3
+    assert "archive schema 9, this yaniv-audit reads schema 2" in result.output
+
+
+def test_verify_audits_compares_player_rounds(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "pr.duckdb"
+    shutil.copy(archive_path, db)
+    with Archive(db) as archive:
+        (fp,) = archive.con.execute("SELECT fingerprint FROM player_rounds WHERE assafer "
+                                    "LIMIT 1").fetchone() or ("",)
+        archive.con.execute("UPDATE player_rounds SET assafer = false WHERE fingerprint = ? "
+                            "AND assafer", [fp])
+    result = run("verify", "--audits", db=db)
+    assert result.exit_code == 1
+    assert f"({fp[:16]}): under " in result.output
+    assert "its stored player_rounds rows differ from a new audit" in result.output

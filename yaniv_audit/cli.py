@@ -646,7 +646,8 @@ def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
     """Run one SELECT statement on the archive's tables (without SQL: list them).
 
     Tables: games, events (the logs as ingested), audits, findings, rounds,
-    standings (what the audits derived), checkpoints. The statement can only
+    standings, player_rounds (what the audits derived), checkpoints; the view
+    latest_games (each game once, as its latest version). The statement can only
     read them: the archive is opened read-only on a connection that reaches no
     file, network, extension or setting, and anything but one SELECT (COPY,
     ATTACH, SET, CREATE, several statements, read_csv(), ...) is refused with
