@@ -926,3 +926,277 @@ def test_verify_audits_compares_player_rounds(archive_path: Path, tmp_path: Path
     assert result.exit_code == 1
     assert f"({fp[:16]}): under " in result.output
     assert "its stored player_rounds rows differ from a new audit" in result.output
+
+
+# --- the club's reports, each checked against the file audits ----------------------------
+
+
+def corpus_logs() -> dict[str, Any]:
+    """Every corpus log, read, by fingerprint."""
+    logs = {}
+    for path in CORPUS:
+        log = read_log(path)
+        logs[tree_hash(log.leaves).hex()] = log
+    return logs
+
+
+def test_players_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    want: dict[str, Counter[str]] = {}
+    for report in chosen(file_reports):
+        final = report["final"]
+        for p in final["scores"]:
+            c = want.setdefault(p, Counter())
+            c["games"] += 1
+            c["finished"] += final["finished"]
+            c["wins"] += p in final["winners"]
+            c["eliminations"] += p in final["out"]
+        for r in report["rounds"]:
+            for p, points in r["points"].items():
+                want[p]["rounds"] += 1
+                want[p]["points"] += points
+            if r["caller"] is not None:
+                want[r["caller"]]["yanivs"] += 1
+                want[r["caller"]]["suffered"] += bool(r["assaf"])
+            for p in r["assaf"]:
+                want[p]["made"] += 1
+    table = analytics.report(archive, "players")
+    assert table.columns == ["player", "games", "finished", "wins", "win_pct", "rounds",
+                             "avg_points", "yanivs", "assafs_made", "assafs_suffered",
+                             "eliminations"]
+    assert {row[0] for row in table.rows} == set(want)
+    for (player, games, finished, wins, pct, rounds, avg, yanivs, made, suffered,
+         out) in table.rows:
+        c = want[player]
+        assert (games, finished, wins, rounds, yanivs, made, suffered, out) == (
+            c["games"], c["finished"], c["wins"], c["rounds"], c["yanivs"], c["made"],
+            c["suffered"], c["eliminations"]), player
+        assert math.isclose(avg, c["points"] / c["rounds"], abs_tol=0.006)
+        assert pct == (round(100 * wins / finished, 1) if finished else None)
+    assert sum(c["suffered"] for c in want.values()) > 50
+    assert sum(c["eliminations"] for c in want.values()) > 50
+    assert table.summary == f"{len(want)} players, in games under each game's declared rules"
+
+
+def test_rounds_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    logs = corpus_logs()
+    want: dict[tuple[str, int], Counter[str]] = {}
+    turns: dict[tuple[str, int], list[int]] = {}
+    for report in chosen(file_reports):
+        key = (resolve_rules(report["rules"]["id"]).key, len(report["final"]["scores"]))
+        c = want.setdefault(key, Counter())
+        c["games"] += 1
+        per_round: Counter[int] = Counter()
+        current = None
+        for event in logs[report["fingerprint"]].events:
+            if event.type == "round_started":
+                current = event.round
+            elif event.type in ("discard", "yaniv"):
+                per_round[current] += 1
+        for r in report["rounds"]:
+            c["rounds"] += 1
+            c["yaniv"] += r["end"] == "yaniv"
+            c["assafed"] += bool(r["caller"] and r["assaf"])
+            c["stock"] += r["end"] == "stock"
+            c["unfinished"] += r["end"] is None
+            if r["end"] is not None and r["round"] in per_round:
+                turns.setdefault(key, []).append(per_round[r["round"]])
+    table = analytics.report(archive, "rounds")
+    assert table.columns == ["rules_key", "players", "games", "rounds", "rounds_per_game",
+                             "yaniv", "assafed", "stock", "unfinished", "turns_per_round"]
+    assert {(row[0], row[1]) for row in table.rows} == set(want)
+    for key_, players, games, rounds, per_game, yaniv, assafed, stock, unfinished, \
+            per_round_turns in table.rows:
+        c = want[(key_, players)]
+        assert (games, rounds, yaniv, assafed, stock, unfinished) == (
+            c["games"], c["rounds"], c["yaniv"], c["assafed"], c["stock"], c["unfinished"])
+        assert math.isclose(per_game, c["rounds"] / c["games"], abs_tol=0.006)
+        counted = turns.get((key_, players))
+        if counted:
+            assert math.isclose(per_round_turns, sum(counted) / len(counted), abs_tol=0.006)
+        else:
+            assert per_round_turns is None
+    assert sum(c["unfinished"] for c in want.values()) + sum(
+        c["yaniv"] for c in want.values()) == sum(c["rounds"] for c in want.values())
+
+
+def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    from yaniv_audit.cards import NAMES
+
+    logs = corpus_logs()
+    pile: Counter[str] = Counter()
+    stock: Counter[str] = Counter()
+    for report in chosen(file_reports):
+        for event in logs[report["fingerprint"]].events:
+            if event.type != "draw":
+                continue
+            name = "unknown" if event.card is None else NAMES[event.card]
+            rank = name if name in ("JK", "unknown") else name[0]
+            (pile if event.source == "pile" else stock)[rank] += 1
+            (pile if event.source == "pile" else stock)["all"] += 1
+    table = analytics.report(archive, "pickups")
+    assert table.columns == ["card", "pile", "stock", "pile_pct"]
+    got = {card: (p, s) for card, p, s, _ in table.rows}
+    assert got == {card: (pile[card], stock[card]) for card in set(pile) | set(stock)}
+    assert table.rows[0][0] == "all"
+    assert [row[1] for row in table.rows[1:]] == sorted((row[1] for row in table.rows[1:]),
+                                                        reverse=True)
+    assert pile["all"] > 1000 and stock["all"] > 1000
+    assert table.summary.startswith(f"{pile['all'] + stock['all']} draws in games: "
+                                    f"{stock['all']} from the stock, {pile['all']} from the "
+                                    "pile (")
+
+
+def test_seat_advantage_report(archive: Archive,
+                               file_reports: dict[str, dict[str, Any]]) -> None:
+    want: dict[tuple[int, int], Counter[str]] = {}
+    for report in chosen(file_reports):
+        seats = list(report["final"]["scores"])
+        for seat, p in enumerate(seats):
+            c = want.setdefault((len(seats), seat), Counter())
+            c["games"] += report["final"]["finished"]
+            c["wins"] += p in report["final"]["winners"]
+        for r in report["rounds"]:
+            if r["end"] is None:
+                continue
+            c = want.setdefault((len(seats), seats.index(r["starter"])), Counter())
+            c["opened"] += 1
+            c["opened_won"] += r["starter"] in r["winners"]
+    table = analytics.report(archive, "seat-advantage")
+    assert table.columns == ["players", "seat", "games", "wins", "win_pct", "rounds_opened",
+                             "opened_won", "opened_win_pct"]
+    assert {(row[0], row[1]) for row in table.rows} == set(want)
+    for players, seat, games, wins, _, opened, opened_won, pct in table.rows:
+        c = want[(players, seat)]
+        assert (games, wins, opened, opened_won) == (
+            c["games"], c["wins"], c["opened"], c["opened_won"])
+        assert pct == (round(100 * opened_won / opened, 1) if opened else None)
+    opened = sum(c["opened"] for c in want.values())
+    won = sum(c["opened_won"] for c in want.values())
+    assert table.summary.startswith(f"the player who opened the round won {won} of {opened} "
+                                    "rounds (")
+
+
+def expected_reductions(reports: list[dict[str, Any]]) -> dict[tuple[str, int, int],
+                                                                Counter[str]]:
+    want: dict[tuple[str, int, int], Counter[str]] = {}
+    for report in reports:
+        params = report["rules"]["params"]
+        key = resolve_rules(report["rules"]["id"]).key
+        for r in report["rounds"]:
+            for x in r["reductions"]:
+                c = want.setdefault((key, x["from"], x["to"]), Counter())
+                over = (x["from"] >= params["score_limit"] if params["limit_rule"] == "reach"
+                        else x["from"] > params["score_limit"])
+                victor = x["player"] == r["caller"] and bool(r["assaf"])
+                c["reductions"] += 1
+                c["saved"] += over
+                c["victor"] += victor
+                c["victor_saved"] += victor and over
+    return want
+
+
+def test_reductions_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    columns = ["rules_key", "reduced_from", "reduced_to", "reductions", "saved",
+               "victor_calls", "victor_saved"]
+    want = expected_reductions(chosen(file_reports))
+    table = analytics.report(archive, "reductions")
+    assert table.columns == columns
+    assert {row[:3]: row[3:] for row in table.rows} == {
+        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"])
+        for k, c in want.items()}
+    assert sum(c["victor"] for c in want.values()) > 0
+    # reaching the limit puts a player out: landing on it then saves them
+    reach = resolve_rules("israeli(limit_rule=reach)")
+    list(archive.audit(reach))
+    reports = [audit_file(path, reach) for path in CORPUS]
+    want = expected_reductions([r for r in reports if r["verdict"] != "corrupt"])
+    table = analytics.report(archive, "reductions", reach)
+    assert {row[:3]: row[3:] for row in table.rows} == {
+        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"])
+        for k, c in want.items()}
+    assert sum(c["saved"] for c in want.values()) > 0
+    saved = sum(row[4] for row in table.rows)
+    assert f"reductions, {saved} saved a player from elimination" in table.summary
+
+
+def test_violations_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    counts: Counter[tuple[str, str, str | None]] = Counter()
+    games: dict[tuple[str, str, str | None], set[str]] = {}
+    for report in chosen(file_reports):
+        for f in report["findings"]:
+            key = (f["code"], f["kind"], f["player"])
+            counts[key] += 1
+            games.setdefault(key, set()).add(report["fingerprint"])
+    table = analytics.report(archive, "violations")
+    assert table.columns == ["code", "kind", "player", "findings", "games"]
+    assert {row[:3]: row[3:] for row in table.rows} == {
+        k: (n, len(games[k])) for k, n in counts.items()}
+    assert [row[3] for row in table.rows] == sorted((row[3] for row in table.rows),
+                                                    reverse=True)
+
+
+def test_several_rule_sets_give_the_report_under_each(archive: Archive) -> None:
+    namu = resolve_rules("namu")
+    list(archive.audit(namu))
+    for name in ("players", "rounds", "pickups", "seat-advantage", "reductions",
+                 "violations", "leaderboard", "assaf-risk", "findings"):
+        both = analytics.report(archive, name, [None, namu])
+        assert both.columns[0] == "rules"
+        declared = analytics.report(archive, name)
+        under_namu = analytics.report(archive, name, namu)
+        assert both.columns[1:] == declared.columns
+        assert [row[1:] for row in both.rows if row[0] == "declared"] == declared.rows, name
+        assert [row[1:] for row in both.rows if row[0] == "namu"] == under_namu.rows, name
+        assert {row[0] for row in both.rows} <= {"declared", "namu"}
+        assert both.rows[:len(declared.rows)] == [("declared", *r) for r in declared.rows]
+
+
+def test_players_filter_keeps_games_of_that_many_players(
+        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    four = [r for r in chosen(file_reports) if len(r["final"]["scores"]) == 4]
+    table = analytics.report(archive, "rounds", players=4)
+    assert sum(row[2] for row in table.rows) == len(four) > 0
+    assert {row[1] for row in table.rows} == {4}
+
+
+def test_cli_report_formats_and_rules(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "formats.duckdb"
+    shutil.copy(archive_path, db)
+    table = run("report", "players", db=db)
+    assert table.exit_code == 0, table.output
+    lines = table.output.splitlines()
+    assert "players, in games under each game's declared rules" in lines[0]
+    assert lines[1].split()[:3] == ["player", "games", "finished"]
+    data = json.loads(run("report", "players", "--format", "json", db=db).output)
+    assert run("report", "players", "--json", db=db).output == run(
+        "report", "players", "--format", "json", db=db).output
+    assert data["report"] == "players" and data["columns"][0] == "player"
+    csv_text = run("report", "violations", "--format", "csv", db=db).output.splitlines()
+    assert csv_text[0] == "code,kind,player,findings,games" and len(csv_text) > 1
+    both = run("report", "seat-advantage", "--rules", "classic", "--rules", "namu",
+               "--format", "csv", db=db)
+    assert both.exit_code == 0
+    rows = both.stdout.splitlines()
+    assert rows[0].startswith("rules,players,seat,")
+    assert {r.split(",")[0] for r in rows[1:]} == {"classic", "namu"}
+    assert "auditing" in both.stderr
+    wrong = run("report", "players", "--json", "--format", "csv", db=db)
+    assert wrong.exit_code == 2 and "--json is --format json" in wrong.output
+
+
+def test_rounds_report_counts_how_rounds_end_under_round_ends(tmp_path: Path) -> None:
+    """The games of reshuffle=round_ends (the simulated games never run the stock out:
+    the report must say 0 there as well)."""
+    logs = log_files((str(REPLAYS / "simulated" / "round-ends"),))
+    db = tmp_path / "stock.duckdb"
+    assert run("ingest", *logs, db=db).exit_code == 0
+    reports = [audit_file(path) for path in logs]
+    ends = Counter(r["end"] for report in reports if report["verdict"] != "corrupt"
+                   for r in report["rounds"])
+    data = json.loads(run("report", "rounds", "--json", db=db).stdout)  # audits them first
+    got: Counter[str | None] = Counter()
+    for row in data["rows"]:
+        got["yaniv"] += row["yaniv"]
+        got["stock"] += row["stock"]
+        got[None] += row["unfinished"]
+    assert +got == +ends and ends["yaniv"] > 100
