@@ -1200,3 +1200,35 @@ def test_rounds_report_counts_how_rounds_end_under_round_ends(tmp_path: Path) ->
         got["stock"] += row["stock"]
         got[None] += row["unfinished"]
     assert +got == +ends and ends["yaniv"] > 100
+
+
+def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The migration is one transaction: stopped half way (here by an error while
+    rebuilding player_rounds), the archive is as it was; the next open migrates it."""
+    import yaniv_audit.archive as archive_module
+
+    old = tmp_path / "cut.duckdb"
+    schema_1_archive(archive_path, old)
+
+    def fail(*args: Any) -> list[tuple[Any, ...]]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(archive_module, "player_round_rows", fail)
+    with pytest.raises(KeyboardInterrupt):
+        Archive(old)
+    con = duckdb.connect(str(old), read_only=True)
+    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
+        ("1",)]
+    assert [c for (c,) in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
+        "ORDER BY ordinal_position").fetchall()] == ["game_no", "seq", "type", "player",
+                                                      "event"]
+    assert not con.execute("SELECT 1 FROM information_schema.tables "
+                           "WHERE table_name IN ('player_rounds', 'latest_games')").fetchall()
+    con.close()
+    monkeypatch.undo()
+    # query opens it locked (read-only): it is migrated first all the same
+    result = run("query", "SELECT count(*) AS n FROM player_rounds", "--csv", db=old)
+    assert result.exit_code == 0, result.output
+    assert int(result.output.splitlines()[1]) > 1000
