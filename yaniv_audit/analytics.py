@@ -154,8 +154,9 @@ ORDER BY c.rules, wins DESC, win_pct DESC NULLS LAST, s.player
 """
 
 #: by the rule set audited under (rules_key) and the players seated: games, rounds,
-#: rounds per game, how rounds ended (a Yaniv, Assafed or not; the stock running out
-#: with reshuffle=round_ends; not played to the end), and turns per round played to its
+#: rounds per game, how rounds ended (a Yaniv, Assafed or not; 'stock', without a Yaniv:
+#: the stock ran out with reshuffle=round_ends, or a showdown names no caller; not
+#: played to the end), and turns per round played to its
 #: end whose moves are logged (a turn: a discard or a Yaniv call, from the typed events)
 ROUNDS = f"""
 WITH {CHOSEN},
