@@ -401,8 +401,8 @@ def test_query_is_read_only_and_says_what_is_wrong(archive_path: Path) -> None:
 
 def test_query_without_sql_lists_the_tables(archive_path: Path) -> None:
     names = [line.split()[0] for line in run("query", db=archive_path).output.splitlines()]
-    assert names == ["games", "events", "audits", "findings", "rounds", "standings",
-                     "checkpoints"]
+    assert names == ["games", "latest_games", "events", "audits", "findings", "rounds",
+                     "standings", "player_rounds", "checkpoints"]
 
 
 # --- archives that cannot be used ---------------------------------------------------
@@ -482,7 +482,8 @@ def test_export_writes_partitioned_parquet_that_reads_back(archive_path: Path, t
     assert f"exported to {out}, partitioned by {by}" in result.output
     con = duckdb.connect()
     with Archive(archive_path, read_only=True) as archive:
-        for table in ("games", "events", "audits", "findings", "rounds", "standings"):
+        for table in ("games", "events", "audits", "findings", "rounds", "standings",
+                      "player_rounds"):
             columns, rows = archive.query(f"SELECT * FROM {table}")
             got = con.execute(
                 f"SELECT {', '.join(map(repr, columns)).replace(chr(39), chr(34))} FROM "
@@ -713,3 +714,521 @@ def test_verify_audits_finds_an_altered_result(archive_path: Path, tmp_path: Pat
     assert f"({other[:16]}): under " in result.output
     assert "its stored rounds rows differ from a new audit" in result.output
     assert "2 differ" in result.output
+
+
+# --- schema 2: typed event columns, player_rounds, latest_games; schema 1 migrated ----------
+
+#: the DDL of schema 1, as yaniv-audit wrote it before schema 2 (kept to build old archives)
+SCHEMA_1 = """
+CREATE TABLE IF NOT EXISTS archive_info (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    game_no INTEGER PRIMARY KEY,
+    fingerprint VARCHAR NOT NULL UNIQUE,
+    game_id VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    players VARCHAR[] NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    rules_id VARCHAR NOT NULL,
+    events INTEGER NOT NULL,
+    extends VARCHAR,
+    part_of VARCHAR,
+    started_at TIMESTAMPTZ,
+    ingested_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    games INTEGER NOT NULL,
+    root VARCHAR NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_no INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    type VARCHAR NOT NULL,
+    player VARCHAR,
+    event VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audits (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    rules_id VARCHAR NOT NULL,
+    engine VARCHAR NOT NULL,
+    verdict VARCHAR NOT NULL,
+    finished BOOLEAN NOT NULL,
+    winners VARCHAR[] NOT NULL,
+    rounds INTEGER NOT NULL,
+    findings INTEGER NOT NULL,
+    report VARCHAR NOT NULL,
+    audited_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (fingerprint, rules_key)
+);
+CREATE TABLE IF NOT EXISTS findings (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    seq INTEGER,
+    round INTEGER,
+    player VARCHAR,
+    kind VARCHAR NOT NULL,
+    code VARCHAR NOT NULL,
+    message VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    round INTEGER NOT NULL,
+    players INTEGER NOT NULL,
+    starter VARCHAR,
+    "end" VARCHAR,
+    caller VARCHAR,
+    caller_total INTEGER,
+    assafed BOOLEAN NOT NULL,
+    assafers VARCHAR[] NOT NULL,
+    winners VARCHAR[] NOT NULL
+);
+CREATE TABLE IF NOT EXISTS standings (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    player VARCHAR NOT NULL,
+    seat INTEGER NOT NULL,
+    score INTEGER NOT NULL,
+    won BOOLEAN NOT NULL,
+    out BOOLEAN NOT NULL
+);
+"""
+
+V1_TABLES = ("games", "checkpoints", "audits", "findings", "rounds", "standings")
+
+
+def schema_1_archive(source: Path, target: Path) -> None:
+    """An archive as schema 1 stored it: the old DDL, filled with the rows of ``source``
+    that schema 1 had (the events without their typed columns; no player_rounds)."""
+    con = duckdb.connect(str(target))
+    con.execute(SCHEMA_1)
+    con.execute("INSERT INTO archive_info VALUES ('schema', '1'), ('created_by', 'old')")
+    con.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
+    for table in V1_TABLES:
+        con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
+    con.execute("INSERT INTO events SELECT game_no, seq, type, player, event FROM src.events")
+    con.execute("DETACH src")
+    con.close()
+
+
+def test_events_have_typed_columns_at_ingest(archive: Archive) -> None:
+    log = read_log(REPLAYS / "clean-assaf-reduction.jsonl")
+    rows = archive.query(
+        "SELECT seq, type, round, source, cards FROM events WHERE game_no = "
+        "(SELECT game_no FROM games WHERE source LIKE '%clean-assaf-reduction.jsonl') "
+        "ORDER BY seq")[1]
+    assert len(rows) == len(log.events)
+    current = None
+    for (seq, kind, rnd, source, cards), leaf in zip(rows, log.leaves, strict=True):
+        event = json.loads(leaf)
+        assert event["seq"] == seq and event["type"] == kind
+        if kind == "round_started":
+            current = event["round"]
+        expected_round = (None if kind in ("game_started", "game_ended")
+                          else event.get("round", current))
+        assert rnd == expected_round, seq
+        assert source == (event["source"] if kind == "draw" else None)
+        if kind == "discard":
+            assert cards == event["cards"]
+        elif kind in ("draw", "slap") and event.get("card"):
+            assert cards == [event["card"]]
+        else:
+            assert cards is None
+    pile = [r for r in rows if r[3] == "pile"]
+    assert pile and all(len(r[4]) == 1 for r in pile)
+
+
+def test_player_rounds_hold_every_player_of_every_round(
+        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    rows = archive.query(
+        "SELECT p.* FROM player_rounds p JOIN games g USING (fingerprint) "
+        "WHERE p.rules_key = g.rules_key")[1]
+    got: dict[tuple[str, int, str], tuple[Any, ...]] = {(r[0], r[2], r[3]): r for r in rows}
+    expected = 0
+    for fp, report in file_reports.items():
+        seats = list(report["final"]["scores"])
+        for r in report["rounds"]:
+            for player, total in r["totals"].items():
+                expected += 1
+                row = got[(fp, r["round"], player)]
+                reduced = [x["from"] for x in r["reductions"] if x["player"] == player]
+                assert row[4:] == (
+                    seats.index(player), total, r["points"][player], r["scores"][player],
+                    player == r["caller"], player == r["caller"] and bool(r["assaf"]),
+                    player in r["assaf"], player in r["winners"],
+                    reduced[0] if reduced else None, player in r["out"])
+    # the rounds without totals (not played to the end) list the players still in
+    assert len(rows) >= expected > 1000
+
+
+def test_latest_games_counts_a_paused_game_once(tmp_path: Path) -> None:
+    logs = versions_of_a_game(tmp_path)
+    db = tmp_path / "latest.duckdb"
+    run("ingest", str(logs["v30"]), db=db)
+    run("ingest", str(logs["v50"]), str(logs["whole"]), str(logs["v41"]), db=db)
+    fp = {name: tree_hash(read_log(path).leaves).hex() for name, path in logs.items()}
+    with Archive(db) as archive:
+        assert [r[0] for r in archive.query("SELECT fingerprint FROM latest_games")[1]] == [
+            fp["whole"]]
+    out = run("query", "SELECT count(*) AS n FROM latest_games", "--csv", db=db)
+    assert out.output == "n\n1\n"
+
+
+def test_a_schema_1_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path) -> None:
+    old = tmp_path / "v1.duckdb"
+    schema_1_archive(archive_path, old)
+    # a command that only reads migrates it first too
+    result = run("report", "leaderboard", db=old)
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect(str(old), read_only=True)
+    con.execute(f"ATTACH '{archive_path}' AS fresh (READ_ONLY)")
+    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
+        ("2",)]
+    for table in ("events", "player_rounds"):
+        columns = [c for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND table_catalog = 'fresh' ORDER BY ordinal_position", [table]).fetchall()]
+        mine = [c for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND table_catalog = 'v1' ORDER BY ordinal_position", [table]).fetchall()]
+        assert mine == columns, table  # the same shape as a new archive
+        (differ,) = con.execute(
+            f"SELECT count(*) FROM ((FROM main.{table} EXCEPT ALL FROM fresh.{table}) "  # noqa: S608
+            f"UNION ALL (FROM fresh.{table} EXCEPT ALL FROM main.{table}))").fetchone() or (1,)
+        assert differ == 0, table
+    (events,) = con.execute("SELECT count(*) FROM events WHERE round IS NOT NULL").fetchone() \
+        or (0,)
+    assert events > 10_000
+    assert con.execute("SELECT count(*) FROM latest_games").fetchone() == (len(CORPUS),)
+    con.close()
+    result = run("verify", "--audits", db=old)
+    assert result.exit_code == 0, result.output
+    assert f"{len(CORPUS)} audits re-checked, 0 differ" in result.output
+    # an archive of a schema this version does not know is refused, never changed
+    con = duckdb.connect(str(old))
+    con.execute("UPDATE archive_info SET value = '9' WHERE key = 'schema'")
+    con.close()
+    result = run("query", "SELECT 1", db=old)
+    assert result.exit_code == 3
+    assert "archive schema 9, this yaniv-audit reads schema 2" in result.output
+
+
+def test_verify_audits_compares_player_rounds(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "pr.duckdb"
+    shutil.copy(archive_path, db)
+    with Archive(db) as archive:
+        (fp,) = archive.con.execute("SELECT fingerprint FROM player_rounds WHERE assafer "
+                                    "LIMIT 1").fetchone() or ("",)
+        archive.con.execute("UPDATE player_rounds SET assafer = false WHERE fingerprint = ? "
+                            "AND assafer", [fp])
+    result = run("verify", "--audits", db=db)
+    assert result.exit_code == 1
+    assert f"({fp[:16]}): under " in result.output
+    assert "its stored player_rounds rows differ from a new audit" in result.output
+
+
+# --- the club's reports, each checked against the file audits ----------------------------
+
+
+def corpus_logs() -> dict[str, Any]:
+    """Every corpus log, read, by fingerprint."""
+    logs = {}
+    for path in CORPUS:
+        log = read_log(path)
+        logs[tree_hash(log.leaves).hex()] = log
+    return logs
+
+
+def test_players_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    want: dict[str, Counter[str]] = {}
+    for report in chosen(file_reports):
+        final = report["final"]
+        for p in final["scores"]:
+            c = want.setdefault(p, Counter())
+            c["games"] += 1
+            c["finished"] += final["finished"]
+            c["wins"] += p in final["winners"]
+            c["eliminations"] += p in final["out"]
+        for r in report["rounds"]:
+            for p, points in r["points"].items():
+                want[p]["rounds"] += 1
+                want[p]["points"] += points
+            if r["caller"] is not None:
+                want[r["caller"]]["yanivs"] += 1
+                want[r["caller"]]["suffered"] += bool(r["assaf"])
+            for p in r["assaf"]:
+                want[p]["made"] += 1
+    table = analytics.report(archive, "players")
+    assert table.columns == ["player", "games", "finished", "wins", "win_pct", "rounds",
+                             "avg_points", "yanivs", "assafs_made", "assafs_suffered",
+                             "eliminations"]
+    assert {row[0] for row in table.rows} == set(want)
+    for (player, games, finished, wins, pct, rounds, avg, yanivs, made, suffered,
+         out) in table.rows:
+        c = want[player]
+        assert (games, finished, wins, rounds, yanivs, made, suffered, out) == (
+            c["games"], c["finished"], c["wins"], c["rounds"], c["yanivs"], c["made"],
+            c["suffered"], c["eliminations"]), player
+        assert math.isclose(avg, c["points"] / c["rounds"], abs_tol=0.006)
+        assert pct == (round(100 * wins / finished, 1) if finished else None)
+    assert sum(c["suffered"] for c in want.values()) > 50
+    assert sum(c["eliminations"] for c in want.values()) > 50
+    assert table.summary == f"{len(want)} players, in games under each game's declared rules"
+
+
+def test_rounds_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    logs = corpus_logs()
+    want: dict[tuple[str, int], Counter[str]] = {}
+    turns: dict[tuple[str, int], list[int]] = {}
+    for report in chosen(file_reports):
+        key = (resolve_rules(report["rules"]["id"]).key, len(report["final"]["scores"]))
+        c = want.setdefault(key, Counter())
+        c["games"] += 1
+        per_round: Counter[int] = Counter()
+        current = None
+        for event in logs[report["fingerprint"]].events:
+            if event.type == "round_started":
+                current = event.round
+            elif event.type in ("discard", "yaniv"):
+                per_round[current] += 1
+        for r in report["rounds"]:
+            c["rounds"] += 1
+            c["yaniv"] += r["end"] == "yaniv"
+            c["assafed"] += bool(r["caller"] and r["assaf"])
+            c["stock"] += r["end"] == "stock"
+            c["unfinished"] += r["end"] is None
+            if r["end"] is not None and r["round"] in per_round:
+                turns.setdefault(key, []).append(per_round[r["round"]])
+    table = analytics.report(archive, "rounds")
+    assert table.columns == ["rules_key", "players", "games", "rounds", "rounds_per_game",
+                             "yaniv", "assafed", "stock", "unfinished", "turns_per_round"]
+    assert {(row[0], row[1]) for row in table.rows} == set(want)
+    for key_, players, games, rounds, per_game, yaniv, assafed, stock, unfinished, \
+            per_round_turns in table.rows:
+        c = want[(key_, players)]
+        assert (games, rounds, yaniv, assafed, stock, unfinished) == (
+            c["games"], c["rounds"], c["yaniv"], c["assafed"], c["stock"], c["unfinished"])
+        assert math.isclose(per_game, c["rounds"] / c["games"], abs_tol=0.006)
+        counted = turns.get((key_, players))
+        if counted:
+            assert math.isclose(per_round_turns, sum(counted) / len(counted), abs_tol=0.006)
+        else:
+            assert per_round_turns is None
+    assert sum(c["unfinished"] for c in want.values()) + sum(
+        c["yaniv"] for c in want.values()) == sum(c["rounds"] for c in want.values())
+
+
+def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    from yaniv_audit.cards import NAMES
+
+    logs = corpus_logs()
+    pile: Counter[str] = Counter()
+    stock: Counter[str] = Counter()
+    for report in chosen(file_reports):
+        for event in logs[report["fingerprint"]].events:
+            if event.type != "draw":
+                continue
+            name = "unknown" if event.card is None else NAMES[event.card]
+            rank = name if name in ("JK", "unknown") else name[0]
+            (pile if event.source == "pile" else stock)[rank] += 1
+            (pile if event.source == "pile" else stock)["all"] += 1
+    table = analytics.report(archive, "pickups")
+    assert table.columns == ["card", "pile", "stock", "pile_pct"]
+    got = {card: (p, s) for card, p, s, _ in table.rows}
+    assert got == {card: (pile[card], stock[card]) for card in set(pile) | set(stock)}
+    assert table.rows[0][0] == "all"
+    assert [row[1] for row in table.rows[1:]] == sorted((row[1] for row in table.rows[1:]),
+                                                        reverse=True)
+    assert pile["all"] > 1000 and stock["all"] > 1000
+    assert table.summary.startswith(f"{pile['all'] + stock['all']} draws in games: "
+                                    f"{stock['all']} from the stock, {pile['all']} from the "
+                                    "pile (")
+
+
+def test_seat_advantage_report(archive: Archive,
+                               file_reports: dict[str, dict[str, Any]]) -> None:
+    want: dict[tuple[int, int], Counter[str]] = {}
+    for report in chosen(file_reports):
+        seats = list(report["final"]["scores"])
+        for seat, p in enumerate(seats):
+            c = want.setdefault((len(seats), seat), Counter())
+            c["games"] += report["final"]["finished"]
+            c["wins"] += p in report["final"]["winners"]
+        for r in report["rounds"]:
+            if r["end"] is None:
+                continue
+            c = want.setdefault((len(seats), seats.index(r["starter"])), Counter())
+            c["opened"] += 1
+            c["opened_won"] += r["starter"] in r["winners"]
+    table = analytics.report(archive, "seat-advantage")
+    assert table.columns == ["players", "seat", "games", "wins", "win_pct", "rounds_opened",
+                             "opened_won", "opened_win_pct"]
+    assert {(row[0], row[1]) for row in table.rows} == set(want)
+    for players, seat, games, wins, _, opened, opened_won, pct in table.rows:
+        c = want[(players, seat)]
+        assert (games, wins, opened, opened_won) == (
+            c["games"], c["wins"], c["opened"], c["opened_won"])
+        assert pct == (round(100 * opened_won / opened, 1) if opened else None)
+    opened = sum(c["opened"] for c in want.values())
+    won = sum(c["opened_won"] for c in want.values())
+    assert table.summary.startswith(f"the player who opened the round won {won} of {opened} "
+                                    "rounds (")
+
+
+def expected_reductions(reports: list[dict[str, Any]]) -> dict[tuple[str, int, int],
+                                                                Counter[str]]:
+    want: dict[tuple[str, int, int], Counter[str]] = {}
+    for report in reports:
+        params = report["rules"]["params"]
+        key = resolve_rules(report["rules"]["id"]).key
+        for r in report["rounds"]:
+            for x in r["reductions"]:
+                c = want.setdefault((key, x["from"], x["to"]), Counter())
+                over = (x["from"] >= params["score_limit"] if params["limit_rule"] == "reach"
+                        else x["from"] > params["score_limit"])
+                victor = x["player"] == r["caller"] and bool(r["assaf"])
+                c["reductions"] += 1
+                c["saved"] += over
+                c["victor"] += victor
+                c["victor_saved"] += victor and over
+    return want
+
+
+def test_reductions_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    columns = ["rules_key", "reduced_from", "reduced_to", "reductions", "saved",
+               "victor_calls", "victor_saved"]
+    want = expected_reductions(chosen(file_reports))
+    table = analytics.report(archive, "reductions")
+    assert table.columns == columns
+    assert {row[:3]: row[3:] for row in table.rows} == {
+        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"])
+        for k, c in want.items()}
+    assert sum(c["victor"] for c in want.values()) > 0
+    # reaching the limit puts a player out: landing on it then saves them
+    reach = resolve_rules("israeli(limit_rule=reach)")
+    list(archive.audit(reach))
+    reports = [audit_file(path, reach) for path in CORPUS]
+    want = expected_reductions([r for r in reports if r["verdict"] != "corrupt"])
+    table = analytics.report(archive, "reductions", reach)
+    assert {row[:3]: row[3:] for row in table.rows} == {
+        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"])
+        for k, c in want.items()}
+    assert sum(c["saved"] for c in want.values()) > 0
+    saved = sum(row[4] for row in table.rows)
+    assert f"reductions, {saved} saved a player from elimination" in table.summary
+
+
+def test_violations_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    counts: Counter[tuple[str, str, str | None]] = Counter()
+    games: dict[tuple[str, str, str | None], set[str]] = {}
+    for report in chosen(file_reports):
+        for f in report["findings"]:
+            key = (f["code"], f["kind"], f["player"])
+            counts[key] += 1
+            games.setdefault(key, set()).add(report["fingerprint"])
+    table = analytics.report(archive, "violations")
+    assert table.columns == ["code", "kind", "player", "findings", "games"]
+    assert {row[:3]: row[3:] for row in table.rows} == {
+        k: (n, len(games[k])) for k, n in counts.items()}
+    assert [row[3] for row in table.rows] == sorted((row[3] for row in table.rows),
+                                                    reverse=True)
+
+
+def test_several_rule_sets_give_the_report_under_each(archive: Archive) -> None:
+    namu = resolve_rules("namu")
+    list(archive.audit(namu))
+    for name in ("players", "rounds", "pickups", "seat-advantage", "reductions",
+                 "violations", "leaderboard", "assaf-risk", "findings"):
+        both = analytics.report(archive, name, [None, namu])
+        assert both.columns[0] == "rules"
+        declared = analytics.report(archive, name)
+        under_namu = analytics.report(archive, name, namu)
+        assert both.columns[1:] == declared.columns
+        assert [row[1:] for row in both.rows if row[0] == "declared"] == declared.rows, name
+        assert [row[1:] for row in both.rows if row[0] == "namu"] == under_namu.rows, name
+        assert {row[0] for row in both.rows} <= {"declared", "namu"}
+        assert both.rows[:len(declared.rows)] == [("declared", *r) for r in declared.rows]
+
+
+def test_players_filter_keeps_games_of_that_many_players(
+        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    four = [r for r in chosen(file_reports) if len(r["final"]["scores"]) == 4]
+    table = analytics.report(archive, "rounds", players=4)
+    assert sum(row[2] for row in table.rows) == len(four) > 0
+    assert {row[1] for row in table.rows} == {4}
+
+
+def test_cli_report_formats_and_rules(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "formats.duckdb"
+    shutil.copy(archive_path, db)
+    table = run("report", "players", db=db)
+    assert table.exit_code == 0, table.output
+    lines = table.output.splitlines()
+    assert "players, in games under each game's declared rules" in lines[0]
+    assert lines[1].split()[:3] == ["player", "games", "finished"]
+    data = json.loads(run("report", "players", "--format", "json", db=db).output)
+    assert run("report", "players", "--json", db=db).output == run(
+        "report", "players", "--format", "json", db=db).output
+    assert data["report"] == "players" and data["columns"][0] == "player"
+    csv_text = run("report", "violations", "--format", "csv", db=db).output.splitlines()
+    assert csv_text[0] == "code,kind,player,findings,games" and len(csv_text) > 1
+    both = run("report", "seat-advantage", "--rules", "classic", "--rules", "namu",
+               "--format", "csv", db=db)
+    assert both.exit_code == 0
+    rows = both.stdout.splitlines()
+    assert rows[0].startswith("rules,players,seat,")
+    assert {r.split(",")[0] for r in rows[1:]} == {"classic", "namu"}
+    assert "auditing" in both.stderr
+    wrong = run("report", "players", "--json", "--format", "csv", db=db)
+    assert wrong.exit_code == 2 and "--json is --format json" in wrong.output
+
+
+def test_rounds_report_counts_how_rounds_end_under_round_ends(tmp_path: Path) -> None:
+    """The games of reshuffle=round_ends (the simulated games never run the stock out:
+    the report must say 0 there as well)."""
+    logs = log_files((str(REPLAYS / "simulated" / "round-ends"),))
+    db = tmp_path / "stock.duckdb"
+    assert run("ingest", *logs, db=db).exit_code == 0
+    reports = [audit_file(path) for path in logs]
+    ends = Counter(r["end"] for report in reports if report["verdict"] != "corrupt"
+                   for r in report["rounds"])
+    data = json.loads(run("report", "rounds", "--json", db=db).stdout)  # audits them first
+    got: Counter[str | None] = Counter()
+    for row in data["rows"]:
+        got["yaniv"] += row["yaniv"]
+        got["stock"] += row["stock"]
+        got[None] += row["unfinished"]
+    assert +got == +ends and ends["yaniv"] > 100
+
+
+def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The migration is one transaction: stopped half way (here by an error while
+    rebuilding player_rounds), the archive is as it was; the next open migrates it."""
+    import yaniv_audit.archive as archive_module
+
+    old = tmp_path / "cut.duckdb"
+    schema_1_archive(archive_path, old)
+
+    def fail(*args: Any) -> list[tuple[Any, ...]]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(archive_module, "player_round_rows", fail)
+    with pytest.raises(KeyboardInterrupt):
+        Archive(old)
+    con = duckdb.connect(str(old), read_only=True)
+    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
+        ("1",)]
+    assert [c for (c,) in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
+        "ORDER BY ordinal_position").fetchall()] == ["game_no", "seq", "type", "player",
+                                                      "event"]
+    assert not con.execute("SELECT 1 FROM information_schema.tables "
+                           "WHERE table_name IN ('player_rounds', 'latest_games')").fetchall()
+    con.close()
+    monkeypatch.undo()
+    # query opens it locked (read-only): it is migrated first all the same
+    result = run("query", "SELECT count(*) AS n FROM player_rounds", "--csv", db=old)
+    assert result.exit_code == 0, result.output
+    assert int(result.output.splitlines()[1]) > 1000

@@ -1,47 +1,67 @@
 """Reports over the archive: SQL over the derived tables (see :mod:`yaniv_audit.archive`).
 
 Every report reads the audits of one rule set per game: the rules each game
-declared (the default), or one rule set for all (``rules``), by its parameters.
-A game continued after a pause is stored in both versions; only the latest counts.
-Corrupt games (physically impossible logs) are left out: their scores mean
-nothing. Games audited with violations count as the engine rescored them.
+declared (the default), or one rule set for all (``rules``), by its parameters;
+given several rule sets, it reads each in turn and says which in a ``rules``
+column. It reads the view ``latest_games``: a game continued after a pause is
+stored in both versions; only the latest counts. Corrupt games (physically
+impossible logs) are left out: their scores mean nothing. Games audited with
+violations count as the engine rescored them.
+
+Each query takes the same first parameters: ``$1`` the rule-set keys to read
+(a NULL element: each game's declared rules), ``$2`` their labels (the
+``rules`` column), ``$3`` a number of players or NULL (see each report).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .archive import LATEST, Archive
+from .archive import Archive
 from .rules import RuleSet
 
-#: the audits a report reads: one per game, under the declared rules or under $1; a
-#: game stored in several versions (paused, then continued) counts once, as the latest
-CHOSEN = f"""
+
+def _chosen(game_players: bool) -> str:
+    """The CTE ``chosen``: the audits a report reads, one per game and rule set asked
+    for, with the label of the rule set (``rules``) and the game's number of seated
+    players (``seated``); ``game_players``: only games of $3 players when $3 is given."""
+    only = " AND ($3 IS NULL OR len(g.players) = $3)" if game_players else ""
+    return f"""
 chosen AS (
-    SELECT a.fingerprint, a.rules_key, a.finished, a.winners, a.verdict, g.game_id
-    FROM audits a JOIN games g USING (fingerprint)
-    WHERE a.rules_key = coalesce($1, g.rules_key) AND a.verdict <> 'corrupt'
-      AND {LATEST}
+    SELECT w.rules, a.fingerprint, a.rules_key, a.finished, a.winners, a.verdict,
+           g.game_id, g.game_no, len(g.players) AS seated
+    FROM (SELECT unnest($1::VARCHAR[]) AS want, unnest($2::VARCHAR[]) AS rules) w
+    CROSS JOIN latest_games g
+    JOIN audits a ON a.fingerprint = g.fingerprint
+                 AND a.rules_key = coalesce(w.want, g.rules_key)
+    WHERE a.verdict <> 'corrupt'{only}
 )"""
+
+
+#: the audits a report reads (games of $3 players only, when $3 is given)
+CHOSEN = _chosen(True)
+#: the same, every game ($3 filters the rounds instead)
+CHOSEN_ALL = _chosen(False)
 
 LEADERBOARD = f"""
 WITH {CHOSEN},
 calls AS (
-    SELECT r.caller AS player, count(*) AS yanivs,
+    SELECT c.rules, r.caller AS player, count(*) AS yanivs,
            count(*) FILTER (WHERE r.assafed) AS assafed
-    FROM rounds r JOIN chosen USING (fingerprint, rules_key)
+    FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
     WHERE r.caller IS NOT NULL AND r."end" = 'yaniv'
     GROUP BY ALL
 ),
-assafers AS (
-    SELECT unnest(r.assafers) AS player
-    FROM rounds r JOIN chosen USING (fingerprint, rules_key)
-    WHERE r.assafed
-),
-made AS (SELECT player, count(*) AS assafs FROM assafers GROUP BY player)
-SELECT s.player,
+made AS (
+    SELECT rules, player, count(*) AS assafs
+    FROM (SELECT c.rules, unnest(r.assafers) AS player
+          FROM rounds r JOIN chosen c USING (fingerprint, rules_key) WHERE r.assafed)
+    GROUP BY ALL
+)
+SELECT c.rules, s.player,
        count(*) FILTER (WHERE c.finished) AS games,
        count(*) FILTER (WHERE s.won) AS wins,
        round(100.0 * count(*) FILTER (WHERE s.won)
@@ -52,49 +72,240 @@ SELECT s.player,
        any_value(coalesce(made.assafs, 0)) AS assafs_made
 FROM standings s
 JOIN chosen c USING (fingerprint, rules_key)
-LEFT JOIN calls USING (player)
-LEFT JOIN made USING (player)
-GROUP BY s.player
-ORDER BY wins DESC, win_pct DESC NULLS LAST, s.player
+LEFT JOIN calls ON calls.rules = c.rules AND calls.player = s.player
+LEFT JOIN made ON made.rules = c.rules AND made.player = s.player
+GROUP BY c.rules, s.player
+ORDER BY c.rules, wins DESC, win_pct DESC NULLS LAST, s.player
 """
 
 ASSAF_RISK = f"""
-WITH {CHOSEN}
-SELECT r.caller_total AS called_total,
+WITH {CHOSEN_ALL}
+SELECT c.rules, r.caller_total AS called_total,
        count(*) AS calls,
        count(*) FILTER (WHERE r.assafed) AS assafed,
        round(100.0 * count(*) FILTER (WHERE r.assafed) / count(*), 1) AS risk_pct
-FROM rounds r JOIN chosen USING (fingerprint, rules_key)
+FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
 WHERE r."end" = 'yaniv' AND r.caller_total IS NOT NULL
-  AND ($2 IS NULL OR r.players = $2)
+  AND ($3 IS NULL OR r.players = $3)
 GROUP BY ALL
-ORDER BY called_total
+ORDER BY c.rules, called_total
 """
 
 FINDINGS = f"""
 WITH {CHOSEN}
-SELECT f.code, f.kind, count(*) AS findings, count(DISTINCT f.fingerprint) AS games
-FROM findings f JOIN chosen USING (fingerprint, rules_key)
+SELECT c.rules, f.code, f.kind, count(*) AS findings, count(DISTINCT f.fingerprint) AS games
+FROM findings f JOIN chosen c USING (fingerprint, rules_key)
 GROUP BY ALL
-ORDER BY findings DESC, f.code
+ORDER BY c.rules, findings DESC, f.code
 """
 
-RULES_IMPACT = f"""
-SELECT g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
+#: per rule set asked for ($1, never NULL here): each latest game under its declared
+#: rules and under that rule set
+RULES_IMPACT = """
+SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
        d.winners AS declared_winners, o.verdict AS other_verdict, o.winners AS other_winners
-FROM games g
+FROM (SELECT unnest($1::VARCHAR[]) AS want, unnest($2::VARCHAR[]) AS rules) w
+CROSS JOIN latest_games g
 JOIN audits d ON d.fingerprint = g.fingerprint AND d.rules_key = g.rules_key
-JOIN audits o ON o.fingerprint = g.fingerprint AND o.rules_key = $1
-WHERE d.verdict <> 'corrupt' AND {LATEST}
-ORDER BY g.game_no
+JOIN audits o ON o.fingerprint = g.fingerprint AND o.rules_key = w.want
+WHERE d.verdict <> 'corrupt' AND ($3 IS NULL OR len(g.players) = $3)
+ORDER BY w.rules, g.game_no
 """
 
 ODDS = f"""
-WITH {CHOSEN}
+WITH {CHOSEN_ALL}
 SELECT count(*) AS calls, count(*) FILTER (WHERE r.assafed) AS assafed
 FROM rounds r JOIN chosen USING (fingerprint, rules_key)
-WHERE r."end" = 'yaniv' AND r.caller_total = $2 AND ($3 IS NULL OR r.players = $3)
+WHERE r."end" = 'yaniv' AND r.caller_total = $4 AND ($3 IS NULL OR r.players = $3)
 """
+
+#: per player: games played, finished, won; scored rounds and the average points a
+#: round gave them (penalties included); Yaniv calls; Assafs made (of another's call)
+#: and suffered (own call Assafed); eliminations (out in the end)
+PLAYERS = f"""
+WITH {CHOSEN},
+per_round AS (
+    SELECT c.rules, p.player,
+           count(*) FILTER (WHERE p.points IS NOT NULL) AS rounds,
+           avg(p.points) AS avg_points,
+           count(*) FILTER (WHERE p.called) AS yanivs,
+           count(*) FILTER (WHERE p.assafer) AS assafs_made,
+           count(*) FILTER (WHERE p.assafed_caller) AS assafs_suffered
+    FROM player_rounds p JOIN chosen c USING (fingerprint, rules_key)
+    GROUP BY ALL
+)
+SELECT c.rules, s.player,
+       count(*) AS games,
+       count(*) FILTER (WHERE c.finished) AS finished,
+       count(*) FILTER (WHERE s.won) AS wins,
+       round(100.0 * count(*) FILTER (WHERE s.won)
+             / nullif(count(*) FILTER (WHERE c.finished), 0), 1) AS win_pct,
+       any_value(coalesce(pr.rounds, 0)) AS rounds,
+       round(any_value(pr.avg_points), 2) AS avg_points,
+       any_value(coalesce(pr.yanivs, 0)) AS yanivs,
+       any_value(coalesce(pr.assafs_made, 0)) AS assafs_made,
+       any_value(coalesce(pr.assafs_suffered, 0)) AS assafs_suffered,
+       count(*) FILTER (WHERE s.out) AS eliminations
+FROM standings s
+JOIN chosen c USING (fingerprint, rules_key)
+LEFT JOIN per_round pr ON pr.rules = c.rules AND pr.player = s.player
+GROUP BY c.rules, s.player
+ORDER BY c.rules, wins DESC, win_pct DESC NULLS LAST, s.player
+"""
+
+#: by the rule set audited under (rules_key) and the players seated: games, rounds,
+#: rounds per game, how rounds ended (a Yaniv, Assafed or not; 'stock', without a Yaniv:
+#: the stock ran out with reshuffle=round_ends, or a showdown names no caller; not
+#: played to the end), and turns per round played to its
+#: end whose moves are logged (a turn: a discard or a Yaniv call, from the typed events)
+ROUNDS = f"""
+WITH {CHOSEN},
+games AS (
+    SELECT rules, rules_key, seated, count(*) AS games FROM chosen GROUP BY ALL
+),
+turns AS (
+    SELECT e.game_no, e.round, count(*) AS turns
+    FROM events e
+    WHERE e.type IN ('discard', 'yaniv') AND e.round IS NOT NULL
+      AND e.game_no IN (SELECT game_no FROM chosen)
+    GROUP BY ALL
+),
+ended AS (
+    SELECT c.rules, c.rules_key, c.seated, count(*) AS rounds,
+           count(*) FILTER (WHERE r."end" = 'yaniv') AS yaniv,
+           count(*) FILTER (WHERE r.assafed) AS assafed,
+           count(*) FILTER (WHERE r."end" = 'stock') AS stock,
+           count(*) FILTER (WHERE r."end" IS NULL) AS unfinished,
+           avg(t.turns) FILTER (WHERE r."end" IS NOT NULL) AS turns
+    FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
+    LEFT JOIN turns t ON t.game_no = c.game_no AND t.round = r.round
+    GROUP BY ALL
+)
+SELECT g.rules, g.rules_key, g.seated AS players, g.games,
+       coalesce(e.rounds, 0) AS rounds,
+       round(coalesce(e.rounds, 0) / g.games, 2) AS rounds_per_game,
+       coalesce(e.yaniv, 0) AS yaniv, coalesce(e.assafed, 0) AS assafed,
+       coalesce(e.stock, 0) AS stock, coalesce(e.unfinished, 0) AS unfinished,
+       round(e.turns, 2) AS turns_per_round
+FROM games g LEFT JOIN ended e USING (rules, rules_key, seated)
+ORDER BY g.rules, g.rules_key, players
+"""
+
+#: draws by the rank of the card drawn (JK a joker; 'unknown': a stock draw whose card
+#: the log does not say), from the stock and from the pile, most taken from the pile
+#: first; the row 'all' counts every draw
+PICKUPS = f"""
+WITH {CHOSEN},
+draws AS (
+    SELECT c.rules, e.source,
+           CASE WHEN e.cards IS NULL THEN 'unknown' WHEN e.cards[1] = 'JK' THEN 'JK'
+                ELSE left(e.cards[1], 1) END AS rank
+    FROM events e JOIN chosen c USING (game_no)
+    WHERE e.type = 'draw'
+)
+SELECT rules, CASE WHEN grouping(rank) = 1 THEN 'all' ELSE rank END AS card,
+       count(*) FILTER (WHERE source = 'pile') AS pile,
+       count(*) FILTER (WHERE source = 'stock') AS stock,
+       round(100.0 * count(*) FILTER (WHERE source = 'pile') / count(*), 1) AS pile_pct
+FROM draws
+GROUP BY GROUPING SETS ((rules), (rules, rank))
+ORDER BY rules, grouping(rank) DESC, pile DESC, card
+"""
+
+#: by the players seated and the seat (0: the first player of game_started): finished
+#: games and wins, and the rounds opened from that seat (played to their end) and won
+#: by the player who opened them
+SEAT_ADVANTAGE = f"""
+WITH {CHOSEN},
+seats AS (
+    SELECT c.rules, c.seated, s.seat,
+           count(*) FILTER (WHERE c.finished) AS games,
+           count(*) FILTER (WHERE s.won) AS wins
+    FROM standings s JOIN chosen c USING (fingerprint, rules_key)
+    GROUP BY ALL
+),
+openings AS (
+    SELECT c.rules, c.seated, p.seat, count(*) AS rounds_opened,
+           count(*) FILTER (WHERE p.won) AS opened_won
+    FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
+    JOIN player_rounds p ON p.fingerprint = r.fingerprint AND p.rules_key = r.rules_key
+                        AND p.round = r.round AND p.player = r.starter
+    WHERE r."end" IS NOT NULL
+    GROUP BY ALL
+)
+SELECT s.rules, s.seated AS players, s.seat, s.games, s.wins,
+       round(100.0 * s.wins / nullif(s.games, 0), 1) AS win_pct,
+       coalesce(o.rounds_opened, 0) AS rounds_opened,
+       coalesce(o.opened_won, 0) AS opened_won,
+       round(100.0 * o.opened_won / nullif(o.rounds_opened, 0), 1) AS opened_win_pct
+FROM seats s LEFT JOIN openings o USING (rules, seated, seat)
+ORDER BY s.rules, players, s.seat
+"""
+
+#: by the rule set and the reduction (a score landing on reduced_from dropped to
+#: reduced_to): how often, how often it saved the player from elimination (reduced_from
+#: itself would have put them out: above score_limit, or at it with limit_rule=reach),
+#: and Victor calls (the caller, Assafed, landed on the reduction)
+REDUCTIONS = f"""
+WITH {CHOSEN},
+reduced AS (
+    SELECT c.rules, c.rules_key, p.reduced_from, p.score_after AS reduced_to,
+           p.assafed_caller AS victor,
+           CASE WHEN json_extract_string(a.report, '$.rules.params.limit_rule') = 'reach'
+                THEN p.reduced_from >= CAST(json_extract(a.report,
+                                            '$.rules.params.score_limit') AS INTEGER)
+                ELSE p.reduced_from > CAST(json_extract(a.report,
+                                            '$.rules.params.score_limit') AS INTEGER)
+           END AS saved
+    FROM player_rounds p JOIN chosen c USING (fingerprint, rules_key)
+    JOIN audits a USING (fingerprint, rules_key)
+    WHERE p.reduced_from IS NOT NULL
+)
+SELECT rules, rules_key, reduced_from, reduced_to, count(*) AS reductions,
+       count(*) FILTER (WHERE saved) AS saved,
+       count(*) FILTER (WHERE victor) AS victor_calls,
+       count(*) FILTER (WHERE victor AND saved) AS victor_saved
+FROM reduced
+GROUP BY ALL
+ORDER BY rules, rules_key, reduced_from
+"""
+
+#: findings by code and by player (NULL: a finding of no one player), most first
+VIOLATIONS = f"""
+WITH {CHOSEN}
+SELECT c.rules, f.code, f.kind, f.player, count(*) AS findings,
+       count(DISTINCT f.fingerprint) AS games
+FROM findings f JOIN chosen c USING (fingerprint, rules_key)
+GROUP BY ALL
+ORDER BY c.rules, findings DESC, f.code, f.player NULLS LAST
+"""
+
+#: report name -> what it shows
+REPORTS = {
+    "players": "per player: games, finished, wins, win %, scored rounds, average points "
+               "per round, Yaniv calls, Assafs made and suffered, eliminations",
+    "rounds": "by rule set and players seated: games, rounds per game, how rounds ended "
+              "(Yaniv, Assafed, stock, unfinished), turns per round",
+    "pickups": "draws by the rank of the card: from the pile, from the stock, the pile's "
+               "share; the ranks taken from the pile most first",
+    "seat-advantage": "by players seated and seat: win rate, and the round win rate of the "
+                      "player who opened the round",
+    "reductions": "each reduction: how often, how often it saved a player from "
+                  "elimination, Victor calls (an Assafed Yaniv landing on it)",
+    "violations": "findings by code and by player, most first",
+    "leaderboard": "players by wins: finished games, wins, win %, average final score, "
+                   "Yaniv calls, times Assafed, Assafs made",
+    "assaf-risk": "for each hand total a Yaniv was called at: calls, how many were Assafed, "
+                  "the risk in %",
+    "findings": "finding codes by how often they occur, and in how many games",
+    "rules-impact": "the games whose winner or verdict changes under --rules R "
+                    "(against each game's declared rules)",
+}
+
+_SQL = {"players": PLAYERS, "rounds": ROUNDS, "pickups": PICKUPS,
+        "seat-advantage": SEAT_ADVANTAGE, "reductions": REDUCTIONS, "violations": VIOLATIONS,
+        "leaderboard": LEADERBOARD, "assaf-risk": ASSAF_RISK, "findings": FINDINGS,
+        "rules-impact": RULES_IMPACT}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,67 +322,126 @@ class Table:
                 "rows": [dict(zip(self.columns, row, strict=True)) for row in self.rows]}
 
 
-#: report name -> what it shows
-REPORTS = {
-    "leaderboard": "players by wins: finished games, wins, win %, average final score, "
-                   "Yaniv calls, times Assafed, Assafs made",
-    "assaf-risk": "for each hand total a Yaniv was called at: calls, how many were Assafed, "
-                  "the risk in %",
-    "findings": "finding codes by how often they occur, and in how many games",
-    "rules-impact": "the games whose winner or verdict changes under --rules R "
-                    "(against each game's declared rules)",
-}
+RuleSets = RuleSet | None | Sequence[RuleSet | None]
 
 
-def _key(rules: RuleSet | None) -> str | None:
-    return None if rules is None else rules.key
+def rule_sets_of(rules: RuleSets) -> list[RuleSet | None]:
+    """One rule set (None: each game's declared rules) or several, as a list, once each."""
+    if rules is None or isinstance(rules, RuleSet):
+        return [rules]
+    return list(dict.fromkeys(rules)) or [None]
 
 
-def _under(rules: RuleSet | None) -> str:
-    return "each game's declared rules" if rules is None else f"rules {rules.id}"
+def label(rules: RuleSet | None) -> str:
+    """The ``rules`` column's name for a rule set."""
+    return "declared" if rules is None else rules.id
 
 
-def report(archive: Archive, name: str, rules: RuleSet | None = None,
+def _under(rule_sets: Sequence[RuleSet | None]) -> str:
+    if len(rule_sets) == 1:
+        rules = rule_sets[0]
+        return "each game's declared rules" if rules is None else f"rules {rules.id}"
+    return "each of " + ", ".join(label(r) for r in rule_sets)
+
+
+def _run(archive: Archive, sql: str, rule_sets: Sequence[RuleSet | None],
+         players: int | None, *extra: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Columns and rows of a report's SQL, rule set by rule set in the order asked;
+    without the ``rules`` column when there is one rule set."""
+    labels = [label(r) for r in rule_sets]
+    columns, rows = archive.query(sql, [[None if r is None else r.key for r in rule_sets],
+                                        labels, players, *extra])
+    order = {name: i for i, name in enumerate(labels)}
+    rows = sorted(rows, key=lambda row: order[row[0]])  # stable: each query's order kept
+    if len(rule_sets) == 1:
+        return columns[1:], [row[1:] for row in rows]
+    return columns, rows
+
+
+def report(archive: Archive, name: str, rules: RuleSets = None,
            players: int | None = None) -> Table:
-    """Report ``name`` of :data:`REPORTS` (the games must be audited under the rules)."""
-    if name == "leaderboard":
-        columns, rows = archive.query(LEADERBOARD, [_key(rules)])
-        return Table(name, columns, rows, f"{len(rows)} players, under {_under(rules)}")
-    if name == "assaf-risk":
-        columns, rows = archive.query(ASSAF_RISK, [_key(rules), players])
-        calls = sum(row[1] for row in rows)
-        assafed = sum(row[2] for row in rows)
-        who = f" with {players} players in the round" if players else ""
-        return Table(name, columns, rows,
-                     f"{calls} Yaniv calls{who}, {assafed} Assafed, under {_under(rules)}")
-    if name == "findings":
-        columns, rows = archive.query(FINDINGS, [_key(rules)])
-        total = sum(row[2] for row in rows)
-        return Table(name, columns, rows,
-                     f"{total} findings of {len(rows)} kinds, under {_under(rules)}")
+    """Report ``name`` of :data:`REPORTS` under one rule set or several (the games must
+    be audited under them; for rules-impact under the declared rules too)."""
+    if name not in REPORTS:
+        raise ValueError(f"unknown report {name!r}; expected one of {', '.join(REPORTS)}")
+    rule_sets = rule_sets_of(rules)
+    under = _under(rule_sets)
     if name == "rules-impact":
-        if rules is None:
+        if None in rule_sets:
             raise ValueError("rules-impact needs --rules R: the rule set to compare with")
-        columns, rows = archive.query(RULES_IMPACT, [rules.key])
-        changed: list[tuple[Any, ...]] = []
-        counts = {"winner": 0, "unplayable": 0, "verdict": 0}
-        for row in rows:
-            _, _, declared_verdict, declared_winners, verdict, winners = row
-            if verdict == "corrupt":
-                change = "unplayable"  # e.g. a card the other deck does not have
-            elif winners != declared_winners:
-                change = "winner"
-            elif verdict != declared_verdict:
-                change = "verdict"
-            else:
-                continue
-            counts[change] += 1
-            changed.append((*row, change))
-        return Table(name, [*columns, "change"], changed,
-                     f"under {rules.id}, of {len(rows)} games: {counts['winner']} have another "
-                     f"winner, {counts['verdict']} another verdict only, "
-                     f"{counts['unplayable']} cannot be played (corrupt under those rules)")
-    raise ValueError(f"unknown report {name!r}; expected one of {', '.join(REPORTS)}")
+        return _rules_impact(archive, rule_sets, players)
+    columns, rows = _run(archive, _SQL[name], rule_sets, players)
+    col = {c: i for i, c in enumerate(columns)}
+    who = f" with {players} players" if players else ""
+
+    def total(column: str) -> int:
+        return sum(row[col[column]] or 0 for row in rows)
+
+    if name == "assaf-risk":
+        summary = (f"{total('calls')} Yaniv calls{who + ' in the round' if who else ''}, "
+                   f"{total('assafed')} Assafed, under {under}")
+    elif name == "findings":
+        summary = f"{total('findings')} findings of {len(rows)} kinds, under {under}"
+    elif name in ("leaderboard", "players"):
+        names = {row[col["player"]] for row in rows}
+        summary = f"{len(names)} players, in games{who} under {under}"
+    elif name == "rounds":
+        summary = (f"{total('rounds')} rounds of {total('games')} games{who}: "
+                   f"{total('yaniv')} ended by a Yaniv ({total('assafed')} Assafed), "
+                   f"{total('stock')} by the stock, {total('unfinished')} unfinished, "
+                   f"under {under}")
+    elif name == "pickups":
+        alls = [row for row in rows if row[col["card"]] == "all"]
+        pile = sum(row[col["pile"]] for row in alls)
+        stock = sum(row[col["stock"]] for row in alls)
+        share = f" ({100 * pile / (pile + stock):.1f}%)" if pile + stock else ""
+        summary = (f"{pile + stock} draws in games{who}: {stock} from the stock, "
+                   f"{pile} from the pile{share}, under {under}")
+    elif name == "seat-advantage":
+        opened, won = total("rounds_opened"), total("opened_won")
+        share = f" ({100 * won / opened:.1f}%)" if opened else ""
+        summary = (f"the player who opened the round won {won} of {opened} rounds{share}, "
+                   f"in games{who} under {under}")
+    elif name == "reductions":
+        summary = (f"{total('reductions')} reductions, {total('saved')} saved a player "
+                   f"from elimination, {total('victor_calls')} Victor calls (an Assafed "
+                   f"Yaniv landing on a reduction), in games{who} under {under}")
+    else:  # violations
+        summary = (f"{total('findings')} findings, {len(rows)} by code and player, in "
+                   f"games{who} under {under}")
+    return Table(name, columns, rows, summary)
+
+
+def _rules_impact(archive: Archive, rule_sets: list[RuleSet | None],
+                  players: int | None) -> Table:
+    columns, rows = _run(archive, RULES_IMPACT, rule_sets, players)
+    changed: list[tuple[Any, ...]] = []
+    counts: dict[str, dict[str, int]] = {}
+    seen: dict[str, int] = {}
+    several = len(rule_sets) > 1
+    for row in rows:
+        under = row[0] if several else rule_sets[0].id  # type: ignore[union-attr]
+        seen[under] = seen.get(under, 0) + 1
+        count = counts.setdefault(under, {"winner": 0, "unplayable": 0, "verdict": 0})
+        declared_verdict, declared_winners, verdict, winners = row[-4:]
+        if verdict == "corrupt":
+            change = "unplayable"  # e.g. a card the other deck does not have
+        elif winners != declared_winners:
+            change = "winner"
+        elif verdict != declared_verdict:
+            change = "verdict"
+        else:
+            continue
+        count[change] += 1
+        changed.append((*row, change))
+    parts = []
+    for rules in rule_sets:
+        name = label(rules)
+        c = counts.get(name, {"winner": 0, "unplayable": 0, "verdict": 0})
+        parts.append(f"under {name}, of {seen.get(name, 0)} games: {c['winner']} have "
+                     f"another winner, {c['verdict']} another verdict only, "
+                     f"{c['unplayable']} cannot be played (corrupt under those rules)")
+    return Table("rules-impact", [*columns, "change"], changed, "; ".join(parts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +484,7 @@ class Odds:
 def odds(archive: Archive, total: int, players: int | None = None,
          rules: RuleSet | None = None) -> Odds:
     """The archive's Assaf risk of calling Yaniv at ``total``."""
-    _, rows = archive.query(ODDS, [_key(rules), total, players])
+    _, rows = archive.query(ODDS, [[None if rules is None else rules.key], [label(rules)],
+                                   players, total])
     calls, assafed = rows[0] if rows else (0, 0)
     return Odds(total, players, int(calls), int(assafed))

@@ -37,6 +37,7 @@ import duckdb
 from . import ENGINE, safe_sql
 from .bulk import mapped, no_gc
 from .errors import ArchiveError, LogFormatError
+from .events import Event
 from .rules import RuleSet
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -44,11 +45,38 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 DEFAULT_DB = "yaniv-archive.duckdb"
 #: the environment variable that names another default archive
 DB_ENV = "YANIV_AUDIT_DB"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+#: the older schemas :meth:`Archive._migrate` brings forward on open
+MIGRATES_FROM = ("1",)
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
 #: event rows collected before they are written, when ingesting
 WRITE_BATCH = 50_000
+
+#: SQL: game ``g`` is the latest version of its game (no longer one is archived)
+LATEST = ("(g.part_of IS NULL AND NOT EXISTS "
+          "(SELECT 1 FROM games later WHERE later.extends = g.fingerprint))")
+
+#: what schema 2 added to schema 1 (besides the typed columns of ``events``)
+SCHEMA_2 = f"""
+CREATE TABLE IF NOT EXISTS player_rounds (
+    fingerprint VARCHAR NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    round INTEGER NOT NULL,
+    player VARCHAR NOT NULL,
+    seat INTEGER NOT NULL,
+    total INTEGER,
+    points INTEGER,
+    score_after INTEGER,
+    called BOOLEAN NOT NULL,
+    assafed_caller BOOLEAN NOT NULL,
+    assafer BOOLEAN NOT NULL,
+    won BOOLEAN NOT NULL,
+    reduced_from INTEGER,
+    went_out BOOLEAN NOT NULL
+);
+CREATE VIEW IF NOT EXISTS latest_games AS SELECT g.* FROM games g WHERE {LATEST};
+"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS archive_info (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
@@ -76,7 +104,10 @@ CREATE TABLE IF NOT EXISTS events (
     seq INTEGER NOT NULL,
     type VARCHAR NOT NULL,
     player VARCHAR,
-    event VARCHAR NOT NULL
+    event VARCHAR NOT NULL,
+    round INTEGER,
+    source VARCHAR,
+    cards VARCHAR[]
 );
 CREATE TABLE IF NOT EXISTS audits (
     fingerprint VARCHAR NOT NULL,
@@ -124,7 +155,8 @@ CREATE TABLE IF NOT EXISTS standings (
     won BOOLEAN NOT NULL,
     out BOOLEAN NOT NULL
 );
-"""
+""" + SCHEMA_2
+
 
 #: what each table holds, for ``yaniv-audit query --tables`` and the README
 TABLES = {
@@ -132,22 +164,26 @@ TABLES = {
              "declared rules (rules_key, rules_id), events, extends (the earlier version "
              "of the same game it continues), part_of (a longer version archived before "
              "it), started_at, ingested_at",
-    "events": "every event: game_no, seq, type, player, event (its canonical JSON)",
+    "latest_games": "(a view) the games rows of the latest version of each game: a game "
+                    "paused and continued counts once; count games here",
+    "events": "every event: game_no, seq, type, player, event (its canonical JSON), round "
+              "(the round it belongs to), source (a draw's stock or pile), cards (a "
+              "discard's cards, a draw's or slap's card)",
     "audits": "one row per game and rule set audited: verdict, finished, winners, rounds, "
               "findings, the full report (JSON), engine, audited_at",
     "findings": "every finding of those audits: seq, round, player, kind, code, message",
     "rounds": "every scored round: players in it, starter, end, caller, caller_total, "
               "assafed, assafers, winners",
     "standings": "every player of every audited game: seat, final score, won, out",
+    "player_rounds": "every player of every round of those audits: seat, total (hand), "
+                     "points, score_after, called, assafed_caller, assafer, won, "
+                     "reduced_from (the score a reduction lowered), went_out",
     "checkpoints": "every checkpoint taken: games (how many), root (the Merkle tree hash "
                    "of their fingerprints in ingest order), created_at",
 }
-DERIVED = ("findings", "rounds", "standings", "audits")
+DERIVED = ("findings", "rounds", "standings", "player_rounds", "audits")
 #: the tables export writes (the checkpoints stay with the archive they vouch for)
-EXPORTED = ("games", "events", "audits", "findings", "rounds", "standings")
-#: SQL: game ``g`` is the latest version of its game (no longer one is archived)
-LATEST = ("(g.part_of IS NULL AND NOT EXISTS "
-          "(SELECT 1 FROM games later WHERE later.extends = g.fingerprint))")
+EXPORTED = ("games", "events", "audits", "findings", "rounds", "standings", "player_rounds")
 #: how ``export`` can partition the Parquet files
 EXPORT_BY = ("month", "rules")
 
@@ -174,6 +210,11 @@ class IngestRow:
     types: list[str]
     event_players: list[str | None]
     leaves: list[str]
+    #: the typed columns of each event: its round, a draw's source, its cards (space-joined:
+    #: one string travels to the archive much faster than a list)
+    rounds: list[int | None]
+    sources: list[str | None]
+    cards: list[str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,13 +250,79 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
     started = None
     if game.at is not None:
         started = datetime.fromisoformat(game.at)
+    rounds, sources, cards = event_columns(log.events)
     return IngestRow(
         source=path, fingerprint=fingerprint, game_id=game.game_id or fingerprint,
         players=list(game.players), rules_key=game.rules.key, rules_id=game.rules.id,
         started_at=started, types=[e.type for e in log.events],
         event_players=[getattr(e, "player", None) for e in log.events],
         leaves=[leaf.decode("utf-8") for leaf in log.leaves],
+        rounds=rounds, sources=sources, cards=cards,
     )
+
+
+def event_columns(events: Sequence[Event],
+                  ) -> tuple[list[int | None], list[str | None], list[str | None]]:
+    """The typed columns of ``events``: the round each belongs to (its own for
+    round_started and round_ended, the round last started for the others, None for
+    game_started, game_ended and what comes before the first round), a draw's source,
+    and the cards (a discard's, a draw's or slap's card when known), space-joined
+    (:func:`_insert` splits them). The same as :data:`BACKFILL` computes from the
+    stored JSON."""
+    from .cards import NAMES
+    from .events import Discard, Draw, GameEnded, GameStarted, RoundEnded, RoundStarted, Slap
+
+    rounds: list[int | None] = []
+    sources: list[str | None] = []
+    cards: list[str | None] = []
+    current: int | None = None
+    for e in events:
+        source: str | None = None
+        held: str | None = None
+        if isinstance(e, RoundStarted):
+            current = e.round
+            rounds.append(e.round)
+        elif isinstance(e, RoundEnded):
+            rounds.append(e.round)
+        elif isinstance(e, (GameStarted, GameEnded)):
+            rounds.append(None)
+        else:
+            rounds.append(current)
+        if isinstance(e, Discard):
+            held = " ".join([NAMES[c] for c in e.cards])
+        elif isinstance(e, Draw):
+            source = e.source
+            held = None if e.card is None else NAMES[e.card]
+        elif isinstance(e, Slap):
+            held = NAMES[e.card]
+        sources.append(source)
+        cards.append(held)
+    return rounds, sources, cards
+
+
+#: SQL: the typed columns of ``events`` from each stored event's JSON, for an archive
+#: of schema 1 (what :func:`event_columns` gives at ingest)
+BACKFILL = """
+UPDATE events SET round = t.round, source = t.source, cards = t.cards
+FROM (
+    SELECT game_no, seq,
+           CASE WHEN type IN ('round_started', 'round_ended')
+                    THEN TRY_CAST(event->>'round' AS INTEGER)
+                WHEN type IN ('game_started', 'game_ended') THEN NULL
+                ELSE last_value(CASE WHEN type = 'round_started'
+                                     THEN TRY_CAST(event->>'round' AS INTEGER) END
+                                IGNORE NULLS) OVER (PARTITION BY game_no ORDER BY seq
+                                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+           END AS round,
+           CASE WHEN type = 'draw' THEN event->>'source' END AS source,
+           CASE WHEN type = 'discard' THEN json_extract_string(event, '$.cards[*]')
+                WHEN type IN ('draw', 'slap') AND event->>'card' IS NOT NULL
+                    THEN [event->>'card']
+           END AS cards
+    FROM events
+) t
+WHERE events.game_no = t.game_no AND events.seq = t.seq
+"""
 
 
 def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
@@ -242,6 +349,7 @@ def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
                        bool(caller and r["assaf"]), r["assaf"], r["winners"]))
     winners, out = set(final["winners"]), set(final["out"])
     return {
+        "player_rounds": player_round_rows(report, key),
         "audits": [(fp, key, rules_id, report["engine"], report["verdict"], final["finished"],
                     final["winners"], len(report["rounds"]), len(report["findings"]),
                     to_json_line(stored))],
@@ -251,6 +359,29 @@ def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
         "standings": [(fp, key, p, seat, score, p in winners, p in out)
                       for seat, (p, score) in enumerate(final["scores"].items())],
     }
+
+
+def player_round_rows(report: dict[str, Any], key: str) -> list[tuple[Any, ...]]:
+    """The ``player_rounds`` rows of a report: each player of each round (those with a
+    hand total, else those not out yet), in seat order."""
+    fp = report["fingerprint"]
+    seats = {p: seat for seat, p in enumerate(report["final"]["scores"])}
+    rows = []
+    gone: set[str] = set()
+    for r in report["rounds"]:
+        totals, points, scores = r["totals"], r["points"], r["scores"]
+        caller, assaf = r["caller"], set(r["assaf"])
+        in_round = totals or points or [p for p in scores if p not in gone]
+        reduced = {x["player"]: x["from"] for x in r.get("reductions", [])}
+        out = set(r.get("out", []))
+        winners = set(r["winners"])
+        for p in sorted(in_round, key=lambda p: seats.get(p, len(seats))):
+            rows.append((fp, key, r["round"], p, seats.get(p, -1), totals.get(p),
+                         points.get(p), scores.get(p), p == caller,
+                         p == caller and bool(assaf), p in assaf, p in winners,
+                         reduced.get(p), p in out))
+        gone |= out
+    return rows
 
 
 def _comparable(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -270,7 +401,7 @@ def _audit_difference(stored: dict[str, list[tuple[Any, ...]]],
             said.append(f"{name} {old[i]!r} where a new audit gives {new[i]!r}")
     if said:
         return "the stored audit says " + "; ".join(said)
-    for table in ("audits", "findings", "rounds", "standings"):
+    for table in ("audits", "findings", "rounds", "standings", "player_rounds"):
         if _comparable(stored.get(table, [])) != _comparable(fresh[table]):
             return f"its stored {table} rows differ from a new audit"
     return None
@@ -394,6 +525,10 @@ def _no_progress(items: Iterable[Any], length: int, label: str,
 # --- the archive -------------------------------------------------------------------
 
 
+class _OlderSchema(Exception):
+    """An archive of an older schema, opened read-only: it must be migrated first."""
+
+
 class Archive:
     """One DuckDB archive file, opened for this process (a context manager).
 
@@ -443,6 +578,18 @@ class Archive:
             raise ArchiveError(f"{self.path}: cannot open the archive ({text})") from None
         try:
             self._prepare(read_only)
+        except _OlderSchema:
+            # opened read-only: migrate on a connection of its own, then open as asked
+            self.con.close()
+            try:
+                Archive(self.path, create=False).close()
+            except ArchiveError as exc:
+                raise ArchiveError(
+                    f"{exc} (its schema is older: it is brought forward to schema "
+                    f"{SCHEMA_VERSION} the first time it is opened, which writes to it)"
+                ) from None
+            self.__init__(path, read_only=read_only, create=create,  # type: ignore[misc]
+                          locked=locked)
         except duckdb.Error as exc:
             self.con.close()
             raise damaged(self.path, exc) from None
@@ -456,6 +603,11 @@ class Archive:
         ).fetchall()}
         if "archive_info" in tables:
             row = _one(self.con.execute("SELECT value FROM archive_info WHERE key = 'schema'"))
+            if row is not None and row[0] in MIGRATES_FROM:
+                if read_only:
+                    raise _OlderSchema(row[0])
+                self._migrate(row[0])
+                return
             if row is None or row[0] != SCHEMA_VERSION:
                 raise ArchiveError(
                     f"{self.path}: archive schema {row[0] if row else 'unknown'}, this "
@@ -470,6 +622,41 @@ class Archive:
         self.con.execute(SCHEMA)
         self.con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
                          [SCHEMA_VERSION, ENGINE])
+
+    def _migrate(self, version: str) -> None:
+        """Bring an archive of schema ``version`` (1) forward to :data:`SCHEMA_VERSION`, in
+        one transaction: the typed columns of ``events`` added and filled from each
+        event's JSON (:data:`BACKFILL`), ``player_rounds`` created and filled from every
+        stored audit report, the views created."""
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for column, kind in (("round", "INTEGER"), ("source", "VARCHAR"),
+                                 ("cards", "VARCHAR[]")):
+                con.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
+            con.execute(BACKFILL)
+            con.execute(SCHEMA_2)
+            audits = con.execute("SELECT fingerprint, rules_key FROM audits "
+                                 "ORDER BY fingerprint, rules_key").fetchall()
+            for start in range(0, len(audits), READ_BATCH):
+                batch = audits[start:start + READ_BATCH]
+                reports = con.execute(
+                    "SELECT rules_key, report FROM audits WHERE (fingerprint, rules_key) IN "
+                    "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))",
+                    [[fp for fp, _ in batch], [key for _, key in batch]]).fetchall()
+                rows = [row for key, text in reports
+                        for row in player_round_rows(json.loads(text), key)]
+                if rows:
+                    _insert(con, "player_rounds",
+                            [list(column) for column in zip(*rows, strict=True)])
+            con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'",
+                        [SCHEMA_VERSION])
+            con.execute("INSERT INTO archive_info VALUES (?, ?)",
+                        [f"migrated_from_{version}", ENGINE])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self.con.close()
@@ -601,13 +788,20 @@ class Archive:
             types: list[str] = []
             players: list[str | None] = []
             leaves: list[str] = []
+            round_col: list[int | None] = []
+            sources: list[str | None] = []
+            cards: list[str | None] = []
             for n, r in zip(numbers, rows, strict=True):
                 game_nos.extend([n] * len(r.leaves))
                 seqs.extend(range(len(r.leaves)))
                 types.extend(r.types)
                 players.extend(r.event_players)
                 leaves.extend(r.leaves)
-            _insert(con, "events", [game_nos, seqs, types, players, leaves])
+                round_col.extend(r.rounds)
+                sources.extend(r.sources)
+                cards.extend(r.cards)
+            _insert(con, "events", [game_nos, seqs, types, players, leaves, round_col,
+                                    sources, cards], joined=("cards",))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -719,6 +913,7 @@ class Archive:
         findings: list[tuple[Any, ...]] = []
         rounds: list[tuple[Any, ...]] = []
         standings: list[tuple[Any, ...]] = []
+        player_rounds: list[tuple[Any, ...]] = []
         for report in reports:
             if report["verdict"] == "unreadable":
                 continue  # nothing to store: verify tells what happened to the game
@@ -727,6 +922,7 @@ class Archive:
             findings.extend(derived["findings"])
             rounds.extend(derived["rounds"])
             standings.extend(derived["standings"])
+            player_rounds.extend(derived["player_rounds"])
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
@@ -736,7 +932,8 @@ class Archive:
                     f"DELETE FROM {table} WHERE (fingerprint, rules_key) IN "  # noqa: S608
                     "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))", pairs)
             for table, rows in (("audits", audits), ("findings", findings),
-                                ("rounds", rounds), ("standings", standings)):
+                                ("rounds", rounds), ("standings", standings),
+                                ("player_rounds", player_rounds)):
                 if rows:
                     _insert(con, table, [list(column) for column in zip(*rows, strict=True)])
             con.execute("COMMIT")
@@ -970,19 +1167,26 @@ def _export_select(table: str, by: str) -> tuple[str, list[str]]:
     return f"SELECT t.*, {columns} FROM {table} t{join}", names  # noqa: S608
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]],
+            joined: Sequence[str] = ()) -> None:
     """Append rows given column by column, in one statement.
 
     Each column travels as one list parameter and ``unnest`` zips them back into
-    rows: much faster than ``executemany``, which runs the statement per row.
+    rows: much faster than ``executemany``, which runs the statement per row. The
+    VARCHAR[] columns named in ``joined`` come as space-joined strings (None: NULL),
+    split here: a list of strings per row would travel four times slower.
     """
-    types = [row[1] for row in con.execute(
+    info = con.execute(
         "SELECT column_name, data_type FROM information_schema.columns "
-        "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()]
-    if len(types) != len(columns):
-        raise ValueError(f"{table} has {len(types)} columns, {len(columns)} given")
-    selects = ", ".join(f"unnest(${i}::{t}[])" for i, t in enumerate(types, 1))
-    con.execute(f"INSERT INTO {table} SELECT {selects}", columns)  # noqa: S608
+        "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+    if len(info) != len(columns):
+        raise ValueError(f"{table} has {len(info)} columns, {len(columns)} given")
+    inner = ", ".join(f"unnest(${i}::{'VARCHAR' if name in joined else kind}[]) AS c{i}"
+                      for i, (name, kind) in enumerate(info, 1))
+    outer = ", ".join(f"CASE WHEN c{i} = '' THEN []::VARCHAR[] ELSE string_split(c{i}, ' ') END"
+                      if name in joined else f"c{i}" for i, (name, _) in enumerate(info, 1))
+    con.execute(f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})",  # noqa: S608
+                columns)
 
 
 def _one(cursor: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:

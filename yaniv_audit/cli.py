@@ -686,7 +686,8 @@ def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
     """Run one SELECT statement on the archive's tables (without SQL: list them).
 
     Tables: games, events (the logs as ingested), audits, findings, rounds,
-    standings (what the audits derived), checkpoints. The statement can only
+    standings, player_rounds (what the audits derived), checkpoints; the view
+    latest_games (each game once, as its latest version). The statement can only
     read them: the archive is opened read-only on a connection that reaches no
     file, network, extension or setting, and anything but one SELECT (COPY,
     ATTACH, SET, CREATE, several statements, read_csv(), ...) is refused with
@@ -773,37 +774,69 @@ def archive_for_report(db: str | None, rule_sets: list[Any]) -> Any:
     return archive
 
 
+REPORT_NAMES = ["players", "rounds", "pickups", "seat-advantage", "reductions", "violations",
+                "leaderboard", "assaf-risk", "findings", "rules-impact"]
+
+
+def csv_cell(value: Any) -> Any:
+    """A value for a CSV cell: a list space-joined, NULL empty."""
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    return "" if value is None else value
+
+
 @cli.command()
-@click.argument("name", type=click.Choice(["leaderboard", "assaf-risk", "findings",
-                                           "rules-impact"]))
+@click.argument("name", type=click.Choice(REPORT_NAMES))
 @db_option
-@rules_option()
+@rules_option(multiple=True)
 @click.option("--players", type=click.IntRange(2, 8), default=None,
-              help="assaf-risk: only rounds with this many players")
-@click.option("--json", "as_json", is_flag=True, help="the report as one JSON object")
-def report(name: str, db: str | None, rules_specs: str | None, players: int | None,
-           as_json: bool) -> None:
+              help="only games of N players (assaf-risk: only rounds with N players)")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default=None,
+              help="a table (the default) with a summary line, one JSON object, or CSV")
+@click.option("--json", "as_json", is_flag=True, help="the same as --format json")
+def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int | None,
+           fmt: str | None, as_json: bool) -> None:
     """An analytics report over the archive (games not audited yet are audited first).
 
+    Each game counts once (its latest version), under its declared rules or
+    under --rules R; several --rules give the report under each, with a rules
+    column. Corrupt games are left out.
+
     \b
-    leaderboard   players by wins, with Yaniv calls and Assafs
-    assaf-risk    how often a Yaniv at each total was Assafed
-    findings      which rules get broken, how often
-    rules-impact  which games change winner under --rules R
+    players         per player: games, wins, points per round, Yanivs, Assafs, eliminations
+    rounds          rounds per game and how they end, by rule set and players
+    pickups         stock against pile draws, and the cards taken from the pile most
+    seat-advantage  win rate by seat, and the round win rate of the player who opens
+    reductions      reductions that saved a player from elimination; Victor calls
+    violations      findings by code and by player
+    leaderboard     players by wins, with Yaniv calls and Assafs
+    assaf-risk      how often a Yaniv at each total was Assafed
+    findings        which rules get broken, how often
+    rules-impact    which games change winner under --rules R
     """
+    import csv
+
     from . import analytics
 
-    rules = resolve_or_usage(rules_specs) if rules_specs else None
-    if name == "rules-impact" and rules is None:
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError("--json is --format json: give one of them")
+    fmt = "json" if as_json else (fmt or "table")
+    rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [None]
+    if name == "rules-impact" and None in rule_sets:
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
-    with archive_for_report(db, [None] if rules is None else [None, rules]) as archive:
-        table = analytics.report(archive, name, rules, players)
-    if as_json:
+    needed = [None, *rule_sets] if name == "rules-impact" else rule_sets
+    with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
+        table = analytics.report(archive, name, rule_sets, players)
+    if fmt == "json":
         emit_json(table.to_json())
-        return
-    click.echo(table.summary)
-    if table.rows:
-        click.echo(render_table(table.columns, table.rows))
+    elif fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(table.columns)
+        writer.writerows([csv_cell(v) for v in row] for row in table.rows)
+    else:
+        click.echo(table.summary)
+        if table.rows:
+            click.echo(render_table(table.columns, table.rows))
 
 
 class OddsGroup(click.Group):
