@@ -1,0 +1,114 @@
+"""The archive at scale: ingest, audit --db, size, memory and every report, per archive size.
+
+Run from the repository root (not part of the test suite):
+
+    .venv/bin/python bench/archive.py --games 1000 --games 10000
+
+For each size it builds a fresh archive in a temporary directory and prints one
+line per measured step. Simulating games is slower than archiving them, so
+the archive is built from a base of simulated games (``--base``, default 500,
+cached in the temp directory) written out again as many times as needed, each
+copy with a recorder field (``"_copy": N`` on its first event) so that every
+copy is a distinct game with a fingerprint of its own. Each command runs as a
+subprocess of its own, as a user runs it, and its wall time and peak memory
+(the command and its workers) are measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CLI = [sys.executable, "-m", "yaniv_audit.cli"]
+REPORTS = ["leaderboard", "assaf-risk", "findings"]
+
+
+def base_games(count: int) -> Path:
+    """A cached directory of ``count`` simulated four-player games."""
+    where = Path(tempfile.gettempdir()) / f"yaniv-audit-archive-bench-base-{count}"
+    if not (where / ".done").exists():
+        subprocess.run([*CLI, "simulate", "--games", str(count), "--players", "4",
+                        "--seed", "11", "--out", str(where)], check=True,
+                       stdout=subprocess.DEVNULL)
+        (where / ".done").write_text("ok")
+    return where
+
+
+def corpus(base: Path, games: int, out: Path) -> int:
+    """Write ``games`` distinct logs into ``out`` from the base; their events."""
+    logs = sorted(base.glob("*.jsonl"))
+    out.mkdir(parents=True)
+    events = 0
+    for n in range(games):
+        lines = logs[n % len(logs)].read_text().splitlines()
+        first = json.loads(lines[0])
+        first["_copy"] = n // len(logs)
+        lines[0] = json.dumps(first)
+        (out / f"g{n:06d}.jsonl").write_text("\n".join(lines) + "\n")
+        events += len(lines)
+    return events
+
+
+def timed(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB, the largest of the command and its workers)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run([*CLI, *args], check=False, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def measure(base: Path, games: int, work: Path) -> None:
+    logs = work / "logs"
+    events = corpus(base, games, logs)
+    db = work / "archive.duckdb"
+    print(f"\n{games:,} games, {events:,} events")
+    seconds, rss = timed(["ingest", str(logs), "--db", str(db)])
+    print(f"  ingest                  {seconds:8.2f} s  {events / seconds:>10,.0f} events/s  "
+          f"peak RSS so far {rss:,.0f} MiB")
+    seconds, rss = timed(["audit", "--db", str(db), "--exit-zero"])
+    print(f"  audit --db              {seconds:8.2f} s  {events / seconds:>10,.0f} events/s  "
+          f"peak RSS so far {rss:,.0f} MiB")
+    size = os.path.getsize(db)
+    print(f"  archive size            {size / 2**20:8.1f} MiB  "
+          f"{size / games / 1024:.1f} KiB a game")
+    for name in REPORTS:
+        seconds, _ = timed(["report", name, "--db", str(db)])
+        print(f"  report {name:16} {seconds:8.2f} s")
+    seconds, _ = timed(["report", "rules-impact", "--rules", "classic", "--db", str(db)])
+    print(f"  report rules-impact     {seconds:8.2f} s  (audits every game under classic first)")
+    seconds, _ = timed(["report", "rules-impact", "--rules", "classic", "--db", str(db)])
+    print(f"  report rules-impact     {seconds:8.2f} s  (again, nothing to audit)")
+    seconds, _ = timed(["odds", "assaf", "5", "--db", str(db)])
+    print(f"  odds assaf 5            {seconds:8.2f} s")
+    seconds, _ = timed(["verify", "--db", str(db)])
+    print(f"  verify                  {seconds:8.2f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, action="append",
+                        help="archive size to measure (repeatable; default 1000 and 10000)")
+    parser.add_argument("--base", type=int, default=500,
+                        help="simulated games the archive is built from (default 500)")
+    args = parser.parse_args()
+    sizes = args.games or [1000, 10000]
+    base = base_games(args.base)
+    print(f"yaniv-audit archive bench: sizes {', '.join(f'{n:,}' for n in sizes)}; "
+          f"{args.base} simulated base games; {os.cpu_count()} cores")
+    for games in sizes:
+        with tempfile.TemporaryDirectory(prefix="yaniv-archive-bench-") as work:
+            measure(base, games, Path(work))
+
+
+if __name__ == "__main__":
+    main()
