@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 CLI = [sys.executable, "-m", "yaniv_audit.cli"]
-REPORTS = ["leaderboard", "assaf-risk", "findings"]
+REPORTS = ["leaderboard", "assaf-risk", "findings", "players", "rounds", "pickups",
+           "seat-advantage", "reductions", "violations"]
 
 
 def base_games(count: int) -> Path:
