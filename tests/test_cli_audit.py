@@ -576,3 +576,41 @@ def test_python_dash_m_is_the_same_command() -> None:
     out = subprocess.run([sys.executable, "-m", "yaniv_audit", "--version"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("yaniv-audit, version ")
+
+
+def test_progress_on_a_terminal_is_cleared_and_never_glued_to_a_ruling() -> None:
+    """On a (pseudo-)terminal the bar shows its games/s on stderr, and every ruling line
+    reads whole on the screen: what a terminal shows of a line is what follows its last
+    carriage return."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    main, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 wide
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "yaniv_audit.cli", "audit",
+                                    str(REPLAYS), "--jobs", "2", "--exit-zero"],
+                                   stdout=secondary, stderr=secondary)
+        os.close(secondary)
+        screen = b""
+        while True:  # read as it comes: a full terminal buffer would stop the command
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the command and its workers closed the terminal
+                break
+            if not chunk:
+                break
+            screen += chunk
+        assert process.wait(timeout=120) == 0
+    finally:
+        os.close(main)
+    text = screen.decode(errors="replace")
+    assert "auditing" in text and "game/s" in text
+    shown = [line.rstrip("\r").split("\r")[-1] for line in text.split("\n")]
+    rulings = [line for line in shown if " under " in line and ": " in line]
+    assert len(rulings) == 258
+    assert all(line.startswith(str(REPLAYS)) for line in rulings), [
+        line for line in rulings if not line.startswith(str(REPLAYS))][:3]
+    assert any(line.startswith("258 games: ") for line in shown)

@@ -10,7 +10,8 @@ import glob
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -44,10 +45,24 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-def progress(items: Any, length: int, label: str) -> Any:
-    """A progress bar on standard error, shown only on a terminal."""
-    return click.progressbar(items, length=length, label=label, file=sys.stderr,
-                             hidden=not sys.stderr.isatty())
+@contextmanager
+def progress(items: Any, length: int, label: str, unit: str = "game") -> Iterator[Any]:
+    """A progress bar with its rate (games/s) on standard error, only on a terminal and
+    only for more than one item; it is cleared when done, and :func:`say` prints lines
+    above it, so that no line is glued to it."""
+    from tqdm import tqdm
+
+    shown = length > 1 and sys.stderr.isatty()
+    with tqdm(items, total=length, desc=label, unit=unit, file=sys.stderr, leave=False,
+              disable=not shown, dynamic_ncols=True) as bar:
+        yield bar
+
+
+def say(line: str) -> None:
+    """One line on standard output, above a progress bar if one is shown."""
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stdout)
 
 
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -357,16 +372,15 @@ def print_reports(reports: Any, count: int, as_json: bool,
 
     counts: dict[str, int] = {}
     codes: list[int] = []
-    with click.progressbar(reports, length=count, label="auditing", file=sys.stderr,
-                           hidden=not (count > 1 and sys.stderr.isatty())) as bar:
+    from .audit import to_json_line
+
+    with progress(reports, count, "auditing") as bar:
+        echo = click.echo if bar.disable else say  # lines above the bar, never glued to it
         for report in bar:
             verdict = report["verdict"]
             counts[verdict] = counts.get(verdict, 0) + 1
             codes.append(EXIT_BY_VERDICT[verdict])
-            if as_json:
-                emit_json(report)
-            else:
-                click.echo(render(report))
+            echo(to_json_line(report) if as_json else render(report))
     if count > 1 or not codes:
         summary = (f"{len(codes)} games: {counts.get('clean', 0)} clean, "
                    f"{counts.get('claims', 0)} with claims only, "
@@ -476,8 +490,7 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
         target.mkdir(parents=True, exist_ok=True)
     events = 0
     try:
-        with click.progressbar(range(games), label="simulating", file=sys.stderr,
-                               hidden=not sys.stderr.isatty() or games < 2) as bar:
+        with progress(range(games), games, "simulating") as bar:
             for game in bar:
                 log = simulate_game(rules, players, list(bots), seed, game, record=record)
                 events += len(log)
