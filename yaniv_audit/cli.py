@@ -368,12 +368,10 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
 def print_reports(reports: Any, count: int, as_json: bool,
                   render: Callable[[dict[str, Any]], str]) -> list[int]:
     """Print each report (and a summary when there are several); their exit codes."""
-    from .audit import EXIT_BY_VERDICT
+    from .audit import EXIT_BY_VERDICT, to_json_line
 
     counts: dict[str, int] = {}
     codes: list[int] = []
-    from .audit import to_json_line
-
     with progress(reports, count, "auditing") as bar:
         echo = click.echo if bar.disable else say  # lines above the bar, never glued to it
         for report in bar:
