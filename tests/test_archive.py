@@ -141,8 +141,8 @@ def test_same_log_twice_in_one_ingest_is_stored_once(tmp_path: Path) -> None:
 
 def test_archive_audit_agrees_with_the_file_audit(
         archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
-    rows = archive.query("SELECT a.fingerprint, a.verdict, a.winners, a.findings, a.report "
-                         "FROM audits a JOIN games g USING (fingerprint) "
+    rows = archive.query("SELECT g.fingerprint, a.verdict, a.winners, a.findings, a.report "
+                         "FROM audits a JOIN games g USING (game_no) "
                          "WHERE a.rules_key = g.rules_key")[1]
     assert len(rows) == len(CORPUS)
     for fingerprint, verdict, winners, findings, report in rows:
@@ -401,8 +401,13 @@ def test_query_is_read_only_and_says_what_is_wrong(archive_path: Path) -> None:
 
 def test_query_without_sql_lists_the_tables(archive_path: Path) -> None:
     names = [line.split()[0] for line in run("query", db=archive_path).output.splitlines()]
-    assert names == ["games", "latest_games", "events", "audits", "findings", "rounds",
-                     "standings", "player_rounds", "checkpoints"]
+    assert names[:3] == ["games", "latest_games", "events"]
+    con = duckdb.connect(str(archive_path), read_only=True)
+    every = {name for (name,) in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_name <> 'archive_info'"
+    ).fetchall()}
+    con.close()
+    assert sorted(names) == sorted(every)  # each table and view, once
 
 
 # --- archives that cannot be used ---------------------------------------------------
@@ -532,28 +537,65 @@ def test_a_continued_game_is_linked_to_the_version_it_extends(tmp_path: Path) ->
     assert result.exit_code == 1  # a rewrite of what was played is found
     assert (f"{logs['v41']}: an earlier part of game friday-at-dana-2024-05-17, whose longer "
             f"version {fp['whole'][:16]} is archived") in result.output
-    assert (f"{logs['rewritten']}: game friday-at-dana-2024-05-17 was archived before with "
-            f"other events ({fp['whole'][:16]}): they differ from event 40 on") in result.output
+    assert (f"{logs['rewritten']}: rewrites game friday-at-dana-2024-05-17, archived before "
+            f"with other events ({fp['whole'][:16]}): they differ from event 40 on; kept as "
+            "evidence, never counted in the reports") in result.output
+    assert result.output.count("rewrites game") == 1  # said once, of the longest version
     with Archive(db) as archive:
-        rows = dict((f, (e, p)) for f, e, p in archive.query(
-            "SELECT fingerprint, extends, part_of FROM games")[1])
-        assert rows == {fp["v30"]: (None, None), fp["v50"]: (fp["v30"], None),
-                        fp["whole"]: (fp["v50"], None), fp["v41"]: (fp["v30"], fp["v50"]),
-                        fp["rewritten"]: (fp["v30"], None)}
+        rows = {f: (e, p, r) for f, e, p, r in archive.query(
+            "SELECT fingerprint, extends, part_of, rewrites FROM games")[1]}
+        assert rows == {fp["v30"]: (None, None, None), fp["v50"]: (fp["v30"], None, None),
+                        fp["whole"]: (fp["v50"], None, None),
+                        fp["v41"]: (fp["v30"], fp["whole"], None),
+                        fp["rewritten"]: (fp["v30"], None, fp["whole"])}
         assert archive.verify() == (5, [])
         list(archive.audit())
-        # the reports count the latest version of a game once (and the rewrite, which differs)
-        (games,) = archive.query("SELECT count(*) FROM standings s WHERE s.player = 'dana' AND "
-                                 "fingerprint IN (SELECT fingerprint FROM games g WHERE "
-                                 "part_of IS NULL AND NOT EXISTS (SELECT 1 FROM games h "
-                                 "WHERE h.extends = g.fingerprint))")[1][0]
-        assert games == 2
+        # the reports count the latest version of a game once, and never the rewrite
+        assert archive.query("SELECT fingerprint FROM latest_games")[1] == [(fp["whole"],)]
+        (games,) = archive.query("SELECT count(*) FROM latest_standings "
+                                 "WHERE player = 'dana'")[1][0]
+        assert games == 1
         whole = audit_file(str(logs["whole"]))
         calls = sum(1 for r in whole["rounds"] if r["end"] == "yaniv")
         rewritten = audit_file(str(logs["rewritten"]))
         assert rewritten["verdict"] == "corrupt"  # 6D was never in omer's hand: left out
         table = analytics.report(archive, "assaf-risk")
         assert sum(row[1] for row in table.rows) == calls
+
+
+def test_a_rewritten_game_counts_once_and_verify_shows_it(tmp_path: Path) -> None:
+    """A log that rewrites an archived game (here the note after round 2, with the whole
+    game kept) is stored as evidence, listed by verify, and counted in no report; an
+    archive of schema 2, which did not keep rewrites, finds them again when migrated."""
+    lines = (REPLAYS / "clean-assaf-reduction.jsonl").read_text().splitlines()
+    assert lines[49].startswith('{"type": "note", "seq": 49')
+    original, rewrite = tmp_path / "original.jsonl", tmp_path / "rewrite.jsonl"
+    original.write_text("\n".join(lines) + "\n")
+    rewrite.write_text("\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"),
+                                  *lines[50:]]) + "\n")
+    fp = {p: tree_hash(read_log(p).leaves).hex() for p in (original, rewrite)}
+    db = tmp_path / "rewrite.duckdb"
+    run("ingest", str(original), db=db)
+    assert run("ingest", str(rewrite), db=db).exit_code == 1
+    alone = tmp_path / "alone.duckdb"
+    run("ingest", str(original), db=alone)
+    for archive_file in (db, alone):
+        assert run("audit", "--db", db=archive_file).exit_code == 0
+    for name in analytics.REPORTS:
+        assert (run("report", name, "--format", "json", db=db).output
+                == run("report", name, "--format", "json", db=alone).output), name
+    said = (f"game friday-at-dana-2024-05-17 ({fp[rewrite][:16]}, from {rewrite}): rewrites "
+            f"the archived game ({fp[original][:16]}, from {original}) from event 49 on; "
+            "kept as evidence, never counted")
+    result = run("verify", db=db)
+    assert result.exit_code == 0  # the archive itself is intact
+    assert said in result.output and "; 1 rewritten game kept as evidence" in result.output
+    old = tmp_path / "schema2.duckdb"
+    old_archive(db, old, 2)
+    result = run("verify", db=old)
+    assert said in result.output
+    with Archive(old) as archive:
+        assert archive.query("SELECT fingerprint FROM latest_games")[1] == [(fp[original],)]
 
 
 def test_verify_finds_a_broken_version_link(tmp_path: Path) -> None:
@@ -700,12 +742,13 @@ def test_verify_audits_finds_an_altered_result(archive_path: Path, tmp_path: Pat
     with Archive(db) as archive:
         fp, game_id = archive.con.execute(
             "SELECT fingerprint, game_id FROM games WHERE source LIKE '%wrong-score%'").fetchone()
-        archive.con.execute("UPDATE audits SET winners = ['nobody'] WHERE fingerprint = ?", [fp])
+        archive.con.execute("UPDATE audits SET winners = ['nobody'] WHERE game_no = "
+                            "(SELECT game_no FROM games WHERE fingerprint = ?)", [fp])
         other = archive.con.execute(
-            "SELECT fingerprint FROM rounds WHERE fingerprint <> ? AND caller_total IS NOT NULL "
-            "LIMIT 1", [fp]).fetchone()[0]
-        archive.con.execute("UPDATE rounds SET caller_total = caller_total + 1 "
-                            "WHERE fingerprint = ?", [other])
+            "SELECT g.fingerprint FROM rounds r JOIN games g USING (game_no) "
+            "WHERE g.fingerprint <> ? AND caller_total IS NOT NULL LIMIT 1", [fp]).fetchone()[0]
+        archive.con.execute("UPDATE rounds SET caller_total = caller_total + 1 WHERE game_no "
+                            "= (SELECT game_no FROM games WHERE fingerprint = ?)", [other])
     assert run("verify", "--db", str(db)).exit_code == 0  # the events are intact
     result = run("verify", "--audits", "--db", str(db))
     assert result.exit_code == 1
@@ -795,19 +838,42 @@ CREATE TABLE IF NOT EXISTS standings (
 );
 """
 
-V1_TABLES = ("games", "checkpoints", "audits", "findings", "rounds", "standings")
+#: what schema 2 added to schema 1, as it was (frozen too)
+SCHEMA_2_ADDED = """
+ALTER TABLE events ADD COLUMN round INTEGER;
+ALTER TABLE events ADD COLUMN source VARCHAR;
+ALTER TABLE events ADD COLUMN cards VARCHAR[];
+CREATE TABLE player_rounds (
+    fingerprint VARCHAR NOT NULL, rules_key VARCHAR NOT NULL, round INTEGER NOT NULL,
+    player VARCHAR NOT NULL, seat INTEGER NOT NULL, total INTEGER, points INTEGER,
+    score_after INTEGER, called BOOLEAN NOT NULL, assafed_caller BOOLEAN NOT NULL,
+    assafer BOOLEAN NOT NULL, won BOOLEAN NOT NULL, reduced_from INTEGER,
+    went_out BOOLEAN NOT NULL
+);
+CREATE VIEW latest_games AS SELECT g.* FROM games g WHERE (g.part_of IS NULL AND NOT EXISTS
+    (SELECT 1 FROM games later WHERE later.extends = g.fingerprint));
+"""
 
 
-def schema_1_archive(source: Path, target: Path) -> None:
-    """An archive as schema 1 stored it: the old DDL, filled with the rows of ``source``
-    that schema 1 had (the events without their typed columns; no player_rounds)."""
+def old_archive(source: Path, target: Path, schema: int) -> None:
+    """An archive as schema 1 or 2 stored it: the old DDL, filled with the rows of
+    ``source`` that the old schema had (keyed by fingerprint; schema 1: the events
+    without their typed columns and no player_rounds)."""
     con = duckdb.connect(str(target))
     con.execute(SCHEMA_1)
-    con.execute("INSERT INTO archive_info VALUES ('schema', '1'), ('created_by', 'old')")
+    if schema == 2:
+        con.execute(SCHEMA_2_ADDED)
+    con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', 'old')",
+                [str(schema)])
     con.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
-    for table in V1_TABLES:
-        con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
-    con.execute("INSERT INTO events SELECT game_no, seq, type, player, event FROM src.events")
+    con.execute("INSERT INTO games SELECT * EXCLUDE (rewrites) FROM src.games")
+    con.execute("INSERT INTO checkpoints SELECT * FROM src.checkpoints")
+    for table in ("audits", "findings", "rounds", "standings") + (
+            ("player_rounds",) if schema == 2 else ()):
+        con.execute(f"INSERT INTO {table} SELECT g.fingerprint, t.* EXCLUDE (game_no) "  # noqa: S608
+                    f"FROM src.{table} t JOIN src.games g USING (game_no)")
+    columns = "*" if schema == 2 else "game_no, seq, type, player, event"
+    con.execute(f"INSERT INTO events SELECT {columns} FROM src.events")  # noqa: S608
     con.execute("DETACH src")
     con.close()
 
@@ -842,8 +908,8 @@ def test_events_have_typed_columns_at_ingest(archive: Archive) -> None:
 def test_player_rounds_hold_every_player_of_every_round(
         archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
     rows = archive.query(
-        "SELECT p.* FROM player_rounds p JOIN games g USING (fingerprint) "
-        "WHERE p.rules_key = g.rules_key")[1]
+        "SELECT g.fingerprint, p.* EXCLUDE (game_no) FROM player_rounds p "
+        "JOIN games g USING (game_no) WHERE p.rules_key = g.rules_key")[1]
     got: dict[tuple[str, int, str], tuple[Any, ...]] = {(r[0], r[2], r[3]): r for r in rows}
     expected = 0
     for fp, report in file_reports.items():
@@ -875,17 +941,20 @@ def test_latest_games_counts_a_paused_game_once(tmp_path: Path) -> None:
     assert out.output == "n\n1\n"
 
 
-def test_a_schema_1_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("schema", [1, 2])
+def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path,
+                                              schema: int) -> None:
     old = tmp_path / "v1.duckdb"
-    schema_1_archive(archive_path, old)
+    old_archive(archive_path, old, schema)
     # a command that only reads migrates it first too
     result = run("report", "leaderboard", db=old)
     assert result.exit_code == 0, result.output
     con = duckdb.connect(str(old), read_only=True)
     con.execute(f"ATTACH '{archive_path}' AS fresh (READ_ONLY)")
     assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
-        ("2",)]
-    for table in ("events", "player_rounds"):
+        ("3",)]
+    for table in ("games", "events", "audits", "findings", "rounds", "standings",
+                  "player_rounds"):
         columns = [c for (c,) in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
             "AND table_catalog = 'fresh' ORDER BY ordinal_position", [table]).fetchall()]
@@ -911,17 +980,19 @@ def test_a_schema_1_archive_is_migrated_on_open(archive_path: Path, tmp_path: Pa
     con.close()
     result = run("query", "SELECT 1", db=old)
     assert result.exit_code == 3
-    assert "archive schema 9, this yaniv-audit reads schema 2" in result.output
+    assert "archive schema 9, this yaniv-audit reads schema 3" in result.output
 
 
 def test_verify_audits_compares_player_rounds(archive_path: Path, tmp_path: Path) -> None:
     db = tmp_path / "pr.duckdb"
     shutil.copy(archive_path, db)
     with Archive(db) as archive:
-        (fp,) = archive.con.execute("SELECT fingerprint FROM player_rounds WHERE assafer "
+        (fp,) = archive.con.execute("SELECT g.fingerprint FROM player_rounds "
+                                    "JOIN games g USING (game_no) WHERE assafer "
                                     "LIMIT 1").fetchone() or ("",)
-        archive.con.execute("UPDATE player_rounds SET assafer = false WHERE fingerprint = ? "
-                            "AND assafer", [fp])
+        archive.con.execute("UPDATE player_rounds SET assafer = false WHERE game_no = "
+                            "(SELECT game_no FROM games WHERE fingerprint = ?) AND assafer",
+                            [fp])
     result = run("verify", "--audits", db=db)
     assert result.exit_code == 1
     assert f"({fp[:16]}): under " in result.output
@@ -1209,7 +1280,7 @@ def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_pat
     import yaniv_audit.archive as archive_module
 
     old = tmp_path / "cut.duckdb"
-    schema_1_archive(archive_path, old)
+    old_archive(archive_path, old, 1)
 
     def fail(*args: Any) -> list[tuple[Any, ...]]:
         raise KeyboardInterrupt

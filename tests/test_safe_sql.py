@@ -301,7 +301,7 @@ ORDINARY = [
     ("-- how many\nSELECT count(*) FROM games -- games", [(len(LOGS),)]),
     ("FROM games SELECT count(*)", [(len(LOGS),)]),
     ("SELECT count(DISTINCT game_no) FROM events", [(len(LOGS),)]),
-    ("SELECT count(*) FROM audits a JOIN games g USING (fingerprint)", [(len(LOGS),)]),
+    ("SELECT count(*) FROM audits a JOIN games g USING (game_no)", [(len(LOGS),)]),
     ("WITH t AS (SELECT game_no FROM games) SELECT count(*) FROM t", [(len(LOGS),)]),
     ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 10) "
      "SELECT max(i) FROM r", [(10,)]),

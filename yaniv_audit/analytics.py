@@ -31,11 +31,11 @@ def _chosen(game_players: bool) -> str:
     only = " AND ($3 IS NULL OR len(g.players) = $3)" if game_players else ""
     return f"""
 chosen AS (
-    SELECT w.rules, a.fingerprint, a.rules_key, a.finished, a.winners, a.verdict,
-           g.game_id, g.game_no, len(g.players) AS seated
+    SELECT w.rules, a.game_no, a.rules_key, a.finished, a.winners, a.verdict,
+           g.game_id, g.fingerprint, len(g.players) AS seated
     FROM (SELECT unnest($1::VARCHAR[]) AS want, unnest($2::VARCHAR[]) AS rules) w
     CROSS JOIN latest_games g
-    JOIN audits a ON a.fingerprint = g.fingerprint
+    JOIN audits a ON a.game_no = g.game_no
                  AND a.rules_key = coalesce(w.want, g.rules_key)
     WHERE a.verdict <> 'corrupt'{only}
 )"""
@@ -51,14 +51,14 @@ WITH {CHOSEN},
 calls AS (
     SELECT c.rules, r.caller AS player, count(*) AS yanivs,
            count(*) FILTER (WHERE r.assafed) AS assafed
-    FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
+    FROM rounds r JOIN chosen c USING (game_no, rules_key)
     WHERE r.caller IS NOT NULL AND r."end" = 'yaniv'
     GROUP BY ALL
 ),
 made AS (
     SELECT rules, player, count(*) AS assafs
     FROM (SELECT c.rules, unnest(r.assafers) AS player
-          FROM rounds r JOIN chosen c USING (fingerprint, rules_key) WHERE r.assafed)
+          FROM rounds r JOIN chosen c USING (game_no, rules_key) WHERE r.assafed)
     GROUP BY ALL
 )
 SELECT c.rules, s.player,
@@ -71,7 +71,7 @@ SELECT c.rules, s.player,
        any_value(coalesce(calls.assafed, 0)) AS assafed,
        any_value(coalesce(made.assafs, 0)) AS assafs_made
 FROM standings s
-JOIN chosen c USING (fingerprint, rules_key)
+JOIN chosen c USING (game_no, rules_key)
 LEFT JOIN calls ON calls.rules = c.rules AND calls.player = s.player
 LEFT JOIN made ON made.rules = c.rules AND made.player = s.player
 GROUP BY c.rules, s.player
@@ -84,7 +84,7 @@ SELECT c.rules, r.caller_total AS called_total,
        count(*) AS calls,
        count(*) FILTER (WHERE r.assafed) AS assafed,
        round(100.0 * count(*) FILTER (WHERE r.assafed) / count(*), 1) AS risk_pct
-FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
+FROM rounds r JOIN chosen c USING (game_no, rules_key)
 WHERE r."end" = 'yaniv' AND r.caller_total IS NOT NULL
   AND ($3 IS NULL OR r.players = $3)
 GROUP BY ALL
@@ -93,8 +93,8 @@ ORDER BY c.rules, called_total
 
 FINDINGS = f"""
 WITH {CHOSEN}
-SELECT c.rules, f.code, f.kind, count(*) AS findings, count(DISTINCT f.fingerprint) AS games
-FROM findings f JOIN chosen c USING (fingerprint, rules_key)
+SELECT c.rules, f.code, f.kind, count(*) AS findings, count(DISTINCT f.game_no) AS games
+FROM findings f JOIN chosen c USING (game_no, rules_key)
 GROUP BY ALL
 ORDER BY c.rules, findings DESC, f.code
 """
@@ -106,8 +106,8 @@ SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict
        d.winners AS declared_winners, o.verdict AS other_verdict, o.winners AS other_winners
 FROM (SELECT unnest($1::VARCHAR[]) AS want, unnest($2::VARCHAR[]) AS rules) w
 CROSS JOIN latest_games g
-JOIN audits d ON d.fingerprint = g.fingerprint AND d.rules_key = g.rules_key
-JOIN audits o ON o.fingerprint = g.fingerprint AND o.rules_key = w.want
+JOIN audits d ON d.game_no = g.game_no AND d.rules_key = g.rules_key
+JOIN audits o ON o.game_no = g.game_no AND o.rules_key = w.want
 WHERE d.verdict <> 'corrupt' AND ($3 IS NULL OR len(g.players) = $3)
 ORDER BY w.rules, g.game_no
 """
@@ -115,7 +115,7 @@ ORDER BY w.rules, g.game_no
 ODDS = f"""
 WITH {CHOSEN_ALL}
 SELECT count(*) AS calls, count(*) FILTER (WHERE r.assafed) AS assafed
-FROM rounds r JOIN chosen USING (fingerprint, rules_key)
+FROM rounds r JOIN chosen USING (game_no, rules_key)
 WHERE r."end" = 'yaniv' AND r.caller_total = $4 AND ($3 IS NULL OR r.players = $3)
 """
 
@@ -131,7 +131,7 @@ per_round AS (
            count(*) FILTER (WHERE p.called) AS yanivs,
            count(*) FILTER (WHERE p.assafer) AS assafs_made,
            count(*) FILTER (WHERE p.assafed_caller) AS assafs_suffered
-    FROM player_rounds p JOIN chosen c USING (fingerprint, rules_key)
+    FROM player_rounds p JOIN chosen c USING (game_no, rules_key)
     GROUP BY ALL
 )
 SELECT c.rules, s.player,
@@ -147,7 +147,7 @@ SELECT c.rules, s.player,
        any_value(coalesce(pr.assafs_suffered, 0)) AS assafs_suffered,
        count(*) FILTER (WHERE s.out) AS eliminations
 FROM standings s
-JOIN chosen c USING (fingerprint, rules_key)
+JOIN chosen c USING (game_no, rules_key)
 LEFT JOIN per_round pr ON pr.rules = c.rules AND pr.player = s.player
 GROUP BY c.rules, s.player
 ORDER BY c.rules, wins DESC, win_pct DESC NULLS LAST, s.player
@@ -177,7 +177,7 @@ ended AS (
            count(*) FILTER (WHERE r."end" = 'stock') AS stock,
            count(*) FILTER (WHERE r."end" IS NULL) AS unfinished,
            avg(t.turns) FILTER (WHERE r."end" IS NOT NULL) AS turns
-    FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
+    FROM rounds r JOIN chosen c USING (game_no, rules_key)
     LEFT JOIN turns t ON t.game_no = c.game_no AND t.round = r.round
     GROUP BY ALL
 )
@@ -221,14 +221,14 @@ seats AS (
     SELECT c.rules, c.seated, s.seat,
            count(*) FILTER (WHERE c.finished) AS games,
            count(*) FILTER (WHERE s.won) AS wins
-    FROM standings s JOIN chosen c USING (fingerprint, rules_key)
+    FROM standings s JOIN chosen c USING (game_no, rules_key)
     GROUP BY ALL
 ),
 openings AS (
     SELECT c.rules, c.seated, p.seat, count(*) AS rounds_opened,
            count(*) FILTER (WHERE p.won) AS opened_won
-    FROM rounds r JOIN chosen c USING (fingerprint, rules_key)
-    JOIN player_rounds p ON p.fingerprint = r.fingerprint AND p.rules_key = r.rules_key
+    FROM rounds r JOIN chosen c USING (game_no, rules_key)
+    JOIN player_rounds p ON p.game_no = r.game_no AND p.rules_key = r.rules_key
                         AND p.round = r.round AND p.player = r.starter
     WHERE r."end" IS NOT NULL
     GROUP BY ALL
@@ -257,8 +257,8 @@ reduced AS (
                 ELSE p.reduced_from > CAST(json_extract(a.report,
                                             '$.rules.params.score_limit') AS INTEGER)
            END AS saved
-    FROM player_rounds p JOIN chosen c USING (fingerprint, rules_key)
-    JOIN audits a USING (fingerprint, rules_key)
+    FROM player_rounds p JOIN chosen c USING (game_no, rules_key)
+    JOIN audits a USING (game_no, rules_key)
     WHERE p.reduced_from IS NOT NULL
 )
 SELECT rules, rules_key, reduced_from, reduced_to, count(*) AS reductions,
@@ -274,8 +274,8 @@ ORDER BY rules, rules_key, reduced_from
 VIOLATIONS = f"""
 WITH {CHOSEN}
 SELECT c.rules, f.code, f.kind, f.player, count(*) AS findings,
-       count(DISTINCT f.fingerprint) AS games
-FROM findings f JOIN chosen c USING (fingerprint, rules_key)
+       count(DISTINCT f.game_no) AS games
+FROM findings f JOIN chosen c USING (game_no, rules_key)
 GROUP BY ALL
 ORDER BY c.rules, findings DESC, f.code, f.player NULLS LAST
 """

@@ -45,40 +45,20 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 DEFAULT_DB = "yaniv-archive.duckdb"
 #: the environment variable that names another default archive
 DB_ENV = "YANIV_AUDIT_DB"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 #: the older schemas :meth:`Archive._migrate` brings forward on open
-MIGRATES_FROM = ("1",)
+MIGRATES_FROM = ("1", "2")
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
 #: event rows collected before they are written, when ingesting
 WRITE_BATCH = 50_000
 
-#: SQL: game ``g`` is the latest version of its game (no longer one is archived)
-LATEST = ("(g.part_of IS NULL AND NOT EXISTS "
+#: SQL: game ``g`` is the latest version of its game (no longer one is archived, and
+#: it does not rewrite an archived version)
+LATEST = ("(g.part_of IS NULL AND g.rewrites IS NULL AND NOT EXISTS "
           "(SELECT 1 FROM games later WHERE later.extends = g.fingerprint))")
 
-#: what schema 2 added to schema 1 (besides the typed columns of ``events``)
-SCHEMA_2 = f"""
-CREATE TABLE IF NOT EXISTS player_rounds (
-    fingerprint VARCHAR NOT NULL,
-    rules_key VARCHAR NOT NULL,
-    round INTEGER NOT NULL,
-    player VARCHAR NOT NULL,
-    seat INTEGER NOT NULL,
-    total INTEGER,
-    points INTEGER,
-    score_after INTEGER,
-    called BOOLEAN NOT NULL,
-    assafed_caller BOOLEAN NOT NULL,
-    assafer BOOLEAN NOT NULL,
-    won BOOLEAN NOT NULL,
-    reduced_from INTEGER,
-    went_out BOOLEAN NOT NULL
-);
-CREATE VIEW IF NOT EXISTS latest_games AS SELECT g.* FROM games g WHERE {LATEST};
-"""
-
-SCHEMA = """
+GAME_TABLES = """
 CREATE TABLE IF NOT EXISTS archive_info (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
     game_no INTEGER PRIMARY KEY,
@@ -92,7 +72,8 @@ CREATE TABLE IF NOT EXISTS games (
     extends VARCHAR,
     part_of VARCHAR,
     started_at TIMESTAMPTZ,
-    ingested_at TIMESTAMPTZ NOT NULL
+    ingested_at TIMESTAMPTZ NOT NULL,
+    rewrites VARCHAR
 );
 CREATE TABLE IF NOT EXISTS checkpoints (
     games INTEGER NOT NULL,
@@ -109,8 +90,12 @@ CREATE TABLE IF NOT EXISTS events (
     source VARCHAR,
     cards VARCHAR[]
 );
+"""
+
+#: the derived tables, keyed by the game's ``game_no`` and the rule set's parameters
+DERIVED_TABLES = """
 CREATE TABLE IF NOT EXISTS audits (
-    fingerprint VARCHAR NOT NULL,
+    game_no INTEGER NOT NULL,
     rules_key VARCHAR NOT NULL,
     rules_id VARCHAR NOT NULL,
     engine VARCHAR NOT NULL,
@@ -121,10 +106,10 @@ CREATE TABLE IF NOT EXISTS audits (
     findings INTEGER NOT NULL,
     report VARCHAR NOT NULL,
     audited_at TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (fingerprint, rules_key)
+    PRIMARY KEY (game_no, rules_key)
 );
 CREATE TABLE IF NOT EXISTS findings (
-    fingerprint VARCHAR NOT NULL,
+    game_no INTEGER NOT NULL,
     rules_key VARCHAR NOT NULL,
     seq INTEGER,
     round INTEGER,
@@ -134,7 +119,7 @@ CREATE TABLE IF NOT EXISTS findings (
     message VARCHAR NOT NULL
 );
 CREATE TABLE IF NOT EXISTS rounds (
-    fingerprint VARCHAR NOT NULL,
+    game_no INTEGER NOT NULL,
     rules_key VARCHAR NOT NULL,
     round INTEGER NOT NULL,
     players INTEGER NOT NULL,
@@ -147,7 +132,7 @@ CREATE TABLE IF NOT EXISTS rounds (
     winners VARCHAR[] NOT NULL
 );
 CREATE TABLE IF NOT EXISTS standings (
-    fingerprint VARCHAR NOT NULL,
+    game_no INTEGER NOT NULL,
     rules_key VARCHAR NOT NULL,
     player VARCHAR NOT NULL,
     seat INTEGER NOT NULL,
@@ -155,33 +140,70 @@ CREATE TABLE IF NOT EXISTS standings (
     won BOOLEAN NOT NULL,
     out BOOLEAN NOT NULL
 );
-""" + SCHEMA_2
+CREATE TABLE IF NOT EXISTS player_rounds (
+    game_no INTEGER NOT NULL,
+    rules_key VARCHAR NOT NULL,
+    round INTEGER NOT NULL,
+    player VARCHAR NOT NULL,
+    seat INTEGER NOT NULL,
+    total INTEGER,
+    points INTEGER,
+    score_after INTEGER,
+    called BOOLEAN NOT NULL,
+    assafed_caller BOOLEAN NOT NULL,
+    assafer BOOLEAN NOT NULL,
+    won BOOLEAN NOT NULL,
+    reduced_from INTEGER,
+    went_out BOOLEAN NOT NULL
+);
+"""
+DERIVED = ("findings", "rounds", "standings", "player_rounds", "audits")
+
+#: the views that already choose: the latest version of each game, and its derived rows
+#: under the rules it declared (``latest_audits``, ``latest_findings``, ...)
+VIEWS = (f"CREATE VIEW IF NOT EXISTS latest_games AS SELECT g.* FROM games g WHERE {LATEST};\n"
+         + "".join(f"CREATE VIEW IF NOT EXISTS latest_{t} AS SELECT t.* FROM {t} t "
+                   "JOIN latest_games g ON t.game_no = g.game_no AND t.rules_key = g.rules_key;\n"
+                   for t in DERIVED))
+
+SCHEMA = GAME_TABLES + DERIVED_TABLES + VIEWS
+
+#: schema 2's player_rounds (keyed by fingerprint), made when migrating from schema 1
+PLAYER_ROUNDS_2 = DERIVED_TABLES[DERIVED_TABLES.index("CREATE TABLE IF NOT EXISTS player_rounds"):
+                                 ].replace("game_no INTEGER", "fingerprint VARCHAR", 1)
 
 
 #: what each table holds, for ``yaniv-audit query --tables`` and the README
 TABLES = {
-    "games": "one row per ingested log: fingerprint, game_id, source file, players, "
-             "declared rules (rules_key, rules_id), events, extends (the earlier version "
-             "of the same game it continues), part_of (a longer version archived before "
-             "it), started_at, ingested_at",
+    "games": "one row per ingested log: game_no (its key in every other table), "
+             "fingerprint, game_id, source file, players, declared rules (rules_key, "
+             "rules_id), events, extends (the earlier version of the same game it continues), "
+             "part_of (a longer version archived before it), started_at, ingested_at, "
+             "rewrites (the archived version whose events it changes: kept as evidence, "
+             "never counted)",
     "latest_games": "(a view) the games rows of the latest version of each game: a game "
-                    "paused and continued counts once; count games here",
+                    "paused and continued counts once, a rewrite never; count games here",
     "events": "every event: game_no, seq, type, player, event (its canonical JSON), round "
               "(the round it belongs to), source (a draw's stock or pile), cards (a "
               "discard's cards, a draw's or slap's card)",
-    "audits": "one row per game and rule set audited: verdict, finished, winners, rounds, "
-              "findings, the full report (JSON), engine, audited_at",
-    "findings": "every finding of those audits: seq, round, player, kind, code, message",
-    "rounds": "every scored round: players in it, starter, end, caller, caller_total, "
-              "assafed, assafers, winners",
-    "standings": "every player of every audited game: seat, final score, won, out",
-    "player_rounds": "every player of every round of those audits: seat, total (hand), "
-                     "points, score_after, called, assafed_caller, assafer, won, "
-                     "reduced_from (the score a reduction lowered), went_out",
+    "audits": "one row per game and rule set audited: game_no, rules_key, rules_id, engine, "
+              "verdict, finished, winners, rounds, findings, the full report (JSON), "
+              "audited_at",
+    "findings": "every finding of those audits: game_no, rules_key, seq, round, player, kind, "
+                "code, message",
+    "rounds": "every scored round: game_no, rules_key, round, players in it, starter, end, "
+              "caller, caller_total, assafed, assafers, winners",
+    "standings": "every player of every audited game: game_no, rules_key, player, seat, "
+                 "final score, won, out",
+    "player_rounds": "every player of every round of those audits: game_no, rules_key, round, "
+                     "player, seat, total (hand), points, score_after, called, "
+                     "assafed_caller, assafer, won, reduced_from (the score a reduction "
+                     "lowered), went_out",
+    **{f"latest_{t}": f"(a view) the {t} rows of the latest version of each game under the "
+                      "rules it declared" for t in DERIVED},
     "checkpoints": "every checkpoint taken: games (how many), root (the Merkle tree hash "
                    "of their fingerprints in ingest order), created_at",
 }
-DERIVED = ("findings", "rounds", "standings", "player_rounds", "audits")
 #: the tables export writes (the checkpoints stay with the archive they vouch for)
 EXPORTED = ("games", "events", "audits", "findings", "rounds", "standings", "player_rounds")
 #: how ``export`` can partition the Parquet files
@@ -325,9 +347,10 @@ WHERE events.game_no = t.game_no AND events.seq = t.seq
 """
 
 
-def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
+def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | None = None,
                  ) -> dict[str, list[tuple[Any, ...]]]:
-    """The rows a report gives each derived table (``audits`` without its time stamp).
+    """The rows a report of archived game ``game_no`` gives each derived table
+    (``audits`` without its time stamp).
 
     ``keys`` caches rule-set id -> parameter key across calls.
     """
@@ -335,7 +358,7 @@ def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
     from .rules import resolve_rules
 
     keys = {} if keys is None else keys
-    fp = report["fingerprint"]
+    fp = game_no
     rules_id = report["rules"]["id"]
     key = keys.get(rules_id) or keys.setdefault(rules_id, resolve_rules(rules_id).key)
     final = report["final"]
@@ -349,7 +372,7 @@ def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
                        bool(caller and r["assaf"]), r["assaf"], r["winners"]))
     winners, out = set(final["winners"]), set(final["out"])
     return {
-        "player_rounds": player_round_rows(report, key),
+        "player_rounds": player_round_rows(report, key, game_no),
         "audits": [(fp, key, rules_id, report["engine"], report["verdict"], final["finished"],
                     final["winners"], len(report["rounds"]), len(report["findings"]),
                     to_json_line(stored))],
@@ -361,10 +384,12 @@ def derived_rows(report: dict[str, Any], keys: dict[str, str] | None = None,
     }
 
 
-def player_round_rows(report: dict[str, Any], key: str) -> list[tuple[Any, ...]]:
-    """The ``player_rounds`` rows of a report: each player of each round (those with a
-    hand total, else those not out yet), in seat order."""
-    fp = report["fingerprint"]
+def player_round_rows(report: dict[str, Any], key: str, game: int | str,
+                      ) -> list[tuple[Any, ...]]:
+    """The ``player_rounds`` rows of a report, keyed by ``game`` (its game_no; its
+    fingerprint in schema 2): each player of each round (those with a hand total, else
+    those not out yet), in seat order."""
+    fp = game
     seats = {p: seat for seat, p in enumerate(report["final"]["scores"])}
     rows = []
     gone: set[str] = set()
@@ -472,6 +497,8 @@ class _Version:
     opening: str | None
     game_no: int | None
     leaves: list[str] | None = None
+    #: the version it rewrites, if it does
+    rewrites: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,6 +539,19 @@ class Mismatch:
     fingerprint: str
     game_id: str
     problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """An archived log that rewrites an archived game: the same game_id and game_started,
+    then other events from ``differs_at`` on. It is kept as evidence and never counted."""
+
+    game_id: str
+    fingerprint: str
+    source: str
+    rewrites: str
+    rewrites_source: str
+    differs_at: int
 
 
 Progress = Callable[[Iterable[Any], int, str], AbstractContextManager[Iterable[Any]]]
@@ -619,44 +659,99 @@ class Archive:
                 f"(it has tables {', '.join(sorted(tables))})")
         if read_only:
             raise ArchiveError(f"{self.path}: an empty database, not a yaniv-audit archive yet")
-        self.con.execute(SCHEMA)
-        self.con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
-                         [SCHEMA_VERSION, ENGINE])
+        # one transaction: a new archive killed while being made is no archive at all
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute(SCHEMA)
+            self.con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
+                             [SCHEMA_VERSION, ENGINE])
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
 
     def _migrate(self, version: str) -> None:
-        """Bring an archive of schema ``version`` (1) forward to :data:`SCHEMA_VERSION`, in
-        one transaction: the typed columns of ``events`` added and filled from each
-        event's JSON (:data:`BACKFILL`), ``player_rounds`` created and filled from every
-        stored audit report, the views created."""
+        """Bring an archive of schema ``version`` forward to :data:`SCHEMA_VERSION`, in one
+        transaction, a schema at a time (:meth:`_schema_2`, :meth:`_schema_3`)."""
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            for column, kind in (("round", "INTEGER"), ("source", "VARCHAR"),
-                                 ("cards", "VARCHAR[]")):
-                con.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
-            con.execute(BACKFILL)
-            con.execute(SCHEMA_2)
-            audits = con.execute("SELECT fingerprint, rules_key FROM audits "
-                                 "ORDER BY fingerprint, rules_key").fetchall()
-            for start in range(0, len(audits), READ_BATCH):
-                batch = audits[start:start + READ_BATCH]
-                reports = con.execute(
-                    "SELECT rules_key, report FROM audits WHERE (fingerprint, rules_key) IN "
-                    "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))",
-                    [[fp for fp, _ in batch], [key for _, key in batch]]).fetchall()
-                rows = [row for key, text in reports
-                        for row in player_round_rows(json.loads(text), key)]
-                if rows:
-                    _insert(con, "player_rounds",
-                            [list(column) for column in zip(*rows, strict=True)])
+            if version == "1":
+                self._schema_2()
+            self._schema_3()
             con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'",
                         [SCHEMA_VERSION])
-            con.execute("INSERT INTO archive_info VALUES (?, ?)",
+            con.execute("INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
                         [f"migrated_from_{version}", ENGINE])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def _schema_2(self) -> None:
+        """Schema 1 to 2: the typed columns of ``events`` added and filled from each
+        event's JSON (:data:`BACKFILL`); ``player_rounds`` created and filled from every
+        stored audit report."""
+        con = self.con
+        for column, kind in (("round", "INTEGER"), ("source", "VARCHAR"),
+                             ("cards", "VARCHAR[]")):
+            con.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
+        con.execute(BACKFILL)
+        con.execute(PLAYER_ROUNDS_2)
+        audits = con.execute("SELECT fingerprint, rules_key FROM audits "
+                             "ORDER BY fingerprint, rules_key").fetchall()
+        for start in range(0, len(audits), READ_BATCH):
+            batch = audits[start:start + READ_BATCH]
+            reports = con.execute(
+                "SELECT fingerprint, rules_key, report FROM audits WHERE "
+                "(fingerprint, rules_key) IN "
+                "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))",
+                [[fp for fp, _ in batch], [key for _, key in batch]]).fetchall()
+            rows = [row for fp, key, text in reports
+                    for row in player_round_rows(json.loads(text), key, fp)]
+            if rows:
+                _insert(con, "player_rounds",
+                        [list(column) for column in zip(*rows, strict=True)])
+
+    def _schema_3(self) -> None:
+        """Schema 2 to 3: the derived tables keyed by ``game_no`` instead of the
+        fingerprint (rows of a game no longer archived are dropped); ``games.rewrites``
+        added and filled (:meth:`_flag_rewrites`); the ``latest_*`` views."""
+        con = self.con
+        con.execute("DROP VIEW IF EXISTS latest_games")
+        con.execute("ALTER TABLE games ADD COLUMN rewrites VARCHAR")
+        for table in DERIVED:
+            con.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
+        con.execute(DERIVED_TABLES)
+        for table in DERIVED:
+            con.execute(f"INSERT INTO {table} SELECT g.game_no, o.* EXCLUDE (fingerprint) "  # noqa: S608
+                        f"FROM old_{table} o JOIN games g USING (fingerprint)")
+            con.execute(f"DROP TABLE old_{table}")
+        self._flag_rewrites()
+        con.execute(VIEWS)
+
+    def _flag_rewrites(self) -> None:
+        """Fill ``games.rewrites`` of an archive ingested before it was kept: every game_id
+        with several versions is classified again in ingest order, as :meth:`_versions`
+        does on ingest."""
+        con = self.con
+        shared = con.execute(
+            "SELECT game_id, list(game_no ORDER BY game_no) FROM games GROUP BY game_id "
+            "HAVING count(*) > 1").fetchall()
+        for _, numbers in shared:
+            versions: list[_Version] = []
+            for number in numbers:
+                (fingerprint,) = _one(con.execute(
+                    "SELECT fingerprint FROM games WHERE game_no = ?", [number])) or ("",)
+                version = _Version(fingerprint, None, number)
+                leaves = self._leaves(version)
+                version.opening = leaves[0] if leaves else None
+                target = _relate(version.leaves or [], versions).rewrites
+                if target is not None:
+                    version.rewrites = target
+                    con.execute("UPDATE games SET rewrites = ? WHERE game_no = ?",
+                                [target, number])
+                versions.append(version)
 
     def close(self) -> None:
         self.con.close()
@@ -711,51 +806,55 @@ class Archive:
                                 for r in new)
 
     def _versions(self, rows: list[IngestRow], result: IngestResult,
-                  ) -> tuple[dict[str, str], dict[str, str]]:
+                  ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
         """How each new log relates to the other versions of its game (same game_id
-        and the same game_started): the longest version it continues unchanged, and
-        a longer one it is the start of (each by fingerprint); ``result`` lists them,
-        and the conflicts (the same start, then other events)."""
+        and the same game_started): the longest version it continues unchanged, a
+        longer one it is the start of, and the version it rewrites (each by
+        fingerprint); ``result`` lists them, and every conflict (the same start, then
+        other events).
+
+        A log rewrites a version when it conflicts with it and that version is no
+        rewrite itself: the first version archived is the game, a later one that
+        changes its events is kept as evidence but not counted (:data:`LATEST`).
+        """
         known: dict[str, list[_Version]] = {}
         archived = self.con.execute(
-            "SELECT fingerprint, game_id, game_no FROM games WHERE game_id IN "
+            "SELECT fingerprint, game_id, game_no, rewrites FROM games WHERE game_id IN "
             "(SELECT unnest($1::VARCHAR[])) ORDER BY game_no",
             [[r.game_id for r in rows]]).fetchall()
         if archived:
-            numbers = [n for _, _, n in archived]
+            numbers = [n for _, _, n, _ in archived]
             openings = dict(self.con.execute(
                 "SELECT game_no, event FROM events WHERE seq = 0 AND game_no IN "
                 "(SELECT unnest($1::INTEGER[])) AND game_no BETWEEN $2 AND $3",
                 [numbers, min(numbers), max(numbers)]).fetchall())
-            for fingerprint, game_id, game_no in archived:
+            for fingerprint, game_id, game_no, rewrites in archived:
                 known.setdefault(game_id, []).append(
-                    _Version(fingerprint, openings.get(game_no), game_no))
+                    _Version(fingerprint, openings.get(game_no), game_no, rewrites=rewrites))
         extends: dict[str, str] = {}
         part_of: dict[str, str] = {}
+        rewrites: dict[str, str] = {}
         for row in rows:
             versions = known.setdefault(row.game_id, [])
-            longest = 0
             for version in versions:
-                if version.opening != row.leaves[0]:
-                    continue  # another game that happens to have the same game_id
-                leaves = version.leaves or self._leaves(version)
-                same = _common_prefix(leaves, row.leaves)
-                fingerprint = version.fingerprint
-                if same == len(leaves) < len(row.leaves):
-                    if same > longest:
-                        longest, extends[row.fingerprint] = same, fingerprint
-                elif same == len(row.leaves) < len(leaves):
-                    part_of.setdefault(row.fingerprint, fingerprint)
-                    result.earlier.append((row.source, row.fingerprint, row.game_id,
-                                           fingerprint))
-                else:  # the same game_started, then other events: a rewrite
-                    result.conflicts.append((row.source, row.fingerprint, row.game_id,
-                                             fingerprint, same))
-            if row.fingerprint in extends:
+                if version.opening == row.leaves[0] and version.leaves is None:
+                    self._leaves(version)
+            found = _relate(row.leaves, versions)
+            if found.extends is not None:
+                extends[row.fingerprint] = found.extends
                 result.extensions.append((row.source, row.fingerprint, row.game_id,
-                                          extends[row.fingerprint], longest))
-            versions.append(_Version(row.fingerprint, row.leaves[0], None, row.leaves))
-        return extends, part_of
+                                          found.extends, found.shared))
+            if found.part_of is not None:
+                part_of[row.fingerprint] = found.part_of
+                result.earlier.append((row.source, row.fingerprint, row.game_id,
+                                       found.part_of))
+            if found.rewrites is not None:
+                rewrites[row.fingerprint] = found.rewrites
+                result.conflicts.append((row.source, row.fingerprint, row.game_id,
+                                         found.rewrites, found.differs_at))
+            versions.append(_Version(row.fingerprint, row.leaves[0], None, row.leaves,
+                                     found.rewrites))
+        return extends, part_of, rewrites
 
     def _leaves(self, version: _Version) -> list[str]:
         """The stored events of an archived version, read once."""
@@ -766,7 +865,7 @@ class Archive:
         return version.leaves
 
     def _store(self, rows: list[IngestRow], extends: dict[str, str],
-               part_of: dict[str, str]) -> None:
+               part_of: dict[str, str], rewrites: dict[str, str]) -> None:
         """Write games and their events in one transaction."""
         now = datetime.now(UTC)
         con = self.con
@@ -781,7 +880,7 @@ class Archive:
                 [r.rules_key for r in rows], [r.rules_id for r in rows],
                 [len(r.leaves) for r in rows], [extends.get(r.fingerprint) for r in rows],
                 [part_of.get(r.fingerprint) for r in rows], [r.started_at for r in rows],
-                now_col,
+                now_col, [rewrites.get(r.fingerprint) for r in rows],
             ])
             game_nos: list[int] = []
             seqs: list[int] = []
@@ -862,7 +961,7 @@ class Archive:
             sql = "SELECT game_no FROM games g ORDER BY game_no"
         else:
             sql = (f"SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
-                   f"WHERE a.fingerprint = g.fingerprint AND a.rules_key = {key} "
+                   f"WHERE a.game_no = g.game_no AND a.rules_key = {key} "
                    f"AND a.engine = ?) ORDER BY game_no")
             params.append(ENGINE)
         return [n for (n,) in self.con.execute(sql, params).fetchall()]
@@ -891,7 +990,8 @@ class Archive:
             for game in games:
                 wanted.setdefault(game, []).append(rules)
         order = sorted(wanted)
-        rules_of = {fp: wanted[game] for game, fp in self._game_fingerprints(order)}
+        number_of = {fp: game for game, fp in self._game_fingerprints(order)}
+        rules_of = {fp: wanted[game] for fp, game in number_of.items()}
         jobs_iter = ((fp, source, data, rules_of[fp])
                      for fp, source, data in self._stored_logs(order))
         batch: list[dict[str, Any]] = []
@@ -900,13 +1000,15 @@ class Archive:
                 for reports in bar:
                     batch.extend(reports)
                     if len(batch) >= READ_BATCH:
-                        self._store_audits(batch)
+                        self._store_audits(batch, number_of)
                         batch = []
                     yield from reports
         if batch:
-            self._store_audits(batch)
+            self._store_audits(batch, number_of)
 
-    def _store_audits(self, reports: list[dict[str, Any]]) -> None:
+    def _store_audits(self, reports: list[dict[str, Any]], number_of: dict[str, int]) -> None:
+        """Store the derived rows of ``reports`` (``number_of``: fingerprint -> game_no),
+        replacing those of the same game and rule set, in one transaction."""
         now = datetime.now(UTC)
         keys: dict[str, str] = {}
         audits: list[tuple[Any, ...]] = []
@@ -917,7 +1019,7 @@ class Archive:
         for report in reports:
             if report["verdict"] == "unreadable":
                 continue  # nothing to store: verify tells what happened to the game
-            derived = derived_rows(report, keys)
+            derived = derived_rows(report, number_of[report["fingerprint"]], keys)
             audits.append((*derived["audits"][0], now))
             findings.extend(derived["findings"])
             rounds.extend(derived["rounds"])
@@ -929,8 +1031,8 @@ class Archive:
             pairs = [[a[0] for a in audits], [a[1] for a in audits]]
             for table in DERIVED:
                 con.execute(
-                    f"DELETE FROM {table} WHERE (fingerprint, rules_key) IN "  # noqa: S608
-                    "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))", pairs)
+                    f"DELETE FROM {table} WHERE (game_no, rules_key) IN "  # noqa: S608
+                    "(SELECT unnest($1::INTEGER[]), unnest($2::VARCHAR[]))", pairs)
             for table, rows in (("audits", audits), ("findings", findings),
                                 ("rounds", rounds), ("standings", standings),
                                 ("player_rounds", player_rounds)):
@@ -989,6 +1091,19 @@ class Archive:
             mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
         return len(numbers), mismatches
 
+    def rewrites(self) -> list[Rewrite]:
+        """Every archived log that rewrites an archived game, in ingest order."""
+        found = []
+        for game_id, fp, source, no, other, other_source, other_no in self.con.execute(
+                "SELECT g.game_id, g.fingerprint, g.source, g.game_no, o.fingerprint, o.source, "
+                "o.game_no FROM games g JOIN games o ON o.fingerprint = g.rewrites "
+                "ORDER BY g.game_no").fetchall():
+            mine = self._leaves(_Version(fp, None, no))
+            theirs = self._leaves(_Version(other, None, other_no))
+            found.append(Rewrite(game_id, fp, source, other, other_source,
+                                 _common_prefix(mine, theirs)))
+        return found
+
     def verify_audits(self, *, jobs: int | None = None, progress: Progress = _no_progress,
                       ) -> tuple[int, int, list[Mismatch]]:
         """Audit every stored game again under each rule set it was audited under by this
@@ -997,8 +1112,8 @@ class Archive:
         from .rules import resolve_rules
 
         rows = self.con.execute(
-            "SELECT g.game_no, g.game_id, a.fingerprint, a.rules_key, a.rules_id, a.engine "
-            "FROM audits a JOIN games g USING (fingerprint) ORDER BY g.game_no, a.rules_key"
+            "SELECT g.game_no, g.game_id, g.fingerprint, a.rules_key, a.rules_id, a.engine "
+            "FROM audits a JOIN games g USING (game_no) ORDER BY g.game_no, a.rules_key"
         ).fetchall()
         wanted: dict[str, list[RuleSet | None]] = {}
         game_of: dict[str, tuple[int, str]] = {}
@@ -1021,10 +1136,10 @@ class Archive:
                     if reports[0]["verdict"] == "unreadable":
                         continue  # verify's check of the events says what happened
                     fp = reports[0]["fingerprint"]
-                    stored = self._stored_rows(fp)
+                    stored = self._stored_rows(game_of[fp][0])
                     for report in reports:
                         checked += 1
-                        fresh = derived_rows(report, keys)
+                        fresh = derived_rows(report, game_of[fp][0], keys)
                         key = fresh["audits"][0][1]
                         problem = _audit_difference(stored.get(key, {}), fresh)
                         if problem is not None:
@@ -1033,14 +1148,14 @@ class Archive:
                                 f"under {report['rules']['id']}: {problem}"))
         return checked, stale, mismatches
 
-    def _stored_rows(self, fingerprint: str) -> dict[str, dict[str, list[tuple[Any, ...]]]]:
+    def _stored_rows(self, game_no: int) -> dict[str, dict[str, list[tuple[Any, ...]]]]:
         """The derived rows stored for one game: rules_key -> table -> rows."""
         out: dict[str, dict[str, list[tuple[Any, ...]]]] = {}
         for table in DERIVED:
             columns = "* EXCLUDE (audited_at)" if table == "audits" else "*"
             for row in self.con.execute(
-                    f"SELECT {columns} FROM {table} WHERE fingerprint = ?",  # noqa: S608
-                    [fingerprint]).fetchall():
+                    f"SELECT {columns} FROM {table} WHERE game_no = ?",  # noqa: S608
+                    [game_no]).fetchall():
                 out.setdefault(row[1], {}).setdefault(table, []).append(row)
         return out
 
@@ -1153,11 +1268,52 @@ def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     return n
 
 
+@dataclass(frozen=True, slots=True)
+class _Relation:
+    """How a log relates to the archived versions of its game (by fingerprint)."""
+
+    #: the longest version it continues unchanged, and how many events that one has
+    extends: str | None = None
+    shared: int = 0
+    #: the longest version it is the unchanged start of
+    part_of: str | None = None
+    #: the longest version, itself no rewrite, whose events it changes, and the first
+    #: event that differs
+    rewrites: str | None = None
+    differs_at: int = 0
+
+
+def _relate(leaves: Sequence[str], versions: Sequence[_Version]) -> _Relation:
+    """How a log of ``leaves`` relates to ``versions`` of the same game_id, in ingest
+    order (those with the same game_started have their leaves read). A version with
+    another game_started is another game that happens to have the same game_id.
+
+    The first version archived is the game: a later one that changes its events (the
+    same game_started, then other events) rewrites it, and is kept as evidence but
+    never counted (:data:`LATEST`). A log that changes only a rewrite does not rewrite.
+    """
+    extends = part_of = rewrites = None
+    shared = differs_at = rewritten_size = whole_size = 0
+    for version in versions:
+        theirs = version.leaves
+        if theirs is None or not theirs or not leaves or theirs[0] != leaves[0]:
+            continue
+        same = _common_prefix(theirs, leaves)
+        if same == len(theirs) < len(leaves):
+            if same > shared:
+                extends, shared = version.fingerprint, same
+        elif same == len(leaves) < len(theirs):
+            if len(theirs) > whole_size:
+                part_of, whole_size = version.fingerprint, len(theirs)
+        elif same < len(theirs) and version.rewrites is None and len(theirs) > rewritten_size:
+            rewrites, differs_at, rewritten_size = version.fingerprint, same, len(theirs)
+    return _Relation(extends, shared, part_of, rewrites, differs_at)
+
+
 def _export_select(table: str, by: str) -> tuple[str, list[str]]:
     """The SELECT of one table with its partition columns added, and their names."""
     game = "t" if table == "games" else "g"
-    join = {"games": "", "events": " JOIN games g USING (game_no)"}.get(
-        table, " JOIN games g USING (fingerprint)")
+    join = "" if table == "games" else " JOIN games g USING (game_no)"
     if by == "month":
         columns = f"year({game}.started_at) AS year, month({game}.started_at) AS month"
         names = ["year", "month"]

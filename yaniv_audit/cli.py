@@ -628,9 +628,9 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
         click.echo(f"{source}: an earlier part of game {game_id}, whose longer version "
                    f"{longer[:16]} is archived")
     for source, _, game_id, other, same in result.conflicts:
-        click.echo(f"{source}: game {game_id} was archived before with other events "
-                   f"({other[:16]}): they differ from event {same} on; stored as another "
-                   "version")
+        click.echo(f"{source}: rewrites game {game_id}, archived before with other events "
+                   f"({other[:16]}): they differ from event {same} on; kept as evidence, "
+                   "never counted in the reports")
     click.echo(
         f"ingested {len(result.added)} game{'s' if len(result.added) != 1 else ''} "
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
@@ -987,6 +987,7 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
         broken = [(p, problem) for p in points
                   if (problem := archive.check_checkpoint(p)) is not None]
         where = archive.path
+        rewrites = archive.rewrites()
         if audits:
             checked, stale, altered = archive.verify_audits(jobs=jobs, progress=progress)
             mismatches += altered
@@ -995,6 +996,14 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
             emit_json({"fingerprint": m.fingerprint, "game_id": m.game_id, "problem": m.problem})
         else:
             click.echo(f"game {m.game_id} ({m.fingerprint[:16]}): {m.problem}")
+    for r in rewrites:
+        if as_json:
+            emit_json({"fingerprint": r.fingerprint, "game_id": r.game_id, "source": r.source,
+                       "rewrites": r.rewrites, "differs_at": r.differs_at})
+        else:
+            click.echo(f"game {r.game_id} ({r.fingerprint[:16]}, from {r.source}): rewrites "
+                       f"the archived game ({r.rewrites[:16]}, from {r.rewrites_source}) from "
+                       f"event {r.differs_at} on; kept as evidence, never counted")
     for point, problem in broken:
         if as_json:
             emit_json({"checkpoint": point.to_json(), "problem": problem})
@@ -1002,7 +1011,9 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
             click.echo(f"checkpoint {point.root[:16]}: {problem}")
     games_altered = len({m.fingerprint for m in mismatches})
     summary = (f"{where}: {games} games, {games - games_altered} verified, {games_altered} "
-               f"altered; {len(points) - len(broken)} of {len(points)} checkpoints hold")
+               f"altered; {len(points) - len(broken)} of {len(points)} checkpoints hold"
+               + (f"; {len(rewrites)} rewritten game{'s' if len(rewrites) != 1 else ''} kept "
+                  "as evidence" if rewrites else ""))
     if audits:
         summary += (f"; {checked} audits re-checked, {len(altered)} differ"
                     + (f", {stale} by another engine version not checked (audit --db --again "

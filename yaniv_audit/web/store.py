@@ -28,7 +28,7 @@ SELECT g.fingerprint, g.game_id, g.source, g.players, g.rules_id, g.events, g.st
        a.verdict, a.winners, g.extends,
        NOT {LATEST} AS superseded
 FROM games g
-LEFT JOIN audits a ON a.fingerprint = g.fingerprint AND a.rules_key = g.rules_key
+LEFT JOIN audits a ON a.game_no = g.game_no AND a.rules_key = g.rules_key
 WHERE $1 IS NULL OR list_contains(g.players, $1)
 ORDER BY g.game_no
 LIMIT $2 OFFSET $3
