@@ -953,7 +953,7 @@ def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path
     con.execute(f"ATTACH '{archive_path}' AS fresh (READ_ONLY)")
     assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
         ("3",)]
-    for table in ("games", "events", "audits", "findings", "rounds", "standings",
+    for table in ("games", "events", "deals", "audits", "findings", "rounds", "standings",
                   "player_rounds"):
         columns = [c for (c,) in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
@@ -1115,6 +1115,60 @@ def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]
     assert table.summary.startswith(f"{pile['all'] + stock['all']} draws in games: "
                                     f"{stock['all']} from the stock, {pile['all']} from the "
                                     "pile (")
+
+
+def test_deal_odds_report(archive: Archive) -> None:
+    """Every whole hand recorded at a deal, by the rules its game declared, counted here
+    from the logs (ranks with a Counter, totals by the card values), beside the exact
+    odds of ``odds deal``."""
+    from yaniv_audit.cards import JACK, JOKER, RANK, card_values
+    from yaniv_audit.deal_odds import deal_odds, longest_run
+    from yaniv_audit.events import RoundStarted
+
+    seen: dict[str, Counter[tuple[str, str]]] = {}
+    for log in corpus_logs().values():
+        rules = log.game.rules
+        for event in log.events:
+            if not isinstance(event, RoundStarted) or not event.hands:
+                continue
+            for hand in event.hands.values():
+                if len(hand) != rules.hand_size:
+                    continue
+                ranks = Counter(RANK[c] for c in hand if c != JOKER
+                                and not (rules.wild_jacks and RANK[c] == JACK))
+                shape = sorted(ranks.values(), reverse=True) + [0, 0]
+                category = ("four" if shape[0] >= 4 else
+                            "full_house" if shape[0] == 3 and shape[1] >= 2 else
+                            "three" if shape[0] == 3 else
+                            "two_pair" if shape[1] == 2 else
+                            "pair" if shape[0] == 2 else "no_pair")
+                run = longest_run(hand, rules)
+                c = seen.setdefault(rules.id, Counter())
+                c["ranks", category] += 1
+                c["runs", f"run{run}" if run else "none"] += 1
+                c["totals", str(sum(card_values(rules)[x] for x in hand))] += 1
+    table = analytics.report(archive, "deal-odds")
+    assert table.columns == ["rules", "kind", "category", "hands", "share_pct", "exact_pct",
+                             "expected"]
+    got = {(r[0], r[1], r[2]): r[3] for r in table.rows}
+    for rules_id, counts in seen.items():
+        for (kind, category), n in counts.items():
+            assert got[rules_id, kind, category] == n, (rules_id, kind, category)
+    assert sum(got.values()) == sum(sum(c.values()) for c in seen.values())
+    most = max(seen, key=lambda r: seen[r].total())
+    exact = deal_odds(resolve_rules(most))
+    rows = {r[2]: r for r in table.rows if r[0] == most and r[1] == "ranks"}
+    hands = sum(r[3] for r in rows.values())
+    assert hands == sum(n for (kind, _), n in seen[most].items() if kind == "ranks") > 1000
+    for category, ways in exact.ranks.items():
+        assert rows[category][5] == round(100 * ways / exact.hands, 4)
+        assert rows[category][6] == round(hands * ways / exact.hands, 1)
+    whole_hands = sum(n for c in seen.values() for (kind, _), n in c.items() if kind == "ranks")
+    assert table.summary.startswith(f"{whole_hands} recorded deals, each category beside")
+    # one rule set: only the games that declared it
+    only = analytics.report(archive, "deal-odds", resolve_rules(most))
+    assert {r[0] for r in only.rows} == {most}
+    assert sum(r[3] for r in only.rows if r[1] == "ranks") == hands
 
 
 def test_seat_advantage_report(archive: Archive,

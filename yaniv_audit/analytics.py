@@ -281,6 +281,16 @@ ORDER BY c.rules, findings DESC, f.code, f.player NULLS LAST
 """
 
 #: report name -> what it shows
+#: the recorded deals of the latest version of each game, by the rules it declared
+#: (``$1``: rule-set keys, a NULL element for every game; ``$3``: players seated)
+DEALS = """
+SELECT g.rules_id, g.rules_key, d.cards, d.ranks, d.run, d.total, count(*) AS hands
+FROM deals d JOIN latest_games g USING (game_no)
+WHERE ($1 IS NULL OR list_contains($1::VARCHAR[], g.rules_key))
+  AND ($2 IS NULL OR len(g.players) = $2)
+GROUP BY ALL
+"""
+
 REPORTS = {
     "players": "per player: games, finished, wins, win %, scored rounds, average points "
                "per round, Yaniv calls, Assafs made and suffered, eliminations",
@@ -300,6 +310,9 @@ REPORTS = {
     "findings": "finding codes by how often they occur, and in how many games",
     "rules-impact": "the games whose winner or verdict changes under --rules R "
                     "(against each game's declared rules)",
+    "deal-odds": "the recorded deals beside their exact odds: per rank category, longest "
+                 "run and hand total, the hands observed, their share, the exact share "
+                 "and the hands expected",
 }
 
 _SQL = {"players": PLAYERS, "rounds": ROUNDS, "pickups": PICKUPS,
@@ -370,6 +383,8 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
         if None in rule_sets:
             raise ValueError("rules-impact needs --rules R: the rule set to compare with")
         return _rules_impact(archive, rule_sets, players)
+    if name == "deal-odds":
+        return _deal_odds(archive, rule_sets, players)
     columns, rows = _run(archive, _SQL[name], rule_sets, players)
     col = {c: i for i, c in enumerate(columns)}
     who = f" with {players} players" if players else ""
@@ -442,6 +457,49 @@ def _rules_impact(archive: Archive, rule_sets: list[RuleSet | None],
                      f"another winner, {c['verdict']} another verdict only, "
                      f"{c['unplayable']} cannot be played (corrupt under those rules)")
     return Table("rules-impact", [*columns, "change"], changed, "; ".join(parts))
+
+
+def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],
+               players: int | None) -> Table:
+    """Each rule set's recorded deals (the games that declared it; None: every game, by
+    the rules it declared) beside the exact odds of :func:`yaniv_audit.deal_odds.deal_odds`.
+    Only whole hands count (``hand_size`` cards)."""
+    from .deal_odds import deal_odds
+    from .rules import resolve_rules
+
+    keys = None if None in rule_sets else [r.key for r in rule_sets if r is not None]
+    _, found = archive.query(DEALS, [keys, players])
+    groups: dict[str, tuple[RuleSet, str]] = {}  # rules_key -> (rules, the rules column)
+    for rules in rule_sets:
+        if rules is not None:
+            groups[rules.key] = (rules, rules.id)
+    for rules_id, key, *_ in found:
+        if key not in groups and None in rule_sets:
+            groups[key] = (resolve_rules(rules_id), rules_id)
+    columns = ["rules", "kind", "category", "hands", "share_pct", "exact_pct", "expected"]
+    rows: list[tuple[Any, ...]] = []
+    hands_seen = 0
+    for key, (rules, name) in sorted(groups.items(), key=lambda kv: kv[1][1]):
+        mine = [row for row in found if row[1] == key and row[2] == rules.hand_size]
+        hands = sum(row[6] for row in mine)
+        hands_seen += hands
+        exact = deal_odds(rules)
+        for kind, counts, column in (("ranks", exact.ranks, 3), ("runs", exact.runs, 4),
+                                     ("totals", exact.totals, 5)):
+            seen: dict[Any, int] = {}
+            for row in mine:
+                seen[row[column]] = seen.get(row[column], 0) + row[6]
+            for category, ways in counts.items():
+                share = ways / exact.hands
+                count = seen.get(category, 0)
+                rows.append((name, kind, str(category), count,
+                             round(100 * count / hands, 2) if hands else None,
+                             round(100 * share, 4), round(hands * share, 1)))
+    names = ", ".join(sorted(name for _, name in groups.values())) or "no rule set"
+    who = f" in games with {players} players" if players else ""
+    summary = (f"{hands_seen} recorded deals{who}, each category beside its exact odds, "
+               f"under {names}")
+    return Table("deal-odds", columns, rows, summary)
 
 
 @dataclass(frozen=True, slots=True)

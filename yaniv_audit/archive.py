@@ -90,6 +90,15 @@ CREATE TABLE IF NOT EXISTS events (
     source VARCHAR,
     cards VARCHAR[]
 );
+CREATE TABLE IF NOT EXISTS deals (
+    game_no INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    player VARCHAR NOT NULL,
+    cards INTEGER NOT NULL,
+    ranks VARCHAR NOT NULL,
+    run VARCHAR NOT NULL,
+    total INTEGER NOT NULL
+);
 """
 
 #: the derived tables, keyed by the game's ``game_no`` and the rule set's parameters
@@ -186,6 +195,9 @@ TABLES = {
     "events": "every event: game_no, seq, type, player, event (its canonical JSON), round "
               "(the round it belongs to), source (a draw's stock or pile), cards (a "
               "discard's cards, a draw's or slap's card)",
+    "deals": "every hand recorded at a deal: game_no, round, player, cards (how many), "
+             "ranks (no_pair, pair, ..., four), run (the longest run it could throw: none, "
+             "run3, ...), total, under the rules the game declared (as odds deal counts)",
     "audits": "one row per game and rule set audited: game_no, rules_key, rules_id, engine, "
               "verdict, finished, winners, rounds, findings, the full report (JSON), "
               "audited_at",
@@ -205,7 +217,8 @@ TABLES = {
                    "of their fingerprints in ingest order), created_at",
 }
 #: the tables export writes (the checkpoints stay with the archive they vouch for)
-EXPORTED = ("games", "events", "audits", "findings", "rounds", "standings", "player_rounds")
+EXPORTED = ("games", "events", "deals", "audits", "findings", "rounds", "standings",
+            "player_rounds")
 #: how ``export`` can partition the Parquet files
 EXPORT_BY = ("month", "rules")
 
@@ -237,6 +250,8 @@ class IngestRow:
     rounds: list[int | None]
     sources: list[str | None]
     cards: list[str | None]
+    #: the ``deals`` rows of its recorded hands, without the game_no
+    deals: list[tuple[Any, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +289,7 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
         started = datetime.fromisoformat(game.at)
     rounds, sources, cards = event_columns(log.events)
     return IngestRow(
+        deals=deal_rows(log.events, game.rules),
         source=path, fingerprint=fingerprint, game_id=game.game_id or fingerprint,
         players=list(game.players), rules_key=game.rules.key, rules_id=game.rules.id,
         started_at=started, types=[e.type for e in log.events],
@@ -320,6 +336,21 @@ def event_columns(events: Sequence[Event],
         sources.append(source)
         cards.append(held)
     return rounds, sources, cards
+
+
+def deal_rows(events: Sequence[Event], rules: RuleSet) -> list[tuple[Any, ...]]:
+    """The ``deals`` rows of a log (without its game_no): each hand recorded at a deal,
+    classified under the rules the game declared (the deck it was dealt from) as
+    :func:`yaniv_audit.deal_odds.classify` does: (round, player, cards, ranks, run, total)."""
+    from .deal_odds import classify
+    from .events import RoundStarted
+
+    rows: list[tuple[Any, ...]] = []
+    for e in events:
+        if isinstance(e, RoundStarted) and e.hands:
+            for player, hand in e.hands.items():
+                rows.append((e.round, player, len(hand), *classify(hand, rules)))
+    return rows
 
 
 #: SQL: the typed columns of ``events`` from each stored event's JSON, for an archive
@@ -722,13 +753,37 @@ class Archive:
         con.execute("ALTER TABLE games ADD COLUMN rewrites VARCHAR")
         for table in DERIVED:
             con.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
+        con.execute(GAME_TABLES)  # deals: the other tables are there
         con.execute(DERIVED_TABLES)
         for table in DERIVED:
             con.execute(f"INSERT INTO {table} SELECT g.game_no, o.* EXCLUDE (fingerprint) "  # noqa: S608
                         f"FROM old_{table} o JOIN games g USING (fingerprint)")
             con.execute(f"DROP TABLE old_{table}")
         self._flag_rewrites()
+        self._fill_deals()
         con.execute(VIEWS)
+
+    def _fill_deals(self) -> None:
+        """Fill ``deals`` of an archive ingested before it was kept, from the stored
+        round_started events (:func:`deal_rows`)."""
+        from .codec import parse_jsonl
+        from .rules import resolve_rules
+
+        con = self.con
+        numbers = [n for (n,) in con.execute(
+            "SELECT DISTINCT game_no FROM events WHERE type = 'round_started' "
+            "AND event LIKE '%\"hands\"%' ORDER BY game_no").fetchall()]
+        rules_of = dict(con.execute("SELECT game_no, rules_id FROM games").fetchall())
+        number_of = dict(con.execute("SELECT fingerprint, game_no FROM games").fetchall())
+        for fingerprint, source, data in self._stored_logs(numbers):
+            try:
+                log = parse_jsonl(data, source)
+            except LogFormatError:
+                continue  # altered since it was stored: verify says so
+            n = number_of[fingerprint]
+            deals = [(n, *deal) for deal in deal_rows(log.events, resolve_rules(rules_of[n]))]
+            if deals:
+                _insert(con, "deals", [list(column) for column in zip(*deals, strict=True)])
 
     def _flag_rewrites(self) -> None:
         """Fill ``games.rewrites`` of an archive ingested before it was kept: every game_id
@@ -828,9 +883,9 @@ class Archive:
                 "SELECT game_no, event FROM events WHERE seq = 0 AND game_no IN "
                 "(SELECT unnest($1::INTEGER[])) AND game_no BETWEEN $2 AND $3",
                 [numbers, min(numbers), max(numbers)]).fetchall())
-            for fingerprint, game_id, game_no, rewrites in archived:
+            for fingerprint, game_id, game_no, rewritten in archived:
                 known.setdefault(game_id, []).append(
-                    _Version(fingerprint, openings.get(game_no), game_no, rewrites=rewrites))
+                    _Version(fingerprint, openings.get(game_no), game_no, rewrites=rewritten))
         extends: dict[str, str] = {}
         part_of: dict[str, str] = {}
         rewrites: dict[str, str] = {}
@@ -901,6 +956,9 @@ class Archive:
                 cards.extend(r.cards)
             _insert(con, "events", [game_nos, seqs, types, players, leaves, round_col,
                                     sources, cards], joined=("cards",))
+            deals = [(n, *deal) for n, r in zip(numbers, rows, strict=True) for deal in r.deals]
+            if deals:
+                _insert(con, "deals", [list(column) for column in zip(*deals, strict=True)])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -1318,7 +1376,7 @@ def _export_select(table: str, by: str) -> tuple[str, list[str]]:
         columns = f"year({game}.started_at) AS year, month({game}.started_at) AS month"
         names = ["year", "month"]
     else:
-        key = f"{game}.rules_key" if table in ("games", "events") else "t.rules_key"
+        key = f"{game}.rules_key" if table in ("games", "events", "deals") else "t.rules_key"
         columns, names = f"{key} AS rules", ["rules"]
     return f"SELECT t.*, {columns} FROM {table} t{join}", names  # noqa: S608
 

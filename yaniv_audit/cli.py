@@ -786,7 +786,7 @@ def archive_for_report(db: str | None, rule_sets: list[Any]) -> Any:
 
 
 REPORT_NAMES = ["players", "rounds", "pickups", "seat-advantage", "reductions", "violations",
-                "leaderboard", "assaf-risk", "findings", "rules-impact"]
+                "leaderboard", "assaf-risk", "findings", "rules-impact", "deal-odds"]
 
 
 def csv_cell(value: Any) -> Any:
@@ -824,6 +824,8 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     assaf-risk      how often a Yaniv at each total was Assafed
     findings        which rules get broken, how often
     rules-impact    which games change winner under --rules R
+    deal-odds       the recorded deals beside their exact odds (no audit needed: the
+                    games that declared --rules R, else every game by its own rules)
     """
     import csv
 
@@ -835,7 +837,8 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [None]
     if name == "rules-impact" and None in rule_sets:
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
-    needed = [None, *rule_sets] if name == "rules-impact" else rule_sets
+    needed = ([None, *rule_sets] if name == "rules-impact"
+              else [] if name == "deal-odds" else rule_sets)
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
         table = analytics.report(archive, name, rule_sets, players)
     if fmt == "json":

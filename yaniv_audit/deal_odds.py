@@ -223,6 +223,21 @@ def longest_run(hand: Sequence[Card], rules: RuleSet) -> int:
     return max(_suit_longest(m, windows, jacks_fill, pool)[pool] for m in masks)
 
 
+def classify(hand: Sequence[Card], rules: RuleSet) -> tuple[str, str, int]:
+    """One dealt hand's categories, as the counts here name them: its rank category,
+    its longest run (``none``, ``run3``, ...) and its total.
+
+    >>> from yaniv_audit.cards import parse_cards
+    >>> from yaniv_audit.rules import PRESETS
+    >>> classify(parse_cards(["5H", "6H", "7H", "5S", "KC"]), PRESETS["israeli"])
+    ('pair', 'run3', 33)
+    """
+    run = longest_run(hand, rules)
+    values = card_values(rules)
+    return rank_category(hand, rules), f"run{run}" if run else "none", sum(
+        values[c] for c in hand)
+
+
 # --- polynomials: lists of exact coefficients, cut at the hand size ------------
 
 
