@@ -28,7 +28,10 @@ from pathlib import Path
 
 CLI = [sys.executable, "-m", "yaniv_audit.cli"]
 REPORTS = ["leaderboard", "assaf-risk", "findings", "players", "rounds", "pickups",
-           "seat-advantage", "reductions", "violations"]
+           "seat-advantage", "reductions", "violations", "deal-odds"]
+#: runs a command and prints the peak RSS (KiB) of it and its workers: its own children
+PEAK = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=False); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 
 
 def base_games(count: int) -> Path:
@@ -58,14 +61,14 @@ def corpus(base: Path, games: int, out: Path) -> int:
 
 
 def timed(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB, the largest of the command and its workers)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds and peak RSS in MiB of one command: the largest of the command and
+    its workers, measured by a wrapper process of its own for each command."""
     start = time.perf_counter()
-    subprocess.run([*CLI, *args], check=False, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-c", PEAK, *CLI, *args], check=False,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
+    peak = int(done.stdout.strip().splitlines()[-1]) / 1024
+    return seconds, peak
 
 
 def measure(base: Path, games: int, work: Path) -> None:
@@ -75,10 +78,10 @@ def measure(base: Path, games: int, work: Path) -> None:
     print(f"\n{games:,} games, {events:,} events")
     seconds, rss = timed(["ingest", str(logs), "--db", str(db)])
     print(f"  ingest                  {seconds:8.2f} s  {events / seconds:>10,.0f} events/s  "
-          f"peak RSS so far {rss:,.0f} MiB")
+          f"peak RSS {rss:,.0f} MiB")
     seconds, rss = timed(["audit", "--db", str(db), "--exit-zero"])
     print(f"  audit --db              {seconds:8.2f} s  {events / seconds:>10,.0f} events/s  "
-          f"peak RSS so far {rss:,.0f} MiB")
+          f"peak RSS {rss:,.0f} MiB")
     size = os.path.getsize(db)
     print(f"  archive size            {size / 2**20:8.1f} MiB  "
           f"{size / games / 1024:.1f} KiB a game")
@@ -91,6 +94,8 @@ def measure(base: Path, games: int, work: Path) -> None:
     print(f"  report rules-impact     {seconds:8.2f} s  (again, nothing to audit)")
     seconds, _ = timed(["odds", "assaf", "5", "--db", str(db)])
     print(f"  odds assaf 5            {seconds:8.2f} s")
+    seconds, _ = timed(["odds", "deal", "--rules", "israeli"])
+    print(f"  odds deal               {seconds:8.2f} s  (no archive: exact counts)")
     seconds, _ = timed(["verify", "--db", str(db)])
     print(f"  verify                  {seconds:8.2f} s")
 
@@ -105,7 +110,8 @@ def main() -> None:
     sizes = args.games or [1000, 10000]
     base = base_games(args.base)
     print(f"yaniv-audit archive bench: sizes {', '.join(f'{n:,}' for n in sizes)}; "
-          f"{args.base} simulated base games; {os.cpu_count()} cores")
+          f"{args.base} simulated base games; {os.cpu_count()} cores; load average "
+          f"{os.getloadavg()[0]:.2f}")
     for games in sizes:
         with tempfile.TemporaryDirectory(prefix="yaniv-archive-bench-") as work:
             measure(base, games, Path(work))

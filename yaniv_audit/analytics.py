@@ -99,18 +99,30 @@ GROUP BY ALL
 ORDER BY c.rules, findings DESC, f.code
 """
 
-#: per rule set asked for ($1, never NULL here): each latest game under its declared
-#: rules and under that rule set
-RULES_IMPACT = """
-SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
-       d.winners AS declared_winners, o.verdict AS other_verdict, o.winners AS other_winners
+#: per rule set asked for ($1, never NULL here): each latest game whose winner or verdict
+#: changes between its declared rules and that rule set, and how (``change``)
+RULES_IMPACT_PAIRS = """
 FROM (SELECT unnest($1::VARCHAR[]) AS want, unnest($2::VARCHAR[]) AS rules) w
 CROSS JOIN latest_games g
 JOIN audits d ON d.game_no = g.game_no AND d.rules_key = g.rules_key
 JOIN audits o ON o.game_no = g.game_no AND o.rules_key = w.want
 WHERE d.verdict <> 'corrupt' AND ($3 IS NULL OR len(g.players) = $3)
-ORDER BY w.rules, g.game_no
 """
+RULES_IMPACT = f"""
+SELECT * FROM (
+    SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
+           d.winners AS declared_winners, o.verdict AS other_verdict,
+           o.winners AS other_winners,
+           CASE WHEN o.verdict = 'corrupt' THEN 'unplayable'
+                WHEN o.winners <> d.winners THEN 'winner'
+                WHEN o.verdict <> d.verdict THEN 'verdict' END AS change,
+           g.game_no
+    {RULES_IMPACT_PAIRS}
+) WHERE change IS NOT NULL
+ORDER BY rules, game_no
+"""
+#: how many games each rule set of $1 was compared on
+RULES_IMPACT_SEEN = f"SELECT w.rules, count(*) {RULES_IMPACT_PAIRS} GROUP BY w.rules"
 
 ODDS = f"""
 WITH {CHOSEN_ALL}
@@ -317,8 +329,7 @@ REPORTS = {
 
 _SQL = {"players": PLAYERS, "rounds": ROUNDS, "pickups": PICKUPS,
         "seat-advantage": SEAT_ADVANTAGE, "reductions": REDUCTIONS, "violations": VIOLATIONS,
-        "leaderboard": LEADERBOARD, "assaf-risk": ASSAF_RISK, "findings": FINDINGS,
-        "rules-impact": RULES_IMPACT}
+        "leaderboard": LEADERBOARD, "assaf-risk": ASSAF_RISK, "findings": FINDINGS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,33 +441,22 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
 def _rules_impact(archive: Archive, rule_sets: list[RuleSet | None],
                   players: int | None) -> Table:
     columns, rows = _run(archive, RULES_IMPACT, rule_sets, players)
-    changed: list[tuple[Any, ...]] = []
+    columns, rows = columns[:-1], [row[:-1] for row in rows]  # without game_no
+    keys = [None if r is None else r.key for r in rule_sets]
+    labels = [label(r) for r in rule_sets]
+    seen = dict(archive.query(RULES_IMPACT_SEEN, [keys, labels, players])[1])
     counts: dict[str, dict[str, int]] = {}
-    seen: dict[str, int] = {}
-    several = len(rule_sets) > 1
     for row in rows:
-        under = row[0] if several else rule_sets[0].id  # type: ignore[union-attr]
-        seen[under] = seen.get(under, 0) + 1
+        under = row[0] if len(rule_sets) > 1 else labels[0]
         count = counts.setdefault(under, {"winner": 0, "unplayable": 0, "verdict": 0})
-        declared_verdict, declared_winners, verdict, winners = row[-4:]
-        if verdict == "corrupt":
-            change = "unplayable"  # e.g. a card the other deck does not have
-        elif winners != declared_winners:
-            change = "winner"
-        elif verdict != declared_verdict:
-            change = "verdict"
-        else:
-            continue
-        count[change] += 1
-        changed.append((*row, change))
+        count[row[-1]] += 1
     parts = []
-    for rules in rule_sets:
-        name = label(rules)
+    for name in labels:
         c = counts.get(name, {"winner": 0, "unplayable": 0, "verdict": 0})
         parts.append(f"under {name}, of {seen.get(name, 0)} games: {c['winner']} have "
                      f"another winner, {c['verdict']} another verdict only, "
                      f"{c['unplayable']} cannot be played (corrupt under those rules)")
-    return Table("rules-impact", [*columns, "change"], changed, "; ".join(parts))
+    return Table("rules-impact", columns, rows, "; ".join(parts))
 
 
 def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],
