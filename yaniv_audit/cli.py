@@ -117,10 +117,13 @@ def cli() -> None:
 def validate(logs: tuple[str, ...], as_json: bool) -> None:
     """Check that each LOG is readable (format, fields, cards, players, order).
 
-    LOG is a file or - (standard input). These checks do not depend on the rule
-    set; the audit does the rest.
+    LOG is a file or - (standard input). Every problem of an unreadable log is
+    listed (the first 50, then how many more), each with its line, its field,
+    what was expected and a guess at what was meant. These checks do not depend
+    on the rule set; the audit does the rest.
     """
     from .codec import read_log
+    from .diagnose import diagnose, render
 
     codes = []
     for path in logs:
@@ -128,10 +131,14 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
             log = read_log(path)
         except LogFormatError as exc:
             codes.append(EXIT_BAD_INPUT)
+            found = diagnose(path, exc)
             if as_json:
-                emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc)})
+                emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc),
+                           "problems": [p.to_json() for p in found.problems],
+                           "total": found.total})
             else:
-                click.echo(f"{path}: unreadable: {exc}")
+                for line in render(path, found):
+                    click.echo(line)
             continue
         codes.append(EXIT_OK)
         if as_json:
@@ -355,14 +362,36 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     if len(files) == 1:
         def render(report: dict[str, Any]) -> str:
+            if report["verdict"] == "unreadable":
+                return unreadable_text(report, every=True)
             return render_report(report, strict=strict)
     else:
-        render = render_line  # one line per game in bulk
+        def render(report: dict[str, Any]) -> str:  # one line per game in bulk
+            if report["verdict"] == "unreadable":
+                return unreadable_text(report, every=False)
+            return render_line(report)
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
+    """An unreadable log's ruling: all its problems (``every``), else the first and how
+    many more there are."""
+    from .audit import render_report
+    from .diagnose import diagnose, render
+
+    source = report["file"]
+    found = diagnose(source)
+    if not found.total:  # unreadable to the replay only: its one error
+        return render_report(report)
+    if every:
+        return "\n".join(render(source, found, "UNREADABLE"))
+    more = found.total - 1
+    return (f"{source}: UNREADABLE: {found.problems[0].text()}"
+            + (f" (and {more} more: yaniv-audit validate {source} lists them)" if more else ""))
 
 
 def print_reports(reports: Any, count: int, as_json: bool,

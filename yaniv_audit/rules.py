@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import RulesError
+from .errors import RulesError, did_you_mean
 
 Reductions = tuple[tuple[int, int], ...]
 
@@ -210,7 +210,8 @@ def _check_value(param: Param, value: Any) -> Any:
     """The value in the rule set's own type, or a RulesError naming the parameter."""
 
     def refuse() -> RulesError:
-        return RulesError(f"{param.name}: expected {param.accepts()}, got {_show(value)}")
+        hint = did_you_mean(value, param.choices)
+        return RulesError(f"{param.name}: expected {param.accepts()}, got {_show(value)}{hint}")
 
     if value is None:
         if param.nullable:
@@ -292,12 +293,14 @@ def make_rules(base: str, overrides: Mapping[str, Any] | None = None) -> RuleSet
     if base not in PRESETS:
         raise RulesError(
             f"unknown preset {_show(base)}: expected one of " + ", ".join(PRESETS)
+            + did_you_mean(base, PRESETS)
         )
     changes: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         param = PARAM_BY_NAME.get(key)
         if param is None:
-            raise RulesError(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules show'")
+            raise RulesError(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
+                             f"show'{did_you_mean(key, PARAM_BY_NAME)}")
         changes[key] = _check_value(param, value)
     rules = dataclasses.replace(PRESETS[base], name=base, **changes)
     _check_combination(rules)
