@@ -247,9 +247,20 @@ def prove(log: str, index: int | None, old_size: int | None) -> None:
     emit_json(make_proof(leaves, index))
 
 
+def hex_fingerprint(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A fingerprint given on the command line: 64 hex digits, else wrong usage."""
+    text = value.strip()
+    if len(text) != 64 or not all(c in "0123456789abcdefABCDEF" for c in text):
+        shown = text if len(text) <= 70 else text[:67] + "..."
+        raise click.BadParameter(f"expected 64 hex digits, got {shown!r} ({len(text)} "
+                                 "characters)")
+    return text
+
+
 @cli.command("verify-proof")
 @click.argument("proof", type=click.File("rb"))
 @click.option("--fingerprint", "fingerprint_hex", required=True, metavar="HEX",
+              callback=hex_fingerprint,
               help="the fingerprint you trust (64 hex digits): of the log, or for a "
                    "consistency proof of the earlier log")
 def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
@@ -364,17 +375,24 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
         def render(report: dict[str, Any]) -> str:
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=True)
-            return render_report(report, strict=strict)
+            return render_report(report, strict=strict, lines=finding_lines(report))
     else:
         def render(report: dict[str, Any]) -> str:  # one line per game in bulk
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=False)
-            return render_line(report)
+            return render_line(report, finding_lines(report))
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def finding_lines(report: dict[str, Any]) -> list[int] | None:
+    """The file line of each event of a report's log, when it has findings to place."""
+    from .diagnose import event_lines
+
+    return event_lines(report["file"]) if report["findings"] else None
 
 
 def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
@@ -452,6 +470,13 @@ def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
+    declared = parsed.game.rules.id
+    if rules is None:
+        click.echo(f"{log}: replayed under {declared}, the rules the log declares")
+    elif rules.id == declared:
+        click.echo(f"{log}: replayed under {rules.id} (--rules), the rules the log declares")
+    else:
+        click.echo(f"{log}: replayed under {rules.id} (--rules); the log declares {declared}")
     try:
         for line in render_steps(parsed, rules, seat=seat):
             click.echo(line)

@@ -372,6 +372,34 @@ def card_hint(value: Any) -> str | None:
     return None
 
 
+def event_lines(path: str | Path) -> list[int] | None:
+    """The file line of each event of a JSON Lines log, for messages that name both
+    (None for a ``.json`` log, whose events have no lines, or a file not readable).
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
+    ...     _ = f.write(b'{"a":1}\\n\\n  \\n{"b":2}\\r\\n{"c":3}')
+    >>> event_lines(f.name)
+    [1, 4, 5]
+    >>> os.unlink(f.name)
+    """
+    from .codec import STDIN, stdin_bytes
+
+    if str(path) == STDIN:
+        data = stdin_bytes()
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+            return None
+    elif Path(path).suffix.lower() == ".json":
+        return None
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return None
+    return [number for number, text in enumerate(data.split(b"\n"), 1)
+            if text and not text.isspace()]
+
+
 def render(source: str, found: Diagnosis, verdict: str = "unreadable") -> list[str]:
     """The problems as text lines: one line for one problem, else a count and a line each."""
     if found.total == 1:
