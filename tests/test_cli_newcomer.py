@@ -113,3 +113,125 @@ def test_more_work_than_the_pool_costs_goes_to_the_pool(
         with bulk.audit_stream(files, jobs=None) as reports:
             next(reports)
     assert started
+
+
+def test_a_malformed_fingerprint_is_wrong_usage_naming_the_option() -> None:
+    result = run("verify-proof", "-", "--fingerprint", "abc", stdin="{}")
+    assert result.exit_code == 2
+    assert "--fingerprint" in result.output and "expected 64 hex digits" in result.output
+
+
+# --- --json ------------------------------------------------------------------------
+
+
+def test_ingest_json_says_what_was_stored_and_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type":"game_started"}\n')
+    db = str(tmp_path / "a.duckdb")
+    result = run("ingest", "--json", "--db", db, replay("middle-card"), replay("wrong-score"),
+                 str(bad))
+    answer = json.loads(result.output)
+    assert result.exit_code == 1  # a log refused
+    assert answer["games"] == 2 and len(answer["added"]) == 2
+    assert answer["added"][0]["file"] == replay("middle-card")
+    assert answer["refused"][0]["file"] == str(bad)
+    assert answer["refused"][0]["error"]["line"] == 1
+    again = json.loads(run("ingest", "--json", "--db", db, replay("middle-card")).output)
+    assert (again["added"], again["duplicates"][0]["file"]) == ([], replay("middle-card"))
+
+
+def test_replay_json_is_one_line_per_event_with_the_findings() -> None:
+    result = run("replay", "--json", replay("middle-card"))
+    steps = [json.loads(line) for line in result.output.splitlines()]
+    assert result.exit_code == 1
+    assert [s["index"] for s in steps] == list(range(24))
+    assert steps[5]["findings"][0]["code"] == "draw.pile_card"
+    assert steps[5]["text"] == "noa draws 8H from the pile"
+
+
+def test_verify_proof_json_says_valid_or_not(tmp_path: Path) -> None:
+    proof = run("prove", replay("wrong-score"), "--event", "15").output
+    fingerprint = run("fingerprint", replay("wrong-score")).output.strip()
+    result = run("verify-proof", "-", "--json", "--fingerprint", fingerprint, stdin=proof)
+    answer = json.loads(result.output)
+    assert result.exit_code == 0
+    assert answer == {"valid": True, "proof": "inclusion", "trusted": fingerprint,
+                      "fingerprint": fingerprint, "tree_size": 19, "index": 15,
+                      "type": "round_ended"}
+    other = run("verify-proof", "-", "--json", "--fingerprint", "0" * 64, stdin=proof)
+    assert other.exit_code == 1 and json.loads(other.output)["valid"] is False
+
+
+# --- --quiet, --verbose, colours, completion ---------------------------------------
+
+
+SAMPLES = ["clean-assaf-reduction", "middle-card", "wrong-score", "two-decks"]
+
+
+def test_quiet_lists_only_the_logs_with_something_to_report() -> None:
+    for args in (["-q", "audit"], ["audit", "--quiet"]):
+        result = run(*args, *(replay(n) for n in SAMPLES))
+        lines = result.output.splitlines()
+        assert [line.split(":")[0] for line in lines[:-1]] == [replay("middle-card"),
+                                                               replay("wrong-score")]
+        assert lines[-1].startswith("4 games: 2 clean")
+    assert run("validate", "-q", replay("middle-card")).output == ""
+
+
+def test_verbose_says_how_the_audit_runs() -> None:
+    result = CliRunner().invoke(cli, ["audit", "-v", replay("middle-card")])
+    assert "auditing 1 log under the rules each declares in this process" in result.stderr
+    quiet_after = CliRunner().invoke(cli, ["audit", replay("middle-card")])
+    assert "auditing" not in quiet_after.stderr  # each run starts anew
+
+
+def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
+    """What the command writes to a (pseudo-)terminal."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    main, secondary = pty.openpty()
+    environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | (env or {})
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "yaniv_audit", *args],
+                                   stdout=secondary, stderr=secondary, env=environ)
+        os.close(secondary)
+        screen = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            screen += chunk
+        process.wait(timeout=60)
+    finally:
+        os.close(main)
+    return screen.decode(errors="replace")
+
+
+def test_verdicts_are_in_colour_on_a_terminal_unless_no_color() -> None:
+    args = ["audit", "--jobs", "1", replay("middle-card"), replay("two-decks")]
+    shown = on_a_terminal(*args)
+    assert "\x1b[31mVIOLATIONS\x1b[0m" in shown and "\x1b[32mCLEAN\x1b[0m" in shown
+    assert "\x1b[" not in on_a_terminal(*args, env={"NO_COLOR": "1"})
+    assert "\x1b[" not in run(*args).output  # not a terminal
+
+
+def test_shell_completion_is_clicks() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "_YANIV_AUDIT_COMPLETE": "bash_source"}
+    script = Path(sys.executable).parent / "yaniv-audit"
+    done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "_yaniv_audit_completion()" in done.stdout
+    env |= {"_YANIV_AUDIT_COMPLETE": "bash_complete", "COMP_WORDS": "yaniv-audit val",
+            "COMP_CWORD": "1"}
+    done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert "plain,validate" in done.stdout

@@ -45,14 +45,73 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+#: -1 with --quiet (no progress, no notes, only the logs with something to say),
+#: 1 with --verbose (notes on what is done), else 0
+VERBOSITY = 0
+
+
+def set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    global VERBOSITY
+    if value:
+        VERBOSITY = -1 if param.name == "quiet" else 1
+
+
+def verbosity_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """-q/--quiet and -v/--verbose, before the command name or after it."""
+    f = click.option("-v", "--verbose", is_flag=True, expose_value=False, is_eager=True,
+                     callback=set_verbosity,
+                     help="also say what is done (files, processes, rules) on standard "
+                          "error, and show the traceback of an internal error")(f)
+    return click.option("-q", "--quiet", is_flag=True, expose_value=False, is_eager=True,
+                        callback=set_verbosity,
+                        help="no progress bar and no notes on standard error; validate "
+                             "and audit list only the logs with something to report")(f)
+
+
+def note(message: str, *, verbose: bool = False) -> None:
+    """A note on standard error: none with --quiet; a ``verbose`` one only with --verbose."""
+    if VERBOSITY >= (1 if verbose else 0):
+        click.echo(message, err=True)
+
+
+def colour_on() -> bool:
+    """Colours for verdicts: only on a terminal, and never when NO_COLOR is set
+    (https://no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+_COLOURS = {"CLEAN": ("green", False), "OK": ("green", False), "VALID": ("green", False),
+            "CLAIMS": ("yellow", False), "CLAIM": ("yellow", False),
+            "VIOLATIONS": ("red", False), "VIOLATION": ("red", False),
+            "CORRUPT": ("magenta", True), "IMPOSSIBLE": ("magenta", True),
+            "UNREADABLE": ("magenta", True), "INVALID": ("red", True)}
+
+
+def paint(line: str) -> str:
+    """A line of a ruling with its verdict word (CLEAN, VIOLATIONS, ...; the mark of a
+    finding) in colour when :func:`colour_on`."""
+    import re
+
+    if not colour_on():
+        return line
+    match = re.search(r"(?:^|: |^    )(CLEAN|CLAIMS?|VIOLATIONS?|CORRUPT|IMPOSSIBLE|"
+                      r"UNREADABLE|ok|unreadable|valid|invalid)\b", line)
+    if match is None:
+        return line
+    word = match.group(1)
+    colour, bold = _COLOURS[word.upper()]
+    start, end = match.span(1)
+    return line[:start] + click.style(word, fg=colour, bold=bold or None) + line[end:]
+
+
 @contextmanager
 def progress(items: Any, length: int, label: str, unit: str = "game") -> Iterator[Any]:
-    """A progress bar with its rate (games/s) on standard error, only on a terminal and
-    only for more than one item; it is cleared when done, and :func:`say` prints lines
-    above it, so that no line is glued to it."""
+    """A progress bar with its rate (games/s) on standard error, only on a terminal,
+    without --quiet and only for more than one item; it is cleared when done, and
+    :func:`say` prints lines above it, so that no line is glued to it."""
     from tqdm import tqdm
 
-    shown = length > 1 and sys.stderr.isatty()
+    shown = length > 1 and sys.stderr.isatty() and VERBOSITY >= 0
     with tqdm(items, total=length, desc=label, unit=unit, file=sys.stderr, leave=False,
               disable=not shown, dynamic_ncols=True) as bar:
         yield bar
@@ -94,6 +153,13 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
 class Commands(click.Group):
     """The command group: Ctrl-C anywhere is one line and exit status 130."""
 
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        global VERBOSITY
+        if parent is None:
+            VERBOSITY = 0  # each run starts without --quiet or --verbose
+        return super().make_context(info_name, args, parent, **extra)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -104,8 +170,13 @@ class Commands(click.Group):
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="yaniv-audit")
+@verbosity_options
 def cli() -> None:
-    """Replay, check and score Yaniv game logs under any house rules."""
+    """Replay, check and score Yaniv game logs under any house rules.
+
+    Shell completion (bash, zsh, fish): eval "$(_YANIV_AUDIT_COMPLETE=bash_source
+    yaniv-audit)" in ~/.bashrc (zsh_source in ~/.zshrc; fish_source for fish).
+    """
 
 
 # --- foundation commands --------------------------------------------------
@@ -138,13 +209,13 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
                            "total": found.total})
             else:
                 for line in render(path, found):
-                    click.echo(line)
+                    click.echo(paint(line))
             continue
         codes.append(EXIT_OK)
         if as_json:
             emit_json({"file": path, "verdict": "readable", "events": len(log.events)})
-        else:
-            click.echo(f"{path}: ok ({len(log.events)} events)")
+        elif VERBOSITY >= 0:
+            click.echo(paint(f"{path}: ok ({len(log.events)} events)"))
     sys.exit(worst(codes))
 
 
@@ -263,7 +334,8 @@ def hex_fingerprint(ctx: click.Context, param: click.Parameter, value: str) -> s
               callback=hex_fingerprint,
               help="the fingerprint you trust (64 hex digits): of the log, or for a "
                    "consistency proof of the earlier log")
-def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="the answer as one JSON object")
+def verify_proof_cmd(proof: Any, fingerprint_hex: str, as_json: bool) -> None:
     """Check a PROOF (a file, or - for standard input) against a fingerprint you trust.
 
     An inclusion proof shows an event is in the log; a consistency proof shows a
@@ -282,22 +354,34 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
     except ProofError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
     shown = json.loads(data)  # well-formed: the verifier has checked it
+    if as_json:
+        answer: dict[str, Any] = {"valid": ok, "proof": "consistency" if consistency
+                                  else "inclusion", "trusted": trusted,
+                                  "fingerprint": shown["fingerprint"].lower(),
+                                  "tree_size": shown["tree_size"]}
+        if consistency:
+            answer["old_size"] = shown["old_size"]
+        else:
+            answer |= {"index": shown["index"], "type": shown["event"].get("type")}
+        emit_json(answer)
+        sys.exit(EXIT_OK if ok else EXIT_FOUND)
     if consistency:
         if not ok:
             click.echo("invalid: the proof does not show that log extends the log with that "
                        "fingerprint")
             sys.exit(EXIT_FOUND)
-        click.echo(f"valid: the log {shown['fingerprint'].lower()} ({shown['tree_size']} "
-                   f"events) extends the log {trusted} ({shown['old_size']} events) "
-                   "without changing it")
+        click.echo(paint(f"valid: the log {shown['fingerprint'].lower()} "
+                         f"({shown['tree_size']} events) extends the log {trusted} "
+                         f"({shown['old_size']} events) without changing it"))
         sys.exit(EXIT_OK)
     if not ok:
-        click.echo("invalid: the proof does not show that event in the log with that fingerprint")
+        click.echo(paint("invalid: the proof does not show that event in the log with that "
+                         "fingerprint"))
         sys.exit(EXIT_FOUND)
-    click.echo(
+    click.echo(paint(
         f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) is in the log "
         f"{trusted}"
-    )
+    ))
     sys.exit(EXIT_OK)
 
 
@@ -383,6 +467,12 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
             return render_line(report, finding_lines(report))
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
+    from .bulk import small_work
+
+    where = ("in this process" if (jobs or 0) == 1 or (jobs is None and small_work(files))
+             else f"on {jobs or os.cpu_count() or 1} processes")
+    note(f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
+         f"{rules.id if rules else 'the rules each declares'} {where}", verbose=True)
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
@@ -425,7 +515,10 @@ def print_reports(reports: Any, count: int, as_json: bool,
             verdict = report["verdict"]
             counts[verdict] = counts.get(verdict, 0) + 1
             codes.append(EXIT_BY_VERDICT[verdict])
-            echo(to_json_line(report) if as_json else render(report))
+            if as_json:
+                echo(to_json_line(report))
+            elif verdict != "clean" or VERBOSITY >= 0:
+                echo("\n".join(paint(line) for line in render(report).split("\n")))
     if count > 1 or not codes:
         summary = (f"{len(codes)} games: {counts.get('clean', 0)} clean, "
                    f"{counts.get('claims', 0)} with claims only, "
@@ -460,7 +553,9 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
 @click.argument("log", type=click.Path(dir_okay=False))
 @rules_option()
 @click.option("--seat", metavar="P", help="show only what player P sees")
-def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="one JSON line per event: the event, the table after it, its findings")
+def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -> None:
     """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores."""
     from .audit import EXIT_BY_VERDICT, replay_log, verdict_of
     from .replay_view import render_steps
@@ -470,6 +565,17 @@ def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
+    if as_json:
+        from .engine import Replay
+        from .replay_view import steps
+
+        fold = Replay(parsed.game, rules or parsed.game.rules)
+        try:
+            for step in steps(parsed, rules, seat, replay=fold):
+                emit_json(step)
+        except LogFormatError as exc:
+            fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+        sys.exit(EXIT_BY_VERDICT[verdict_of(fold.findings)])
     declared = parsed.game.rules.id
     if rules is None:
         click.echo(f"{log}: replayed under {declared}, the rules the log declares")
@@ -550,8 +656,7 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
                 path.write_text(to_jsonl(log), encoding="utf-8")
     except SimulationError as exc:
         fail(str(exc), EXIT_USAGE)
-    click.echo(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}",
-               err=True)
+    note(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}")
 
 
 @cli.command()
@@ -660,7 +765,9 @@ def open_archive(db: str | None, *, read_only: bool = False, create: bool = Fals
 @db_option
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="processes to read logs with (default: all cores)")
-def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="what was done as one JSON object (games added, refused, ...)")
+def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bool) -> None:
     """Store readable logs in the archive (files, or directories of .jsonl/.json logs).
 
     A game is stored once, by its fingerprint; a log that cannot be read is
@@ -673,6 +780,25 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
         result = archive.ingest(files, jobs=1 if "-" in files else jobs, progress=progress)
         total = archive.count_games()
         where = archive.path
+    code = EXIT_FOUND if result.refused or result.conflicts else EXIT_OK
+    if as_json:
+        emit_json({
+            "archive": str(where), "games": total, "events": result.events,
+            "added": [{"file": a.source, "fingerprint": a.fingerprint, "game_id": a.game_id,
+                       "events": a.events} for a in result.added],
+            "duplicates": [{"file": f, "fingerprint": fp, "first_file": first}
+                           for f, fp, first in result.duplicates],
+            "refused": [{"file": r.source, "error": error_json(r.error)}
+                        for r in result.refused],
+            "extensions": [{"file": f, "fingerprint": fp, "game_id": g, "extends": old,
+                            "old_size": size} for f, fp, g, old, size in result.extensions],
+            "earlier": [{"file": f, "fingerprint": fp, "game_id": g, "longer": longer}
+                        for f, fp, g, longer in result.earlier],
+            "conflicts": [{"file": f, "fingerprint": fp, "game_id": g, "other": other,
+                           "differs_from_event": same}
+                          for f, fp, g, other, same in result.conflicts],
+        })
+        sys.exit(code)
     for refused in result.refused:
         click.echo(f"{refused.source}: refused, unreadable: {refused.error}")
     for source, _, game_id, old, size in result.extensions:
@@ -690,7 +816,7 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
         f"{len(result.refused)} refused; the archive holds {total} games"
     )
-    sys.exit(EXIT_FOUND if result.refused or result.conflicts else EXIT_OK)
+    sys.exit(code)
 
 
 def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
@@ -704,8 +830,8 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
         count = sum(len(games) for games in todo.values())
         if not count:
             under = ", ".join(r.id if r else "its declared rules" for r in rule_sets)
-            click.echo(f"every game of {archive.path} is audited under {under} by this "
-                       "version already (--again audits them again)", err=True)
+            note(f"every game of {archive.path} is audited under {under} by this "
+                 "version already (--again audits them again)")
             return EXIT_OK
         codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
                               render_line)
@@ -1065,6 +1191,17 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
     sys.exit(EXIT_FOUND if mismatches or broken else EXIT_OK)
 
 
+def _every_command(group: click.Group) -> Iterator[click.Command]:
+    for command in group.commands.values():
+        yield command
+        if isinstance(command, click.Group):
+            yield from _every_command(command)
+
+
+for _command in _every_command(cli):
+    verbosity_options(_command)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: never a traceback for a user's input."""
     try:
@@ -1074,11 +1211,19 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(EXIT_OK)
     except InternalError as exc:
+        if VERBOSITY > 0:
+            import traceback
+
+            traceback.print_exc()
         fail(f"internal error while reading {exc.source} ({exc.detail}); this is a bug in "
              "yaniv-audit: please send us that log", EXIT_INTERNAL)
     except Exception as exc:
         import duckdb
 
+        if VERBOSITY > 0:
+            import traceback
+
+            traceback.print_exc()
         if isinstance(exc, (duckdb.IOException, duckdb.SerializationException)):
             from .archive import damaged  # a damaged block found after the archive opened
             fail(str(damaged(None, exc)), EXIT_BAD_INPUT)
