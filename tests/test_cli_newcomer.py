@@ -235,3 +235,40 @@ def test_shell_completion_is_clicks() -> None:
             "COMP_CWORD": "1"}
     done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
     assert "plain,validate" in done.stdout
+
+
+# --- house rules found by default --------------------------------------------------
+
+
+def test_a_house_rules_file_here_is_the_default_rule_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("YANIV_AUDIT_RULES")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "yaniv-rules.toml").write_text('base = "israeli"\npickup = "any"\n')
+    result = CliRunner().invoke(cli, ["audit", replay("middle-card")])
+    assert "CLEAN under israeli(pickup=any)" in result.stdout  # the middle card is allowed
+    assert ("rules: israeli(pickup=any), the house rules of yaniv-rules.toml in the current "
+            "directory") in result.stderr
+    assert "VIOLATIONS under israeli " in run("audit", replay("middle-card"), "--rules",
+                                              "israeli").output  # --rules overrides
+    shown = run("rules", "show").output.splitlines()
+    assert shown[:2] == ["israeli(pickup=any)", "house rules: yaniv-rules.toml in the "
+                         "current directory (used when --rules is not given)"]
+    head = run("replay", replay("middle-card")).stdout.splitlines()[0]
+    assert head == (f"{replay('middle-card')}: replayed under israeli(pickup=any) (the house "
+                    "rules); the log declares israeli")
+
+
+def test_the_variable_names_the_house_rules_and_empty_turns_them_off(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("YANIV_AUDIT_RULES")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "yaniv-rules.toml").write_text('base = "namu"\n')
+    assert "CLEAN under namu " in run("audit", replay("middle-card")).output
+    off = run("audit", replay("middle-card"), env={"YANIV_AUDIT_RULES": ""})
+    assert "VIOLATIONS under israeli " in off.output  # the log's own rules
+    named = run("audit", replay("middle-card"), env={"YANIV_AUDIT_RULES": "namu"})
+    assert "CLEAN under namu " in named.output
+    bad = run("audit", replay("middle-card"), env={"YANIV_AUDIT_RULES": "nmu"})
+    assert bad.exit_code == 2
+    assert "YANIV_AUDIT_RULES" in bad.output and 'did you mean "namu"?' in bad.output

@@ -150,6 +150,30 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
         raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
+def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
+    """The house rules found by default (``$YANIV_AUDIT_RULES``, else ``yaniv-rules.toml``
+    here) and where they were found, or None; a note on stderr says they are used."""
+    from .rules import HOUSE_VARIABLE, house_rules_spec
+
+    found = house_rules_spec()
+    if found is None:
+        return None
+    spec, where = found
+    rules = resolve_or_usage(spec, HOUSE_VARIABLE if where.startswith("$") else where)
+    if say:
+        note(f"rules: {rules.id}, the house rules of {where} (--rules R overrides them; "
+             f"{HOUSE_VARIABLE}= with no value turns them off)")
+    return rules, where
+
+
+def rules_or_house(spec: str | None) -> Any:
+    """``--rules`` if given, else the house rules if found, else None (each log's own)."""
+    if spec:
+        return resolve_or_usage(spec)
+    found = house_rules()
+    return found[0] if found else None
+
+
 class Commands(click.Group):
     """The command group: Ctrl-C anywhere is one line and exit status 130."""
 
@@ -255,17 +279,25 @@ def rules_list(as_json: bool) -> None:
 
 
 @rules.command("show")
-@click.argument("rule_set", metavar="R", default="israeli")
+@click.argument("rule_set", metavar="R", required=False)
 @click.option("--json", "as_json", is_flag=True)
-def rules_show(rule_set: str, as_json: bool) -> None:
-    """Every parameter of rule set R (a preset, an id or a rules file)."""
+def rules_show(rule_set: str | None, as_json: bool) -> None:
+    """Every parameter of rule set R (a preset, an id or a rules file).
+
+    Without R: the house rules found by default ($YANIV_AUDIT_RULES, else
+    yaniv-rules.toml in the current directory), else israeli.
+    """
     from .rules import PARAMS, PRESET_SOURCES
 
-    r = resolve_or_usage(rule_set, "R")
+    found = None if rule_set else house_rules(say=False)
+    r = found[0] if found else resolve_or_usage(rule_set or "israeli", "R")
     if as_json:
-        emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params()})
+        emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params(),
+                   **({"house_rules": found[1]} if found else {})})
         return
     click.echo(f"{r.id}")
+    if found:
+        click.echo(f"house rules: {found[1]} (used when --rules is not given)")
     click.echo(f"preset {r.name}: {PRESET_SOURCES[r.name]}")
     for p in PARAMS:
         click.echo(f"  {p.name:20} {format_value(getattr(r, p.name)):24} {p.help}")
@@ -427,7 +459,11 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
               help="with --db: audit every game again, not only those not audited yet")
 def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
           jobs: int | None, exit_zero: bool, db: str | None, again: bool) -> None:
-    """Replay each log under R (default: the rules the log declares) and rule on it.
+    """Replay each log under R and rule on it.
+
+    R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
+    the current directory) when there are some, else to the rules each log
+    declares.
 
     PATH is a log file or a directory of .jsonl/.json logs. With --db, the
     archive's games are audited instead (those not yet audited under R by this
@@ -451,7 +487,7 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     if len(rules_specs) > 1:
         raise click.UsageError("several --rules go with --db; to see one log under several "
                                "rule sets, use compare")
-    rules = resolve_or_usage(rules_specs[0]) if rules_specs else None
+    rules = rules_or_house(rules_specs[0] if rules_specs else None)
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
@@ -556,11 +592,14 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="one JSON line per event: the event, the table after it, its findings")
 def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -> None:
-    """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores."""
+    """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores.
+
+    R defaults as for audit: the house rules if any, else the rules LOG declares.
+    """
     from .audit import EXIT_BY_VERDICT, replay_log, verdict_of
     from .replay_view import render_steps
 
-    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    rules = rules_or_house(rules_specs)
     parsed = read_log_or_exit(log)
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
@@ -577,12 +616,13 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
             fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
         sys.exit(EXIT_BY_VERDICT[verdict_of(fold.findings)])
     declared = parsed.game.rules.id
+    given = "--rules" if rules_specs else "the house rules"
     if rules is None:
         click.echo(f"{log}: replayed under {declared}, the rules the log declares")
     elif rules.id == declared:
-        click.echo(f"{log}: replayed under {rules.id} (--rules), the rules the log declares")
+        click.echo(f"{log}: replayed under {rules.id} ({given}), the rules the log declares")
     else:
-        click.echo(f"{log}: replayed under {rules.id} (--rules); the log declares {declared}")
+        click.echo(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}")
     try:
         for line in render_steps(parsed, rules, seat=seat):
             click.echo(line)
@@ -634,7 +674,7 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     """
     from .simulate import BOTS, SimulationError, simulate_game, to_jsonl
 
-    rules = resolve_or_usage(rules_specs or "israeli")
+    rules = rules_or_house(rules_specs) or resolve_or_usage("israeli")
     for name in bots:
         if name not in BOTS:
             raise click.BadParameter(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}",
@@ -824,7 +864,8 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
     """``audit --db``: the exit status."""
     from .audit import render_line
 
-    rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [None]
+    rule_sets = (list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs))
+                 or [rules_or_house(None)])
     with open_archive(db or None) as archive:
         todo = archive.todo_under(rule_sets, again=again)
         count = sum(len(games) for games in todo.values())

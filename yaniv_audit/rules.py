@@ -436,3 +436,25 @@ def resolve_rules(spec: str) -> RuleSet:
     ):
         return load_rules_file(candidate)
     return parse_rules(spec)
+
+
+#: the house-rules file looked for in the current directory, and the variable that
+#: names a rule set (an id or a file) instead; set empty, it turns the default off
+HOUSE_FILE, HOUSE_VARIABLE = "yaniv-rules.toml", "YANIV_AUDIT_RULES"
+
+
+def house_rules_spec(environ: Mapping[str, str] | None = None,
+                     directory: str | Path = ".") -> tuple[str, str] | None:
+    """The house rules found by default, as (the ``--rules`` text, where it was found):
+    ``$YANIV_AUDIT_RULES`` if set (empty: none), else ``yaniv-rules.toml`` in
+    ``directory`` if there is one, else None."""
+    import os
+
+    env = os.environ if environ is None else environ
+    if HOUSE_VARIABLE in env:
+        spec = env[HOUSE_VARIABLE].strip()
+        return (spec, f"${HOUSE_VARIABLE}") if spec else None
+    path = Path(directory) / HOUSE_FILE
+    if path.is_file():
+        return str(path), f"{HOUSE_FILE} in the current directory"
+    return None
