@@ -272,3 +272,31 @@ def test_the_variable_names_the_house_rules_and_empty_turns_them_off(
     bad = run("audit", replay("middle-card"), env={"YANIV_AUDIT_RULES": "nmu"})
     assert bad.exit_code == 2
     assert "YANIV_AUDIT_RULES" in bad.output and 'did you mean "namu"?' in bad.output
+
+
+# --- the main job's summary --------------------------------------------------------
+
+
+def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "a.duckdb")
+    bots = [str(REPLAYS / "simulated" / "classic" / f"game-0000{i}.jsonl") for i in range(3)]
+    people = [replay("middle-card"), replay("clean-assaf-reduction"), replay("wrong-score")]
+    assert run("ingest", "--db", db, *people, *bots).exit_code == 0
+    result = CliRunner().invoke(cli, ["audit", "--db", db])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "6 games: 4 clean, 1 with claims only, 1 with violations, 0 corrupt, " \
+                       "0 unreadable"
+    assert lines[1] == "Not clean (2):"
+    assert lines[2].startswith(f"  {replay('middle-card')}: VIOLATIONS under israeli")
+    assert lines[3].startswith(f"  {replay('wrong-score')}: CLAIMS under israeli")
+    assert lines[4] == ("Players of the 3 games played by people, by wins (the 3 simulated "
+                        "games left out):")
+    assert lines[5].split() == ["player", "games", "wins", "finished"]
+    assert lines[7].split() == ["dana", "1", "1", "1"]  # the one win of a finished game
+    named = {line.split()[0] for line in lines[7:] if not line.startswith("  and ")}
+    assert "ana" not in named and "carmel" not in named  # the bots' names
+    assert "--all" in result.stderr
+    every = run("audit", "--db", db, "--again", "--all").output.splitlines()
+    assert len(every) == 7 and every[-1].startswith("6 games: ")
+    assert sum(" CLEAN under " in line for line in every) == 4

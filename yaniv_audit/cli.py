@@ -457,8 +457,12 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
                    "yaniv-archive.duckdb) instead of files, and store the results")
 @click.option("--again", is_flag=True,
               help="with --db: audit every game again, not only those not audited yet")
+@click.option("--all", "all_lines", is_flag=True,
+              help="with --db: a ruling line for every game, not the summary (audits of "
+                   "files always print every one)")
 def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
-          jobs: int | None, exit_zero: bool, db: str | None, again: bool) -> None:
+          jobs: int | None, exit_zero: bool, db: str | None, again: bool,
+          all_lines: bool) -> None:
     """Replay each log under R and rule on it.
 
     R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
@@ -468,7 +472,10 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     PATH is a log file or a directory of .jsonl/.json logs. With --db, the
     archive's games are audited instead (those not yet audited under R by this
     version, or all with --again) and the results stored for `report` and `query`;
-    --rules may then be given several times, to audit under each in one pass.
+    --rules may then be given several times, to audit under each in one pass. It
+    prints a summary: the verdicts, a ruling line for each game that is not
+    clean, and the players of the games that were not simulated (--all: a
+    ruling line for every game instead).
     """
     from .audit import render_line, render_report
     from .bulk import audit_stream
@@ -479,7 +486,7 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
         if strict:
             raise click.UsageError("--strict reports stop at the first finding: they are not "
                                    "stored in the archive; audit files for that")
-        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again))
+        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again, all_lines))
     if again:
         raise click.UsageError("--again goes with --db")
     if not paths:
@@ -860,7 +867,7 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
 
 
 def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
-                  exit_zero: bool, again: bool) -> int:
+                  exit_zero: bool, again: bool, all_lines: bool = False) -> int:
     """``audit --db``: the exit status."""
     from .audit import render_line
 
@@ -874,9 +881,86 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
             note(f"every game of {archive.path} is audited under {under} by this "
                  "version already (--again audits them again)")
             return EXIT_OK
-        codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
-                              render_line)
+        reports = archive.audit_under(todo, jobs=jobs)
+        if as_json or all_lines:
+            codes = print_reports(reports, count, as_json, render_line)
+        else:
+            codes = print_summary(reports, count, simulated_games(archive))
     return EXIT_OK if exit_zero else worst(codes)
+
+
+#: the ruling lines of games that are not clean, and the players, a summary shows at most
+SUMMARY_LINES, SUMMARY_PLAYERS = 20, 10
+
+
+def simulated_games(archive: Any) -> set[str]:
+    """The fingerprints of the archive's games that ``simulate`` wrote (bots playing)."""
+    rows = archive.con.execute(
+        "SELECT g.fingerprint FROM games g JOIN events e ON e.game_no = g.game_no "
+        "WHERE e.seq = 0 AND json_extract_string(e.event, '$.meta.recorder') = "
+        "'yaniv-audit simulate'").fetchall()
+    return {fingerprint for (fingerprint,) in rows}
+
+
+def print_summary(reports: Any, count: int, simulated: set[str]) -> list[int]:
+    """``audit --db``'s summary: the verdicts, a ruling line for each game that is not
+    clean, and the players of the games not simulated; the reports' exit codes."""
+    from .audit import EXIT_BY_VERDICT, render_line
+
+    counts: dict[str, int] = {}
+    codes: list[int] = []
+    not_clean: list[str] = []
+    more = 0
+    players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
+    seen: set[str] = set()
+    bots = 0
+    with progress(reports, count, "auditing") as bar:
+        for report in bar:
+            verdict = report["verdict"]
+            counts[verdict] = counts.get(verdict, 0) + 1
+            codes.append(EXIT_BY_VERDICT[verdict])
+            if verdict != "clean":
+                if len(not_clean) < SUMMARY_LINES:
+                    not_clean.append(render_line(report))
+                else:
+                    more += 1
+            fingerprint = report.get("fingerprint", "")
+            if verdict == "unreadable" or fingerprint in seen:
+                continue  # each game once, under the first rule set
+            seen.add(fingerprint)
+            if fingerprint in simulated:
+                bots += 1
+                continue
+            final = report["final"]
+            for player in final["scores"]:
+                tally = players.setdefault(player, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += player in final["winners"]
+                tally[2] += final["finished"]
+    click.echo(f"{len(codes)} games: {counts.get('clean', 0)} clean, "
+               f"{counts.get('claims', 0)} with claims only, "
+               f"{counts.get('violations', 0)} with violations, "
+               f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
+    if not_clean:
+        click.echo(f"Not clean ({len(not_clean) + more}):")
+        for line in not_clean:
+            click.echo("  " + paint(line))
+        if more:
+            click.echo(f"  and {more} more (--all prints every ruling line)")
+    humans = len(seen) - bots
+    if players:
+        left = f" (the {bots} simulated games left out)" if bots else ""
+        click.echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
+                   f"people, by wins{left}:")
+        ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
+        table = render_table(["player", "games", "wins", "finished"],
+                             [(name, g, w, f) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
+        click.echo("\n".join("  " + line for line in table.split("\n")))
+        if len(ranked) > SUMMARY_PLAYERS:
+            click.echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
+                       "report players lists them all)")
+    note("every ruling line: audit --db --again --all; more: yaniv-audit report NAME")
+    return codes
 
 
 def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
