@@ -1,4 +1,4 @@
-"""The audit: one log, one rule set, one report (LOG_FORMAT.md section 5).
+"""The audit: one log, one rule set, one report (docs/log-format.md, the audit report).
 
 :func:`audit_log` replays a readable log and builds the report as a plain
 dict, exactly the JSON of the contract; :func:`compare_log` does it under
@@ -322,8 +322,9 @@ def render_report(report: dict[str, Any], *, strict: bool = False,
         word = "event" if str(source).lower().endswith(".json") else "line"
         where = f"{word} {err['line']}: " if err.get("line") is not None else ""
         return f"{source}: UNREADABLE: {where}{err['message']}"
+    game = report["game_id"]  # a game named by its fingerprint: its first 16 digits
     out = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-           f" (game {report['game_id'][:16]})"]
+           f" (game {game[:16] if game == report['fingerprint'] else game})"]
     by_round: dict[int | None, list[dict[str, Any]]] = {}
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)

@@ -1,4 +1,4 @@
-"""The ``yaniv-audit`` command line (LOG_FORMAT.md section 6).
+"""The ``yaniv-audit`` command line (docs/log-format.md, the README).
 
 Exit status, every command: 0 all fine; 1 something was found; 2 wrong usage;
 3 unreadable or corrupt input. With several inputs the worst wins.

@@ -1,4 +1,4 @@
-"""Rule sets: one frozen value holding every house-rule parameter of RULES.md.
+"""Rule sets: one frozen value holding every house-rule parameter (docs/rules.md).
 
 A rule set is found by a preset name and optional overrides, written as a
 canonical id such as ``israeli(assaf_penalty=50,yaniv_max=5)``.
