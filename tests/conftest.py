@@ -12,6 +12,13 @@ ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
 
 
+@pytest.fixture(autouse=True)
+def no_house_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No house rules found by default (a yaniv-rules.toml here, $YANIV_AUDIT_RULES) but
+    those a test sets: the suite's results do not depend on where it is run."""
+    monkeypatch.setenv("YANIV_AUDIT_RULES", "")
+
+
 @pytest.fixture
 def replays_dir() -> Path:
     return REPLAYS

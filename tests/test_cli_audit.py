@@ -78,8 +78,8 @@ def test_audit_exit_code_follows_the_verdict(name: str, code: int, verdict: str)
 def test_audit_text_is_a_ruling_naming_the_code_the_event_and_the_rule() -> None:
     result = audit(replay_path("middle-card"))
     assert "VIOLATIONS under israeli" in result.output
-    assert ("VIOLATION draw.pile_card at event 5: noa took 8H from the middle of 7H 8H 9H; "
-            "only 7H or 9H may be taken (pickup=ends)") in result.output
+    assert ("VIOLATION draw.pile_card at event 5 (line 6): noa took 8H from the middle of "
+            "7H 8H 9H; only 7H or 9H may be taken (pickup=ends)") in result.output
     assert "Round 1 (opened by ariel, moves checked): ariel called Yaniv at 4 and won" in (
         result.output)
     assert "Result: unfinished. Scores so far: ariel 0, noa 7, ben 9." in result.output
@@ -438,6 +438,8 @@ def test_replay_with_a_seat_hides_the_cards_others_draw_from_the_stock() -> None
 
 def test_replay_rules_change_the_findings() -> None:
     out = run("replay", replay_path("middle-card"), "--rules", "namu").output
+    assert out.splitlines()[0] == (f"{replay_path('middle-card')}: replayed under namu "
+                                   "(--rules); the log declares israeli")
     assert "under israeli" in out  # the log's declaration is shown as written
     assert "!!" not in out
 
@@ -455,7 +457,10 @@ def test_an_unknown_seat_is_wrong_usage() -> None:
 def test_replay_exit_code_follows_what_it_found(name: str, code: int) -> None:
     result = run("replay", replay_path(name))
     assert result.exit_code == code
-    assert result.output.startswith("[  0] game starts:")
+    head, first = result.output.splitlines()[:2]
+    assert head.startswith(f"{replay_path(name)}: replayed under ")
+    assert head.endswith(", the rules the log declares")
+    assert first.startswith("[  0] game starts:")
 
 
 def test_replay_of_an_impossible_log_says_where_it_stops() -> None:

@@ -280,9 +280,12 @@ def test_a_malformed_proof_is_exit_3_with_one_line(
 
 
 @pytest.mark.parametrize("bad", ["", "abc", "z" * 64, "0" * 63, "0" * 65])
-def test_a_malformed_fingerprint_is_exit_3(bad: str, log: Path) -> None:
+def test_a_malformed_fingerprint_is_wrong_usage(bad: str, log: Path) -> None:
     result = verify(json.dumps(prove(log, 0)), bad)
-    _assert_one_line_error(result, "--fingerprint", "64 hex digits")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "--fingerprint" in result.stderr and "64 hex digits" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("index", [len(GAME), -1, 1000])

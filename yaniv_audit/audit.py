@@ -1,4 +1,4 @@
-"""The audit: one log, one rule set, one report (LOG_FORMAT.md section 5).
+"""The audit: one log, one rule set, one report (docs/log-format.md, the audit report).
 
 :func:`audit_log` replays a readable log and builds the report as a plain
 dict, exactly the JSON of the contract; :func:`compare_log` does it under
@@ -308,41 +308,47 @@ def _names(players: Sequence[str]) -> str:
 MARK = {VIOLATION: "VIOLATION", INCONSISTENCY: "IMPOSSIBLE", CLAIM: "CLAIM"}
 
 
-def render_report(report: dict[str, Any], *, strict: bool = False) -> str:
+def render_report(report: dict[str, Any], *, strict: bool = False,
+                  lines: Sequence[int] | None = None) -> str:
     """A ruling a person reads: round by round, each finding with its rule.
 
-    ``strict``: the report was cut at its first finding (``--strict``).
+    ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
+    the file line of each event, to say where a finding is in the file too.
     """
     source = report.get("file", report.get("game_id", ""))
     if report["verdict"] == "unreadable":
         err = report["error"]
-        where = f"line {err['line']}: " if err.get("line") is not None else ""
+        # the "line" of a .json log's error is its event index
+        word = "event" if str(source).lower().endswith(".json") else "line"
+        where = f"{word} {err['line']}: " if err.get("line") is not None else ""
         return f"{source}: UNREADABLE: {where}{err['message']}"
-    lines = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-             f" (game {report['game_id'][:16]})"]
+    game = report["game_id"]  # a game named by its fingerprint: its first 16 digits
+    out = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+           f" (game {game[:16] if game == report['fingerprint'] else game})"]
     by_round: dict[int | None, list[dict[str, Any]]] = {}
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
-        lines.append(_finding_line(f))
+        out.append(_finding_line(f, lines))
     findings = report["findings"]
     stop = findings[-1] if findings and (strict or findings[-1]["kind"] == INCONSISTENCY) else None
     for r in report["rounds"]:
         cut = stop if stop is not None and stop["round"] == r["round"] else None
-        lines.append("  " + _round_line(r, cut, strict))
+        out.append("  " + _round_line(r, cut, strict))
         for f in by_round.get(r["round"], []):
-            lines.append(_finding_line(f))
+            out.append(_finding_line(f, lines))
     final = report["final"]
     scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
     if final["finished"]:
-        lines.append(f"  Result: {_names(final['winners'])} won. Final scores: {scores}.")
+        out.append(f"  Result: {_names(final['winners'])} won. Final scores: {scores}.")
     else:
-        lines.append(f"  Result: unfinished. Scores so far: {scores}.")
-    return "\n".join(lines)
+        out.append(f"  Result: unfinished. Scores so far: {scores}.")
+    return "\n".join(out)
 
 
-def render_line(report: dict[str, Any]) -> str:
-    """One ruling line per game, for audits of many logs."""
+def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> str:
+    """One ruling line per game, for audits of many logs (``lines``: as for
+    :func:`render_report`)."""
     source = report.get("file", report.get("game_id", ""))
     if report["verdict"] == "unreadable":
         return render_report(report)
@@ -351,7 +357,8 @@ def render_line(report: dict[str, Any]) -> str:
     for f in findings:
         counts[f["kind"]] = counts.get(f["kind"], 0) + 1
     what = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items())
-    first = f"; first: {findings[0]['code']} at event {findings[0]['seq']}" if findings else ""
+    first = (f"; first: {findings[0]['code']} at {_at(findings[0]['seq'], lines)}"
+             if findings else "")
     final = report["final"]
     played = len(report["rounds"])
     result = (f"{_names(final['winners'])} won" if final["finished"]
@@ -360,8 +367,15 @@ def render_line(report: dict[str, Any]) -> str:
             f"{' (' + what + first + ')' if findings else ''}; {result}")
 
 
-def _finding_line(f: dict[str, Any]) -> str:
-    return f"    {MARK[f['kind']]} {f['code']} at event {f['seq']}: {f['message']}"
+def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None) -> str:
+    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {f['message']}"
+
+
+def _at(seq: int, lines: Sequence[int] | None) -> str:
+    """``event 17 (line 18)``: where a finding is, in the log and in its file."""
+    if lines is None or not 0 <= seq < len(lines):
+        return f"event {seq}"
+    return f"event {seq} (line {lines[seq]})"
 
 
 def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None,

@@ -1,4 +1,4 @@
-"""The ``yaniv-audit`` command line (LOG_FORMAT.md section 6).
+"""The ``yaniv-audit`` command line (docs/log-format.md, the README).
 
 Exit status, every command: 0 all fine; 1 something was found; 2 wrong usage;
 3 unreadable or corrupt input. With several inputs the worst wins.
@@ -45,14 +45,73 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+#: -1 with --quiet (no progress, no notes, only the logs with something to say),
+#: 1 with --verbose (notes on what is done), else 0
+VERBOSITY = 0
+
+
+def set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    global VERBOSITY
+    if value:
+        VERBOSITY = -1 if param.name == "quiet" else 1
+
+
+def verbosity_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """-q/--quiet and -v/--verbose, before the command name or after it."""
+    f = click.option("-v", "--verbose", is_flag=True, expose_value=False, is_eager=True,
+                     callback=set_verbosity,
+                     help="also say what is done (files, processes, rules) on standard "
+                          "error, and show the traceback of an internal error")(f)
+    return click.option("-q", "--quiet", is_flag=True, expose_value=False, is_eager=True,
+                        callback=set_verbosity,
+                        help="no progress bar and no notes on standard error; validate "
+                             "and audit list only the logs with something to report")(f)
+
+
+def note(message: str, *, verbose: bool = False) -> None:
+    """A note on standard error: none with --quiet; a ``verbose`` one only with --verbose."""
+    if VERBOSITY >= (1 if verbose else 0):
+        click.echo(message, err=True)
+
+
+def colour_on() -> bool:
+    """Colours for verdicts: only on a terminal, and never when NO_COLOR is set
+    (https://no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+_COLOURS = {"CLEAN": ("green", False), "OK": ("green", False), "VALID": ("green", False),
+            "CLAIMS": ("yellow", False), "CLAIM": ("yellow", False),
+            "VIOLATIONS": ("red", False), "VIOLATION": ("red", False),
+            "CORRUPT": ("magenta", True), "IMPOSSIBLE": ("magenta", True),
+            "UNREADABLE": ("magenta", True), "INVALID": ("red", True)}
+
+
+def paint(line: str) -> str:
+    """A line of a ruling with its verdict word (CLEAN, VIOLATIONS, ...; the mark of a
+    finding) in colour when :func:`colour_on`."""
+    import re
+
+    if not colour_on():
+        return line
+    match = re.search(r"(?:^|: |^    )(CLEAN|CLAIMS?|VIOLATIONS?|CORRUPT|IMPOSSIBLE|"
+                      r"UNREADABLE|ok|unreadable|valid|invalid)\b", line)
+    if match is None:
+        return line
+    word = match.group(1)
+    colour, bold = _COLOURS[word.upper()]
+    start, end = match.span(1)
+    return line[:start] + click.style(word, fg=colour, bold=bold or None) + line[end:]
+
+
 @contextmanager
 def progress(items: Any, length: int, label: str, unit: str = "game") -> Iterator[Any]:
-    """A progress bar with its rate (games/s) on standard error, only on a terminal and
-    only for more than one item; it is cleared when done, and :func:`say` prints lines
-    above it, so that no line is glued to it."""
+    """A progress bar with its rate (games/s) on standard error, only on a terminal,
+    without --quiet and only for more than one item; it is cleared when done, and
+    :func:`say` prints lines above it, so that no line is glued to it."""
     from tqdm import tqdm
 
-    shown = length > 1 and sys.stderr.isatty()
+    shown = length > 1 and sys.stderr.isatty() and VERBOSITY >= 0
     with tqdm(items, total=length, desc=label, unit=unit, file=sys.stderr, leave=False,
               disable=not shown, dynamic_ncols=True) as bar:
         yield bar
@@ -91,8 +150,39 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
         raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
+def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
+    """The house rules found by default (``$YANIV_AUDIT_RULES``, else ``yaniv-rules.toml``
+    here) and where they were found, or None; a note on stderr says they are used."""
+    from .rules import HOUSE_VARIABLE, house_rules_spec
+
+    found = house_rules_spec()
+    if found is None:
+        return None
+    spec, where = found
+    rules = resolve_or_usage(spec, HOUSE_VARIABLE if where.startswith("$") else where)
+    if say:
+        note(f"rules: {rules.id}, the house rules of {where} (--rules R overrides them; "
+             f"{HOUSE_VARIABLE}= with no value turns them off)")
+    return rules, where
+
+
+def rules_or_house(spec: str | None) -> Any:
+    """``--rules`` if given, else the house rules if found, else None (each log's own)."""
+    if spec:
+        return resolve_or_usage(spec)
+    found = house_rules()
+    return found[0] if found else None
+
+
 class Commands(click.Group):
     """The command group: Ctrl-C anywhere is one line and exit status 130."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        global VERBOSITY
+        if parent is None:
+            VERBOSITY = 0  # each run starts without --quiet or --verbose
+        return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -104,8 +194,13 @@ class Commands(click.Group):
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="yaniv-audit")
+@verbosity_options
 def cli() -> None:
-    """Replay, check and score Yaniv game logs under any house rules."""
+    """Replay, check and score Yaniv game logs under any house rules.
+
+    Shell completion (bash, zsh, fish): eval "$(_YANIV_AUDIT_COMPLETE=bash_source
+    yaniv-audit)" in ~/.bashrc (zsh_source in ~/.zshrc; fish_source for fish).
+    """
 
 
 # --- foundation commands --------------------------------------------------
@@ -117,10 +212,13 @@ def cli() -> None:
 def validate(logs: tuple[str, ...], as_json: bool) -> None:
     """Check that each LOG is readable (format, fields, cards, players, order).
 
-    LOG is a file or - (standard input). These checks do not depend on the rule
-    set; the audit does the rest.
+    LOG is a file or - (standard input). Every problem of an unreadable log is
+    listed (the first 50, then how many more), each with its line, its field,
+    what was expected and a guess at what was meant. These checks do not depend
+    on the rule set; the audit does the rest.
     """
     from .codec import read_log
+    from .diagnose import diagnose, render
 
     codes = []
     for path in logs:
@@ -128,16 +226,20 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
             log = read_log(path)
         except LogFormatError as exc:
             codes.append(EXIT_BAD_INPUT)
+            found = diagnose(path, exc)
             if as_json:
-                emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc)})
+                emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc),
+                           "problems": [p.to_json() for p in found.problems],
+                           "total": found.total})
             else:
-                click.echo(f"{path}: unreadable: {exc}")
+                for line in render(path, found):
+                    click.echo(paint(line))
             continue
         codes.append(EXIT_OK)
         if as_json:
             emit_json({"file": path, "verdict": "readable", "events": len(log.events)})
-        else:
-            click.echo(f"{path}: ok ({len(log.events)} events)")
+        elif VERBOSITY >= 0:
+            click.echo(paint(f"{path}: ok ({len(log.events)} events)"))
     sys.exit(worst(codes))
 
 
@@ -177,17 +279,25 @@ def rules_list(as_json: bool) -> None:
 
 
 @rules.command("show")
-@click.argument("rule_set", metavar="R", default="israeli")
+@click.argument("rule_set", metavar="R", required=False)
 @click.option("--json", "as_json", is_flag=True)
-def rules_show(rule_set: str, as_json: bool) -> None:
-    """Every parameter of rule set R (a preset, an id or a rules file)."""
+def rules_show(rule_set: str | None, as_json: bool) -> None:
+    """Every parameter of rule set R (a preset, an id or a rules file).
+
+    Without R: the house rules found by default ($YANIV_AUDIT_RULES, else
+    yaniv-rules.toml in the current directory), else israeli.
+    """
     from .rules import PARAMS, PRESET_SOURCES
 
-    r = resolve_or_usage(rule_set, "R")
+    found = None if rule_set else house_rules(say=False)
+    r = found[0] if found else resolve_or_usage(rule_set or "israeli", "R")
     if as_json:
-        emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params()})
+        emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params(),
+                   **({"house_rules": found[1]} if found else {})})
         return
     click.echo(f"{r.id}")
+    if found:
+        click.echo(f"house rules: {found[1]} (used when --rules is not given)")
     click.echo(f"preset {r.name}: {PRESET_SOURCES[r.name]}")
     for p in PARAMS:
         click.echo(f"  {p.name:20} {format_value(getattr(r, p.name)):24} {p.help}")
@@ -240,12 +350,24 @@ def prove(log: str, index: int | None, old_size: int | None) -> None:
     emit_json(make_proof(leaves, index))
 
 
+def hex_fingerprint(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A fingerprint given on the command line: 64 hex digits, else wrong usage."""
+    text = value.strip()
+    if len(text) != 64 or not all(c in "0123456789abcdefABCDEF" for c in text):
+        shown = text if len(text) <= 70 else text[:67] + "..."
+        raise click.BadParameter(f"expected 64 hex digits, got {shown!r} ({len(text)} "
+                                 "characters)")
+    return text
+
+
 @cli.command("verify-proof")
 @click.argument("proof", type=click.File("rb"))
 @click.option("--fingerprint", "fingerprint_hex", required=True, metavar="HEX",
+              callback=hex_fingerprint,
               help="the fingerprint you trust (64 hex digits): of the log, or for a "
                    "consistency proof of the earlier log")
-def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="the answer as one JSON object")
+def verify_proof_cmd(proof: Any, fingerprint_hex: str, as_json: bool) -> None:
     """Check a PROOF (a file, or - for standard input) against a fingerprint you trust.
 
     An inclusion proof shows an event is in the log; a consistency proof shows a
@@ -264,22 +386,34 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str) -> None:
     except ProofError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
     shown = json.loads(data)  # well-formed: the verifier has checked it
+    if as_json:
+        answer: dict[str, Any] = {"valid": ok, "proof": "consistency" if consistency
+                                  else "inclusion", "trusted": trusted,
+                                  "fingerprint": shown["fingerprint"].lower(),
+                                  "tree_size": shown["tree_size"]}
+        if consistency:
+            answer["old_size"] = shown["old_size"]
+        else:
+            answer |= {"index": shown["index"], "type": shown["event"].get("type")}
+        emit_json(answer)
+        sys.exit(EXIT_OK if ok else EXIT_FOUND)
     if consistency:
         if not ok:
             click.echo("invalid: the proof does not show that log extends the log with that "
                        "fingerprint")
             sys.exit(EXIT_FOUND)
-        click.echo(f"valid: the log {shown['fingerprint'].lower()} ({shown['tree_size']} "
-                   f"events) extends the log {trusted} ({shown['old_size']} events) "
-                   "without changing it")
+        click.echo(paint(f"valid: the log {shown['fingerprint'].lower()} "
+                         f"({shown['tree_size']} events) extends the log {trusted} "
+                         f"({shown['old_size']} events) without changing it"))
         sys.exit(EXIT_OK)
     if not ok:
-        click.echo("invalid: the proof does not show that event in the log with that fingerprint")
+        click.echo(paint("invalid: the proof does not show that event in the log with that "
+                         "fingerprint"))
         sys.exit(EXIT_FOUND)
-    click.echo(
+    click.echo(paint(
         f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) is in the log "
         f"{trusted}"
-    )
+    ))
     sys.exit(EXIT_OK)
 
 
@@ -323,14 +457,25 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
                    "yaniv-archive.duckdb) instead of files, and store the results")
 @click.option("--again", is_flag=True,
               help="with --db: audit every game again, not only those not audited yet")
+@click.option("--all", "all_lines", is_flag=True,
+              help="with --db: a ruling line for every game, not the summary (audits of "
+                   "files always print every one)")
 def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
-          jobs: int | None, exit_zero: bool, db: str | None, again: bool) -> None:
-    """Replay each log under R (default: the rules the log declares) and rule on it.
+          jobs: int | None, exit_zero: bool, db: str | None, again: bool,
+          all_lines: bool) -> None:
+    """Replay each log under R and rule on it.
+
+    R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
+    the current directory) when there are some, else to the rules each log
+    declares.
 
     PATH is a log file or a directory of .jsonl/.json logs. With --db, the
     archive's games are audited instead (those not yet audited under R by this
     version, or all with --again) and the results stored for `report` and `query`;
-    --rules may then be given several times, to audit under each in one pass.
+    --rules may then be given several times, to audit under each in one pass. It
+    prints a summary: the verdicts, a ruling line for each game that is not
+    clean, and the players of the games that were not simulated (--all: a
+    ruling line for every game instead).
     """
     from .audit import render_line, render_report
     from .bulk import audit_stream
@@ -341,7 +486,7 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
         if strict:
             raise click.UsageError("--strict reports stop at the first finding: they are not "
                                    "stored in the archive; audit files for that")
-        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again))
+        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again, all_lines))
     if again:
         raise click.UsageError("--again goes with --db")
     if not paths:
@@ -349,20 +494,55 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     if len(rules_specs) > 1:
         raise click.UsageError("several --rules go with --db; to see one log under several "
                                "rule sets, use compare")
-    rules = resolve_or_usage(rules_specs[0]) if rules_specs else None
+    rules = rules_or_house(rules_specs[0] if rules_specs else None)
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     if len(files) == 1:
         def render(report: dict[str, Any]) -> str:
-            return render_report(report, strict=strict)
+            if report["verdict"] == "unreadable":
+                return unreadable_text(report, every=True)
+            return render_report(report, strict=strict, lines=finding_lines(report))
     else:
-        render = render_line  # one line per game in bulk
+        def render(report: dict[str, Any]) -> str:  # one line per game in bulk
+            if report["verdict"] == "unreadable":
+                return unreadable_text(report, every=False)
+            return render_line(report, finding_lines(report))
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
+    from .bulk import small_work
+
+    where = ("in this process" if (jobs or 0) == 1 or (jobs is None and small_work(files))
+             else f"on {jobs or os.cpu_count() or 1} processes")
+    note(f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
+         f"{rules.id if rules else 'the rules each declares'} {where}", verbose=True)
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def finding_lines(report: dict[str, Any]) -> list[int] | None:
+    """The file line of each event of a report's log, when it has findings to place."""
+    from .diagnose import event_lines
+
+    return event_lines(report["file"]) if report["findings"] else None
+
+
+def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
+    """An unreadable log's ruling: all its problems (``every``), else the first and how
+    many more there are."""
+    from .audit import render_report
+    from .diagnose import diagnose, render
+
+    source = report["file"]
+    found = diagnose(source)
+    if not found.total:  # unreadable to the replay only: its one error
+        return render_report(report)
+    if every:
+        return "\n".join(render(source, found, "UNREADABLE"))
+    more = found.total - 1
+    return (f"{source}: UNREADABLE: {found.problems[0].text()}"
+            + (f" (and {more} more: yaniv-audit validate {source} lists them)" if more else ""))
 
 
 def print_reports(reports: Any, count: int, as_json: bool,
@@ -378,7 +558,10 @@ def print_reports(reports: Any, count: int, as_json: bool,
             verdict = report["verdict"]
             counts[verdict] = counts.get(verdict, 0) + 1
             codes.append(EXIT_BY_VERDICT[verdict])
-            echo(to_json_line(report) if as_json else render(report))
+            if as_json:
+                echo(to_json_line(report))
+            elif verdict != "clean" or VERBOSITY >= 0:
+                echo("\n".join(paint(line) for line in render(report).split("\n")))
     if count > 1 or not codes:
         summary = (f"{len(codes)} games: {counts.get('clean', 0)} clean, "
                    f"{counts.get('claims', 0)} with claims only, "
@@ -413,16 +596,40 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
 @click.argument("log", type=click.Path(dir_okay=False))
 @rules_option()
 @click.option("--seat", metavar="P", help="show only what player P sees")
-def replay(log: str, rules_specs: str | None, seat: str | None) -> None:
-    """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores."""
+@click.option("--json", "as_json", is_flag=True,
+              help="one JSON line per event: the event, the table after it, its findings")
+def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -> None:
+    """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores.
+
+    R defaults as for audit: the house rules if any, else the rules LOG declares.
+    """
     from .audit import EXIT_BY_VERDICT, replay_log, verdict_of
     from .replay_view import render_steps
 
-    rules = resolve_or_usage(rules_specs) if rules_specs else None
+    rules = rules_or_house(rules_specs)
     parsed = read_log_or_exit(log)
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
+    if as_json:
+        from .engine import Replay
+        from .replay_view import steps
+
+        fold = Replay(parsed.game, rules or parsed.game.rules)
+        try:
+            for step in steps(parsed, rules, seat, replay=fold):
+                emit_json(step)
+        except LogFormatError as exc:
+            fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+        sys.exit(EXIT_BY_VERDICT[verdict_of(fold.findings)])
+    declared = parsed.game.rules.id
+    given = "--rules" if rules_specs else "the house rules"
+    if rules is None:
+        click.echo(f"{log}: replayed under {declared}, the rules the log declares")
+    elif rules.id == declared:
+        click.echo(f"{log}: replayed under {rules.id} ({given}), the rules the log declares")
+    else:
+        click.echo(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}")
     try:
         for line in render_steps(parsed, rules, seat=seat):
             click.echo(line)
@@ -474,7 +681,7 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     """
     from .simulate import BOTS, SimulationError, simulate_game, to_jsonl
 
-    rules = resolve_or_usage(rules_specs or "israeli")
+    rules = rules_or_house(rules_specs) or resolve_or_usage("israeli")
     for name in bots:
         if name not in BOTS:
             raise click.BadParameter(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}",
@@ -496,8 +703,7 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
                 path.write_text(to_jsonl(log), encoding="utf-8")
     except SimulationError as exc:
         fail(str(exc), EXIT_USAGE)
-    click.echo(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}",
-               err=True)
+    note(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}")
 
 
 @cli.command()
@@ -606,7 +812,9 @@ def open_archive(db: str | None, *, read_only: bool = False, create: bool = Fals
 @db_option
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="processes to read logs with (default: all cores)")
-def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="what was done as one JSON object (games added, refused, ...)")
+def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bool) -> None:
     """Store readable logs in the archive (files, or directories of .jsonl/.json logs).
 
     A game is stored once, by its fingerprint; a log that cannot be read is
@@ -619,6 +827,25 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
         result = archive.ingest(files, jobs=1 if "-" in files else jobs, progress=progress)
         total = archive.count_games()
         where = archive.path
+    code = EXIT_FOUND if result.refused or result.conflicts else EXIT_OK
+    if as_json:
+        emit_json({
+            "archive": str(where), "games": total, "events": result.events,
+            "added": [{"file": a.source, "fingerprint": a.fingerprint, "game_id": a.game_id,
+                       "events": a.events} for a in result.added],
+            "duplicates": [{"file": f, "fingerprint": fp, "first_file": first}
+                           for f, fp, first in result.duplicates],
+            "refused": [{"file": r.source, "error": error_json(r.error)}
+                        for r in result.refused],
+            "extensions": [{"file": f, "fingerprint": fp, "game_id": g, "extends": old,
+                            "old_size": size} for f, fp, g, old, size in result.extensions],
+            "earlier": [{"file": f, "fingerprint": fp, "game_id": g, "longer": longer}
+                        for f, fp, g, longer in result.earlier],
+            "conflicts": [{"file": f, "fingerprint": fp, "game_id": g, "other": other,
+                           "differs_from_event": same}
+                          for f, fp, g, other, same in result.conflicts],
+        })
+        sys.exit(code)
     for refused in result.refused:
         click.echo(f"{refused.source}: refused, unreadable: {refused.error}")
     for source, _, game_id, old, size in result.extensions:
@@ -636,26 +863,104 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None) -> None:
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
         f"{len(result.refused)} refused; the archive holds {total} games"
     )
-    sys.exit(EXIT_FOUND if result.refused or result.conflicts else EXIT_OK)
+    sys.exit(code)
 
 
 def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
-                  exit_zero: bool, again: bool) -> int:
+                  exit_zero: bool, again: bool, all_lines: bool = False) -> int:
     """``audit --db``: the exit status."""
     from .audit import render_line
 
-    rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [None]
+    rule_sets = (list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs))
+                 or [rules_or_house(None)])
     with open_archive(db or None) as archive:
         todo = archive.todo_under(rule_sets, again=again)
         count = sum(len(games) for games in todo.values())
         if not count:
             under = ", ".join(r.id if r else "its declared rules" for r in rule_sets)
-            click.echo(f"every game of {archive.path} is audited under {under} by this "
-                       "version already (--again audits them again)", err=True)
+            note(f"every game of {archive.path} is audited under {under} by this "
+                 "version already (--again audits them again)")
             return EXIT_OK
-        codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
-                              render_line)
+        reports = archive.audit_under(todo, jobs=jobs)
+        if as_json or all_lines:
+            codes = print_reports(reports, count, as_json, render_line)
+        else:
+            codes = print_summary(reports, count, simulated_games(archive))
     return EXIT_OK if exit_zero else worst(codes)
+
+
+#: the ruling lines of games that are not clean, and the players, a summary shows at most
+SUMMARY_LINES, SUMMARY_PLAYERS = 20, 10
+
+
+def simulated_games(archive: Any) -> set[str]:
+    """The fingerprints of the archive's games that ``simulate`` wrote (bots playing)."""
+    rows = archive.con.execute(
+        "SELECT g.fingerprint FROM games g JOIN events e ON e.game_no = g.game_no "
+        "WHERE e.seq = 0 AND json_extract_string(e.event, '$.meta.recorder') = "
+        "'yaniv-audit simulate'").fetchall()
+    return {fingerprint for (fingerprint,) in rows}
+
+
+def print_summary(reports: Any, count: int, simulated: set[str]) -> list[int]:
+    """``audit --db``'s summary: the verdicts, a ruling line for each game that is not
+    clean, and the players of the games not simulated; the reports' exit codes."""
+    from .audit import EXIT_BY_VERDICT, render_line
+
+    counts: dict[str, int] = {}
+    codes: list[int] = []
+    not_clean: list[str] = []
+    more = 0
+    players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
+    seen: set[str] = set()
+    bots = 0
+    with progress(reports, count, "auditing") as bar:
+        for report in bar:
+            verdict = report["verdict"]
+            counts[verdict] = counts.get(verdict, 0) + 1
+            codes.append(EXIT_BY_VERDICT[verdict])
+            if verdict != "clean":
+                if len(not_clean) < SUMMARY_LINES:
+                    not_clean.append(render_line(report))
+                else:
+                    more += 1
+            fingerprint = report.get("fingerprint", "")
+            if verdict == "unreadable" or fingerprint in seen:
+                continue  # each game once, under the first rule set
+            seen.add(fingerprint)
+            if fingerprint in simulated:
+                bots += 1
+                continue
+            final = report["final"]
+            for player in final["scores"]:
+                tally = players.setdefault(player, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += player in final["winners"]
+                tally[2] += final["finished"]
+    click.echo(f"{len(codes)} games: {counts.get('clean', 0)} clean, "
+               f"{counts.get('claims', 0)} with claims only, "
+               f"{counts.get('violations', 0)} with violations, "
+               f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
+    if not_clean:
+        click.echo(f"Not clean ({len(not_clean) + more}):")
+        for line in not_clean:
+            click.echo("  " + paint(line))
+        if more:
+            click.echo(f"  and {more} more (--all prints every ruling line)")
+    humans = len(seen) - bots
+    if players:
+        left = f" (the {bots} simulated games left out)" if bots else ""
+        click.echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
+                   f"people, by wins{left}:")
+        ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
+        table = render_table(["player", "games", "wins", "finished"],
+                             [(name, g, w, f) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
+        click.echo("\n".join("  " + line for line in table.split("\n")))
+        if len(ranked) > SUMMARY_PLAYERS:
+            click.echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
+                       "report players lists them all)")
+    note("every ruling line: audit --db --again --all; more: yaniv-audit report NAME")
+    return codes
 
 
 def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
@@ -1025,6 +1330,17 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
     sys.exit(EXIT_FOUND if mismatches or broken else EXIT_OK)
 
 
+def _every_command(group: click.Group) -> Iterator[click.Command]:
+    for command in group.commands.values():
+        yield command
+        if isinstance(command, click.Group):
+            yield from _every_command(command)
+
+
+for _command in _every_command(cli):
+    verbosity_options(_command)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: never a traceback for a user's input."""
     try:
@@ -1034,11 +1350,19 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(EXIT_OK)
     except InternalError as exc:
+        if VERBOSITY > 0:
+            import traceback
+
+            traceback.print_exc()
         fail(f"internal error while reading {exc.source} ({exc.detail}); this is a bug in "
              "yaniv-audit: please send us that log", EXIT_INTERNAL)
     except Exception as exc:
         import duckdb
 
+        if VERBOSITY > 0:
+            import traceback
+
+            traceback.print_exc()
         if isinstance(exc, (duckdb.IOException, duckdb.SerializationException)):
             from .archive import damaged  # a damaged block found after the archive opened
             fail(str(damaged(None, exc)), EXIT_BAD_INPUT)

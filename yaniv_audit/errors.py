@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+import json
+from collections.abc import Iterable
+
 
 class YanivAuditError(Exception):
     """Root of every error this package raises on purpose."""
@@ -91,3 +95,21 @@ class InternalError(Exception):
 
     def __str__(self) -> str:
         return f"{self.source}: {self.detail}"
+
+
+def close_match(word: object, choices: Iterable[str]) -> str | None:
+    """The one choice ``word`` is a near miss of (a typo, another case), or None."""
+    if not isinstance(word, str) or not word:
+        return None
+    options = [c for c in choices if c != word]
+    folded = {c.casefold(): c for c in options}
+    if word.casefold() in folded:
+        return folded[word.casefold()]
+    found = difflib.get_close_matches(word, options, n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """``'; did you mean "israeli"?'`` when ``word`` is a near miss of a choice, else ``''``."""
+    match = close_match(word, choices)
+    return "" if match is None else f"; did you mean {json.dumps(match, ensure_ascii=False)}?"

@@ -1,4 +1,4 @@
-"""Rule sets: one frozen value holding every house-rule parameter of RULES.md.
+"""Rule sets: one frozen value holding every house-rule parameter (docs/rules.md).
 
 A rule set is found by a preset name and optional overrides, written as a
 canonical id such as ``israeli(assaf_penalty=50,yaniv_max=5)``.
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import RulesError
+from .errors import RulesError, did_you_mean
 
 Reductions = tuple[tuple[int, int], ...]
 
@@ -210,7 +210,8 @@ def _check_value(param: Param, value: Any) -> Any:
     """The value in the rule set's own type, or a RulesError naming the parameter."""
 
     def refuse() -> RulesError:
-        return RulesError(f"{param.name}: expected {param.accepts()}, got {_show(value)}")
+        hint = did_you_mean(value, param.choices)
+        return RulesError(f"{param.name}: expected {param.accepts()}, got {_show(value)}{hint}")
 
     if value is None:
         if param.nullable:
@@ -292,12 +293,14 @@ def make_rules(base: str, overrides: Mapping[str, Any] | None = None) -> RuleSet
     if base not in PRESETS:
         raise RulesError(
             f"unknown preset {_show(base)}: expected one of " + ", ".join(PRESETS)
+            + did_you_mean(base, PRESETS)
         )
     changes: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         param = PARAM_BY_NAME.get(key)
         if param is None:
-            raise RulesError(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules show'")
+            raise RulesError(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
+                             f"show'{did_you_mean(key, PARAM_BY_NAME)}")
         changes[key] = _check_value(param, value)
     rules = dataclasses.replace(PRESETS[base], name=base, **changes)
     _check_combination(rules)
@@ -433,3 +436,25 @@ def resolve_rules(spec: str) -> RuleSet:
     ):
         return load_rules_file(candidate)
     return parse_rules(spec)
+
+
+#: the house-rules file looked for in the current directory, and the variable that
+#: names a rule set (an id or a file) instead; set empty, it turns the default off
+HOUSE_FILE, HOUSE_VARIABLE = "yaniv-rules.toml", "YANIV_AUDIT_RULES"
+
+
+def house_rules_spec(environ: Mapping[str, str] | None = None,
+                     directory: str | Path = ".") -> tuple[str, str] | None:
+    """The house rules found by default, as (the ``--rules`` text, where it was found):
+    ``$YANIV_AUDIT_RULES`` if set (empty: none), else ``yaniv-rules.toml`` in
+    ``directory`` if there is one, else None."""
+    import os
+
+    env = os.environ if environ is None else environ
+    if HOUSE_VARIABLE in env:
+        spec = env[HOUSE_VARIABLE].strip()
+        return (spec, f"${HOUSE_VARIABLE}") if spec else None
+    path = Path(directory) / HOUSE_FILE
+    if path.is_file():
+        return str(path), f"{HOUSE_FILE} in the current directory"
+    return None

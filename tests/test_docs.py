@@ -1,0 +1,84 @@
+"""The docs say what the commands do (issue 14): every link stays in the repository, every
+parameter, preset and finding code is documented, and the examples are the real output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from yaniv_audit.cli import cli
+from yaniv_audit.report_schema import CODES
+from yaniv_audit.rules import PARAMS, PRESET_SOURCES, PRESETS
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def text(name: str) -> str:
+    return (ROOT / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])
+def test_every_link_is_a_file_of_the_repository(doc: Path) -> None:
+    body = doc.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)\s]+)\)", body):
+        if target.startswith(("http://", "https://", "#")):
+            continue
+        path = (doc.parent / target.split("#")[0]).resolve()
+        assert path.exists() and ROOT in path.parents, f"{doc.name}: {target}"
+    for outside in ("RULES.md", "LOG_FORMAT.md", "ARCHITECTURE.md"):
+        assert outside not in body, f"{doc.name} names {outside}, which is not in the repository"
+
+
+def test_rules_md_has_every_parameter_and_every_preset_with_its_source() -> None:
+    body = text("docs/rules.md")
+    for param in PARAMS:
+        assert f"| `{param.name}` |" in body, param.name
+    rows = dict(re.findall(r"^\| `([a-z-]+)` \| ([^|]+) \| [^|]+ \|$", body, re.M))
+    for name, source in PRESET_SOURCES.items():
+        assert rows[name].strip() == source, name
+    default = PRESETS["israeli"]
+    for name, rules in PRESETS.items():
+        row = re.search(rf"^\| `{re.escape(name)}` \| [^|]+ \| ([^|]+) \|$", body, re.M)
+        assert row is not None, name
+        changed = {k for k, v in rules.values().items() if getattr(default, k) != v}
+        assert set(re.findall(r"`([a-z_]+)=", row.group(1))) == changed, name
+
+
+def test_log_format_md_has_every_finding_code_and_exit_status() -> None:
+    body = text("docs/log-format.md")
+    for kind, codes in CODES.items():
+        for code in codes:
+            assert re.search(rf"^\| `{re.escape(code)}` \| {kind} \| .+ \|$", body, re.M), code
+    for status in ("0", "1", "2", "3", "4", "130"):
+        assert re.search(rf"^\| {status} \| ", body, re.M), status
+
+
+def shown(doc: str, command: str) -> str:
+    """The lines a doc shows after ``$ command`` in a code block."""
+    block = text(doc).split(f"$ {command}\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+def run_here(monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+    monkeypatch.chdir(ROOT)
+    return CliRunner().invoke(cli, list(args)).stdout
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/log-format.md"])
+def test_the_typos_example_is_the_real_output(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert shown(doc, "yaniv-audit validate docs/typos.jsonl") == run_here(
+        monkeypatch, "validate", "docs/typos.jsonl")
+
+
+def test_the_three_steps_show_the_template_and_its_real_ruling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = text("README.md")
+    steps = readme.split("## Settle a dispute in three steps", 1)[1].split("\n## ", 1)[0]
+    template = text("docs/template.jsonl")
+    assert "\n".join("   " + line for line in template.splitlines()) in steps
+    ruling = run_here(monkeypatch, "audit", "docs/template.jsonl")
+    assert "\n".join("   " + line for line in ruling.splitlines()) in steps

@@ -1,0 +1,415 @@
+"""Every problem of an unreadable log at once, each with a "did you mean" for near misses.
+
+:func:`~yaniv_audit.codec.read_log` stops at a log's first problem: that is all the
+audit needs. A person fixing a hand-written log needs them all, so once a log is
+found unreadable :func:`diagnose` reads it again, slowly and patiently: every line
+through the schemas (marshmallow writes the messages), every readable event through
+the structural checks, going on past each problem, with a guess at what was meant
+(a card spelling, a field name, an event type, a player, a choice). Nothing here is
+on the fast path: it runs only for logs that cannot be read.
+
+>>> found = diagnose_bytes(
+...     b'{"type":"game_started","format":"yaniv-log/1","players":["dana","omer"],'
+...     b'"rules":"classic"}\\n'
+...     b'{"type":"round_startd","round":1,"starter":"dana"}\\n'
+...     b'{"type":"note","text":"hi","player":"dnaa"}\\n')
+>>> for problem in found.problems:
+...     print(problem.text())
+line 2: unknown event type "round_startd"; expected one of game_started, round_started, \
+discard, draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note; did you mean \
+"round_started"?
+line 3: note: field "player": "dnaa" is not seated (the players are "dana", "omer"); did you \
+mean "dana"?
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import structure
+from .cards import canonical, is_card_text
+from .errors import LogFormatError, close_match
+from .events import Event, GameStarted, RoundStarted
+
+#: the problems listed at most; the rest are counted
+LIMIT = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a log cannot be read: where (``line`` of a .jsonl file, else the 0-based
+    event ``index``), the ``field`` (a path such as ``hands.dana.2``) when there is one,
+    the message (what was expected and what was found) and a near miss, if any."""
+
+    line: int | None
+    index: int | None
+    field: str | None
+    message: str
+    hint: str | None = None
+
+    def where(self) -> str:
+        if self.line is not None:
+            return f"line {self.line}"
+        if self.index is not None:
+            return f"event {self.index}"
+        return "log"
+
+    def text(self) -> str:
+        hint = f"; did you mean {_q(self.hint)}?" if self.hint is not None else ""
+        return f"{self.where()}: {self.message}{hint}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"line": self.line, "index": self.index, "field": self.field,
+                               "message": self.message}
+        if self.hint is not None:
+            out["did_you_mean"] = self.hint
+        return out
+
+
+@dataclass(slots=True)
+class Diagnosis:
+    """The first :data:`LIMIT` problems of a log, in file order, and how many there are."""
+
+    problems: list[Problem] = field(default_factory=list)
+    total: int = 0
+    limit: int = LIMIT
+
+    def add(self, problem: Problem) -> None:
+        self.total += 1
+        if len(self.problems) < self.limit:
+            self.problems.append(problem)
+
+    @property
+    def more(self) -> int:
+        """How many problems were counted but not listed."""
+        return self.total - len(self.problems)
+
+
+def diagnose(path: str | Path, error: LogFormatError | None = None,
+             limit: int = LIMIT) -> Diagnosis:
+    """Every problem of the log at ``path``, which :func:`~yaniv_audit.codec.read_log` found
+    unreadable with ``error``: its first problem, all there is when the file cannot be
+    read at all or only the replay finds the log unreadable. Without ``error``, such a
+    log gives no problems."""
+    from .codec import STDIN, stdin_bytes
+
+    found = Diagnosis(limit=limit)
+    if str(path) == STDIN:
+        data = stdin_bytes()
+        array = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            data = None
+        array = Path(path).suffix.lower() == ".json"
+    if data is not None:
+        found = diagnose_bytes(data, array=array, limit=limit)
+    if not found.total and error is not None:  # what only the replay or the file system sees
+        found.add(from_error(error))
+    return found
+
+
+def from_error(error: LogFormatError, hint: str | None = None) -> Problem:
+    fields = list(error.messages)
+    return Problem(error.line, error.index, fields[0] if len(fields) == 1 else None,
+                   error.message, hint)
+
+
+def diagnose_bytes(data: bytes, *, array: bool = False,
+                   limit: int = LIMIT) -> Diagnosis:
+    """Every problem of a log's bytes: a JSON array of events if ``array``, else JSON Lines."""
+    found = Diagnosis(limit=limit)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[3:]
+    check = _Checks(found)
+    for raw, line, index in _items(data, array, found):
+        check.event(raw, line, index)
+    problem = check.structure.finish()
+    if problem is not None and not found.total:
+        found.add(Problem(None, None, None, problem.message))
+    return found
+
+
+def _items(data: bytes, array: bool, found: Diagnosis) -> Iterator[tuple[Any, int | None, int]]:
+    """Each event's parsed value, line and index; what is not JSON goes to ``found``."""
+    from .codec import MAX_LINE_BYTES, _json_problem, _loads, show
+
+    if array:
+        if not data or data.isspace():
+            return
+        try:
+            items = _loads(data)
+        except orjson.JSONDecodeError as exc:
+            found.add(Problem(None, None, None, _json_problem(data, exc, True)))
+            return
+        except (ValueError, RecursionError):
+            found.add(Problem(None, None, None,
+                              "not valid JSON: a number or nesting too large to read"))
+            return
+        if not isinstance(items, list):
+            found.add(Problem(None, None, None,
+                              f"a .json log holds a top-level array of events, got {show(items)}"))
+            return
+        for index, item in enumerate(items):
+            yield item, None, index
+        return
+    index = 0
+    for number, text in enumerate(data.split(b"\n"), 1):
+        if not text or text.isspace():
+            continue
+        index += 1
+        size = len(text) - text.endswith(b"\r")
+        if size > MAX_LINE_BYTES:
+            found.add(Problem(number, index - 1, None,
+                              f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes "
+                              "(1 MiB) are allowed"))
+            continue
+        try:
+            raw = _loads(text)
+        except orjson.JSONDecodeError as exc:
+            problem = _json_problem(text, exc, False)
+            found.add(Problem(number, index - 1, None, problem))
+            if problem.startswith("not valid UTF-8"):
+                return  # not a text file: every other line would be the same
+            continue
+        except (ValueError, RecursionError):
+            found.add(Problem(number, index - 1, None,
+                              "not valid JSON: a number or nesting too large to read"))
+            continue
+        yield raw, number, index - 1
+
+
+class _Checks:
+    """The schema and structural checks of each event, going on past every problem.
+
+    An event the schema refuses is left out of the structural checks, but what it
+    still says (a ``game_started``'s players, a ``round_started``'s round) is taken
+    as meant, so that one typo is not also reported as every later event's problem.
+    """
+
+    def __init__(self, found: Diagnosis) -> None:
+        self.found = found
+        self.structure = structure.StructureCheck()
+        self.seated: tuple[str, ...] = ()
+        #: no game_started could be read: the structural checks would only repeat that
+        self.lost = False
+
+    def event(self, raw: Any, line: int | None, index: int) -> None:
+        from .codec import slow_event_from_dict
+
+        try:
+            event = slow_event_from_dict(raw, index, line)
+        except LogFormatError as exc:
+            for refused in _field_problems(exc, raw):
+                self.found.add(refused)
+            self._assume(raw, line, index)
+            return
+        if self.lost:
+            return
+        problem = self.structure.check(event)
+        if problem is None:
+            if isinstance(event, GameStarted):
+                self.seated = event.players
+            return
+        hint = None
+        if problem.field is not None and "is not seated" in problem.text:
+            hint = close_match(_at(raw, problem.field), self.seated)
+            if hint is None and problem.field.startswith(("hands.", "points.", "scores.")):
+                hint = close_match(problem.field.split(".", 1)[1], self.seated)
+        self.found.add(Problem(line, index, problem.field, problem.message, hint))
+        self._after_problem(event)
+
+    def _after_problem(self, event: Event) -> None:
+        """Go on as if the event had been right where that can be guessed."""
+        checker = self.structure
+        if isinstance(event, GameStarted) and checker.game is None:
+            players = tuple(dict.fromkeys(event.players))
+            checker.game, checker.seated, self.seated = event, frozenset(players), players
+        elif isinstance(event, RoundStarted):
+            checker.round = event.round
+            checker.hands = event.hands is not None
+            checker.stock = None if event.stock is None else len(event.stock)
+        elif checker.game is None:
+            self.lost = True
+
+    def _assume(self, raw: Any, line: int | None, index: int) -> None:
+        """What an event the schema refused still tells the structural checks."""
+        from .codec import FORMAT
+        from .rules import PRESETS
+
+        if not isinstance(raw, dict):
+            return
+        checker = self.structure
+        if checker.game is None:
+            players = raw.get("players")
+            ids = [p["id"] if isinstance(p, dict) else p for p in players] \
+                if isinstance(players, list) else []
+            ids = [p for p in ids if isinstance(p, str) and p]
+            if ids:
+                seated = tuple(dict.fromkeys(ids))
+                checker.game = GameStarted(index, line, None, FORMAT, seated, {},
+                                           PRESETS["israeli"])
+                checker.seated, self.seated = frozenset(seated), seated
+            else:
+                self.lost = True
+            return
+        kind, number = raw.get("type"), raw.get("round")
+        if kind == "round_started" and type(number) is int:
+            checker.round = number
+            checker.hands = "hands" in raw
+            stock = raw.get("stock")
+            checker.stock = len(stock) if isinstance(stock, list) and stock else None
+        elif kind == "reshuffle":
+            stock = raw.get("stock")
+            checker.stock = len(stock) if isinstance(stock, list) and stock else None
+
+
+def _field_problems(error: LogFormatError, raw: Any) -> list[Problem]:
+    """The schema's error of one event, one problem per field, each with its near miss."""
+    from .codec import MISSING_FIELD, SCHEMAS, UNKNOWN_FIELD, quote
+
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
+    if len(error.messages) <= 1:
+        path = next(iter(error.messages), None)
+        texts = error.messages.get(path, []) if path is not None else []
+        message, said = _said_hint(error.message)
+        return [Problem(error.line, error.index, path, message,
+                        said or _hint(path, texts, raw, schema))]
+    problems = []
+    hints = {path: _hint(path, texts, raw, schema) for path, texts in error.messages.items()}
+    for path, texts in error.messages.items():
+        if texts == [MISSING_FIELD] and path in hints.values():
+            continue  # said by the hint of the unknown field that was meant to be it
+        if texts == [UNKNOWN_FIELD]:
+            message = f"{kind}: unknown field {quote(path)} (fields starting with _ are allowed)"
+        else:
+            message = f"{kind}: field {quote(path)}: {'; '.join(texts)}"
+        message, said = _said_hint(message)
+        problems.append(Problem(error.line, error.index, path, message, said or hints[path]))
+    return problems
+
+
+_SAID = re.compile(r'; did you mean ("(?:[^"\\]|\\.)*")\?$')
+
+
+def _said_hint(message: str) -> tuple[str, str | None]:
+    """A message whose own "did you mean" (the rules' messages have one) moves to the hint."""
+    match = _SAID.search(message)
+    if match is None:
+        return message, None
+    return message[: match.start()], str(json.loads(match.group(1)))
+
+
+def _hint(path: str | None, texts: list[str], raw: Any, schema: Any) -> str | None:
+    """What a field's value (or an unknown field's name) was likely meant to be."""
+    from .codec import SCHEMAS, UNKNOWN_FIELD
+
+    if path is None or not isinstance(raw, dict) or any("did you mean" in t for t in texts):
+        return None
+    if path == "type":
+        return close_match(raw.get("type"), SCHEMAS)
+    if schema is None:
+        return None
+    if texts == [UNKNOWN_FIELD]:
+        return close_match(path, [f for f in schema.fields if f not in raw])
+    value = _at(raw, path)
+    if any(t.startswith("expected a card") for t in texts):
+        return card_hint(value)
+    top = schema.fields.get(path)
+    for validator in getattr(top, "validators", ()):
+        choices = getattr(validator, "choices", None)
+        if choices is not None:
+            return close_match(value, choices)
+    return None
+
+
+def _at(raw: Any, path: str) -> Any:
+    """The value at a field path such as ``hands.dana.2`` (None if it is not there)."""
+    value = raw
+    for key in path.split("."):
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return None
+    return value
+
+
+_NOISE = re.compile(r"[\s\-_./,:;'\"()\[\]\ufe0f]+")
+_WORDS = {"JOKER": "JK", "JOKR": "JK", "JKR": "JK", "J0KER": "JK", "KJ": "JK"}
+
+
+def card_hint(value: Any) -> str | None:
+    """The card a text that is not a card most likely means: ``"H5"`` -> ``"5H"``,
+    ``"5 H"`` or ``"5-h"`` -> ``"5H"``, ``"1OH"`` -> ``"TH"``, ``"joker"`` -> ``"JK"``;
+    None when there is no single likely card.
+
+    >>> [card_hint(t) for t in ["H5", "5 h", "10 of H", "joker", "1OS", "5X", 7]]
+    ['5H', '5H', 'TH', 'JK', 'TS', None, None]
+    """
+    if not isinstance(value, str):
+        return None
+    text = _NOISE.sub("", value).upper().replace("OF", "")
+    text = re.sub(r"^(?:10|1O|IO|0)", "T", text)
+    if text in _WORDS:
+        return _WORDS[text]
+    for guess in (text, text[::-1], re.sub(r"(.)\1", r"\1", text)):
+        if guess and is_card_text(guess):
+            return canonical(guess)
+        if len(guess) == 3 and guess[1:] == "10" and is_card_text("T" + guess[0]):
+            return canonical("T" + guess[0])
+    return None
+
+
+def event_lines(path: str | Path) -> list[int] | None:
+    """The file line of each event of a JSON Lines log, for messages that name both
+    (None for a ``.json`` log, whose events have no lines, or a file not readable).
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
+    ...     _ = f.write(b'{"a":1}\\n\\n  \\n{"b":2}\\r\\n{"c":3}')
+    >>> event_lines(f.name)
+    [1, 4, 5]
+    >>> os.unlink(f.name)
+    """
+    from .codec import STDIN, stdin_bytes
+
+    if str(path) == STDIN:
+        data = stdin_bytes()
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+            return None
+    elif Path(path).suffix.lower() == ".json":
+        return None
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return None
+    return [number for number, text in enumerate(data.split(b"\n"), 1)
+            if text and not text.isspace()]
+
+
+def render(source: str, found: Diagnosis, verdict: str = "unreadable") -> list[str]:
+    """The problems as text lines: one line for one problem, else a count and a line each."""
+    if found.total == 1:
+        return [f"{source}: {verdict}: {found.problems[0].text()}"]
+    lines = [f"{source}: {verdict}: {found.total} problems"]
+    lines.extend(f"  {p.text()}" for p in found.problems)
+    if found.more:
+        lines.append(f"  and {found.more} more (the first {len(found.problems)} are listed)")
+    return lines
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
