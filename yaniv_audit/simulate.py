@@ -224,11 +224,13 @@ class CarefulBot(Bot):
             return None
         # throw the most points, but keep cards that pair up with the rest of the hand
         ranks = [c % 13 for c in hand if c != JOKER]
+        paired = {r for r in ranks if ranks.count(r) > 1}
 
         def worth(t: Throw) -> tuple[int, int]:
-            breaks_pair = sum(1 for c in t if c != JOKER and ranks.count(c % 13) > 1
-                              and len(t) == 1)
-            return (_points(values, t) - 5 * breaks_pair, len(t))
+            if len(t) == 1:  # a single that breaks a pair is worth 5 points less
+                c = t[0]
+                return (values[c] - 5 if c != JOKER and c % 13 in paired else values[c], 1)
+            return (_points(values, t), len(t))
 
         return max(throws, key=worth)
 
@@ -388,6 +390,8 @@ class _Layer:
 
 _EPOCH_DAY = EPOCH.date()
 _DATES: dict[int, str] = {}  # days after EPOCH's date -> its ISO date
+_MINUTES = tuple(f"T{h:02d}:{m:02d}" for h in range(24) for m in range(60))
+_SECONDS = tuple(f":{s:02d}+00:00" for s in range(60))
 
 
 class _Game:
@@ -422,13 +426,12 @@ class _Game:
     def stamp(self) -> str:
         """The next event's time: 2 to 16 seconds after the last one, ISO 8601 in UTC."""
         self.clock += 2 + self.rng.below(15)
-        day, second = divmod(self.clock, 86400)
+        minute, second = divmod(self.clock, 60)
+        day, minute = divmod(minute, 1440)
         when = _DATES.get(day)
         if when is None:
             when = _DATES[day] = (_EPOCH_DAY + timedelta(days=day)).isoformat()
-        hours, second = divmod(second, 3600)
-        minutes, second = divmod(second, 60)
-        return f"{when}T{hours:02d}:{minutes:02d}:{second:02d}+00:00"
+        return when + _MINUTES[minute] + _SECONDS[second]
 
     def emit(self, kind: str, fields: dict[str, Any]) -> None:
         """One event of the fully recorded game; the recorder writes what it keeps."""
