@@ -67,7 +67,7 @@ class _Tables:
     __slots__ = (
         "set_min", "set_max", "run_min", "run_max", "run_cap", "ace_high", "wrap", "top",
         "jokers_in_runs", "jokers_in_sets", "wild", "jokerish", "windows", "memo", "runs_memo",
-        "sets_memo",
+        "sets_memo", "runnable",
     )
 
     def __init__(self, key: tuple[object, ...]) -> None:
@@ -95,6 +95,8 @@ class _Tables:
         self.memo: dict[tuple[Card, ...], Meld | str] = {}
         #: the runs of one suit of a hand (see :func:`_runs`)
         self.runs_memo: dict[tuple[object, ...], list[tuple[Card, ...]]] = {}
+        #: whether a suit's ranks held and so many jokers can make a run (see :func:`_runs`)
+        self.runnable: dict[int, bool] = {}
         #: the sets of one rank's cards alone (see :func:`_sets`)
         self.sets_memo: dict[tuple[object, ...], list[tuple[Card, ...]]] = {}
 
@@ -560,6 +562,17 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
           out: list[tuple[Card, ...]]) -> None:
     """Append the sets of one natural rank (jacks are a rank of their own), plus
     jokers if allowed, rank by rank in the order of ``codes`` (sorted)."""
+    set_min = T.set_min
+    set_max = min(T.set_max, n)
+    if not T.jokers_in_sets:  # a set is one rank's own cards: memoised per rank
+        own: dict[int, list[tuple[Card, int]]] = {}
+        for c in codes:
+            if c != JOKER:
+                own.setdefault(RANK[c], []).append((c, counts[c]))
+        for items in own.values():
+            if len(items) > 1 or items[0][1] > 1:
+                out.extend(_own_sets(items, set_max, T))
+        return
     jokerish = T.jokerish
     n_jokers = counts.get(JOKER, 0)
     by_rank: dict[int, list[tuple[Card, int]]] = {}
@@ -573,8 +586,6 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
     jack_items = [(c, counts[c]) for c in codes if c != JOKER and jokerish[c]]
     n_jacks = sum(k for _, k in jack_items)
     seen: set[tuple[Card, ...]] = set()
-    set_min = T.set_min
-    set_max = min(T.set_max, n)
     for rank, items in by_rank.items():
         pool: list[tuple[Card, int]] = []
         pooled = 0
@@ -585,15 +596,8 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
                 pool, pooled = jack_items + pool, pooled + n_jacks
         if held[rank] + pooled < set_min:
             continue
-        if not pool:  # sets of the rank's own cards alone, the same for every such hand
-            key = (tuple(items), set_max)
-            found = T.sets_memo.get(key)
-            if found is None:
-                if len(T.sets_memo) >= _MEMO_LIMIT:
-                    T.sets_memo.clear()
-                found = T.sets_memo[key] = [
-                    group for group in _sub_multisets(items) if set_min <= len(group) <= set_max]
-            out.extend(found)
+        if not pool:
+            out.extend(_own_sets(items, set_max, T))
             continue
         fillers = [f for f in _sub_multisets(pool) if len(f) < set_max] if pool else [()]
         wild_fill = T.wild and rank != JACK
@@ -615,6 +619,19 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
                         out.append(cards)
 
 
+def _own_sets(items: list[tuple[Card, int]], set_max: int, T: _Tables,
+              ) -> list[tuple[Card, ...]]:
+    """The sets of one rank's cards ``items`` (code, count) and no joker, memoised."""
+    key = (tuple(items), set_max)
+    found = T.sets_memo.get(key)
+    if found is None:
+        if len(T.sets_memo) >= _MEMO_LIMIT:
+            T.sets_memo.clear()
+        found = T.sets_memo[key] = [
+            group for group in _sub_multisets(items) if T.set_min <= len(group) <= set_max]
+    return found
+
+
 def _runs(counts: Mapping[Card, int], n: int, T: _Tables) -> list[tuple[Card, ...]]:
     """Runs of ``counts``, suit by suit (a run's naturals are of one suit, so no run
     is found in two suits); each suit's are memoised per rule set by what they
@@ -629,15 +646,18 @@ def _runs(counts: Mapping[Card, int], n: int, T: _Tables) -> list[tuple[Card, ..
     for c in counts:
         held_by_suit[SUIT[c]] |= _BIT[c]
     held_by_suit.pop()
-    shortest = T.windows[0][0] if T.windows else n + 1
+    runnable = T.runnable
     memo = T.runs_memo
     for suit, held in enumerate(held_by_suit):
-        n_held = held.bit_count()
-        if n_held < 2:
-            continue
-        longest = min(n, n_held + pool_size)
-        if longest < shortest:
-            continue
+        if not held & (held - 1):
+            continue  # fewer than two ranks held in the suit
+        reach = held | pool_size << 13
+        can = runnable.get(reach)
+        if can is None:
+            can = runnable[reach] = _runnable(held, pool_size, T)
+        if not can:
+            continue  # the usual case: no window of ranks the suit and the jokers can fill
+        longest = min(n, held.bit_count() + pool_size)
         key = (suit, held, pool_items, longest)
         runs = memo.get(key)
         if runs is None:
@@ -646,6 +666,16 @@ def _runs(counts: Mapping[Card, int], n: int, T: _Tables) -> list[tuple[Card, ..
             runs = memo[key] = _suit_runs(suit, held, pool_items, longest, T)
         out.extend(runs)
     return out
+
+
+def _runnable(held: int, pool_size: int, T: _Tables) -> bool:
+    """Whether some window of ranks holds two of ``held`` and ``pool_size`` jokers fill
+    the rest: else the suit has no run, whatever the hand's size."""
+    for length, mask, _ in T.windows:
+        avail = (held & mask).bit_count()
+        if avail >= 2 and length - avail <= pool_size:
+            return True
+    return False
 
 
 def _suit_runs(suit: int, held: int, pool_items: tuple[tuple[Card, int], ...], longest: int,
