@@ -76,6 +76,8 @@ if TYPE_CHECKING:
 TWO64 = 1 << 64
 MASK = TWO64 - 1
 T = TypeVar("T")
+#: the rejection limit of Rng.below(n) for small n: the largest multiple of n up to 2**64
+_LIMITS = (TWO64, *(TWO64 - TWO64 % n for n in range(1, 256)))
 PLAYER_NAMES = ("ana", "ben", "carmel", "dov", "eden", "fadi", "gila", "hod")
 EPOCH = datetime(2026, 1, 1, 18, 0, tzinfo=UTC)
 
@@ -95,7 +97,7 @@ class Rng:
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n) (``next64`` inlined: the simulator's hottest call)."""
-        limit = TWO64 - TWO64 % n
+        limit = _LIMITS[n] if n < 256 else TWO64 - TWO64 % n
         while True:
             s = self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
             z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & MASK
@@ -111,9 +113,21 @@ class Rng:
         return self.below(denominator) < numerator
 
     def shuffle(self, items: list[Any]) -> None:
+        """Fisher-Yates from the last position down, ``below`` inlined (a deal's 50-odd draws)."""
+        s = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            limit = _LIMITS[n] if n < 256 else TWO64 - TWO64 % n
+            while True:
+                s = (s + 0x9E3779B97F4A7C15) & MASK
+                z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+                x = z ^ (z >> 31)
+                if x < limit:
+                    break
+            j = x % n
             items[i], items[j] = items[j], items[i]
+        self.state = s
 
 
 #: the recording styles of :func:`simulate_game` (see the module docstring)
@@ -199,7 +213,7 @@ class GreedyBot(Bot):
         if can_call:
             return None
         values = game.values
-        return max(throws, key=lambda t: (_points(values, t), len(t)))
+        return max(throws, key=lambda t: (sum([values[c] for c in t]), len(t)))
 
     def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
         values = game.values
@@ -394,6 +408,15 @@ _MINUTES = tuple(f"T{h:02d}:{m:02d}" for h in range(24) for m in range(60))
 _SECONDS = tuple(f":{s:02d}+00:00" for s in range(60))
 
 
+def _minute_text(minute: int) -> str:
+    """``minute`` (after midnight of EPOCH's day) in ISO 8601, up to its seconds."""
+    day, minute = divmod(minute, 1440)
+    when = _DATES.get(day)
+    if when is None:
+        when = _DATES[day] = (_EPOCH_DAY + timedelta(days=day)).isoformat()
+    return when + _MINUTES[minute]
+
+
 class _Game:
     """One game being played: the bots' choices folded into the simulator's own state."""
 
@@ -408,9 +431,10 @@ class _Game:
         self.values = card_values(rules)
         self.deck = [c for c, n in enumerate(deck_counts(rules)) for _ in range(n)]
         self.count = 0  # events of the fully recorded game so far
-        # the clock, in whole seconds after midnight of EPOCH's day
-        self.clock = (game % 365) * 86400 + EPOCH.hour * 3600 + EPOCH.minute * 60 + (
-            rng.below(240) * 60)
+        # the clock: minutes after midnight of EPOCH's day, and seconds
+        self.minute = (game % 365) * 1440 + EPOCH.hour * 60 + EPOCH.minute + rng.below(240)
+        self.second = 0
+        self.prefix = _minute_text(self.minute)
         self.game_id = f"sim-{seed}-{game}" + ("" if recorder.style == "full" else
                                                 f"-{recorder.style}")
         self.scores = {p: 0 for p in names}
@@ -425,13 +449,13 @@ class _Game:
 
     def stamp(self) -> str:
         """The next event's time: 2 to 16 seconds after the last one, ISO 8601 in UTC."""
-        self.clock += 2 + self.rng.below(15)
-        minute, second = divmod(self.clock, 60)
-        day, minute = divmod(minute, 1440)
-        when = _DATES.get(day)
-        if when is None:
-            when = _DATES[day] = (_EPOCH_DAY + timedelta(days=day)).isoformat()
-        return when + _MINUTES[minute] + _SECONDS[second]
+        second = self.second + 2 + self.rng.below(15)
+        if second >= 60:  # at most one minute later
+            second -= 60
+            self.minute += 1
+            self.prefix = _minute_text(self.minute)
+        self.second = second
+        return self.prefix + _SECONDS[second]
 
     def emit(self, kind: str, fields: dict[str, Any]) -> None:
         """One event of the fully recorded game; the recorder writes what it keeps."""
