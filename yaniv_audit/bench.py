@@ -61,12 +61,12 @@ BULK_CORES = 2  # the issue's machine
 
 
 def _simulate_one(job: tuple[Any, int, tuple[str, ...], int, int, str]) -> int:
-    from .simulate import simulate_game, to_jsonl
+    from .simulate import simulate_log
 
     rules, players, bots, seed, game, path = job
-    log = simulate_game(rules, players, list(bots), seed, game)
-    Path(path).write_text(to_jsonl(log), encoding="utf-8")
-    return len(log)
+    log = simulate_log((rules, players, bots, seed, game, "full"))
+    Path(path).write_bytes(log)
+    return log.count(b"\n")
 
 
 def cache_dir(rules_id: str, players: int, games: int, seed: int, bots: Sequence[str]) -> Path:
