@@ -526,16 +526,20 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
               help="take the best of up to this many runs of each stage")
 @click.option("--no-memory-check", "no_memory", is_flag=True,
               help="skip the streaming check (two audits in fresh processes)")
+@click.option("--chess-games", type=click.IntRange(min=1), default=200, show_default=True,
+              help="random legal PGN games for the python-chess comparison (when installed)")
 @click.option("--check", is_flag=True, help="exit 1 if a target is missed")
 @click.option("--json", "as_json", is_flag=True, help="the figures as one JSON object")
 def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tuple[str, ...],
-          corpus: str | None, jobs: int | None, repeat: int, no_memory: bool, check: bool,
-          as_json: bool) -> None:
+          corpus: str | None, jobs: int | None, repeat: int, no_memory: bool, chess_games: int,
+          check: bool, as_json: bool) -> None:
     """Measure audit throughput against the JSON parse floor, bulk speed-up and memory.
 
     On a simulated corpus (or the logs in --corpus): (a) parse floor, (b) codec
     (schema validation), (c) replay alone, (d) audit end to end on one core,
-    (e) bulk audit on all cores, (f) peak memory; then the targets, PASS or MISS.
+    (e) bulk audit on all cores, (f) peak memory, (g) python-chess replaying
+    PGN games, if installed (pip install 'yaniv-audit[bench]'); then the
+    targets, PASS or MISS.
     """
     from . import bench as b
     from .simulate import BOTS, SimulationError
@@ -555,7 +559,7 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
         fail(str(exc), EXIT_USAGE)
     try:
         result = b.run_bench(directory, jobs=jobs, repeat=repeat, memory=not no_memory,
-                             progress=progress)
+                             progress=progress, chess_games=chess_games)
     except ValueError as exc:
         fail(str(exc), EXIT_USAGE)
     command = ["yaniv-audit", "bench", *sys.argv[2:]] if sys.argv[1:2] == ["bench"] else None
