@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card, format_cards
 from .rules import RuleSet
 
-__all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target"]
+__all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target", "throws_finder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,7 +534,17 @@ def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
     """Every distinct legal throw from ``hand`` (a multiset), once per kind, in a
     canonical placement: singles, then sets (sorted by code where that reads as
     a set), then runs (ascending)."""
+    return _legal_throws(hand, _tables(rules))
+
+
+def throws_finder(rules: RuleSet) -> Callable[[Sequence[Card]], list[tuple[Card, ...]]]:
+    """:func:`legal_throws` under ``rules``, the rule set's tables looked up once (the
+    simulator asks for every turn's throws)."""
     T = _tables(rules)
+    return lambda hand: _legal_throws(hand, T)
+
+
+def _legal_throws(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
     n = len(hand)
     if n < 2:
         return [(c,) for c in hand]

@@ -66,7 +66,7 @@ import orjson
 
 from .cards import JOKER, NAMES, Card, card_values, deck_counts
 from .errors import YanivAuditError
-from .melds import Meld, classify, extend, legal_throws
+from .melds import Meld, classify, extend, throws_finder
 from .rules import RuleSet
 from .scoring import RoundScore, game_result, next_starter, score_round
 
@@ -238,7 +238,8 @@ class CarefulBot(Bot):
             return None
         # throw the most points, but keep cards that pair up with the rest of the hand
         ranks = [c % 13 for c in hand if c != JOKER]
-        paired = {r for r in ranks if ranks.count(r) > 1}
+        paired = ({r for r in ranks if ranks.count(r) > 1} if len(set(ranks)) < len(ranks)
+                  else _NO_RANKS)
 
         def worth(t: Throw) -> tuple[int, int]:
             if len(t) == 1:  # a single that breaks a pair is worth 5 points less
@@ -272,6 +273,8 @@ class CarefulBot(Bot):
         stock = [d for d in draws if d[0] == "stock"]
         return stock[0] if stock else draws[-1]
 
+
+_NO_RANKS: frozenset[int] = frozenset()
 
 BOTS: dict[str, type[Bot]] = {b.name: b for b in (RandomBot, GreedyBot, CarefulBot)}
 
@@ -446,20 +449,18 @@ class _Game:
         self.rotation: list[str] = []
         self.picked: dict[str, list[Card]] = {}
         self.throws_of: dict[Throw, list[Throw]] = {}
+        self.find_throws = throws_finder(rules)
 
-    def stamp(self) -> str:
-        """The next event's time: 2 to 16 seconds after the last one, ISO 8601 in UTC."""
+    def emit(self, kind: str, fields: dict[str, Any]) -> None:
+        """One event of the fully recorded game, 2 to 16 seconds after the last one;
+        the recorder writes what it keeps."""
         second = self.second + 2 + self.rng.below(15)
         if second >= 60:  # at most one minute later
             second -= 60
             self.minute += 1
             self.prefix = _minute_text(self.minute)
         self.second = second
-        return self.prefix + _SECONDS[second]
-
-    def emit(self, kind: str, fields: dict[str, Any]) -> None:
-        """One event of the fully recorded game; the recorder writes what it keeps."""
-        event = {"type": kind, "seq": self.count, "at": self.stamp(), **fields}
+        event = {"type": kind, "seq": self.count, "at": self.prefix + _SECONDS[second], **fields}
         self.count += 1
         self.recorder.write(event)
         if self.referee is not None:
@@ -494,11 +495,12 @@ class _Game:
         return next(p for p in self.names if p in allowed)
 
     def throws(self, hand: list[Card]) -> list[Throw]:
-        """Every legal throw of ``hand`` (:func:`legal_throws`), kept per hand for the game."""
+        """Every legal throw of ``hand`` (:func:`~yaniv_audit.melds.legal_throws`), kept
+        per hand for the game."""
         key = tuple(sorted(hand))
         found = self.throws_of.get(key)
         if found is None:
-            found = self.throws_of[key] = legal_throws(key, self.rules)
+            found = self.throws_of[key] = self.find_throws(key)
         return found
 
     def _round(self, number: int, opener: str, max_turns: int) -> None:
@@ -616,10 +618,16 @@ class _Game:
             return draws
         previous = pile[-2]
         cards = previous.cards
-        for i in self._takeable(previous):
-            option: DrawOption = ("pile", cards[i], None)
-            if option not in draws:
-                draws.append(option)
+        n = len(cards)
+        if n > 2 and rules.pickup == "ends":  # the usual case: the ends alone
+            draws.append(("pile", cards[0], None))
+            if cards[-1] != cards[0]:
+                draws.append(("pile", cards[-1], None))
+        else:
+            for i in self._takeable(previous):
+                option: DrawOption = ("pile", cards[i], None)
+                if option not in draws:
+                    draws.append(option)
         meld = previous.meld
         if rules.joker_swap and meld is not None and meld.kind == "run":
             for i, natural in enumerate(meld.stands_for):
