@@ -241,13 +241,17 @@ class CarefulBot(Bot):
         paired = ({r for r in ranks if ranks.count(r) > 1} if len(set(ranks)) < len(ranks)
                   else _NO_RANKS)
 
-        def worth(t: Throw) -> tuple[int, int]:
+        # the first throw of the most worth, as max(throws, key=worth) would give
+        best, most = throws[0], (-1 << 30, 0)
+        for t in throws:
             if len(t) == 1:  # a single that breaks a pair is worth 5 points less
                 c = t[0]
-                return (values[c] - 5 if c != JOKER and c % 13 in paired else values[c], 1)
-            return (_points(values, t), len(t))
-
-        return max(throws, key=worth)
+                worth = (values[c] - 5 if c != JOKER and c % 13 in paired else values[c], 1)
+            else:
+                worth = (sum([values[c] for c in t]), len(t))
+            if worth > most:
+                best, most = t, worth
+        return best
 
     def _safe(self, game: _Game, me: str, mine: int) -> bool:
         if mine <= 1:
@@ -536,7 +540,7 @@ class _Game:
             bot = self.bots[player]
             hand = hands[player]
             throws = self.throws(hand)
-            can_call = _points(values, hand) <= rules.yaniv_max
+            can_call = sum([values[c] for c in hand]) <= rules.yaniv_max
             if referee is not None:
                 referee.check_start(player, hand, throws, can_call)
             throw = bot.start(self, player, throws, can_call)
@@ -619,7 +623,9 @@ class _Game:
         previous = pile[-2]
         cards = previous.cards
         n = len(cards)
-        if n > 2 and rules.pickup == "ends":  # the usual case: the ends alone
+        if n == 1:  # the usual case: a single
+            draws.append(("pile", cards[0], None))
+        elif n > 2 and rules.pickup == "ends":  # the ends alone
             draws.append(("pile", cards[0], None))
             if cards[-1] != cards[0]:
                 draws.append(("pile", cards[-1], None))
