@@ -498,15 +498,6 @@ class _Game:
             return self.rng.choice(still_in)
         return next(p for p in self.names if p in allowed)
 
-    def throws(self, hand: list[Card]) -> list[Throw]:
-        """Every legal throw of ``hand`` (:func:`~yaniv_audit.melds.legal_throws`), kept
-        per hand for the game."""
-        key = tuple(sorted(hand))
-        found = self.throws_of.get(key)
-        if found is None:
-            found = self.throws_of[key] = self.find_throws(key)
-        return found
-
     def _round(self, number: int, opener: str, max_turns: int) -> None:
         rules = self.rules
         rng = self.rng
@@ -534,13 +525,18 @@ class _Game:
         following = dict(zip(seats, seats[1:] + seats[:1], strict=True))
         values = self.values
         slap_down = rules.slap_down
+        yaniv_max = rules.yaniv_max
+        throws_of = self.throws_of
         caller: str | None = None
         player = opener
         for _ in range(max_turns):
             bot = self.bots[player]
             hand = hands[player]
-            throws = self.throws(hand)
-            can_call = sum([values[c] for c in hand]) <= rules.yaniv_max
+            key = tuple(sorted(hand))  # every legal throw, kept per hand for the game
+            throws = throws_of.get(key)
+            if throws is None:
+                throws = throws_of[key] = self.find_throws(key)
+            can_call = sum([values[c] for c in hand]) <= yaniv_max
             if referee is not None:
                 referee.check_start(player, hand, throws, can_call)
             throw = bot.start(self, player, throws, can_call)
