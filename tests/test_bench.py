@@ -5,6 +5,7 @@ No timing thresholds here: the targets are for the benchmark itself.
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -12,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from yaniv_audit import bench
 from yaniv_audit.bench import best_of, parse_floor
+from yaniv_audit.chess_bench import (
+    INSTALL_HINT,
+    MAX_PLIES,
+    chess_stage,
+    random_games_pgn,
+    replay_pgn,
+)
 
 
 def run_bench(*args: str) -> subprocess.CompletedProcess[str]:
@@ -32,7 +41,7 @@ def corpus_lines(directory: Path) -> tuple[int, int]:
 def bench_json(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     corpus = tmp_path_factory.mktemp("bench") / "corpus"
     done = run_bench("--games", "3", "--players", "3", "--corpus", str(corpus), "--jobs", "2",
-                     "--repeat", "1", "--json")
+                     "--repeat", "1", "--chess-games", "2", "--json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), corpus
 
@@ -69,18 +78,56 @@ def test_bench_numbers_are_sane(bench_json: tuple[dict, Path]) -> None:
     streaming = memory["streaming"]
     assert streaming["games"] == 3 and streaming["games_large"] == 12
     assert streaming["maxrss"] > 0 and streaming["maxrss_large"] > 0
-    assert [t["pass"] in (True, False) for t in result["targets"]] == [True] * 4
+    assert [t["pass"] in (True, False) for t in result["targets"]] == [True] * 5
+
+
+def test_bench_compares_with_python_chess(bench_json: tuple[dict, Path]) -> None:
+    result, _ = bench_json
+    chess = result["chess"]
+    assert chess["games"] == 2
+    assert chess["plies"] == replay_pgn(random_games_pgn(2))[1] > 0
+    assert chess["plies_per_s"] == pytest.approx(chess["plies"] / chess["seconds"])
+    assert chess["ratio"] == pytest.approx(
+        result["stages"]["audit"]["events_per_s"] / chess["plies_per_s"])
+    assert any(t["target"].startswith("audit / python-chess") for t in result["targets"])
+
+
+def test_random_chess_games_are_legal_and_the_same_every_time() -> None:
+    import chess.pgn
+
+    text = random_games_pgn(3, seed=4)
+    assert text == random_games_pgn(3, seed=4) != random_games_pgn(3, seed=5)
+    games, plies = replay_pgn(text)
+    assert games == 3 and 3 <= plies <= 3 * MAX_PLIES
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None and not game.errors
+    assert game.end().board().ply() == len(list(game.mainline_moves())) > 0
+
+
+def test_without_python_chess_the_bench_says_how_to_install_it(
+        bench_json: tuple[dict, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "chess", None)  # import chess fails, as when missing
+    skipped = chess_stage(1, best_of, games=2)
+    assert skipped == {"skipped": INSTALL_HINT}
+    assert "pip install 'yaniv-audit[bench]'" in INSTALL_HINT
+    result, _ = bench_json
+    result = {**result, "chess": skipped, "run": {
+        "command": "yaniv-audit bench", "corpus_dir": "c", "reused": True, "repeat": 1,
+        "cpus": 2, "python": "3", "orjson": "3", "version": "0"}}
+    result["targets"] = bench.targets(result, 2)
+    assert not any("python-chess" in t["target"] for t in result["targets"])
+    assert f"(g) {INSTALL_HINT}" in bench.render(result)
 
 
 def test_bench_reuses_the_corpus_and_prints_a_table(bench_json: tuple[dict, Path]) -> None:
     _, corpus = bench_json
     done = run_bench("--corpus", str(corpus), "--jobs", "1", "--repeat", "1",
-                     "--no-memory-check")
+                     "--no-memory-check", "--chess-games", "2")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "(reused)" in out
     for needle in ("parse floor", "codec", "replay alone", "audit end to end", "bulk audit",
-                   "speed-up", "peak RSS", "targets", "events/s"):
+                   "speed-up", "peak RSS", "targets", "events/s", "python-chess", "plies/s"):
         assert needle in out
     assert "PASS" in out or "MISS" in out
     assert "4x the games" not in out  # no streaming check asked for

@@ -10,6 +10,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -84,13 +86,16 @@ def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
         pool.join()
 
 
-def test_ctrl_c_stops_a_bulk_audit_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("work", ["audit", "simulate"])
+def test_ctrl_c_stops_bulk_work_at_once(work: str, tmp_path: Path) -> None:
     """SIGINT to the whole process group, as a terminal sends it: one line, exit 130,
     no traceback from the workers, and none of them left running."""
     mark = uuid.uuid4().hex
     env = dict(os.environ, YANIV_AUDIT_TEST_MARK=mark)
     replays = str(ROOT / "replays")
-    command = [sys.executable, "-m", "yaniv_audit.cli", "audit", *[replays] * 12, "--jobs", "2"]
+    args = ([*[replays] * 12] if work == "audit" else
+            ["--games", "5000", "--bot", "random", "--out", str(tmp_path / "games")])
+    command = [sys.executable, "-m", "yaniv_audit.cli", work, *args, "--jobs", "2"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -98,7 +103,7 @@ def test_ctrl_c_stops_a_bulk_audit_at_once(tmp_path: Path) -> None:
         while len(marked(mark)) < 4 and time.monotonic() < deadline:  # + fork server, 2 workers
             time.sleep(0.05)
         time.sleep(0.5)  # the workers are at work
-        assert process.poll() is None, "the audit finished before Ctrl-C"
+        assert process.poll() is None, f"the {work} finished before Ctrl-C"
         started = time.monotonic()
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=20)

@@ -102,6 +102,37 @@ def test_simulate_command_writes_valid_logs(tmp_path: Path) -> None:
     assert "4 games: 4 clean" in audit.output
 
 
+def test_simulate_writes_the_same_bytes_whatever_the_number_of_jobs(tmp_path: Path) -> None:
+    args = ["simulate", "--rules", "de-wiki(slap_down=true)", "--players", "3", "--games", "6",
+            "--seed", "5", "--bot", "random", "--bot", "careful", "--record", "mixed"]
+    written = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"jobs-{jobs}"
+        result = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args, "--jobs", jobs,
+                                 "--out", str(out)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        written.append({f.name: f.read_bytes() for f in sorted(out.iterdir())})
+    one, two = written
+    assert list(one) == [f"game-{i:05d}.jsonl" for i in range(6)]
+    assert one == two
+    assert one["game-00004.jsonl"] == to_jsonl(simulate_game(
+        parse_rules("de-wiki(slap_down=true)"), 3, ["random", "careful"], 5, 4,
+        record="mixed")).encode()
+
+
+@pytest.mark.parametrize("preset", ["israeli", "de-wiki", "jhyap"])
+def test_the_moves_offered_are_the_engines_legal_moves(preset: str) -> None:
+    """The simulator keeps its own state and move generator; the referee replays every
+    event through the engine and checks, at every choice, that the moves offered are
+    exactly Replay.legal_moves (and start_moves), in the same order."""
+    rules = parse_rules(f"{preset}(slap_down=true)")
+    for game in range(2):
+        simulate_game(rules, 4, ["random", "greedy", "careful"], seed=8, game=game,
+                      referee=True)
+    simulate_game(parse_rules("classic(reshuffle=round_ends,pickup=any,decks=2,jokers=4)"),
+                  6, ["random"], seed=8, referee=True)
+
+
 def test_simulate_usage_errors(tmp_path: Path) -> None:
     runner = CliRunner()
     bad_bot = runner.invoke(cli, ["simulate", "--bot", "psychic", "--out", str(tmp_path)])

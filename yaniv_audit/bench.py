@@ -17,7 +17,10 @@ On a corpus of simulated games it measures, in one run and on the same files:
     speed-up over (d);
 (f) peak memory, and a streaming check: (d) in a fresh process on the corpus
     and on four times as many games (the corpus listed four times), whose peak
-    RSS must stay flat.
+    RSS must stay flat;
+(g) when python-chess is installed (the ``bench`` extra): python-chess reading
+    random legal PGN games and playing every move (:mod:`yaniv_audit.chess_bench`),
+    in plies per second, and (d)'s events per second divided by it.
 
 Times are ``time.perf_counter`` wall times, the best of ``repeat`` runs (a run
 is repeated only while that stage's total stays under a time budget), after a
@@ -50,6 +53,7 @@ DEFAULT_BOTS = ("random", "greedy", "careful")
 TARGET_RATE = 250_000  # events/s, audit on one core
 TARGET_RATIO = 0.25  # audit / parse floor
 TARGET_SPEEDUP_PER_CORE = 0.8  # 1.6x on 2 cores
+TARGET_CHESS = 8.0  # audit events/s over python-chess plies/s
 MEMORY_FACTOR = 4  # the streaming check audits this many times the games
 MEMORY_SLACK = 0.10  # ... and its peak RSS may grow by at most this fraction
 REPEAT_BUDGET = 20.0  # seconds: no further repeats of a stage once it has taken this long
@@ -61,12 +65,12 @@ BULK_CORES = 2  # the issue's machine
 
 
 def _simulate_one(job: tuple[Any, int, tuple[str, ...], int, int, str]) -> int:
-    from .simulate import simulate_game, to_jsonl
+    from .simulate import simulate_log
 
     rules, players, bots, seed, game, path = job
-    log = simulate_game(rules, players, list(bots), seed, game)
-    Path(path).write_text(to_jsonl(log), encoding="utf-8")
-    return len(log)
+    log = simulate_log((rules, players, bots, seed, game, "full"))
+    Path(path).write_bytes(log)
+    return log.count(b"\n")
 
 
 def cache_dir(rules_id: str, players: int, games: int, seed: int, bots: Sequence[str]) -> Path:
@@ -282,6 +286,7 @@ def streaming_check(directory: Path) -> dict[str, Any]:
 
 def run_bench(
     directory: Path, *, jobs: int, repeat: int, memory: bool, progress: Callable[..., Any],
+    chess_games: int | None = None,
 ) -> dict[str, Any]:
     """Every measurement on the logs under ``directory``; the figures as a JSON-ready dict."""
     files = corpus_files(directory)
@@ -354,6 +359,12 @@ def run_bench(
         "bulk_speedup": speedup,
         "memory": {"maxrss": self_rss, "maxrss_workers": worker_rss},
     }
+    from .chess_bench import CHESS_GAMES, chess_stage
+
+    chess = chess_stage(repeat, best_of, chess_games or CHESS_GAMES)
+    if "plies_per_s" in chess:
+        chess["ratio"] = stages["audit"]["events_per_s"] / chess["plies_per_s"]
+    result["chess"] = chess
     if memory:
         result["memory"]["streaming"] = streaming_check(directory)
     result["load_average"] = {"before": load_before, "after": load_average()}
@@ -381,6 +392,11 @@ def targets(result: dict[str, Any], jobs: int) -> list[dict[str, Any]]:
          "value": result["bulk_speedup"], "shown": f"{result['bulk_speedup']:.2f}x",
          "pass": result["bulk_speedup"] >= want_speedup},
     ]
+    chess = result.get("chess", {})
+    if "ratio" in chess:
+        rows.append({"target": f"audit / python-chess plies/s >= {TARGET_CHESS:g}x",
+                     "value": chess["ratio"], "shown": f"{chess['ratio']:.2f}x",
+                     "pass": chess["ratio"] >= TARGET_CHESS})
     streaming = result["memory"].get("streaming")
     if streaming is not None:
         rows.append({
@@ -428,6 +444,14 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"{label.format(jobs=jobs):50} {s['seconds']:9.3f} "
                      f"{s['events_per_s']:12,.0f} {s['vs_parse']:8.3f}x")
     lines.append(f"{'    bulk speed-up over one core':50} {result['bulk_speedup']:9.2f}x")
+    chess = result.get("chess", {})
+    if "plies_per_s" in chess:
+        lines.append(f"{'(g) python-chess ' + chess['version'] + ': PGN read + push':50} "
+                     f"{chess['seconds']:9.3f} {chess['plies_per_s']:12,.0f} plies/s")
+        lines.append(f"{'    audit (d) events/s over its plies/s':50} {chess['ratio']:9.2f}x"
+                     f"   ({chess['games']} random games, {chess['plies']:,} plies)")
+    elif "skipped" in chess:
+        lines.append(f"(g) {chess['skipped']}")
     verdicts = ", ".join(f"{n} {v}" for v, n in sorted(result["verdicts"].items()))
     lines += ["", f"verdicts: {verdicts}"]
     load = result["load_average"]

@@ -50,7 +50,8 @@ def no_gc() -> Iterator[None]:
 
 
 #: what a worker needs, imported once in the fork server rather than in every worker
-PRELOAD = ["yaniv_audit.audit", "yaniv_audit.codec", "yaniv_audit.engine", "yaniv_audit.bulk"]
+PRELOAD = ["yaniv_audit.audit", "yaniv_audit.codec", "yaniv_audit.engine", "yaniv_audit.bulk",
+           "yaniv_audit.simulate"]
 
 
 def worker_pool(processes: int) -> Any:

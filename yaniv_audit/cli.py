@@ -652,8 +652,11 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
               help="what the log writes down of each round (the styles are above)")
 @click.option("--out", "out", required=True, type=click.Path(),
               help="a directory (one game-NNNNN.jsonl per game) or, for one game, a .jsonl file")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="processes to play the games on (default: all cores); the logs are the "
+                   "same bytes whatever the number")
 def simulate(rules_specs: str | None, players: int, games: int, seed: int,
-             bots: tuple[str, ...], record: str, out: str) -> None:
+             bots: tuple[str, ...], record: str, out: str, jobs: int | None) -> None:
     """Write legal games played by bots (deterministic for the same arguments).
 
     The bots always play with everything known; --record chooses what the log
@@ -678,14 +681,22 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     is written with its stock (when the round records the stock), without it,
     or not at all; one showdown in four and one round_ended in eight are left
     out. The game played is the same in every style; only the record differs.
+
+    Each game is seeded from the arguments and its number alone, so --jobs
+    only changes how fast the games come: they are written in game order.
     """
-    from .simulate import BOTS, SimulationError, simulate_game, to_jsonl
+    from .bulk import mapped
+    from .simulate import BOTS, SimulationError, check_arguments, simulate_log
 
     rules = rules_or_house(rules_specs) or resolve_or_usage("israeli")
     for name in bots:
         if name not in BOTS:
             raise click.BadParameter(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}",
                                      param_hint="--bot")
+    try:
+        check_arguments(rules, players, bots, record)
+    except SimulationError as exc:
+        fail(str(exc), EXIT_USAGE)
     target = Path(out)
     single = target.suffix == ".jsonl"
     if single and games != 1:
@@ -694,15 +705,13 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     if not single:
         target.mkdir(parents=True, exist_ok=True)
     events = 0
-    try:
-        with progress(range(games), games, "simulating") as bar:
-            for game in bar:
-                log = simulate_game(rules, players, list(bots), seed, game, record=record)
-                events += len(log)
-                path = target if single else target / f"game-{game:05d}.jsonl"
-                path.write_text(to_jsonl(log), encoding="utf-8")
-    except SimulationError as exc:
-        fail(str(exc), EXIT_USAGE)
+    work = ((rules, players, bots, seed, game, record) for game in range(games))
+    with mapped(simulate_log, work, games, jobs) as logs, \
+            progress(logs, games, "simulating") as bar:
+        for game, log in enumerate(bar):
+            events += log.count(b"\n")
+            path = target if single else target / f"game-{game:05d}.jsonl"
+            path.write_bytes(log)
     note(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}")
 
 
@@ -723,16 +732,20 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
               help="take the best of up to this many runs of each stage")
 @click.option("--no-memory-check", "no_memory", is_flag=True,
               help="skip the streaming check (two audits in fresh processes)")
+@click.option("--chess-games", type=click.IntRange(min=1), default=200, show_default=True,
+              help="random legal PGN games for the python-chess comparison (when installed)")
 @click.option("--check", is_flag=True, help="exit 1 if a target is missed")
 @click.option("--json", "as_json", is_flag=True, help="the figures as one JSON object")
 def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tuple[str, ...],
-          corpus: str | None, jobs: int | None, repeat: int, no_memory: bool, check: bool,
-          as_json: bool) -> None:
+          corpus: str | None, jobs: int | None, repeat: int, no_memory: bool, chess_games: int,
+          check: bool, as_json: bool) -> None:
     """Measure audit throughput against the JSON parse floor, bulk speed-up and memory.
 
     On a simulated corpus (or the logs in --corpus): (a) parse floor, (b) codec
     (schema validation), (c) replay alone, (d) audit end to end on one core,
-    (e) bulk audit on all cores, (f) peak memory; then the targets, PASS or MISS.
+    (e) bulk audit on all cores, (f) peak memory, (g) python-chess replaying
+    PGN games, if installed (pip install 'yaniv-audit[bench]'); then the
+    targets, PASS or MISS.
     """
     from . import bench as b
     from .simulate import BOTS, SimulationError
@@ -752,7 +765,7 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
         fail(str(exc), EXIT_USAGE)
     try:
         result = b.run_bench(directory, jobs=jobs, repeat=repeat, memory=not no_memory,
-                             progress=progress)
+                             progress=progress, chess_games=chess_games)
     except ValueError as exc:
         fail(str(exc), EXIT_USAGE)
     command = ["yaniv-audit", "bench", *sys.argv[2:]] if sys.argv[1:2] == ["bench"] else None

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card, format_cards
 from .rules import RuleSet
 
-__all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target"]
+__all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target", "throws_finder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,8 @@ class Meld:
 
 _SINGLES: tuple[Meld, ...] = tuple(Meld("single", (c,), (None,)) for c in range(JOKER + 1))
 _MEMO_LIMIT = 1 << 16
+#: each card's bit in its suit's mask of ranks held (rank 1 = bit 0)
+_BIT: tuple[int, ...] = tuple(1 << (RANK[c] - 1) if c != JOKER else 0 for c in range(JOKER + 1))
 
 
 class _Tables:
@@ -64,7 +66,8 @@ class _Tables:
 
     __slots__ = (
         "set_min", "set_max", "run_min", "run_max", "run_cap", "ace_high", "wrap", "top",
-        "jokers_in_runs", "jokers_in_sets", "wild", "jokerish", "windows", "memo",
+        "jokers_in_runs", "jokers_in_sets", "wild", "jokerish", "windows", "memo", "runs_memo",
+        "sets_memo", "runnable",
     )
 
     def __init__(self, key: tuple[object, ...]) -> None:
@@ -90,6 +93,12 @@ class _Tables:
         )
         self.windows = self._windows()
         self.memo: dict[tuple[Card, ...], Meld | str] = {}
+        #: the runs of one suit of a hand (see :func:`_runs`)
+        self.runs_memo: dict[tuple[object, ...], list[tuple[Card, ...]]] = {}
+        #: whether a suit's ranks held and so many jokers can make a run (see :func:`_runs`)
+        self.runnable: dict[int, bool] = {}
+        #: the sets of one rank's cards alone (see :func:`_sets`)
+        self.sets_memo: dict[tuple[object, ...], list[tuple[Card, ...]]] = {}
 
     def _windows(self) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
         """Every stretch of consecutive ranks a run may cover, as
@@ -525,31 +534,80 @@ def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
     """Every distinct legal throw from ``hand`` (a multiset), once per kind, in a
     canonical placement: singles, then sets (sorted by code where that reads as
     a set), then runs (ascending)."""
+    return _legal_throws(hand, _tables(rules))
+
+
+def throws_finder(rules: RuleSet) -> Callable[[Sequence[Card]], list[tuple[Card, ...]]]:
+    """:func:`legal_throws` under ``rules``, the rule set's tables looked up once (the
+    simulator asks for every turn's throws)."""
     T = _tables(rules)
-    counts = Counter(hand)
+    return lambda hand: _legal_throws(hand, T)
+
+
+def _legal_throws(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
     n = len(hand)
-    out: list[tuple[Card, ...]] = [(c,) for c in sorted(counts)]
     if n < 2:
-        return out
+        return [(c,) for c in hand]
+    counts: Mapping[Card, int] = (
+        dict.fromkeys(hand, 1) if len(set(hand)) == n else Counter(hand))
+    codes = sorted(counts)
+    out: list[tuple[Card, ...]] = [(c,) for c in codes]
+    set_min = T.set_min
+    set_max = min(T.set_max, n)
+    if T.jokers_in_sets:
+        _sets(counts, codes, n, T, out)
+    else:
+        # sets of one rank alone (jacks too: no joker in a set): the usual hand has none
+        ranks = [RANK[c] for c in hand if c != JOKER]
+        if len(set(ranks)) < len(ranks):
+            _sets(counts, codes, n, T, out)
+    if T.jokers_in_sets:
+        for size in range(set_min, min(set_max, counts.get(JOKER, 0)) + 1):
+            out.append((JOKER,) * size)
+    out.extend(_runs(counts, n, T))
+    return out
+
+
+def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
+          out: list[tuple[Card, ...]]) -> None:
+    """Append the sets of one natural rank (jacks are a rank of their own), plus
+    jokers if allowed, rank by rank in the order of ``codes`` (sorted)."""
+    set_min = T.set_min
+    set_max = min(T.set_max, n)
+    if not T.jokers_in_sets:  # a set is one rank's own cards: memoised per rank
+        own: dict[int, list[tuple[Card, int]]] = {}
+        for c in codes:
+            if c != JOKER:
+                own.setdefault(RANK[c], []).append((c, counts[c]))
+        for items in own.values():
+            if len(items) > 1 or items[0][1] > 1:
+                out.extend(_own_sets(items, set_max, T))
+        return
     jokerish = T.jokerish
     n_jokers = counts.get(JOKER, 0)
-    jack_items = sorted((c, k) for c, k in counts.items() if c != JOKER and jokerish[c])
-
-    # sets: one natural rank (jacks are a rank of their own), plus jokers if allowed
     by_rank: dict[int, list[tuple[Card, int]]] = {}
-    for c, k in sorted(counts.items()):
+    held: dict[int, int] = {}  # cards of each rank
+    for c in codes:
         if c != JOKER:
-            by_rank.setdefault(RANK[c], []).append((c, k))
+            rank = RANK[c]
+            k = counts[c]
+            by_rank.setdefault(rank, []).append((c, k))
+            held[rank] = held.get(rank, 0) + k
+    jack_items = [(c, counts[c]) for c in codes if c != JOKER and jokerish[c]]
+    n_jacks = sum(k for _, k in jack_items)
     seen: set[tuple[Card, ...]] = set()
-    set_max = min(T.set_max, n)
     for rank, items in by_rank.items():
+        pool: list[tuple[Card, int]] = []
+        pooled = 0
         if T.jokers_in_sets:
-            pool = [(JOKER, n_jokers)] if n_jokers else []
+            if n_jokers:
+                pool, pooled = [(JOKER, n_jokers)], n_jokers
             if rank != JACK:
-                pool = jack_items + pool
-        else:
-            pool = []
-        if sum(k for _, k in items) + sum(k for _, k in pool) < T.set_min:
+                pool, pooled = jack_items + pool, pooled + n_jacks
+        if held[rank] + pooled < set_min:
+            continue
+        if not pool:
+            out.extend(_own_sets(items, set_max, T))
             continue
         fillers = [f for f in _sub_multisets(pool) if len(f) < set_max] if pool else [()]
         wild_fill = T.wild and rank != JACK
@@ -558,7 +616,7 @@ def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
                 continue
             for fill in fillers:
                 size = len(group) + len(fill)
-                if T.set_min <= size <= set_max:
+                if set_min <= size <= set_max:
                     cards = tuple(sorted(group + fill))
                     if cards in seen:
                         continue
@@ -569,64 +627,104 @@ def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
                             out.append(placed)
                     else:
                         out.append(cards)
-    if T.jokers_in_sets:
-        for size in range(T.set_min, min(set_max, n_jokers) + 1):
-            out.append((JOKER,) * size)
 
-    out.extend(_runs(counts, n, T))
+
+def _own_sets(items: list[tuple[Card, int]], set_max: int, T: _Tables,
+              ) -> list[tuple[Card, ...]]:
+    """The sets of one rank's cards ``items`` (code, count) and no joker, memoised."""
+    key = (tuple(items), set_max)
+    found = T.sets_memo.get(key)
+    if found is None:
+        if len(T.sets_memo) >= _MEMO_LIMIT:
+            T.sets_memo.clear()
+        found = T.sets_memo[key] = [
+            group for group in _sub_multisets(items) if T.set_min <= len(group) <= set_max]
+    return found
+
+
+def _runs(counts: Mapping[Card, int], n: int, T: _Tables) -> list[tuple[Card, ...]]:
+    """Runs of ``counts``, suit by suit (a run's naturals are of one suit, so no run
+    is found in two suits); each suit's are memoised per rule set by what they
+    depend on: the ranks held in the suit, the cards that may act as jokers and
+    the longest run the hand can make."""
+    out: list[tuple[Card, ...]] = []
+    jokerish = T.jokerish
+    wild = [c for c in counts if jokerish[c]] if T.jokers_in_runs else ()
+    pool_items = tuple(sorted([(c, counts[c]) for c in wild])) if wild else ()
+    pool_size = sum([counts[c] for c in wild]) if wild else 0
+    held_by_suit = [0, 0, 0, 0, 0]  # the last for the joker (SUIT -1), unused
+    for c in counts:
+        held_by_suit[SUIT[c]] |= _BIT[c]
+    held_by_suit.pop()
+    runnable = T.runnable
+    memo = T.runs_memo
+    for suit, held in enumerate(held_by_suit):
+        if not held & (held - 1):
+            continue  # fewer than two ranks held in the suit
+        reach = held | pool_size << 13
+        can = runnable.get(reach)
+        if can is None:
+            can = runnable[reach] = _runnable(held, pool_size, T)
+        if not can:
+            continue  # the usual case: no window of ranks the suit and the jokers can fill
+        longest = min(n, held.bit_count() + pool_size)
+        key = (suit, held, pool_items, longest)
+        runs = memo.get(key)
+        if runs is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            runs = memo[key] = _suit_runs(suit, held, pool_items, longest, T)
+        out.extend(runs)
     return out
 
 
-def _runs(counts: Counter[Card], n: int, T: _Tables) -> list[tuple[Card, ...]]:
-    """Runs of ``counts``: each window of consecutive ranks, each choice of
-    which held naturals to use (at least two), jokers in the other places."""
+def _runnable(held: int, pool_size: int, T: _Tables) -> bool:
+    """Whether some window of ranks holds two of ``held`` and ``pool_size`` jokers fill
+    the rest: else the suit has no run, whatever the hand's size."""
+    for length, mask, _ in T.windows:
+        avail = (held & mask).bit_count()
+        if avail >= 2 and length - avail <= pool_size:
+            return True
+    return False
+
+
+def _suit_runs(suit: int, held: int, pool_items: tuple[tuple[Card, int], ...], longest: int,
+               T: _Tables) -> list[tuple[Card, ...]]:
+    """The runs of one suit: each window of consecutive ranks, each choice of which
+    held naturals to use (at least two), the cards that may act as jokers (``pool_items``)
+    in the other places."""
     out: list[tuple[Card, ...]] = []
     seen: set[tuple[Card, ...]] = set()
-    jokerish = T.jokerish
-    in_runs = T.jokers_in_runs
-    joker_pool: Counter[Card] = Counter()
-    if in_runs:
-        for c, k in counts.items():
-            if jokerish[c]:
-                joker_pool[c] = k
+    joker_pool: Counter[Card] = Counter(dict(pool_items))
     pool_size = sum(joker_pool.values())
-    held_by_suit = [0, 0, 0, 0]
-    for c in counts:
-        if c != JOKER:
-            held_by_suit[SUIT[c]] |= 1 << (RANK[c] - 1)
-    for suit, held in enumerate(held_by_suit):
-        base = suit * 13
-        n_held = held.bit_count()
-        if n_held < 2:
+    base = suit * 13
+    for length, mask, idxs in T.windows:
+        if length > longest:
+            break
+        avail = (held & mask).bit_count()
+        if avail < 2 or length - avail > pool_size:
             continue
-        longest = min(n, n_held + pool_size)
-        for length, mask, idxs in T.windows:
-            if length > longest:
+        codes = [base + r for r in idxs]
+        places = [k for k, r in enumerate(idxs) if held >> r & 1]
+        for used_count in range(len(places), 1, -1):
+            need = length - used_count
+            if need > pool_size:
                 break
-            avail = (held & mask).bit_count()
-            if avail < 2 or length - avail > pool_size:
-                continue
-            codes = [base + r for r in idxs]
-            places = [k for k, r in enumerate(idxs) if held >> r & 1]
-            for used_count in range(len(places), 1, -1):
-                need = length - used_count
-                if need > pool_size:
-                    break
-                for used in itertools.combinations(places, used_count):
-                    holes = [k for k in range(length) if k not in used]
-                    pool = joker_pool.copy()
-                    for k in used:
-                        if pool.get(codes[k]):
-                            pool[codes[k]] -= 1  # a jack used as itself is no joker
-                    flat = sorted(pool.elements())
-                    if need > len(flat):
-                        continue
-                    for fill in dict.fromkeys(itertools.combinations(flat, need)):
-                        throw = codes.copy()
-                        for k, c in zip(holes, fill, strict=True):
-                            throw[k] = c
-                        key = tuple(sorted(throw))
-                        if key not in seen:
-                            seen.add(key)
-                            out.append(tuple(throw))
+            for used in itertools.combinations(places, used_count):
+                holes = [k for k in range(length) if k not in used]
+                pool = joker_pool.copy()
+                for k in used:
+                    if pool.get(codes[k]):
+                        pool[codes[k]] -= 1  # a jack used as itself is no joker
+                flat = sorted(pool.elements())
+                if need > len(flat):
+                    continue
+                for fill in dict.fromkeys(itertools.combinations(flat, need)):
+                    throw = codes.copy()
+                    for k, c in zip(holes, fill, strict=True):
+                        throw[k] = c
+                    key = tuple(sorted(throw))
+                    if key not in seen:
+                        seen.add(key)
+                        out.append(tuple(throw))
     return out
