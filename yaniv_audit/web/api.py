@@ -289,6 +289,18 @@ def found_game(r: Reader | None, ref: str) -> dict[str, Any]:
     return game
 
 
+def game_facts(ref: str) -> dict[str, Any]:
+    """What never changes of an archived game (fingerprint, players, source): from memory
+    for a full fingerprint seen before, else from the archive."""
+    known = store().known.get(ref)
+    if known is not None:
+        return {"fingerprint": ref, "players": known[0], "source": known[1]}
+    with reader() as r:
+        game = found_game(r, ref)
+    store().remember(game)
+    return game
+
+
 def game_log(ref: str) -> tuple[dict[str, Any], Log]:
     """An archived game (its listing row) and its log read back from its events."""
     with reader() as r:
@@ -458,8 +470,12 @@ def games_index() -> Response:
     with reader() as r:
         if r is None:
             raise no_archive()
-        listing = r.games(filters, sort=sort, limit=limit, offset=offset)
-    return json_response(listing)
+        key = ("games", store().generation, filters, sort, limit, offset)
+        entry = cache().get(key)
+        if entry is None:
+            listing = r.games(filters, sort=sort, limit=limit, offset=offset)
+            entry = cache().put(key, orjson.dumps(listing, option=orjson.OPT_NON_STR_KEYS))
+    return answer(entry)
 
 
 @api_v1.post("/games")
@@ -493,8 +509,7 @@ def game_events(ref: str) -> Response:
 def game_board(ref: str) -> Response:
     rules = rules_arg()
     seat = arg("seat")
-    with reader() as r:
-        game = found_game(r, ref)
+    game = game_facts(ref)
     players = game["players"]
     if seat is not None and seat not in players:
         raise ApiError(400, f"{seat!r} is not seated; the players are {', '.join(players)}",
@@ -513,12 +528,13 @@ def game_audit(ref: str) -> Response:
     """A stored game's report: under its declared rules from the archive's audits when
     there, else audited now (and kept in the cache)."""
     rules = rules_arg()
-    with reader() as r:
-        game = found_game(r, ref)
-        assert r is not None
-        key = ("audit", game["fingerprint"], rules_key(rules))
-        entry = cache().get(key)
-        if entry is None:
+    game = game_facts(ref)
+    key = ("audit", game["fingerprint"], rules_key(rules))
+    entry = cache().get(key)
+    if entry is None:
+        with reader() as r:
+            if r is None:
+                raise no_archive()
             wanted = rules.key if rules is not None else None
             stored = None
             if wanted is None:
@@ -567,8 +583,9 @@ def report_show(name: str) -> Response:
         missing = {rules: r.audited(None if rules is None else rules.key) for rules in needed}
         todo = [rules for rules, (games, done) in missing.items() if done < games]
         if not todo:
-            return json_response(analytics.report(r.archive, name, rule_sets, players)
-                                 .to_json())
+            return cached(("report", store().generation, name, tuple(rule_sets), players),
+                          lambda: analytics.report(r.archive, name, rule_sets, players)
+                          .to_json())
     return report_after_auditing(name, rule_sets, players, todo)
 
 

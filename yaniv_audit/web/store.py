@@ -142,8 +142,10 @@ class Reader:
         ref = ref.strip()
         lowered = ref.lower()
         if len(lowered) >= 8 and all(c in "0123456789abcdef" for c in lowered):
-            rows = self.archive.query(f"{SELECT_GAMES} WHERE starts_with(g.fingerprint, $1) "
-                                      "ORDER BY g.game_no LIMIT 11", [lowered])[1]
+            match = "g.fingerprint = $1" if len(lowered) == 64 else \
+                "starts_with(g.fingerprint, $1)"
+            rows = self.archive.query(f"{SELECT_GAMES} WHERE {match} ORDER BY g.game_no "
+                                      "LIMIT 11", [lowered])[1]
             if len(rows) == 1:
                 return _game(rows[0])
             if rows:
@@ -201,6 +203,12 @@ class Store:
         self._readers = 0
         self._writing = False
         self._idle_since = 0  # a generation: a timer closes only the reader it was set for
+        self._stamp: tuple[int, int, int] | None = None
+        #: goes up whenever the archive may hold other games (a write, another file): what
+        #: is cached of the whole archive (lists, reports) is keyed by it
+        self.generation = 0
+        #: what never changes of an archived game, by fingerprint: (players, source)
+        self.known: dict[str, tuple[list[str], str]] = {}
 
     @property
     def name(self) -> str:
@@ -219,6 +227,12 @@ class Store:
             if self._archive is None and self.exists():
                 self._archive = Archive(str(self.path), locked=True)
                 self.opened += 1
+                stamp = self._file_stamp()
+                if self._stamp is None or stamp[0] != self._stamp[0]:
+                    self.known.clear()  # another file: games only ever grow in one
+                if stamp != self._stamp:
+                    self.generation += 1
+                self._stamp = stamp
             if self._archive is None:
                 cursor = None
             else:
@@ -237,6 +251,15 @@ class Store:
                 if self._readers == 0:
                     self._cond.notify_all()
                     self._when_idle()
+
+    def remember(self, game: dict[str, Any]) -> None:
+        if len(self.known) >= 100_000:
+            self.known.clear()
+        self.known[game["fingerprint"]] = (list(game["players"]), game["source"])
+
+    def _file_stamp(self) -> tuple[int, int, int]:
+        info = Path(str(self.path)).stat()
+        return info.st_ino, info.st_size, info.st_mtime_ns
 
     def _when_idle(self) -> None:
         if self.idle <= 0:
@@ -274,6 +297,7 @@ class Store:
                 yield archive
         finally:
             with self._cond:
+                self.generation += 1
                 self._writing = False
                 self._cond.notify_all()
 
