@@ -71,9 +71,11 @@ def page(browser: Browser) -> Iterator[Page]:
     opened = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    # a script or style the Content-Security-Policy blocks is a console error
+    opened.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     yield opened
     opened.close()
-    assert errors == [], f"JavaScript errors: {errors}"
+    assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
 
 
 def game_url(server: str, path: Path, query: str = "") -> str:

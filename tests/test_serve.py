@@ -99,7 +99,7 @@ def test_too_large_and_unauthorized(server: tuple[str, str]) -> None:
     assert status == 413 and "larger than 4,096 bytes" in body["error"]["message"]
     status, headers, body = send(f"{url}/api/v1/games", MIDDLE.read_bytes())
     assert status == 401 and body["error"]["code"] == "unauthorized"
-    assert headers["Referrer-Policy"] == "no-referrer"
+    assert headers["Referrer-Policy"] == "same-origin"
     status, _, body = send(f"{url}/api/v1/games", MIDDLE.read_bytes(),
                            {"Authorization": "Bearer s3cret"})
     assert status == 200 and body["duplicates"][0]["source"] == "request.jsonl"

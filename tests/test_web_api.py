@@ -347,7 +347,7 @@ def test_security_headers_on_every_response(client: FlaskClient, path: str) -> N
     assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
     assert "unsafe-inline" not in csp
     assert headers["X-Content-Type-Options"] == "nosniff"
-    assert headers["Referrer-Policy"] == "no-referrer"
+    assert headers["Referrer-Policy"] == "same-origin"
 
 
 def test_no_server_path_is_shown(archive_file: Path, client: FlaskClient) -> None:
