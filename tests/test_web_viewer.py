@@ -227,6 +227,8 @@ def test_an_archive_being_written_is_a_503_not_a_crash(archive_file: Path,
     assert page.status_code == 503
     assert "the archive is in use by another process" in message(page.get_data(as_text=True))
     assert api.status_code == 503 and "in use" in api.get_json()["error"]["message"]
+    assert api.get_json()["error"]["message"].startswith("busy.duckdb: ")  # no server path
+    assert str(tmp_path) not in page.get_data(as_text=True)
 
 
 @pytest.fixture
