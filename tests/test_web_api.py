@@ -226,9 +226,10 @@ def test_an_ambiguous_prefix_is_409_listing_the_candidates(archive_file: Path,
     fp = fingerprint_of(MIDDLE)
     twin = fp[:10] + "0" * 54
     con = duckdb.connect(str(db))
-    con.execute("INSERT INTO games SELECT 999, ?, game_id || '-twin', source, players, rules_key,"
-                " rules_id, events, NULL, NULL, started_at, ingested_at FROM games "
-                "WHERE fingerprint = ?", [twin, fp])
+    con.execute("INSERT INTO games (game_no, fingerprint, game_id, source, players, rules_key, "
+                "rules_id, events, started_at, ingested_at) SELECT 999, ?, game_id || '-twin', "
+                "source, players, rules_key, rules_id, events, started_at, ingested_at "
+                "FROM games WHERE fingerprint = ?", [twin, fp])
     con.close()
     client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
     response = client.get(f"/api/v1/games/{fp[:10]}/board")

@@ -576,7 +576,9 @@ def report_show(name: str) -> Response:
     if name == "rules-impact" and None in rule_sets:
         raise ApiError(400, "rules-impact needs rules=R, the rule set to compare with",
                        "rules", "bad_parameter")
-    needed = list(dict.fromkeys([None, *rule_sets] if name == "rules-impact" else rule_sets))
+    # what must be audited first (as yaniv-audit report does; a deal report needs none)
+    needed = list(dict.fromkeys([None, *rule_sets] if name == "rules-impact"
+                                else [] if name == "deal-odds" else rule_sets))
     with reader() as r:
         if r is None:
             raise no_archive()

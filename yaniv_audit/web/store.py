@@ -31,7 +31,7 @@ from typing import Any
 import duckdb
 
 from .. import ENGINE
-from ..archive import LATEST, Archive, IngestResult
+from ..archive import LATEST, SCHEMA_VERSION, Archive, IngestResult
 from ..codec import parse_jsonl
 from ..errors import ArchiveError
 from ..events import Log
@@ -47,12 +47,16 @@ GAME_COLUMNS = ("fingerprint", "game_id", "source", "players", "rules_id", "even
 SORTS = {"ingested": "g.game_no", "started_at": "g.started_at", "events": "g.events",
          "game_id": "g.game_id", "findings": "a.findings"}
 
+#: SQL: audit ``a`` is of game ``g`` (schema 3 keys the derived tables by game_no)
+AUDIT_OF_GAME = ("a.game_no = g.game_no" if int(SCHEMA_VERSION) >= 3
+                 else "a.fingerprint = g.fingerprint")
+
 SELECT_GAMES = f"""
 SELECT g.fingerprint, g.game_id, g.source, g.players, g.rules_id, g.events, g.started_at,
        g.ingested_at, a.verdict, a.findings, a.winners, g.extends, g.part_of,
        NOT {LATEST} AS superseded
 FROM games g
-LEFT JOIN audits a ON a.fingerprint = g.fingerprint AND a.rules_key = g.rules_key
+LEFT JOIN audits a ON {AUDIT_OF_GAME} AND a.rules_key = g.rules_key
 """
 #: the listing's filters, each NULL to leave it out
 FILTERS = """
@@ -129,8 +133,8 @@ class Reader:
         sql = (f"{SELECT_GAMES}{FILTERS} ORDER BY {order} {direction} NULLS LAST, g.game_no "
                "LIMIT $7 OFFSET $8")
         _, rows = self.archive.query(sql, [*filters.params(), limit, offset])
-        count = ("SELECT count(*) FROM games g LEFT JOIN audits a ON a.fingerprint = "
-                 f"g.fingerprint AND a.rules_key = g.rules_key {FILTERS}")
+        count = (f"SELECT count(*) FROM games g LEFT JOIN audits a ON {AUDIT_OF_GAME} "
+                 f"AND a.rules_key = g.rules_key {FILTERS}")
         (total,) = self.archive.query(count, filters.params())[1][0]
         return {"games": [_game(row) for row in rows], "total": total, "limit": limit,
                 "offset": offset}
@@ -174,8 +178,9 @@ class Reader:
     def stored_audit(self, fingerprint: str, rules_key: str) -> dict[str, Any] | None:
         """The audit report stored for a game under a rule set by this engine, if any."""
         rows = self.archive.query(
-            "SELECT report FROM audits WHERE fingerprint = $1 AND rules_key = $2 "
-            "AND engine = $3", [fingerprint, rules_key, ENGINE])[1]
+            f"SELECT a.report FROM audits a JOIN games g ON {AUDIT_OF_GAME} "
+            "WHERE g.fingerprint = $1 AND a.rules_key = $2 AND a.engine = $3",
+            [fingerprint, rules_key, ENGINE])[1]
         if not rows:
             return None
         report: dict[str, Any] = json.loads(rows[0][0])
@@ -185,8 +190,8 @@ class Reader:
     def audited(self, rules_key: str | None) -> tuple[int, int]:
         """(games, of them audited under ``rules_key``; None: their declared rules)."""
         (games, audited), = self.archive.query(
-            "SELECT count(*), count(a.fingerprint) FROM games g LEFT JOIN audits a ON "
-            "a.fingerprint = g.fingerprint AND a.rules_key = coalesce($1, g.rules_key) "
+            f"SELECT count(*), count(a.rules_key) FROM games g LEFT JOIN audits a ON "
+            f"{AUDIT_OF_GAME} AND a.rules_key = coalesce($1, g.rules_key) "
             "AND a.engine = $2", [rules_key, ENGINE])[1]
         return int(games), int(audited)
 
