@@ -71,9 +71,13 @@ def page(browser: Browser) -> Iterator[Page]:
     opened = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    # a script or style the Content-Security-Policy blocks is a console error (an error
+    # page's own status is one too, and expected)
+    opened.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and not
+              msg.text.startswith("Failed to load resource: the server responded") else None)
     yield opened
     opened.close()
-    assert errors == [], f"JavaScript errors: {errors}"
+    assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
 
 
 def game_url(server: str, path: Path, query: str = "") -> str:

@@ -384,18 +384,20 @@ def test_user_sql_needs_a_locked_archive(place: Path, tmp_path: Path) -> None:
 
 
 def test_the_web_app_reads_on_the_locked_connection(place: Path) -> None:
-    from yaniv_audit.web import create_app, store
+    from yaniv_audit.web import create_app
 
-    app = create_app({"TESTING": True, "ARCHIVE": str(place / "games.duckdb")})
-    with app.test_request_context("/api/games"):
-        archive = store._archive()
-        assert archive is not None and archive.locked
-        assert archive.query("SELECT current_setting('lock_configuration')")[1] == [(True,)]
+    app = create_app({"TESTING": True, "ARCHIVE": str(place / "games.duckdb"),
+                      "ARCHIVE_IDLE": 0})
+    with app.extensions["yaniv_store"].reading() as reader:
+        assert reader is not None and reader.archive.locked
+        assert reader.archive.query("SELECT current_setting('lock_configuration')")[1] == \
+            [(True,)]
     client = app.test_client()
     before = snapshot(place)
-    listing = client.get("/api/games?player=dana').union(read_text('/etc/passwd')--").get_json()
-    assert listing == {"games": [], "total": 0}  # a parameter, never SQL
-    assert client.get("/api/games").get_json()["total"] == len(LOGS)
+    listing = client.get("/api/v1/games?player=dana').union(read_text('/etc/passwd')--"
+                         ).get_json()
+    assert listing["games"] == [] and listing["total"] == 0  # a parameter, never SQL
+    assert client.get("/api/v1/games").get_json()["total"] == len(LOGS)
     assert snapshot(place) == before
 
 

@@ -1,60 +1,414 @@
-"""The JSON API: the same audit as the command line, errors as JSON."""
+"""The JSON API under /api/v1 (Flask's test client): the same audit as the command line,
+every endpoint and error, the headers, the limits, writes, the OpenAPI document.
+tests/test_serve.py sends the same over real HTTP to ``yaniv-audit serve``."""
 
 from __future__ import annotations
 
+import io
+import json
+import re
 from pathlib import Path
+from typing import Any
 
+import duckdb
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate as validate_openapi
 
-from yaniv_audit.audit import audit_file
+from yaniv_audit import analytics
+from yaniv_audit.archive import Archive
+from yaniv_audit.audit import audit_file, compare_log
+from yaniv_audit.codec import read_log
+from yaniv_audit.merkle import tree_hash
+from yaniv_audit.rules import resolve_rules
+from yaniv_audit.schema_export import SCHEMAS_DIR
 from yaniv_audit.web import create_app
+from yaniv_audit.web.board import board
+from yaniv_audit.web.openapi import openapi
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+LOGS = sorted(REPLAYS.glob("*.jsonl"))
+MIDDLE = REPLAYS / "middle-card.jsonl"
+FRIDAY = REPLAYS / "clean-assaf-reduction.jsonl"
+ELSEWHERE = {"REMOTE_ADDR": "203.0.113.9"}
+
+
+def fingerprint_of(path: Path) -> str:
+    return tree_hash(read_log(path).leaves).hex()
+
+
+def as_json(obj: Any) -> Any:
+    return json.loads(json.dumps(obj))
+
+
+@pytest.fixture(scope="module")
+def archive_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("api") / "games.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(p) for p in LOGS], jobs=1)
+        list(archive.audit(jobs=1))
+    return db
+
+
+@pytest.fixture(scope="module")
+def app(archive_file: Path) -> Flask:
+    return create_app({"TESTING": True, "ARCHIVE": str(archive_file)})
 
 
 @pytest.fixture
-def client() -> FlaskClient:
-    return create_app({"TESTING": True}).test_client()
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
 
 
-def test_rules_index_lists_every_preset(client: FlaskClient) -> None:
-    body = client.get("/api/rules").get_json()
+def error(response: Any, status: int, code: str, field: str | None = None) -> str:
+    """The error's message, after checking its status, code and field."""
+    assert response.status_code == status, response.get_data(as_text=True)[:300]
+    body = response.get_json()["error"]
+    assert (body["status"], body["code"]) == (status, code), body
+    if field is not None:
+        assert body["field"] == field
+    text: str = body["message"]
+    assert "Traceback" not in text
+    assert not re.search(r"(IO|Binder|Catalog|Parser|Conversion|Out of Range) Error", text)
+    return text
+
+
+# --- rules ----------------------------------------------------------------------------
+
+
+def test_rules_index_and_show(client: FlaskClient) -> None:
+    body = client.get("/api/v1/rules").get_json()
     assert [r["id"] for r in body] == ["israeli", "classic", "cardgames-zone", "namu",
                                        "de-wiki", "mcleod", "jhyap"]
     assert body[1]["params"]["yaniv_max"] == 5
+    ok = client.get("/api/v1/rules/israeli(yaniv_max=5,pickup=any)")
+    assert ok.get_json()["id"] == "israeli(pickup=any,yaniv_max=5)"
+    assert "yaniv_max" in error(client.get("/api/v1/rules/israeli(yaniv_max=true)"), 400,
+                                "bad_rules", "rule_id")
 
 
-def test_rules_show_and_a_bad_id(client: FlaskClient) -> None:
-    ok = client.get("/api/rules/israeli(yaniv_max=5,pickup=any)")
-    assert ok.status_code == 200 and ok.get_json()["id"] == "israeli(pickup=any,yaniv_max=5)"
-    bad = client.get("/api/rules/israeli(yaniv_max=true)")
-    assert bad.status_code == 400
-    assert "yaniv_max" in bad.get_json()["error"]["message"]
+# --- a posted log ---------------------------------------------------------------------
+
+CLI_REPORT = {k: v for k, v in audit_file(str(MIDDLE)).items() if k != "file"}
 
 
-def test_audit_gives_the_same_report_as_the_command_line(client: FlaskClient) -> None:
-    log = REPLAYS / "middle-card.jsonl"
-    response = client.post("/api/audit", data=log.read_bytes())
-    assert response.status_code == 200
-    report = response.get_json()
-    expected = audit_file(str(log))
-    expected.pop("file")
-    assert report == expected
-    assert report["findings"][0]["code"] == "draw.pile_card"
-    under_namu = client.post("/api/audit?rules=namu", data=log.read_bytes()).get_json()
-    assert under_namu["verdict"] == "clean"
+@pytest.mark.parametrize("content_type", [
+    "application/x-ndjson", "application/json", "text/plain", None,
+    "application/x-www-form-urlencoded",  # what curl --data-binary sends by default
+])
+def test_audit_reads_the_body_whatever_its_content_type(client: FlaskClient,
+                                                        content_type: str | None) -> None:
+    kwargs: dict[str, Any] = {"data": MIDDLE.read_bytes()}
+    if content_type:
+        kwargs["content_type"] = content_type
+    response = client.post("/api/v1/audit", **kwargs)
+    assert response.status_code == 200 and response.get_json() == CLI_REPORT
+    # a query parameter never consumes the body
+    under = client.post("/api/v1/audit?rules=namu", **kwargs).get_json()
+    assert under["verdict"] == "clean" and under["rules"]["id"] == "namu"
 
 
-def test_unreadable_logs_and_bad_requests_are_json_errors(client: FlaskClient) -> None:
-    bad = client.post("/api/audit", data=b'{"type":"game_started"}\n')
-    assert bad.status_code == 422
-    assert bad.get_json()["verdict"] == "unreadable"
+def test_audit_of_a_json_array_and_of_a_multipart_upload(client: FlaskClient) -> None:
+    events = [json.loads(line) for line in MIDDLE.read_text().splitlines()]
+    assert client.post("/api/v1/audit", json=events).get_json() == CLI_REPORT
+    upload = client.post("/api/v1/audit", data={"log": (io.BytesIO(MIDDLE.read_bytes()),
+                                                        "/home/x/middle.jsonl")},
+                         content_type="multipart/form-data")
+    assert upload.get_json() == CLI_REPORT
+
+
+def test_posted_log_errors(client: FlaskClient) -> None:
+    error(client.post("/api/v1/audit", data=b""), 400, "no_log", "log")
+    error(client.post("/api/v1/audit", data={"other": "x"}, content_type="multipart/form-data"),
+          400, "no_log", "log")
+    bad = client.post("/api/v1/audit", data=b'{"type":"game_started"}\n')
+    assert error(bad, 422, "unreadable_log", "log").startswith("request: line 1: game_started")
     assert bad.get_json()["error"]["line"] == 1
-    assert client.post("/api/audit", data=b"").status_code == 400
-    bad_rules = client.post("/api/audit?rules=nope", data=b"x")
-    assert bad_rules.status_code == 400 and bad_rules.get_json()["error"]["field"] == "rules"
-    missing = client.get("/api/nothing-here")
-    assert missing.status_code == 404 and missing.get_json()["error"]["status"] == 404
-    too_big = client.post("/api/audit", data=b" " * (17 << 20))
-    assert too_big.status_code == 413
+    assert "nope" in error(client.post("/api/v1/audit?rules=nope", data=b"x"), 400,
+                           "bad_rules", "rules")
+    error(client.post("/api/v1/board?seat=x", data=MIDDLE.read_bytes()), 400,
+          "bad_parameter", "seat")
+    error(client.get("/api/v1/nothing-here"), 404, "not_found")
+    error(client.get("/api/v1/audit"), 405, "method_not_allowed")
+
+
+def test_board_and_compare_of_a_posted_log(client: FlaskClient) -> None:
+    sent = client.post("/api/v1/board?rules=classic&seat=noa", data=MIDDLE.read_bytes())
+    assert sent.get_json() == as_json(board(read_log(MIDDLE), resolve_rules("classic"), "noa"))
+    compared = client.post("/api/v1/compare?rules=israeli&rules=namu", data=MIDDLE.read_bytes())
+    expected = compare_log(read_log(MIDDLE), [resolve_rules("israeli"), resolve_rules("namu")])
+    assert compared.get_json() == as_json(expected)
+
+
+def test_size_and_event_limits_are_413(archive_file: Path) -> None:
+    small = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "MAX_BYTES": 2048,
+                        "MAX_EVENTS": 20}).test_client()
+    big = small.post("/api/v1/audit", data=FRIDAY.read_bytes())
+    assert "larger than 2,048 bytes" in error(big, 413, "too_large")
+    lines = FRIDAY.read_text().splitlines()[:30]
+    many = small.post("/api/v1/audit", data=("\n".join(x.replace(" ", "") for x in lines)
+                                             + "\n").encode()[:2048])
+    assert "more than 20 events" in error(many, 413, "too_many_events", "log")
+    array = [json.loads(x) for x in lines[:24]]
+    assert "more than 20" in error(small.post("/api/v1/audit", data=json.dumps(array,
+                                              separators=(",", ":")).encode()[:2048]),
+                                   413, "too_many_events")
+
+
+def test_the_first_routes_redirect_to_v1(client: FlaskClient) -> None:
+    moved = client.post("/api/audit?rules=namu", data=MIDDLE.read_bytes())
+    assert moved.status_code == 308 and moved.headers["Location"] == "/api/v1/audit?rules=namu"
+    followed = client.post("/api/audit?rules=namu", data=MIDDLE.read_bytes(),
+                           follow_redirects=True)
+    assert followed.get_json()["verdict"] == "clean"
+    fp = fingerprint_of(MIDDLE)
+    assert client.get(f"/api/games/{fp}?seat=noa").headers["Location"] == \
+        f"/api/v1/games/{fp}/board?seat=noa"
+    assert client.get("/api/rules").headers["Location"] == "/api/v1/rules"
+
+
+# --- the archive ----------------------------------------------------------------------
+
+
+def fingerprints(response: Any) -> list[str]:
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return [g["fingerprint"] for g in response.get_json()["games"]]
+
+
+def test_games_list_filters_sorts_and_pages(client: FlaskClient) -> None:
+    everything = client.get("/api/v1/games").get_json()
+    assert everything["total"] == len(LOGS) and everything["limit"] == 100
+    assert [g["source"] for g in everything["games"]] == [p.name for p in LOGS]  # base names
+    assert fingerprints(client.get("/api/v1/games?player=noa")) == [fingerprint_of(MIDDLE)]
+    classic = fingerprints(client.get("/api/v1/games?rules=israeli(yaniv_max=5)"))
+    assert classic == [fingerprint_of(REPLAYS / "yaniv-over-limit.jsonl")]  # by parameters
+    violations = client.get("/api/v1/games?verdict=violations").get_json()["games"]
+    assert {g["verdict"] for g in violations} == {"violations"} and len(violations) == 2
+    clean = client.get("/api/v1/games?has_findings=false").get_json()["games"]
+    assert [g["source"] for g in clean] == [p.name for p in LOGS
+                                            if not audit_file(str(p))["findings"]]
+    assert "clean-assaf-reduction.jsonl" in [g["source"] for g in clean]
+    assert fingerprints(client.get("/api/v1/games?since=2024-05-01&until=2024-06-01")) == \
+        [fingerprint_of(FRIDAY)]
+    assert fingerprints(client.get("/api/v1/games?until=2024-05-17")) == []
+    longest = client.get("/api/v1/games?sort=-events&limit=2&offset=0").get_json()
+    assert [g["events"] for g in longest["games"]] == [75, 30] and longest["total"] == len(LOGS)
+    assert len(fingerprints(client.get("/api/v1/games?sort=events&offset=6"))) == 2
+
+
+@pytest.mark.parametrize("query, field", [
+    ("limit=abc", "limit"), ("limit=0", "limit"), ("limit=1001", "limit"),
+    ("offset=-1", "offset"), ("offset=99999999999999999999999", "offset"),
+    ("has_findings=maybe", "has_findings"), ("since=yesterday", "since"),
+    ("sort=colour", "sort"), ("verdict=dirty", "verdict"),
+])
+def test_bad_paging_and_filters_are_400_naming_the_parameter(client: FlaskClient, query: str,
+                                                             field: str) -> None:
+    assert field in error(client.get(f"/api/v1/games?{query}"), 400, "bad_parameter", field)
+
+
+def test_a_game_by_fingerprint_prefix_or_game_id(client: FlaskClient) -> None:
+    fp = fingerprint_of(FRIDAY)
+    for ref in (fp, fp[:8], fp[:20].upper(), "friday-at-dana-2024-05-17"):
+        game = client.get(f"/api/v1/games/{ref}").get_json()
+        assert game["fingerprint"] == fp and game["verdict"] == "clean", ref
+    assert "give a fingerprint" in error(client.get("/api/v1/games/" + "0" * 64), 404,
+                                         "no_such_game", "game")
+    error(client.get(f"/api/v1/games/{fp[:7]}"), 404, "no_such_game")  # too short a prefix
+
+
+def test_an_ambiguous_prefix_is_409_listing_the_candidates(archive_file: Path,
+                                                           tmp_path: Path) -> None:
+    db = tmp_path / "twins.duckdb"
+    db.write_bytes(archive_file.read_bytes())
+    fp = fingerprint_of(MIDDLE)
+    twin = fp[:10] + "0" * 54
+    con = duckdb.connect(str(db))
+    con.execute("INSERT INTO games (game_no, fingerprint, game_id, source, players, rules_key, "
+                "rules_id, events, started_at, ingested_at) SELECT 999, ?, game_id || '-twin', "
+                "source, players, rules_key, rules_id, events, started_at, ingested_at "
+                "FROM games WHERE fingerprint = ?", [twin, fp])
+    con.close()
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    response = client.get(f"/api/v1/games/{fp[:10]}/board")
+    assert "names 2 games" in error(response, 409, "ambiguous", "game")
+    assert {c["fingerprint"] for c in response.get_json()["error"]["candidates"]} == {fp, twin}
+    assert client.get(f"/api/v1/games/{fp[:11]}").get_json()["fingerprint"] == fp
+
+
+def test_events_board_audit_and_compare_of_a_stored_game(client: FlaskClient) -> None:
+    fp = fingerprint_of(MIDDLE)
+    events = client.get(f"/api/v1/games/{fp[:12]}/events?offset=3&limit=2").get_json()
+    assert events["total"] == 24 and [e["seq"] for e in events["events"]] == [3, 4]
+    assert events["events"][0]["type"] == "draw"
+    error(client.get(f"/api/v1/games/{fp}/events?limit=none"), 400, "bad_parameter", "limit")
+    expected = as_json(board(read_log(MIDDLE), resolve_rules("classic"), "noa"))
+    for _ in range(2):  # the second from the cache
+        assert client.get(f"/api/v1/games/{fp}/board?rules=classic&seat=noa").get_json() == \
+            expected
+    error(client.get(f"/api/v1/games/{fp}/board?seat=zed"), 400, "bad_parameter", "seat")
+    declared = client.get(f"/api/v1/games/{fp}/audit").get_json()
+    assert declared == CLI_REPORT  # read from the archive's audits
+    assert client.get(f"/api/v1/games/{fp}/audit?rules=namu").get_json()["verdict"] == "clean"
+    compared = client.get(f"/api/v1/games/{fp}/compare?rules=israeli&rules=namu").get_json()
+    assert compared == as_json(compare_log(read_log(MIDDLE), [resolve_rules("israeli"),
+                                                              resolve_rules("namu")]))
+    assert "nope" in error(client.get(f"/api/v1/games/{fp}/compare?rules=nope"), 400,
+                           "bad_rules", "rules")
+
+
+def test_the_connection_is_shared_and_answers_are_cached(archive_file: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(archive_file)})
+    client = app.test_client()
+    fp = fingerprint_of(FRIDAY)
+    for _ in range(3):
+        assert client.get(f"/api/v1/games/{fp}/board?rules=namu").status_code == 200
+        assert client.get("/api/v1/games").status_code == 200
+    assert app.extensions["yaniv_store"].opened == 1
+    cache = app.extensions["yaniv_cache"]
+    assert (cache.hits, cache.misses) == (4, 2)  # the board and the list, each once
+    zipped = client.get(f"/api/v1/games/{fp}/board?rules=namu",
+                        headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    app.extensions["yaniv_store"].close()
+
+
+def test_every_named_report(client: FlaskClient, archive_file: Path) -> None:
+    names = [r["name"] for r in client.get("/api/v1/reports").get_json()]
+    assert names == list(analytics.REPORTS)
+    with Archive(archive_file, locked=True) as archive:
+        expected = {name: as_json(analytics.report(archive, name).to_json())
+                    for name in names if name != "rules-impact"}
+    for name, table in expected.items():
+        assert client.get(f"/api/v1/reports/{name}").get_json() == table, name
+    players = client.get("/api/v1/reports/leaderboard?players=4").get_json()
+    assert "in games with 4 players" in players["summary"]
+    error(client.get("/api/v1/reports/leaderboard?players=9"), 400, "bad_parameter", "players")
+    error(client.get("/api/v1/reports/rules-impact"), 400, "bad_parameter", "rules")
+    error(client.get("/api/v1/reports/nope"), 404, "no_such_report", "name")
+
+
+def test_a_report_under_rules_not_audited_yet(archive_file: Path, tmp_path: Path) -> None:
+    db = tmp_path / "report.duckdb"
+    db.write_bytes(archive_file.read_bytes())
+    app = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0})
+    refused = app.test_client().get("/api/v1/reports/rules-impact?rules=namu",
+                                    environ_base=ELSEWHERE)
+    assert "not all audited under namu" in error(refused, 409, "not_audited", "rules")
+    impact = app.test_client().get("/api/v1/reports/rules-impact?rules=namu").get_json()
+    assert impact["report"] == "rules-impact" and "namu" in impact["summary"]
+
+
+# --- writes ------------------------------------------------------------------------------
+
+
+def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
+    db = tmp_path / "new.duckdb"
+    local = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
+    error(local.get("/api/v1/games"), 404, "no_archive")
+    error(local.post("/api/v1/games", data=MIDDLE.read_bytes(), environ_base=ELSEWHERE), 401,
+          "unauthorized")
+    error(local.post("/api/v1/games", data=MIDDLE.read_bytes(),
+                     headers={"X-Forwarded-For": "203.0.113.9"}), 401, "unauthorized")
+    error(local.post("/api/v1/games", data=MIDDLE.read_bytes(),
+                     headers={"Origin": "https://evil.example"}), 403, "forbidden")
+    stored = local.post("/api/v1/games", data={
+        "log": [(io.BytesIO(MIDDLE.read_bytes()), "middle.jsonl"),
+                (io.BytesIO(b'{"type":"discard"}\n'), "bad.jsonl")]},
+        content_type="multipart/form-data")
+    assert stored.status_code == 201, stored.get_data(as_text=True)
+    body = stored.get_json()
+    assert [a["fingerprint"] for a in body["added"]] == [fingerprint_of(MIDDLE)]
+    assert body["added"][0]["source"] == "middle.jsonl" and body["total"] == 1
+    assert body["refused"][0]["source"] == "bad.jsonl"
+    assert body["refused"][0]["error"]["message"].startswith("bad.jsonl: line 1: ")
+    again = local.post("/api/v1/games", data=MIDDLE.read_bytes())
+    assert again.status_code == 200 and len(again.get_json()["duplicates"]) == 1
+    listed = local.get("/api/v1/games").get_json()["games"]
+    assert listed[0]["verdict"] == "violations"  # audited when stored
+
+    guarded = create_app({"TESTING": True, "ARCHIVE": str(db), "WRITE_TOKEN": "s3cret",
+                          "ARCHIVE_IDLE": 0}).test_client()
+    error(guarded.post("/api/v1/games", data=FRIDAY.read_bytes()), 401, "unauthorized")
+    error(guarded.post("/api/v1/games", data=FRIDAY.read_bytes(),
+                       headers={"Authorization": "Bearer wrong"}), 401, "unauthorized")
+    ok = guarded.post("/api/v1/games", data=FRIDAY.read_bytes(), environ_base=ELSEWHERE,
+                      headers={"Authorization": "Bearer s3cret"})
+    assert ok.status_code == 201 and ok.get_json()["total"] == 2
+
+
+# --- safety -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/", "/api/v1/rules", "/api/v1/nothing",
+                                  "/static/viewer/viewer.js"])
+def test_security_headers_on_every_response(client: FlaskClient, path: str) -> None:
+    headers = client.get(path).headers
+    csp = headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in csp
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "same-origin"
+
+
+def test_no_server_path_is_shown(archive_file: Path, client: FlaskClient) -> None:
+    folder = str(archive_file.parent)
+    for url in ["/", "/api/v1/games", f"/games/{fingerprint_of(MIDDLE)}",
+                f"/api/v1/games/{fingerprint_of(MIDDLE)}/audit"]:
+        assert folder not in client.get(url).get_data(as_text=True), url
+    assert str(REPLAYS) not in client.get(f"/games/{fingerprint_of(MIDDLE)}").get_data(
+        as_text=True)
+    missing = create_app({"TESTING": True, "ARCHIVE": str(archive_file.parent / "none.duckdb")})
+    page = missing.test_client().get("/").get_data(as_text=True)
+    assert "none.duckdb" in page and folder not in page
+
+
+# --- the OpenAPI document ----------------------------------------------------------------
+
+
+def test_the_openapi_document_is_valid_current_and_served(client: FlaskClient) -> None:
+    document = openapi()
+    validate_openapi(document)
+    assert document["openapi"] == "3.1.0"
+    assert json.loads((SCHEMAS_DIR / "openapi.json").read_text()) == document
+    assert client.get("/api/v1/openapi.json").get_json() == as_json(document)
+    routes = {r.rule.replace("<", "{").replace(">", "}").replace("path:", "")
+              for r in client.application.url_map.iter_rules()
+              if r.rule.startswith("/api/v1/") and r.rule not in ("/api/v1/",
+                                                                 "/api/v1/openapi.json")}
+    assert routes == set(document["paths"])
+
+
+def test_answers_match_the_openapi_schemas(client: FlaskClient) -> None:
+    document = openapi()
+    fp = fingerprint_of(MIDDLE)
+
+    def check(name: str, body: Any) -> None:
+        schema = {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+        errors = [e.message for e in Draft202012Validator(schema).iter_errors(body)]
+        assert errors == [], (name, errors[:3])
+
+    check("GameList", client.get("/api/v1/games").get_json())
+    check("Game", client.get(f"/api/v1/games/{fp}").get_json())
+    check("Events", client.get(f"/api/v1/games/{fp}/events").get_json())
+    check("Board", client.get(f"/api/v1/games/{fp}/board?seat=noa").get_json())
+    check("AuditReport", client.get(f"/api/v1/games/{fp}/audit").get_json())
+    check("Compare", client.get(f"/api/v1/games/{fp}/compare").get_json())
+    check("ReportTable", client.get("/api/v1/reports/players").get_json())
+    check("Error", client.get("/api/v1/games?limit=x").get_json())
+
+
+def test_a_write_while_another_process_holds_the_archive_is_a_503(archive_file: Path,
+                                                                  tmp_path: Path) -> None:
+    from conftest import held_open_by_another_process
+
+    db = tmp_path / "held.duckdb"
+    db.write_bytes(archive_file.read_bytes())
+    client = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
+    with held_open_by_another_process(db):
+        busy = client.post("/api/v1/games", data=FRIDAY.read_bytes())
+    message = error(busy, 503, "archive_unavailable")
+    assert message.startswith("held.duckdb: the archive is in use by another process")
+    assert str(tmp_path) not in busy.get_data(as_text=True)

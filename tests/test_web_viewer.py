@@ -87,7 +87,7 @@ def test_index_without_an_archive_says_how_to_make_one(tmp_path: Path) -> None:
     app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "none.duckdb")})
     html = app.test_client().get("/").get_data(as_text=True)
     assert "No archive here yet" in html and "yaniv-audit ingest" in html
-    assert app.test_client().get("/api/games").status_code == 404
+    assert app.test_client().get("/api/v1/games").status_code == 404
 
 
 # --- the board ----------------------------------------------------------------------
@@ -149,7 +149,7 @@ def test_board_refuses_bad_parameters_with_a_page(client: FlaskClient, query: st
 def test_unknown_game_is_a_404_page(client: FlaskClient) -> None:
     response = client.get("/games/" + "0" * 64)
     assert response.status_code == 404 and response.mimetype == "text/html"
-    assert "no game with fingerprint 000" in message(response.get_data(as_text=True))
+    assert "no game &#39;000" in message(response.get_data(as_text=True))
 
 
 # --- opening a file -------------------------------------------------------------------
@@ -193,25 +193,26 @@ def test_unreadable_uploads_say_where(client: FlaskClient, data: dict[str, str],
 
 
 def test_api_games_pages_and_filters(client: FlaskClient) -> None:
-    body = client.get("/api/games?limit=3&offset=1").get_json()
+    body = client.get("/api/v1/games?limit=3&offset=1").get_json()
     assert body["total"] == len(LOGS) and len(body["games"]) == 3
     assert set(body["games"][0]) == {"fingerprint", "game_id", "source", "players", "rules_id",
-                                     "events", "started_at", "verdict", "winners", "extends",
-                                     "superseded"}
-    only = client.get("/api/games?player=noa").get_json()
+                                     "events", "started_at", "ingested_at", "verdict",
+                                     "findings", "winners", "extends", "part_of", "superseded"}
+    only = client.get("/api/v1/games?player=noa").get_json()
     assert [g["fingerprint"] for g in only["games"]] == [fingerprint_of(MIDDLE)]
 
 
 def test_api_board_of_an_archived_game_and_of_a_body(client: FlaskClient) -> None:
-    stored = client.get(f"/api/games/{fingerprint_of(MIDDLE)}?rules=classic").get_json()
-    sent = client.post("/api/board?rules=classic", data=MIDDLE.read_bytes()).get_json()
+    stored = client.get(f"/api/v1/games/{fingerprint_of(MIDDLE)}/board?rules=classic").get_json()
+    sent = client.post("/api/v1/board?rules=classic", data=MIDDLE.read_bytes()).get_json()
     expected = json.loads(json.dumps(board(read_log(MIDDLE), resolve_rules("classic"))))
     assert stored == expected and sent == expected
-    bad_seat = client.post("/api/board?seat=x", data=MIDDLE.read_bytes())
+    bad_seat = client.post("/api/v1/board?seat=x", data=MIDDLE.read_bytes())
     assert bad_seat.status_code == 400 and bad_seat.get_json()["error"]["field"] == "seat"
-    unreadable = client.post("/api/board", data=b'{"type":"discard"}\n')
-    assert unreadable.status_code == 422 and unreadable.get_json()["verdict"] == "unreadable"
-    missing = client.get("/api/games/" + "f" * 64)
+    unreadable = client.post("/api/v1/board", data=b'{"type":"discard"}\n')
+    assert unreadable.status_code == 422
+    assert unreadable.get_json()["error"]["code"] == "unreadable_log"
+    missing = client.get("/api/v1/games/" + "f" * 64)
     assert missing.status_code == 404 and "no game" in missing.get_json()["error"]["message"]
 
 
@@ -222,10 +223,12 @@ def test_an_archive_being_written_is_a_503_not_a_crash(archive_file: Path,
     with held_open_by_another_process(busy):
         client = create_app({"TESTING": True, "ARCHIVE": str(busy)}).test_client()
         page = client.get("/")
-        api = client.get("/api/games")
+        api = client.get("/api/v1/games")
     assert page.status_code == 503
     assert "the archive is in use by another process" in message(page.get_data(as_text=True))
     assert api.status_code == 503 and "in use" in api.get_json()["error"]["message"]
+    assert api.get_json()["error"]["message"].startswith("busy.duckdb: ")  # no server path
+    assert str(tmp_path) not in page.get_data(as_text=True)
 
 
 @pytest.fixture
@@ -236,7 +239,9 @@ def readers_and_writer(archive_file: Path, tmp_path: Path) -> Iterator[Path]:
 
 
 def test_the_viewer_does_not_keep_the_archive_from_ingest(readers_and_writer: Path) -> None:
-    client = create_app({"TESTING": True, "ARCHIVE": str(readers_and_writer)}).test_client()
+    # the shared connection closes once no request has needed it for ARCHIVE_IDLE seconds
+    client = create_app({"TESTING": True, "ARCHIVE": str(readers_and_writer),
+                         "ARCHIVE_IDLE": 0}).test_client()
     assert client.get("/").status_code == 200
     done = subprocess.run(
         [sys.executable, "-m", "yaniv_audit.cli", "ingest", str(ROOT / "replays" / "simulated"
@@ -269,10 +274,10 @@ def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
     html = client.get(url).get_data(as_text=True)
     assert "under namu the verdict is clean instead of violations" in html
     expected = compare_log(read_log(path), [resolve_rules("israeli"), resolve_rules("namu")])
-    assert client.get("/api" + url).get_json() == json.loads(json.dumps(expected))
-    sent = client.post("/api/compare?rules=israeli&rules=namu", data=path.read_bytes())
+    assert client.get("/api/v1" + url).get_json() == json.loads(json.dumps(expected))
+    sent = client.post("/api/v1/compare?rules=israeli&rules=namu", data=path.read_bytes())
     assert sent.get_json() == json.loads(json.dumps(expected))
-    bad = client.get(f"/api/games/{fingerprint_of(path)}/compare?rules=nope")
+    bad = client.get(f"/api/v1/games/{fingerprint_of(path)}/compare?rules=nope")
     assert bad.status_code == 400 and "nope" in bad.get_json()["error"]["message"]
 
 
@@ -294,10 +299,66 @@ def test_the_game_list_shows_versions_of_a_paused_game(tmp_path: Path) -> None:
         archive.ingest([str(tmp_path / "paused.jsonl"),
                         str(REPLAYS / "clean-assaf-reduction.jsonl")], jobs=1)
     client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
-    games = {g["events"]: g for g in client.get("/api/games").get_json()["games"]}
+    games = {g["events"]: g for g in client.get("/api/v1/games").get_json()["games"]}
     paused = tree_hash(read_log(tmp_path / "paused.jsonl").leaves).hex()
     assert games[30]["superseded"] is True and games[30]["extends"] is None
     assert games[75]["superseded"] is False and games[75]["extends"] == paused
     html = client.get("/").get_data(as_text=True)
     assert f'continues <a href="/games/{paused}">{paused[:16]}</a>' in html
     assert "an earlier version: a longer one is archived" in html
+
+
+# --- storing from the upload page, and hostile text --------------------------------------
+
+HOSTILE = '<script>alert(1)</script>'
+
+
+def hostile_log() -> str:
+    lines = MIDDLE.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["game_id"] = HOSTILE
+    first["players"] = [{"id": "ariel", "name": '"><img src=x onerror=alert(1)>'}, "noa", "ben"]
+    note = {"type": "note", "text": HOSTILE}
+    return "\n".join([json.dumps(first), *lines[1:], json.dumps(note)]).replace(
+        '"seq": ', '"_seq": ') + "\n"
+
+
+def test_store_an_uploaded_log_from_its_board(tmp_path: Path) -> None:
+    db = tmp_path / "stored.duckdb"
+    client = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
+    page = client.post("/view", data={"text": hostile_log()}).get_data(as_text=True)
+    assert 'action="/store"' in page and "allowed from this machine only" in page
+    assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x" not in page
+    text = html_lib.unescape(re.findall(r'<input type="hidden" name="text" value="(.*?)">',
+                                        page, re.S)[-1])
+    refused = client.post("/store", data={"text": text},
+                          environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    assert refused.status_code == 401 and refused.mimetype == "text/html"
+    stored = client.post("/store", data={"text": text})
+    assert stored.status_code == 303
+    board_page = client.get(stored.headers["Location"]).get_data(as_text=True)
+    assert HOSTILE not in board_page and "&lt;script&gt;" in board_page
+    assert "<script>" not in embedded_text(board_page)
+    listing = client.get("/").get_data(as_text=True)
+    assert HOSTILE not in listing and "&lt;script&gt;alert(1)&lt;/script&gt;" in listing
+    missing = client.get("/games/" + HOSTILE.replace("/", "%2F")).get_data(as_text=True)
+    assert HOSTILE not in missing
+
+
+def embedded_text(html: str) -> str:
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html,
+                      re.S)
+    assert found
+    return found.group(1)
+
+
+def test_storing_needs_the_token_when_one_is_set(tmp_path: Path) -> None:
+    client = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
+                         "WRITE_TOKEN": "s3cret", "ARCHIVE_IDLE": 0}).test_client()
+    page = client.post("/view", data={"text": MIDDLE.read_text()}).get_data(as_text=True)
+    assert 'type="password" name="token"' in page
+    assert client.post("/store", data={"text": MIDDLE.read_text(), "token": "x"}
+                       ).status_code == 401
+    assert client.post("/store", data={"text": MIDDLE.read_text(), "token": "s3cret"}
+                       ).status_code == 303

@@ -787,18 +787,78 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
 @db_option
-def serve(host: str, port: int, db: str | None) -> None:
-    """Serve the step-through viewer (/) and the JSON API (/api/...).
+@click.option("--threads", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="requests served at once")
+@click.option("--max-bytes", "max_bytes", type=click.IntRange(min=1024), default=None,
+              metavar="N", help="the largest request body (default: $YANIV_AUDIT_MAX_BYTES, "
+                                "else 4 MiB)")
+@click.option("--dev", is_flag=True,
+              help="Flask's development server, reloading when the code changes")
+def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
+          dev: bool) -> None:
+    """Serve the step-through viewer (/) and the JSON API (/api/v1/).
 
-    The viewer lists the archive's games (--db) and opens any log file. This is
-    Flask's development server; behind a real web server use ``wsgi:app``.
+    The viewer lists the archive's games (--db) and opens any log file; the API
+    is described at /api/v1/openapi.json. It runs on waitress (a production WSGI
+    server); --dev runs Flask's reloader instead. Writes (storing a log) need
+    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. On a first
+    start with no archive (or an empty one), the sample games in replays/ are
+    ingested into it.
     """
     from .archive import default_db
-    from .web import create_app
+    from .web import create_app, settings_from_env
+    from .web.store import base_name
 
-    click.echo(f"yaniv-audit viewer on http://{host}:{port}/ (archive: {db or default_db()})",
+    path = db or default_db()
+    try:
+        settings = settings_from_env()
+    except ValueError as exc:
+        fail(str(exc), EXIT_USAGE)
+    if max_bytes is not None:
+        settings["MAX_BYTES"] = max_bytes
+    if not dev or os.environ.get("WERKZEUG_RUN_MAIN") != "true":  # once, not per reload
+        seed_archive(path)
+    app = create_app({"ARCHIVE": path, **settings})
+    token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
+        "writes from this machine only"
+    click.echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
+               f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, {token})",
                err=True)
-    create_app({"ARCHIVE": db or default_db()}).run(host=host, port=port)
+    if dev:
+        app.run(host=host, port=port, debug=False, use_reloader=True)
+        return
+    from waitress import serve as waitress_serve
+
+    limit = int(app.config["MAX_BYTES"])
+    waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
+                   max_request_body_size=2 * limit + (1 << 20),
+                   _quiet=True)
+
+
+#: the sample games a first start stores
+SAMPLES = Path(__file__).resolve().parent.parent / "replays"
+
+
+def seed_archive(path: str) -> None:
+    """Ingest the sample games (replays/*.jsonl) into a missing or empty archive, and say so."""
+    from .archive import Archive
+    from .errors import ArchiveError
+    from .web.store import ingest_into
+
+    samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
+    if not samples or path == ":memory:":
+        return
+    try:
+        if Path(path).is_file():
+            with Archive(path, read_only=True) as archive:
+                if archive.count_games():
+                    return
+        with Archive(path) as archive:
+            result = ingest_into(archive, samples)
+    except ArchiveError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+    click.echo(f"the archive was empty: ingested the {len(result.added)} sample games of "
+               f"{SAMPLES.name}/ into {path} (and audited them)", err=True)
 
 
 # --- the archive -----------------------------------------------------------

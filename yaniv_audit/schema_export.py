@@ -9,7 +9,9 @@ The converter is generic: it walks marshmallow fields and their validators
 own schema with a ``json_schema(convert)`` method; a schema class may add keywords
 with a ``json_schema_extra`` class attribute. Checks JSON Schema cannot state (a rule
 set's combinations, nesting depth, ``seq`` equal to the position) stay in the code.
-To publish another document, add a builder to :data:`DOCUMENTS`.
+To publish another document, add a builder to :data:`DOCUMENTS`. The web API's
+OpenAPI 3.1 document (``openapi.json``) is generated the same way, by apispec
+from the API's marshmallow schemas (:mod:`yaniv_audit.web.openapi`).
 """
 
 from __future__ import annotations
@@ -157,11 +159,18 @@ def compare_schema() -> JsonSchema:
     return compare_document()
 
 
+def openapi_document() -> JsonSchema:
+    from .web.openapi import openapi
+
+    return openapi()
+
+
 #: file name in schemas/ -> the builder of its content
 DOCUMENTS: dict[str, Callable[[], JsonSchema]] = {
     "log-event.schema.json": log_event_schema,
     "report.schema.json": report_schema,
     "compare.schema.json": compare_schema,
+    "openapi.json": openapi_document,
 }
 
 

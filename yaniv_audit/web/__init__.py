@@ -2,173 +2,187 @@
 
 ``create_app(config=None)`` builds the Flask app; every view calls the same
 services as the command line (:mod:`yaniv_audit.audit`, :mod:`yaniv_audit.rules`,
-:mod:`yaniv_audit.archive`). API errors come back as JSON with the right
-status, the viewer's as a page.
+:mod:`yaniv_audit.analytics`, the archive). The API lives under ``/api/v1/``
+(:mod:`yaniv_audit.web.api`, docs/web.md); the pages are :mod:`yaniv_audit.web.viewer`.
+The first routes, ``/api/...``, answer with a permanent redirect (308: the method
+and body are kept) to their ``/api/v1/`` place.
 
-    GET  /                              the viewer: the archive's games, open a log
-    POST /view                          the board of an uploaded log
-    GET  /games/<fingerprint>           the board of an archived game (?rules=R&seat=P)
+Config (each also read from the environment at start):
 
-    GET  /api/rules                     the presets, their sources and parameters
-    GET  /api/rules/<id>                every parameter of a rule-set id
-    POST /api/audit?rules=R             the audit report of the log in the request body
-                                        (JSON Lines, or a JSON array of events)
-    POST /api/board?rules=R&seat=P      the report and every step of the log in the body
-    GET  /api/games?player=P&limit=&offset=
-                                        the archive's games
-    GET  /api/games/<fingerprint>?rules=R&seat=P
-                                        the report and every step of an archived game
-    GET  /api/games/<fingerprint>/compare?rules=A&rules=B
-    POST /api/compare?rules=A&rules=B   the game under several rule sets (as
-                                        ``yaniv-audit compare --json``; default: the
-                                        declared rules, then every preset that differs)
+    ARCHIVE       the archive file ($YANIV_AUDIT_DB, else yaniv-archive.duckdb here)
+    MAX_BYTES     the largest request body ($YANIV_AUDIT_MAX_BYTES, default 4 MiB)
+    MAX_EVENTS    the most events of one posted log ($YANIV_AUDIT_MAX_EVENTS, 20,000)
+    WRITE_TOKEN   the token that allows writes ($YANIV_AUDIT_TOKEN; unset: loopback only)
+    ARCHIVE_IDLE  seconds without a request before the archive is closed (2)
+    CACHE_BYTES   the budget of the answer cache (64 MiB)
 
-Config: ``ARCHIVE`` is the archive file (default: $YANIV_AUDIT_DB, else
-yaniv-archive.duckdb in the working directory); the viewer works without one.
+Every response carries a strict Content-Security-Policy (scripts and styles from
+this server's files only, nothing inline, no framing), ``nosniff`` and a
+Referrer-Policy. No response names a file by more than its base name.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from flask import Blueprint, Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+import orjson
+from flask import Flask, Response, redirect, render_template, request
+from flask.json.provider import JSONProvider
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..archive import default_db
-from ..audit import audit_log, compare_log, unreadable_report
-from ..codec import MAX_LINE_BYTES
 from ..errors import ArchiveError, LogFormatError, RulesError
-from ..rules import PRESET_SOURCES, PRESETS, parse_rules
-from .board import board
-from .store import archive_games, close_archive
-from .viewer import (
-    BadInput,
-    archived,
-    read_upload,
-    requested_rule_sets,
-    requested_rules,
-    requested_seat,
-    viewer,
+from .api import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_EVENTS,
+    ApiError,
+    api_v1,
+    archive_message,
+    unreadable_error,
+    wants_json,
 )
+from .cache import DEFAULT_BYTES, AnswerCache
+from .store import DEFAULT_IDLE, Store
+from .viewer import viewer
 
-#: the largest log the app reads (a long game is well under 1 MB)
-MAX_LOG_BYTES = 16 * MAX_LINE_BYTES
+#: the environment variables of the settings
+ENV = {"MAX_BYTES": "YANIV_AUDIT_MAX_BYTES", "MAX_EVENTS": "YANIV_AUDIT_MAX_EVENTS",
+       "WRITE_TOKEN": "YANIV_AUDIT_TOKEN"}
 
-api = Blueprint("api", __name__, url_prefix="/api")
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # no-referrer would make a form's Origin "null"
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
 
-
-def _error(status: int, message: str, **extra: Any) -> tuple[Any, int]:
-    return jsonify({"error": {"status": status, "message": message, **extra}}), status
-
-
-def _body_log() -> Any:
-    data = request.get_data(cache=False)
-    if not data.strip():
-        raise BadInput(400, "No log", "send the log in the request body (JSON Lines or a "
-                                      "JSON array)")
-    return read_upload(data, "request")
-
-
-@api.get("/rules")
-def rules_index() -> Any:
-    return jsonify([{"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
-                    for name, r in PRESETS.items()])
-
-
-@api.get("/rules/<path:rule_id>")
-def rules_show(rule_id: str) -> Any:
-    rules = parse_rules(rule_id)
-    return jsonify({"id": rules.id, "source": PRESET_SOURCES[rules.name],
-                    "params": rules.params()})
+#: the first API's routes and their /api/v1 place (the rest of the path follows)
+LEGACY = [("/api/rules", "/api/v1/rules"), ("/api/rules/<path:rest>", "/api/v1/rules/{rest}"),
+          ("/api/audit", "/api/v1/audit"), ("/api/board", "/api/v1/board"),
+          ("/api/compare", "/api/v1/compare"), ("/api/games", "/api/v1/games"),
+          ("/api/games/<ref>", "/api/v1/games/{ref}/board"),
+          ("/api/games/<ref>/compare", "/api/v1/games/{ref}/compare")]
 
 
-@api.post("/audit")
-def audit() -> Any:
-    rules = requested_rules()
-    return jsonify(audit_log(_body_log(), rules))
+class OrjsonProvider(JSONProvider):
+    """Flask's JSON (``jsonify``, the ``tojson`` filter) through orjson: the same JSON,
+    several times faster for a board of hundreds of steps."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return orjson.loads(s)
 
 
-@api.post("/board")
-def board_of_body() -> Any:
-    rules = requested_rules()
-    log = _body_log()
-    return jsonify(board(log, rules, requested_seat(log)))
+def settings_from_env() -> dict[str, Any]:
+    """MAX_BYTES, MAX_EVENTS and WRITE_TOKEN from the environment (a bad number: ValueError)."""
+    out: dict[str, Any] = {}
+    for key, name in ENV.items():
+        value = os.environ.get(name)
+        if value:
+            if key == "WRITE_TOKEN":
+                out[key] = value
+            else:
+                try:
+                    out[key] = int(value)
+                except ValueError:
+                    raise ValueError(f"{name}={value!r}: expected a whole number") from None
+    return out
 
 
-@api.post("/compare")
-def compare_body() -> Any:
-    log = _body_log()
-    return jsonify(compare_log(log, requested_rule_sets(log)))
-
-
-@api.get("/games")
-def games_index() -> Any:
-    limit = min(max(request.args.get("limit", 100, type=int) or 100, 1), 1000)
-    offset = max(request.args.get("offset", 0, type=int) or 0, 0)
-    listing = archive_games(request.args.get("player") or None, limit=limit, offset=offset)
-    if listing is None:
-        return _error(404, "no archive: create one with yaniv-audit ingest")
-    return jsonify(listing)
-
-
-@api.get("/games/<fingerprint>")
-def game_board(fingerprint: str) -> Any:
-    rules = requested_rules()
-    log, _ = archived(fingerprint)
-    return jsonify(board(log, rules, requested_seat(log)))
-
-
-@api.get("/games/<fingerprint>/compare")
-def game_compare(fingerprint: str) -> Any:
-    log, _ = archived(fingerprint)
-    return jsonify(compare_log(log, requested_rule_sets(log)))
-
-
-def _wants_json() -> bool:
-    return request.path.startswith("/api/")
+def megabytes(size: int) -> str:
+    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The Flask app (``config`` overrides settings, e.g. ``ARCHIVE`` or ``TESTING``)."""
     app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_LOG_BYTES
-    app.config["ARCHIVE"] = default_db()
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = OrjsonProvider(app)
+    app.config.update(ARCHIVE=default_db(), MAX_BYTES=DEFAULT_MAX_BYTES,
+                      MAX_EVENTS=DEFAULT_MAX_EVENTS, WRITE_TOKEN=None,
+                      ARCHIVE_IDLE=DEFAULT_IDLE, CACHE_BYTES=DEFAULT_BYTES)
+    app.config.update(settings_from_env())
     if config:
         app.config.update(config)
-    app.register_blueprint(api)
+    app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_BYTES"]
+    app.config["MAX_FORM_MEMORY_SIZE"] = app.config["MAX_BYTES"]
+    app.extensions["yaniv_store"] = Store(app.config["ARCHIVE"], app.config["ARCHIVE_IDLE"])
+    app.extensions["yaniv_cache"] = AnswerCache(app.config["CACHE_BYTES"])
+    app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
-    app.teardown_appcontext(close_archive)
+    for old, new in LEGACY:
+        app.add_url_rule(old, f"legacy{old}", _redirect_to(new),
+                         methods=["GET", "POST", "HEAD"])
 
-    def page(status: int, title: str, message: str, **extra: Any) -> tuple[Any, int]:
-        if _wants_json():
-            return _error(status, message, **extra)
-        return render_template("error.html", status=status, title=title,
-                               message=message), status
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if request.path.startswith("/api/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
 
-    @app.errorhandler(BadInput)
-    def bad_input(exc: BadInput) -> tuple[Any, int]:
-        return page(exc.status, exc.title, exc.message,
-                    **({"field": exc.field} if exc.field else {}))
+    def page(exc: ApiError) -> tuple[Any, int]:
+        if wants_json():
+            return exc.to_json(), exc.status
+        return render_template("error.html", status=exc.status, title=exc.title,
+                               message=exc.message), exc.status
+
+    @app.errorhandler(ApiError)
+    def bad_input(exc: ApiError) -> tuple[Any, int]:
+        return page(exc)
 
     @app.errorhandler(LogFormatError)
     def unreadable_log(exc: LogFormatError) -> tuple[Any, int]:
-        """A log sent to the API (or stored, then altered) that cannot be read."""
-        source = (request.view_args or {}).get("fingerprint", "request")
-        return jsonify(unreadable_report(source, exc)), 422
+        return page(unreadable_error("log", exc))
 
     @app.errorhandler(RulesError)
     def bad_rules(exc: RulesError) -> tuple[Any, int]:
-        if _wants_json():
-            return _error(400, str(exc), field="rules")
-        return page(400, "Unknown rules", str(exc))
+        return page(ApiError(400, str(exc), "rules", "bad_rules", "Unknown rules"))
 
     @app.errorhandler(ArchiveError)
     def archive_unusable(exc: ArchiveError) -> tuple[Any, int]:
-        return page(503, "The archive cannot be read now", str(exc))
+        return page(ApiError(503, archive_message(exc), None, "archive_unavailable",
+                             "The archive cannot be read now"))
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(exc: RequestEntityTooLarge) -> tuple[Any, int]:
+        limit = int(app.config["MAX_BYTES"])
+        return page(ApiError(413, f"the request is larger than {megabytes(limit)}, the most "
+                                  "this server reads (YANIV_AUDIT_MAX_BYTES, serve "
+                                  "--max-bytes)", "log", "too_large", "Too large"))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Any, int]:
-        return page(exc.code or 500, exc.name, exc.description or exc.name)
+        status = exc.code or 500
+        message = exc.description or exc.name
+        if status == 404:
+            message = f"nothing at {request.path}" + (
+                ": the API is described at /api/v1/openapi.json" if wants_json() else "")
+        elif status == 405:
+            message = f"{request.method} is not allowed on {request.path}"
+        return page(ApiError(status, message, None, None, exc.name))
+
+    @app.errorhandler(Exception)
+    def internal(exc: Exception) -> tuple[Any, int]:
+        app.logger.exception("internal error on %s %s", request.method, request.path)
+        return page(ApiError(500, "internal error: the server could not answer this "
+                                  "request (it is logged)", None, "internal_error",
+                             "Internal error"))
 
     return app
+
+
+def _redirect_to(target: str) -> Any:
+    def view(**parts: str) -> Any:
+        url = target.format(**parts)
+        query = request.query_string.decode("latin-1")
+        return redirect(f"{url}?{query}" if query else url, 308)
+
+    return view

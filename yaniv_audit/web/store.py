@@ -1,82 +1,322 @@
-"""The archive as the web app reads it.
+"""The archive as the web app reads it: one connection per process, a cursor per request.
 
-Each request that needs the archive opens it read-only and closes it when the
-request ends, rather than the app holding one connection for its lifetime:
-DuckDB lets one process write a file only while no other process has it open,
-so a viewer that held it would stop ``yaniv-audit ingest`` for as long as it runs.
+:class:`Store` opens the archive ``locked`` (read-only, on the connection
+``yaniv-audit query`` uses for a user's SQL: no file, network, extension or
+setting reachable) the first time a request needs it, and every request then
+reads on a cursor of its own. DuckDB lets a process write a file only while no
+other process has it open, so the store closes the connection when no request
+has needed it for ``idle`` seconds: ``yaniv-audit ingest`` in another process
+can then write, and the next request opens the file again and sees its games.
 
-The app runs no SQL a visitor writes: its statements are these constants, and
-what a request gives (a player, a fingerprint, a page) goes in as a parameter.
-It still opens the archive ``locked``, on the connection ``yaniv-audit query``
-uses for a user's SQL (no file, network, extension or setting reachable), so a
-mistake here could only ever read the archive's tables.
+A write (``POST /api/v1/games``) waits for the requests reading to finish, closes
+the reader, opens the writer for its own duration, and fails with
+:class:`~yaniv_audit.errors.ArchiveError` (a 503) if another process holds the file.
+
+The app runs no SQL a visitor writes: its statements are the constants here and
+in :mod:`yaniv_audit.analytics`, and what a request gives (a player, a fingerprint,
+a page) goes in as a parameter.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from flask import current_app, g
+import duckdb
 
-from ..archive import LATEST, Archive
+from .. import ENGINE
+from ..archive import LATEST, Archive, IngestResult
 from ..codec import parse_jsonl
+from ..errors import ArchiveError
 from ..events import Log
 
-LISTING = f"""
+#: seconds without a request after which the archive is closed (so another process
+#: can write to it)
+DEFAULT_IDLE = 2.0
+#: the columns of a game in the listing, in order
+GAME_COLUMNS = ("fingerprint", "game_id", "source", "players", "rules_id", "events",
+                "started_at", "ingested_at", "verdict", "findings", "winners", "extends",
+                "part_of", "superseded")
+#: ``sort`` values of the listing and their ORDER BY (a leading ``-``: descending)
+SORTS = {"ingested": "g.game_no", "started_at": "g.started_at", "events": "g.events",
+         "game_id": "g.game_id", "findings": "a.findings"}
+
+#: SQL: audit ``a`` is of game ``g``
+AUDIT_OF_GAME = "a.game_no = g.game_no"
+
+SELECT_GAMES = f"""
 SELECT g.fingerprint, g.game_id, g.source, g.players, g.rules_id, g.events, g.started_at,
-       a.verdict, a.winners, g.extends,
+       g.ingested_at, a.verdict, a.findings, a.winners, g.extends, g.part_of,
        NOT {LATEST} AS superseded
 FROM games g
-LEFT JOIN audits a ON a.game_no = g.game_no AND a.rules_key = g.rules_key
-WHERE $1 IS NULL OR list_contains(g.players, $1)
-ORDER BY g.game_no
-LIMIT $2 OFFSET $3
+LEFT JOIN audits a ON {AUDIT_OF_GAME} AND a.rules_key = g.rules_key
 """
-COUNT = "SELECT count(*) FROM games g WHERE $1 IS NULL OR list_contains(g.players, $1)"
+#: the listing's filters, each NULL to leave it out
+FILTERS = """
+WHERE ($1 IS NULL OR list_contains(g.players, $1))
+  AND ($2 IS NULL OR g.rules_key = $2)
+  AND ($3 IS NULL OR a.verdict = $3)
+  AND ($4 IS NULL OR (a.findings > 0) = $4)
+  AND ($5 IS NULL OR g.started_at >= $5)
+  AND ($6 IS NULL OR g.started_at < $6)
+"""
 
 
-def archive_path() -> str | None:
-    """The archive file the app shows, if it is set and exists."""
-    path = current_app.config.get("ARCHIVE")
-    return str(path) if path and Path(path).is_file() else None
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the game list is narrowed to (None: not narrowed)."""
+
+    player: str | None = None
+    rules_key: str | None = None
+    verdict: str | None = None
+    has_findings: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def params(self) -> list[Any]:
+        return [self.player, self.rules_key, self.verdict, self.has_findings, self.since,
+                self.until]
 
 
-def _archive() -> Archive | None:
-    if "archive" not in g:
-        path = archive_path()
-        g.archive = Archive(path, locked=True) if path else None
-    archive: Archive | None = g.archive
-    return archive
+class Ambiguous(Exception):
+    """A fingerprint prefix or game_id that names several archived games."""
+
+    def __init__(self, ref: str, candidates: list[dict[str, Any]]) -> None:
+        super().__init__(ref)
+        self.ref, self.candidates = ref, candidates
 
 
-def close_archive(_: BaseException | None = None) -> None:
-    archive = g.pop("archive", None)
-    if archive is not None:
-        archive.close()
+class CursorArchive(Archive):
+    """An :class:`Archive` reading on one cursor of the store's connection (so the
+    archive's own readers and :mod:`yaniv_audit.analytics` work on it)."""
+
+    def __init__(self, cursor: duckdb.DuckDBPyConnection, path: str) -> None:  # noqa: D107
+        self.con, self.path, self.locked = cursor, path, True
 
 
-def archive_games(player: str | None, *, limit: int, offset: int) -> dict[str, Any] | None:
-    """A page of the archive's games (with their audit under the declared rules, if any)."""
-    archive = _archive()
-    if archive is None:
-        return None
-    columns, rows = archive.query(LISTING, [player, limit, offset])
-    (total,) = archive.query(COUNT, [player])[1][0]
-    games = [dict(zip(columns, row, strict=True)) for row in rows]
-    for game in games:
-        started = game["started_at"]
-        game["started_at"] = started.isoformat() if started is not None else None
-    return {"games": games, "total": total}
+def base_name(source: str) -> str:
+    """A file named by its base name only: no server path is shown to a visitor."""
+    return source.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def stored_log(fingerprint: str) -> tuple[Log, str] | None:
-    """An archived game read back from its stored events, and the file it came from."""
-    archive = _archive()
-    if archive is None:
-        return None
-    rows = archive.query("SELECT source FROM games WHERE fingerprint = ?", [fingerprint])[1]
-    if not rows:
-        return None
-    source = str(rows[0][0])
-    return parse_jsonl(archive.log_bytes(fingerprint), source), source
+def _iso(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _game(row: Sequence[Any]) -> dict[str, Any]:
+    game = dict(zip(GAME_COLUMNS, row, strict=True))
+    game["source"] = base_name(game["source"])
+    game["started_at"], game["ingested_at"] = _iso(game["started_at"]), _iso(game["ingested_at"])
+    return game
+
+
+class Reader:
+    """What one request reads from the archive, on its own cursor."""
+
+    def __init__(self, archive: CursorArchive) -> None:
+        self.archive = archive
+
+    def games(self, filters: Filters, *, sort: str, limit: int, offset: int,
+              ) -> dict[str, Any]:
+        """A page of the archive's games (with their audit under the declared rules, if
+        any) and how many match."""
+        descending = sort.startswith("-")
+        order = SORTS[sort.lstrip("-")]
+        direction = "DESC" if descending else "ASC"
+        sql = (f"{SELECT_GAMES}{FILTERS} ORDER BY {order} {direction} NULLS LAST, g.game_no "
+               "LIMIT $7 OFFSET $8")
+        _, rows = self.archive.query(sql, [*filters.params(), limit, offset])
+        count = (f"SELECT count(*) FROM games g LEFT JOIN audits a ON {AUDIT_OF_GAME} "
+                 f"AND a.rules_key = g.rules_key {FILTERS}")
+        (total,) = self.archive.query(count, filters.params())[1][0]
+        return {"games": [_game(row) for row in rows], "total": total, "limit": limit,
+                "offset": offset}
+
+    def resolve(self, ref: str) -> dict[str, Any] | None:
+        """The game ``ref`` names: a fingerprint, a unique prefix of one (8 or more hex
+        digits), or a ``game_id`` (of several versions, the latest). None if none does;
+        :class:`Ambiguous` if several do."""
+        ref = ref.strip()
+        lowered = ref.lower()
+        if len(lowered) >= 8 and all(c in "0123456789abcdef" for c in lowered):
+            match = "g.fingerprint = $1" if len(lowered) == 64 else \
+                "starts_with(g.fingerprint, $1)"
+            rows = self.archive.query(f"{SELECT_GAMES} WHERE {match} ORDER BY g.game_no "
+                                      "LIMIT 11", [lowered])[1]
+            if len(rows) == 1:
+                return _game(rows[0])
+            if rows:
+                raise Ambiguous(ref, [_game(r) for r in rows])
+        rows = self.archive.query(f"{SELECT_GAMES} WHERE g.game_id = $1 ORDER BY g.game_no "
+                                  "LIMIT 11", [ref])[1]
+        if not rows:
+            return None
+        games = [_game(r) for r in rows]
+        latest = [g for g in games if not g["superseded"]]
+        if len(latest) == 1:
+            return latest[0]
+        raise Ambiguous(ref, games)
+
+    def log(self, fingerprint: str, source: str) -> Log:
+        """A stored game read back from its events (the source by its base name)."""
+        return parse_jsonl(self.archive.log_bytes(fingerprint), base_name(source))
+
+    def events(self, fingerprint: str, *, limit: int, offset: int) -> list[Any]:
+        rows = self.archive.query(
+            "SELECT e.event FROM events e JOIN games g USING (game_no) "
+            "WHERE g.fingerprint = $1 ORDER BY e.seq LIMIT $2 OFFSET $3",
+            [fingerprint, limit, offset])[1]
+        return [json.loads(event) for (event,) in rows]
+
+    def stored_audit(self, fingerprint: str, rules_key: str) -> dict[str, Any] | None:
+        """The audit report stored for a game under a rule set by this engine, if any."""
+        rows = self.archive.query(
+            f"SELECT a.report FROM audits a JOIN games g ON {AUDIT_OF_GAME} "
+            "WHERE g.fingerprint = $1 AND a.rules_key = $2 AND a.engine = $3",
+            [fingerprint, rules_key, ENGINE])[1]
+        if not rows:
+            return None
+        report: dict[str, Any] = json.loads(rows[0][0])
+        report.pop("file", None)  # the server's path to the file it was ingested from
+        return report
+
+    def audited(self, rules_key: str | None) -> tuple[int, int]:
+        """(games, of them audited under ``rules_key``; None: their declared rules)."""
+        (games, audited), = self.archive.query(
+            f"SELECT count(*), count(a.rules_key) FROM games g LEFT JOIN audits a ON "
+            f"{AUDIT_OF_GAME} AND a.rules_key = coalesce($1, g.rules_key) "
+            "AND a.engine = $2", [rules_key, ENGINE])[1]
+        return int(games), int(audited)
+
+
+class Store:
+    """The archive file of one app, read on one shared connection (see the module)."""
+
+    def __init__(self, path: str | None, idle: float = DEFAULT_IDLE) -> None:
+        self.path = path
+        self.idle = idle
+        self.opened = 0  # how many times the reader was opened (the tests read it)
+        self._cond = threading.Condition()
+        self._archive: Archive | None = None
+        self._readers = 0
+        self._writing = False
+        self._idle_since = 0  # a generation: a timer closes only the reader it was set for
+        self._stamp: tuple[int, int, int] | None = None
+        #: goes up whenever the archive may hold other games (a write, another file): what
+        #: is cached of the whole archive (lists, reports) is keyed by it
+        self.generation = 0
+        #: what never changes of an archived game, by fingerprint: (players, source)
+        self.known: dict[str, tuple[list[str], str]] = {}
+
+    @property
+    def name(self) -> str:
+        """The archive's base name (what a visitor is told of it)."""
+        return base_name(self.path or "")
+
+    def exists(self) -> bool:
+        return bool(self.path) and Path(str(self.path)).is_file()
+
+    @contextmanager
+    def reading(self) -> Iterator[Reader | None]:
+        """A reader on a cursor of the shared connection (None: there is no archive)."""
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            if self._archive is None and self.exists():
+                self._archive = Archive(str(self.path), locked=True)
+                self.opened += 1
+                stamp = self._file_stamp()
+                if self._stamp is None or stamp[0] != self._stamp[0]:
+                    self.known.clear()  # another file: games only ever grow in one
+                if stamp != self._stamp:
+                    self.generation += 1
+                self._stamp = stamp
+            if self._archive is None:
+                cursor = None
+            else:
+                self._readers += 1
+                self._idle_since += 1
+                cursor = self._archive.con.cursor()
+        if cursor is None:
+            yield None
+            return
+        try:
+            yield Reader(CursorArchive(cursor, str(self.path)))
+        finally:
+            cursor.close()
+            with self._cond:
+                self._readers -= 1
+                if self._readers == 0:
+                    self._cond.notify_all()
+                    self._when_idle()
+
+    def remember(self, game: dict[str, Any]) -> None:
+        if len(self.known) >= 100_000:
+            self.known.clear()
+        self.known[game["fingerprint"]] = (list(game["players"]), game["source"])
+
+    def _file_stamp(self) -> tuple[int, int, int]:
+        info = Path(str(self.path)).stat()
+        return info.st_ino, info.st_size, info.st_mtime_ns
+
+    def _when_idle(self) -> None:
+        if self.idle <= 0:
+            self._close_reader()
+            return
+        generation = self._idle_since
+        timer = threading.Timer(self.idle, self._close_if_still_idle, [generation])
+        timer.daemon = True
+        timer.start()
+
+    def _close_if_still_idle(self, generation: int) -> None:
+        with self._cond:
+            if self._readers == 0 and self._idle_since == generation:
+                self._close_reader()
+
+    def _close_reader(self) -> None:
+        if self._archive is not None:
+            self._archive.close()
+            self._archive = None
+
+    @contextmanager
+    def writing(self) -> Iterator[Archive]:
+        """The archive open for writing (created if missing), while no request reads."""
+        if not self.path:
+            raise ArchiveError("no archive file is configured")
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            self._writing = True
+            while self._readers:
+                self._cond.wait()
+            self._close_reader()
+        try:
+            with Archive(str(self.path), create=True) as archive:
+                yield archive
+        finally:
+            with self._cond:
+                self.generation += 1
+                self._writing = False
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        with self._cond:
+            if self._readers == 0:
+                self._close_reader()
+
+
+def ingest_into(archive: Archive, files: list[str]) -> IngestResult:
+    """Store ``files`` (in this process) and audit the new games under their declared
+    rules, so that the list shows their verdicts."""
+    result = archive.ingest(files, jobs=1)
+    if result.added:
+        todo = archive.games_to_audit(None)
+        for _ in archive.audit(None, games=todo, jobs=1):
+            pass
+    return result

@@ -10,6 +10,9 @@
                                  (?rules=A&rules=B..., the first the baseline; default:
                                  the declared rules, then every preset that differs)
 
+    POST /store                  store an uploaded log in the archive (writes need the
+                                 token, or a request from this machine)
+
 The board's data is embedded in the page as JSON and drawn by ``static/viewer.js``;
 the move list and the findings are rendered on the server too, so the page
 reads without JavaScript.
@@ -19,30 +22,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 
 from ..audit import compare_log, other_tables
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import LogFormatError, RulesError
 from ..events import Log
+from ..merkle import tree_hash
 from ..rules import PRESETS, RuleSet, parse_rules
+from .api import ApiError, check_write_allowed, found_game, store, store_logs
 from .board import board
-from .store import archive_games, archive_path, stored_log
+from .store import Filters
 
 viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static/viewer")
 
 GAMES_PER_PAGE = 100
-
-
-class BadInput(Exception):
-    """A request that cannot be answered: a page with the status (JSON for the API),
-    naming the request ``field`` at fault, if one is."""
-
-    def __init__(self, status: int, title: str, message: str, field: str | None = None,
-                 ) -> None:
-        super().__init__(message)
-        self.status, self.title, self.message, self.field = status, title, message, field
 
 
 def requested_rules() -> RuleSet | None:
@@ -52,7 +47,8 @@ def requested_rules() -> RuleSet | None:
     try:
         return parse_rules(spec)
     except RulesError as exc:
-        raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}", "rules") from None
+        raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
+                       "Unknown rules") from None
 
 
 def requested_rule_sets(log: Log) -> list[RuleSet]:
@@ -64,24 +60,24 @@ def requested_rule_sets(log: Log) -> list[RuleSet]:
             try:
                 sets.append(parse_rules(spec))
             except RulesError as exc:
-                raise BadInput(400, "Unknown rules", f"rules {spec!r}: {exc}",
-                               "rules") from None
+                raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
+                               "Unknown rules") from None
     return sets or other_tables(log)
 
 
 def requested_seat(log: Log) -> str | None:
     seat = (request.values.get("seat") or "").strip() or None
     if seat is not None and seat not in log.players:
-        raise BadInput(400, "No such seat",
-                       f"{seat!r} is not seated; the players are {', '.join(log.players)}",
-                       "seat")
+        raise ApiError(400, f"{seat!r} is not seated; the players are {', '.join(log.players)}",
+                       "seat", "bad_parameter", "No such seat")
     return seat
 
 
-def unreadable(source: str, exc: LogFormatError) -> BadInput:
+def unreadable(source: str, exc: LogFormatError) -> ApiError:
     """The page for a log that cannot be read: where in it, and what is wrong."""
     where = f"{exc.where()}: " if exc.where() != "log" else ""
-    return BadInput(422, "Unreadable log", f"{source}: {where}{exc.message}")
+    return ApiError(422, f"{source}: {where}{exc.message}", "log", "unreadable_log",
+                    "Unreadable log")
 
 
 def read_upload(data: bytes, name: str) -> Log:
@@ -97,46 +93,65 @@ def render_board(log: Log, source: str, **links: Any) -> str:
     except LogFormatError as exc:
         raise unreadable(source, exc) from None
     return render_template("board.html", data=data, source=source, presets=list(PRESETS),
-                           rules_spec=request.values.get("rules", ""), **links)
+                           rules_spec=request.values.get("rules", ""),
+                           token_needed=bool(current_app.config.get("WRITE_TOKEN")), **links)
 
 
 @viewer.get("/")
 def index() -> str:
     player = (request.args.get("player") or "").strip() or None
-    page = max(1, request.args.get("page", 1, type=int) or 1)
-    listing = archive_games(player, limit=GAMES_PER_PAGE, offset=(page - 1) * GAMES_PER_PAGE)
+    page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 30))
+    with store().reading() as reader:
+        listing = None if reader is None else reader.games(
+            Filters(player=player), sort="ingested", limit=GAMES_PER_PAGE,
+            offset=(page - 1) * GAMES_PER_PAGE)
     return render_template("index.html", listing=listing, player=player or "", page=page,
                            per_page=GAMES_PER_PAGE, presets=list(PRESETS),
-                           archive=archive_path())
+                           archive=store().name)
+
+
+def uploaded_log() -> tuple[Log, str]:
+    upload = request.files.get("log")
+    if upload is not None and upload.filename:
+        data, name = upload.read(), upload.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    else:
+        data, name = (request.form.get("text") or "").encode("utf-8"), "pasted log"
+    if not data.strip():
+        raise ApiError(400, "choose a log file (or paste one) to view", "log", "no_log",
+                       "No log")
+    try:
+        return read_upload(data, name), name
+    except LogFormatError as exc:
+        raise unreadable(name, exc) from None
 
 
 @viewer.post("/view")
 def view_upload() -> str:
-    upload = request.files.get("log")
-    if upload is not None and upload.filename:
-        data, name = upload.read(), upload.filename
-    else:
-        data, name = (request.form.get("text") or "").encode("utf-8"), "pasted log"
-    if not data.strip():
-        raise BadInput(400, "No log", "choose a log file (or paste one) to view")
-    try:
-        log = read_upload(data, name)
-    except LogFormatError as exc:
-        raise unreadable(name, exc) from None
+    log, name = uploaded_log()
     log_text = "\n".join(leaf.decode("utf-8") for leaf in log.leaves)  # canonical: reads the same
     return render_board(log, name, uploaded=True, log_text=log_text)
 
 
-def archived(fingerprint: str) -> tuple[Log, str]:
-    """An archived game and the file it came from; 404 if there is none."""
-    try:
-        found = stored_log(fingerprint)
-    except LogFormatError as exc:  # the stored events were altered (yaniv-audit verify)
-        raise unreadable(f"game {fingerprint}", exc) from None
-    if found is None:
-        raise BadInput(404, "No such game",
-                       f"no game with fingerprint {fingerprint} in the archive")
-    return found
+@viewer.post("/store")
+def store_upload() -> Response:
+    """Store the log the board page shows, then show it from the archive."""
+    check_write_allowed(token=request.form.get("token"))
+    log, name = uploaded_log()
+    data = "".join(leaf.decode("utf-8") + "\n" for leaf in log.leaves).encode("utf-8")
+    store_logs([(name, data)])
+    target = url_for("viewer.view_game", fingerprint=tree_hash(log.leaves).hex())
+    return redirect(target, 303)  # type: ignore[return-value]
+
+
+def archived(ref: str) -> tuple[Log, str]:
+    """An archived game (by fingerprint, prefix or game_id) and the file it came from."""
+    with store().reading() as reader:
+        game = found_game(reader, ref)
+        assert reader is not None
+        try:
+            return reader.log(game["fingerprint"], game["source"]), game["source"]
+        except LogFormatError as exc:  # the stored events were altered (yaniv-audit verify)
+            raise unreadable(f"game {game['fingerprint']}", exc) from None
 
 
 @viewer.get("/games/<fingerprint>")

@@ -1,0 +1,107 @@
+"""``yaniv-audit serve`` as a user starts it: a subprocess on waitress, real HTTP.
+
+A first start on a missing archive ingests the sample games and says so; a
+curl-style body (``--data-binary``, form content type) is audited; the limits
+and the token hold; every answer has the security headers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MIDDLE = ROOT / "replays" / "middle-card.jsonl"
+FRIDAY = ROOT / "replays" / "clean-assaf-reduction.jsonl"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    db = tmp_path_factory.mktemp("serve") / "fresh.duckdb"
+    port = free_port()
+    env = {**os.environ, "YANIV_AUDIT_TOKEN": "s3cret"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "yaniv_audit.cli", "serve", "--db", str(db), "--port", str(port),
+         "--threads", "4", "--max-bytes", "4096"],
+        stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    assert proc.stderr is not None
+    said = []
+    try:
+        while True:  # the server says what it did, then where it listens
+            line = proc.stderr.readline()
+            assert line, f"serve stopped: {''.join(said)}"
+            said.append(line)
+            if line.startswith("yaniv-audit on "):
+                break
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        yield url, "".join(said)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def send(url: str, data: bytes | None = None, headers: dict[str, str] | None = None,
+         method: str | None = None) -> tuple[int, dict[str, str], Any]:
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), json.loads(exc.read())
+
+
+def test_a_first_start_ingests_the_samples_and_says_so(server: tuple[str, str]) -> None:
+    url, said = server
+    assert "the archive was empty: ingested the 8 sample games of replays/" in said
+    assert "waitress, 4 threads" in said and "writes need the token" in said
+    status, _, listing = send(f"{url}/api/v1/games")
+    assert status == 200 and listing["total"] == 8
+    assert all(g["verdict"] for g in listing["games"])  # audited when stored
+
+
+def test_curl_style_bodies_are_audited(server: tuple[str, str]) -> None:
+    url, _ = server
+    for content_type in ("application/x-www-form-urlencoded", "application/x-ndjson"):
+        status, headers, report = send(f"{url}/api/v1/audit?rules=namu", MIDDLE.read_bytes(),
+                                       {"Content-Type": content_type})
+        assert status == 200 and report["verdict"] == "clean", report
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+        assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_too_large_and_unauthorized(server: tuple[str, str]) -> None:
+    url, _ = server
+    status, _, body = send(f"{url}/api/v1/audit", FRIDAY.read_bytes())  # 9 kB > 4096 bytes
+    assert status == 413 and "larger than 4,096 bytes" in body["error"]["message"]
+    status, headers, body = send(f"{url}/api/v1/games", MIDDLE.read_bytes())
+    assert status == 401 and body["error"]["code"] == "unauthorized"
+    assert headers["Referrer-Policy"] == "same-origin"
+    status, _, body = send(f"{url}/api/v1/games", MIDDLE.read_bytes(),
+                           {"Authorization": "Bearer s3cret"})
+    assert status == 200 and body["duplicates"][0]["source"] == "request.jsonl"
+    status, _, body = send(f"{url}/api/v1/games?offset=99999999999999999999")
+    assert status == 400 and body["error"]["field"] == "offset"

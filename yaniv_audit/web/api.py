@@ -1,0 +1,623 @@
+"""The JSON API, version 1: everything under ``/api/v1/`` (docs/web.md is its reference;
+``/api/v1/openapi.json`` its OpenAPI document).
+
+Every answer is JSON; every error is ``{"error": {"status", "code", "message",
+"field"}}``. A log sent in the body is read whatever the request's content type
+(raw JSON Lines or a JSON array, or the ``log`` file or field of a form), and the
+query string never consumes the body. Games are addressed by fingerprint, by a
+unique fingerprint prefix of 8 or more hex digits, or by ``game_id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import os
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, current_app, request
+
+from .. import analytics
+from ..audit import audit_log, compare_log, other_tables
+from ..codec import parse_json_array, parse_jsonl
+from ..errors import ArchiveError, LogFormatError, RulesError
+from ..events import Log
+from ..merkle import tree_hash
+from ..report_schema import VERDICTS
+from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
+from .board import board
+from .cache import AnswerCache, Entry
+from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
+
+api_v1 = Blueprint("api_v1", __name__, url_prefix="/api/v1")
+
+#: the default request body limit (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)
+DEFAULT_MAX_BYTES = 4 << 20
+#: the default cap on the events of one posted log (YANIV_AUDIT_MAX_EVENTS)
+DEFAULT_MAX_EVENTS = 20_000
+#: games per page of the list: the default and the most
+DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
+#: events per page of a game's events: the default and the most
+DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT = 1000, 20_000
+#: the largest offset a page may start at (DuckDB takes a 64-bit one; keep it sane)
+MAX_OFFSET = 1 << 40
+
+STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+                405: "method_not_allowed", 409: "conflict", 413: "too_large",
+                415: "unsupported_media_type", 422: "unreadable_log", 500: "internal_error",
+                503: "archive_unavailable"}
+
+
+class ApiError(Exception):
+    """A request that cannot be answered: its status, a machine-readable ``code``, the
+    message (the CLI's words), the request ``field`` at fault, anything more."""
+
+    def __init__(self, status: int, message: str, field: str | None = None,
+                 code: str | None = None, title: str | None = None,
+                 **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.field = status, message, field
+        self.code = code or STATUS_CODES.get(status, "error")
+        self.title = title or self.code.replace("_", " ").capitalize()
+        self.extra = extra
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": {"status": self.status, "code": self.code, "message": self.message,
+                          "field": self.field, **self.extra}}
+
+
+def unreadable_error(source: str, exc: LogFormatError, field: str = "log") -> ApiError:
+    """A log that cannot be read: where in it, and what is wrong (as ``validate`` says)."""
+    where: dict[str, Any] = {"line": exc.line}
+    if exc.line is None:
+        where["index"] = exc.index
+    where_text = f"{exc.where()}: " if exc.where() != "log" else ""
+    return ApiError(422, f"{source}: {where_text}{exc.message}", field, "unreadable_log",
+                    "Unreadable log", **where)
+
+
+# --- the app's parts ------------------------------------------------------------------
+
+
+def store() -> Store:
+    found: Store = current_app.extensions["yaniv_store"]
+    return found
+
+
+def cache() -> AnswerCache:
+    found: AnswerCache = current_app.extensions["yaniv_cache"]
+    return found
+
+
+def json_response(obj: Any, status: int = 200) -> Response:
+    return answer(Entry(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)), status)
+
+
+def answer(entry: Entry, status: int = 200) -> Response:
+    """A JSON body, gzipped when the client takes it and it is worth it."""
+    compress = len(entry.body) > 1400 and "gzip" in request.headers.get("Accept-Encoding", "")
+    response = Response(entry.gzipped() if compress else entry.body, status=status,
+                        mimetype="application/json")
+    if compress:
+        response.headers["Content-Encoding"] = "gzip"
+    if len(entry.body) > 1400:
+        response.vary.add("Accept-Encoding")
+    return response
+
+
+def cached(key: tuple[Any, ...], build: Callable[[], Any]) -> Response:
+    entry = cache().get(key)
+    if entry is None:
+        entry = cache().put(key, orjson.dumps(build(), option=orjson.OPT_NON_STR_KEYS))
+    return answer(entry)
+
+
+# --- what a request gives --------------------------------------------------------------
+
+
+def arg(name: str) -> str | None:
+    value = (request.args.get(name) or "").strip()
+    return value or None
+
+
+def int_arg(name: str, default: int, low: int, high: int) -> int:
+    text = arg(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise ApiError(400, f"{name}: expected a whole number from {low} to {high}, got "
+                            f"{text!r}", name, "bad_parameter")
+    return value
+
+
+def bool_arg(name: str) -> bool | None:
+    text = arg(name)
+    if text is None:
+        return None
+    lowered = text.lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise ApiError(400, f"{name}: expected true or false, got {text!r}", name, "bad_parameter")
+
+
+def date_arg(name: str) -> datetime | None:
+    text = arg(name)
+    if text is None:
+        return None
+    try:
+        if len(text) == 10:
+            day = date.fromisoformat(text)
+            return datetime(day.year, day.month, day.day, tzinfo=UTC)
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ApiError(400, f"{name}: expected a date (2024-05-01) or an ISO-8601 time, got "
+                            f"{text!r}", name, "bad_parameter") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def rules_from(spec: str, field: str = "rules") -> RuleSet:
+    try:
+        return parse_rules(spec)
+    except RulesError as exc:
+        raise ApiError(400, f"rules {spec!r}: {exc}", field, "bad_rules") from None
+
+
+def rules_arg() -> RuleSet | None:
+    spec = arg("rules")
+    return rules_from(spec) if spec else None
+
+
+def rule_sets_arg(log: Log | None = None) -> list[RuleSet]:
+    """The ``rules`` given (the first the baseline), else the declared rules and every
+    preset with other parameters."""
+    sets = [rules_from(s.strip()) for s in request.args.getlist("rules") if s.strip()]
+    if sets or log is None:
+        return list(dict.fromkeys(sets))
+    return other_tables(log)
+
+
+def seat_arg(log: Log) -> str | None:
+    seat = arg("seat")
+    if seat is not None and seat not in log.players:
+        raise ApiError(400, f"{seat!r} is not seated; the players are "
+                            f"{', '.join(log.players)}", "seat", "bad_parameter")
+    return seat
+
+
+def limits() -> tuple[int, int]:
+    return int(current_app.config["MAX_BYTES"]), int(current_app.config["MAX_EVENTS"])
+
+
+def body_files() -> list[tuple[str, bytes]]:
+    """The logs a request carries: the ``log`` files (or ``log``/``text`` fields) of a
+    multipart form, else the raw body, whatever its content type."""
+    if request.mimetype == "multipart/form-data":
+        logs = [(base_name(f.filename or "upload"), f.read())
+                for f in request.files.getlist("log") if f.filename]
+        logs += [(base_name(f.filename or "upload"), f.read())
+                 for name, f in request.files.items(multi=True) if name != "log" and f.filename]
+        for name in ("log", "text"):
+            text = request.form.get(name)
+            if text and text.strip():
+                logs.append(("request", text.encode("utf-8")))
+        if not logs:
+            raise ApiError(400, "No log: send the log as the form's log file (or field)",
+                           "log", "no_log", "No log")
+        return logs
+    data = request.get_data(cache=True)
+    if not data.strip():
+        raise ApiError(400, "No log: send the log in the request body (JSON Lines or a JSON "
+                            "array of events)", "log", "no_log", "No log")
+    return [("request", data)]
+
+
+def read_log_bytes(data: bytes, name: str) -> Log:
+    """One log (a JSON array if it looks like one, else JSON Lines), at most the cap of
+    events; 422 if unreadable, 413 if too long."""
+    _, max_events = limits()
+    is_array = data.lstrip()[:1] == b"["
+    if not is_array and sum(1 for line in data.split(b"\n") if line.strip()) > max_events:
+        raise too_many_events(name, max_events)
+    try:
+        log = (parse_json_array if is_array else parse_jsonl)(data, name)
+    except LogFormatError as exc:
+        raise unreadable_error(name, exc) from None
+    if len(log.events) > max_events:
+        raise too_many_events(name, max_events)
+    return log
+
+
+def too_many_events(name: str, max_events: int) -> ApiError:
+    return ApiError(413, f"{name}: the log has more than {max_events:,} events, the most this "
+                         "server reads in one request (YANIV_AUDIT_MAX_EVENTS)", "log",
+                    "too_many_events", "Too many events")
+
+
+def body_log() -> Log:
+    name, data = body_files()[0]
+    return read_log_bytes(data, name)
+
+
+def replayed(name: str, build: Callable[[], Any]) -> Any:
+    """``build()``, with a replay that finds the log unreadable as a 422."""
+    try:
+        return build()
+    except LogFormatError as exc:
+        raise unreadable_error(name, exc) from None
+
+
+# --- the archive -------------------------------------------------------------------------
+
+
+def no_archive() -> ApiError:
+    return ApiError(404, "no archive: create one with yaniv-audit ingest (or POST "
+                         "/api/v1/games)", None, "no_archive", "No archive")
+
+
+def reader() -> Any:
+    return store().reading()
+
+
+def found_game(r: Reader | None, ref: str) -> dict[str, Any]:
+    if r is None:
+        raise no_archive()
+    try:
+        game = r.resolve(ref)
+    except Ambiguous as exc:
+        raise ApiError(409, f"{ref!r} names {len(exc.candidates)}"
+                            f"{' or more' if len(exc.candidates) > 10 else ''} games: give "
+                            "more of the fingerprint", "game", "ambiguous", "Ambiguous game",
+                       candidates=[{k: g[k] for k in ("fingerprint", "game_id", "source",
+                                                      "events", "superseded")}
+                                   for g in exc.candidates[:10]]) from None
+    if game is None:
+        raise ApiError(404, f"no game {ref!r} in the archive (give a fingerprint, 8 or more "
+                            "of its first hex digits, or a game_id)", "game", "no_such_game",
+                       "No such game")
+    return game
+
+
+def game_facts(ref: str) -> dict[str, Any]:
+    """What never changes of an archived game (fingerprint, players, source): from memory
+    for a full fingerprint seen before, else from the archive."""
+    known = store().known.get(ref)
+    if known is not None:
+        return {"fingerprint": ref, "players": known[0], "source": known[1]}
+    with reader() as r:
+        game = found_game(r, ref)
+    store().remember(game)
+    return game
+
+
+def game_log(ref: str) -> tuple[dict[str, Any], Log]:
+    """An archived game (its listing row) and its log read back from its events."""
+    with reader() as r:
+        game = found_game(r, ref)
+        assert r is not None
+        try:
+            log = r.log(game["fingerprint"], game["source"])
+        except LogFormatError as exc:  # the stored events were altered (yaniv-audit verify)
+            raise unreadable_error(f"game {game['fingerprint']}", exc) from None
+    return game, log
+
+
+def rules_key(rules: RuleSet | None) -> str:
+    return "declared" if rules is None else rules.key
+
+
+# --- may this request write? -----------------------------------------------------------
+
+
+def check_write_allowed(token: str | None = None) -> None:
+    """Writes need ``Authorization: Bearer <YANIV_AUDIT_TOKEN>`` (or, from a page's form,
+    the ``token`` given); without a token configured, only a request from this machine
+    that no proxy forwarded may write."""
+    origin = request.headers.get("Origin")
+    if origin and origin.rstrip("/") != request.host_url.rstrip("/"):
+        raise ApiError(403, f"a write from another site ({origin}) is refused", None,
+                       "forbidden", "Not allowed")
+    configured = current_app.config.get("WRITE_TOKEN") or ""
+    header = request.headers.get("Authorization", "")
+    given = header[7:].strip() if header.lower().startswith("bearer ") else (token or "")
+    if configured:
+        if not given or not hmac.compare_digest(given.encode(), str(configured).encode()):
+            raise ApiError(401, "writing to the archive needs Authorization: Bearer <token> "
+                                "with the server's YANIV_AUDIT_TOKEN", None, "unauthorized",
+                           "Not allowed")
+        return
+    forwarded = "X-Forwarded-For" in request.headers or "Forwarded" in request.headers
+    try:
+        local = ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        local = False
+    if not local or forwarded:
+        raise ApiError(401, "writing to the archive is allowed only from this machine: set "
+                            "YANIV_AUDIT_TOKEN on the server and send Authorization: Bearer "
+                            "<token>", None, "unauthorized", "Not allowed")
+
+
+def store_logs(files: list[tuple[str, bytes]]) -> dict[str, Any]:
+    """Ingest logs sent to the server (each checked as a posted log is) and audit the new
+    games under their declared rules: what was added, already there, refused."""
+    refused: list[dict[str, Any]] = []
+    readable: list[tuple[str, bytes]] = []
+    for name, data in files:
+        try:
+            read_log_bytes(data, name)
+        except ApiError as exc:
+            if exc.status != 422:
+                raise
+            refused.append({"source": name, "error": exc.to_json()["error"]})
+            continue
+        readable.append((name, data))
+    added: list[dict[str, Any]] = []
+    duplicates: list[dict[str, Any]] = []
+    if readable:
+        with tempfile.TemporaryDirectory(prefix="yaniv-upload-") as tmp:
+            paths = []
+            for i, (name, data) in enumerate(readable):
+                folder = Path(tmp) / str(i)
+                folder.mkdir()
+                path = folder / (name if name.endswith((".jsonl", ".json")) else f"{name}.jsonl")
+                path.write_bytes(data)
+                paths.append(str(path))
+            with store().writing() as archive:
+                result = ingest_into(archive, paths)
+                total = archive.count_games()
+        added = [{"source": base_name(a.source), "fingerprint": a.fingerprint,
+                  "game_id": a.game_id, "events": a.events} for a in result.added]
+        duplicates = [{"source": base_name(source), "fingerprint": fp}
+                      for source, fp, _ in result.duplicates]
+        for r in result.refused:
+            refused.append({"source": base_name(r.source), "error": {
+                "status": 422, "code": "unreadable_log", "field": "log",
+                "message": f"{base_name(r.source)}: {r.error}"}})
+    else:
+        with reader() as r:
+            total = r.archive.count_games() if r is not None else 0
+    return {"added": added, "duplicates": duplicates, "refused": refused, "total": total}
+
+
+# --- the endpoints --------------------------------------------------------------------------
+
+
+@api_v1.get("/")
+def index() -> Response:
+    return json_response({"version": 1, "openapi": "/api/v1/openapi.json",
+                          "docs": "docs/web.md in the yaniv-audit sources"})
+
+
+@api_v1.get("/openapi.json")
+def openapi_document() -> Response:
+    from .openapi import openapi
+
+    return cached(("openapi",), openapi)
+
+
+@api_v1.get("/rules")
+def rules_index() -> Response:
+    return json_response([{"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
+                          for name, r in PRESETS.items()])
+
+
+@api_v1.get("/rules/<path:rule_id>")
+def rules_show(rule_id: str) -> Response:
+    rules = rules_from(rule_id, "rule_id")
+    return json_response({"id": rules.id, "source": PRESET_SOURCES[rules.name],
+                          "params": rules.params()})
+
+
+@api_v1.post("/audit")
+def audit_body() -> Response:
+    rules = rules_arg()
+    name, data = body_files()[0]
+    digest = hashlib.sha256(data).digest()
+    key = ("audit-body", digest, rules_key(rules))
+    entry = cache().get(key)
+    if entry is None:
+        log = read_log_bytes(data, name)
+        report = replayed(name, lambda: audit_log(log, rules))
+        entry = cache().put(key, orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS))
+    return answer(entry)
+
+
+@api_v1.post("/board")
+def board_body() -> Response:
+    rules = rules_arg()
+    name, data = body_files()[0]
+    log = read_log_bytes(data, name)
+    seat = seat_arg(log)
+    fingerprint = tree_hash(log.leaves).hex()
+    return cached(("board", fingerprint, rules_key(rules), seat),
+                  lambda: replayed(name, lambda: board(log, rules, seat)))
+
+
+@api_v1.post("/compare")
+def compare_body() -> Response:
+    name, data = body_files()[0]
+    log = read_log_bytes(data, name)
+    return json_response(replayed(name, lambda: compare_log(log, rule_sets_arg(log))))
+
+
+@api_v1.get("/games")
+def games_index() -> Response:
+    sort = arg("sort") or "ingested"
+    if sort.lstrip("-") not in SORTS:
+        raise ApiError(400, f"sort: expected one of {', '.join(SORTS)} (a leading - for "
+                            f"descending), got {sort!r}", "sort", "bad_parameter")
+    verdict = arg("verdict")
+    if verdict is not None and verdict not in VERDICTS:
+        raise ApiError(400, f"verdict: expected one of {', '.join(VERDICTS)}, got "
+                            f"{verdict!r}", "verdict", "bad_parameter")
+    spec = arg("rules")
+    filters = Filters(player=arg("player"), rules_key=rules_from(spec).key if spec else None,
+                      verdict=verdict, has_findings=bool_arg("has_findings"),
+                      since=date_arg("since"), until=date_arg("until"))
+    limit = int_arg("limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    offset = int_arg("offset", 0, 0, MAX_OFFSET)
+    with reader() as r:
+        if r is None:
+            raise no_archive()
+        key = ("games", store().generation, filters, sort, limit, offset)
+        entry = cache().get(key)
+        if entry is None:
+            listing = r.games(filters, sort=sort, limit=limit, offset=offset)
+            entry = cache().put(key, orjson.dumps(listing, option=orjson.OPT_NON_STR_KEYS))
+    return answer(entry)
+
+
+@api_v1.post("/games")
+def games_ingest() -> Response:
+    check_write_allowed()
+    files = body_files()
+    result = store_logs(files)
+    return json_response(result, 201 if result["added"] else 200)
+
+
+@api_v1.get("/games/<ref>")
+def game_show(ref: str) -> Response:
+    with reader() as r:
+        game = found_game(r, ref)
+    return json_response(game)
+
+
+@api_v1.get("/games/<ref>/events")
+def game_events(ref: str) -> Response:
+    limit = int_arg("limit", DEFAULT_EVENTS_LIMIT, 1, MAX_EVENTS_LIMIT)
+    offset = int_arg("offset", 0, 0, MAX_OFFSET)
+    with reader() as r:
+        game = found_game(r, ref)
+        assert r is not None
+        events = r.events(game["fingerprint"], limit=limit, offset=offset)
+    return json_response({"fingerprint": game["fingerprint"], "total": game["events"],
+                          "limit": limit, "offset": offset, "events": events})
+
+
+@api_v1.get("/games/<ref>/board")
+def game_board(ref: str) -> Response:
+    rules = rules_arg()
+    seat = arg("seat")
+    game = game_facts(ref)
+    players = game["players"]
+    if seat is not None and seat not in players:
+        raise ApiError(400, f"{seat!r} is not seated; the players are {', '.join(players)}",
+                       "seat", "bad_parameter")
+    key = ("board", game["fingerprint"], rules_key(rules), seat)
+    entry = cache().get(key)
+    if entry is None:
+        _, log = game_log(game["fingerprint"])
+        data = replayed(game["source"], lambda: board(log, rules, seat))
+        entry = cache().put(key, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
+    return answer(entry)
+
+
+@api_v1.get("/games/<ref>/audit")
+def game_audit(ref: str) -> Response:
+    """A stored game's report: under its declared rules from the archive's audits when
+    there, else audited now (and kept in the cache)."""
+    rules = rules_arg()
+    game = game_facts(ref)
+    key = ("audit", game["fingerprint"], rules_key(rules))
+    entry = cache().get(key)
+    if entry is None:
+        with reader() as r:
+            if r is None:
+                raise no_archive()
+            wanted = rules.key if rules is not None else None
+            stored = None
+            if wanted is None:
+                stored = r.archive.query("SELECT rules_key FROM games WHERE fingerprint = ?",
+                                         [game["fingerprint"]])[1][0][0]
+            report = r.stored_audit(game["fingerprint"], wanted or stored)
+            if report is not None:
+                entry = cache().put(key, orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS))
+    if entry is None:
+        _, log = game_log(game["fingerprint"])
+        report = replayed(game["source"], lambda: audit_log(log, rules,
+                                                            fingerprint=game["fingerprint"]))
+        entry = cache().put(key, orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS))
+    return answer(entry)
+
+
+@api_v1.get("/games/<ref>/compare")
+def game_compare(ref: str) -> Response:
+    rule_sets = rule_sets_arg()
+    game, log = game_log(ref)
+    return json_response(replayed(game["source"],
+                                  lambda: compare_log(log, rule_sets or other_tables(log))))
+
+
+@api_v1.get("/reports")
+def reports_index() -> Response:
+    return json_response([{"name": name, "shows": shows}
+                          for name, shows in analytics.REPORTS.items()])
+
+
+@api_v1.get("/reports/<name>")
+def report_show(name: str) -> Response:
+    if name not in analytics.REPORTS:
+        raise ApiError(404, f"no report {name!r}; the reports are "
+                            f"{', '.join(analytics.REPORTS)}", "name", "no_such_report",
+                       "No such report")
+    rule_sets: list[RuleSet | None] = list(rule_sets_arg()) or [None]
+    players = int_arg("players", 0, 2, 8) if arg("players") else None
+    if name == "rules-impact" and None in rule_sets:
+        raise ApiError(400, "rules-impact needs rules=R, the rule set to compare with",
+                       "rules", "bad_parameter")
+    # what must be audited first (as yaniv-audit report does; a deal report needs none)
+    needed = list(dict.fromkeys([None, *rule_sets] if name == "rules-impact"
+                                else [] if name == "deal-odds" else rule_sets))
+    with reader() as r:
+        if r is None:
+            raise no_archive()
+        missing = {rules: r.audited(None if rules is None else rules.key) for rules in needed}
+        todo = [rules for rules, (games, done) in missing.items() if done < games]
+        if not todo:
+            return cached(("report", store().generation, name, tuple(rule_sets), players),
+                          lambda: analytics.report(r.archive, name, rule_sets, players)
+                          .to_json())
+    return report_after_auditing(name, rule_sets, players, todo)
+
+
+def report_after_auditing(name: str, rule_sets: list[RuleSet | None], players: int | None,
+                          todo: list[RuleSet | None]) -> Response:
+    """A report whose games are not all audited under its rule sets: audited first, as
+    ``yaniv-audit report`` does, when this request may write; else a 409 saying how."""
+    under = ", ".join("their declared rules" if r is None else r.id for r in todo)
+    try:
+        check_write_allowed()
+    except ApiError:
+        raise ApiError(409, f"the archive's games are not all audited under {under} yet: run "
+                            "yaniv-audit audit --db FILE --rules R, or send this request with "
+                            "the write token", "rules", "not_audited", "Not audited") from None
+    with store().writing() as archive:
+        for rules in todo:
+            for _ in archive.audit(rules, jobs=1):
+                pass
+        return json_response(analytics.report(archive, name, rule_sets, players).to_json())
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def archive_message(exc: ArchiveError) -> str:
+    """An archive error without the server's path to the file."""
+    text = str(exc)
+    path = current_app.config.get("ARCHIVE")
+    if path:
+        text = text.replace(os.path.abspath(str(path)), base_name(str(path)))
+        text = text.replace(str(path), base_name(str(path)))
+    return text

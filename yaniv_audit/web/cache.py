@@ -1,0 +1,69 @@
+"""A bounded LRU of finished JSON answers (audit reports, board data), by what decides
+them: a game's fingerprint, the rule set's parameters, the seat.
+
+A fingerprint names a game's events exactly, so an entry never goes stale; the
+cache only forgets the least recently used answers when it holds more than its
+byte budget. Each entry keeps its JSON and, once asked for, its gzip form.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+
+#: the default budget: about 250 boards of a 600-event game
+DEFAULT_BYTES = 64 << 20
+
+
+class Entry:
+    __slots__ = ("body", "_gzipped")
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self._gzipped: bytes | None = None
+
+    def gzipped(self) -> bytes:
+        if self._gzipped is None:
+            self._gzipped = gzip.compress(self.body, compresslevel=5, mtime=0)
+        return self._gzipped
+
+
+class AnswerCache:
+    """JSON bodies by key, the least recently used dropped past ``budget`` bytes."""
+
+    def __init__(self, budget: int = DEFAULT_BYTES) -> None:
+        self.budget = budget
+        self.hits = self.misses = 0
+        self._size = 0
+        self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Entry | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return entry
+
+    def put(self, key: Hashable, body: bytes) -> Entry:
+        entry = Entry(body)
+        if len(body) > self.budget:
+            return entry
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._size -= len(old.body)
+            self._entries[key] = entry
+            self._size += len(body)
+            while self._size > self.budget:
+                _, dropped = self._entries.popitem(last=False)
+                self._size -= len(dropped.body)
+        return entry
+
+    def __len__(self) -> int:
+        return len(self._entries)

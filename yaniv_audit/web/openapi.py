@@ -1,0 +1,111 @@
+"""The API's OpenAPI 3.1 document, generated from the marshmallow schemas with apispec.
+
+``python -m yaniv_audit.schema_export`` writes it to ``schemas/openapi.json`` with
+the JSON Schemas (``--check``: exit 1 if it is stale); the server gives it at
+``/api/v1/openapi.json``. Each operation below names its parameter schema and its
+answer schema; the error answers are all :class:`~yaniv_audit.web.schemas.ErrorSchema`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from marshmallow import Schema
+
+from .. import __version__
+from . import schemas as s
+
+LOG_BODY = {
+    "description": "one log: JSON Lines, or a JSON array of events, whatever the content "
+                   "type (a multipart form: its log file or field)",
+    "required": True,
+    "content": {media: {"schema": {"type": "string"}} for media in (
+        "application/x-ndjson", "application/json", "text/plain",
+        "application/x-www-form-urlencoded")} | {
+        "multipart/form-data": {"schema": {"type": "object", "properties": {
+            "log": {"type": "string", "format": "binary"}}}}},
+}
+GAME_REF = {"name": "ref", "in": "path", "required": True, "schema": {"type": "string"},
+            "description": "a fingerprint, 8 or more of its first hex digits, or a game_id"}
+ERRORS = {
+    "400": "a bad parameter (the error's field names it)",
+    "404": "no such game, report or archive",
+    "409": "an ambiguous game reference (the candidates listed)",
+    "413": "the body is over the size limit, or the log over the event cap",
+    "422": "the log cannot be read (where, and why)",
+    "503": "the archive cannot be read now (another process writes to it)",
+    "401": "a write without the write token (or with a wrong one), or from another machine",
+    "403": "a write from another site's page",
+}
+
+#: (path, method, summary, parameter schema, answer schema, takes a log, error statuses)
+OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
+    ("/api/v1/rules", "get", "The presets, their sources and parameters", None,
+     s.RuleSetSchema(many=True), False, ""),
+    ("/api/v1/rules/{rule_id}", "get", "Every parameter of a rule-set id", None,
+     s.RuleSetSchema, False, "400"),
+    ("/api/v1/audit", "post", "The audit report of the log in the body", s.RulesQuery,
+     s.AuditReportSchema, True, "400 413 422"),
+    ("/api/v1/board", "post", "The report and every step of the log in the body",
+     s.BoardQuery, s.BoardSchema, True, "400 413 422"),
+    ("/api/v1/compare", "post", "The log in the body under several rule sets",
+     s.CompareQuery, s.CompareSchema, True, "400 413 422"),
+    ("/api/v1/games", "get", "The archive's games, filtered, sorted, a page at a time",
+     s.GamesQuery, s.GameListSchema, False, "400 404 503"),
+    ("/api/v1/games", "post", "Store logs in the archive (needs the write token, or a "
+     "request from this machine)", None, s.IngestSchema, True, "401 403 413 503"),
+    ("/api/v1/games/{ref}", "get", "One archived game", None, s.GameSchema, False,
+     "404 409 503"),
+    ("/api/v1/games/{ref}/events", "get", "A page of its events", s.PageQuery,
+     s.EventsSchema, False, "400 404 409 503"),
+    ("/api/v1/games/{ref}/board", "get", "The board data of an archived game",
+     s.BoardQuery, s.BoardSchema, False, "400 404 409 422 503"),
+    ("/api/v1/games/{ref}/audit", "get", "The audit report of an archived game",
+     s.RulesQuery, s.AuditReportSchema, False, "400 404 409 422 503"),
+    ("/api/v1/games/{ref}/compare", "get", "An archived game under several rule sets",
+     s.CompareQuery, s.CompareSchema, False, "400 404 409 422 503"),
+    ("/api/v1/reports", "get", "The named reports", None, s.ReportNameSchema(many=True),
+     False, ""),
+    ("/api/v1/reports/{name}", "get", "A report over the archive", s.ReportQuery,
+     s.ReportTableSchema, False, "400 404 409 503"),
+]
+
+
+def openapi() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``/api/v1``."""
+    spec = APISpec(title="yaniv-audit", version=__version__, openapi_version="3.1.0",
+                   plugins=[MarshmallowPlugin()],
+                   info={"description": "Replay, check and score Yaniv game logs under any "
+                                        "house rules (docs/web.md)."})
+    spec.components.schema("Error", schema=s.ErrorSchema)
+    security = {"bearerAuth": {"type": "http", "scheme": "bearer"}}
+    spec.components.security_scheme("bearerAuth", security["bearerAuth"])
+    paths: dict[str, dict[str, Any]] = {}
+    for path, method, summary, query, answer, takes_log, errors in OPERATIONS:
+        parameters: list[Any] = []
+        if "{ref}" in path:
+            parameters.append(GAME_REF)
+        for name in ("rule_id", "name"):
+            if "{" + name + "}" in path:
+                parameters.append({"name": name, "in": "path", "required": True,
+                                   "schema": {"type": "string"}})
+        if query is not None:
+            parameters.append({"in": "query", "schema": query})
+        status = "201" if method == "post" and path == "/api/v1/games" else "200"
+        responses: dict[str, Any] = {status: {"description": summary, "content": {
+            "application/json": {"schema": answer}}}}
+        for code in errors.split():
+            responses[code] = {"description": ERRORS[code],
+                               "content": {"application/json": {"schema": "Error"}}}
+        operation: dict[str, Any] = {"summary": summary, "parameters": parameters,
+                                     "responses": responses}
+        if takes_log:
+            operation["requestBody"] = LOG_BODY
+        if path == "/api/v1/games" and method == "post":
+            operation["security"] = [{"bearerAuth": []}]
+        paths.setdefault(path, {})[method] = operation
+    for path, operations in paths.items():
+        spec.path(path=path, operations=operations)
+    return spec.to_dict()

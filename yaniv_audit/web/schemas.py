@@ -1,0 +1,229 @@
+"""The shapes of the API's answers and parameters, as marshmallow schemas.
+
+They are the one definition the OpenAPI document (:mod:`yaniv_audit.web.openapi`)
+is generated from; the audit report and the comparison reuse the schemas of
+:mod:`yaniv_audit.report_schema`. The tests validate real answers against them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+from ..analytics import REPORTS
+from ..report_schema import (
+    FINGERPRINT,
+    VERDICTS,
+    AuditReportSchema,
+    CompareSchema,
+    ParamsSchema,
+)
+from .store import SORTS
+
+SORT_VALUES = [*SORTS, *(f"-{s}" for s in SORTS)]
+
+
+class ErrorBodySchema(Schema):
+    """What went wrong: the HTTP status, a code for programs, the message for people (the
+    command line's words), and the request field at fault, if one is."""
+
+    status = fields.Integer(required=True)
+    code = fields.String(required=True, metadata={"description": 'e.g. "bad_parameter", '
+                                                  '"unreadable_log", "ambiguous"'})
+    message = fields.String(required=True)
+    field = fields.String(required=True, allow_none=True,
+                          metadata={"description": "the parameter or part of the request"})
+    line = fields.Integer(allow_none=True,
+                          metadata={"description": "unreadable_log: the line of the log"})
+    index = fields.Integer(allow_none=True,
+                           metadata={"description": "unreadable_log: the event index"})
+    candidates = fields.List(fields.Dict(), metadata={
+        "description": "ambiguous: the games the reference names (at most 10)"})
+
+
+class ErrorSchema(Schema):
+    """Every error the API gives."""
+
+    error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class RuleSetSchema(Schema):
+    """A rule set: its id, where the preset comes from, every parameter."""
+
+    id = fields.String(required=True)
+    source = fields.String(required=True)
+    params = fields.Nested(ParamsSchema, required=True)
+
+
+class GameSchema(Schema):
+    """An archived game, with its audit under its declared rules (if audited)."""
+
+    fingerprint = fields.String(required=True, validate=validate.Regexp(FINGERPRINT))
+    game_id = fields.String(required=True)
+    source = fields.String(required=True,
+                           metadata={"description": "the base name of the file it came from"})
+    players = fields.List(fields.String(), required=True)
+    rules_id = fields.String(required=True, metadata={"description": "the declared rules"})
+    events = fields.Integer(required=True)
+    started_at = fields.String(required=True, allow_none=True)
+    ingested_at = fields.String(required=True)
+    verdict = fields.String(required=True, allow_none=True,
+                            validate=validate.OneOf(VERDICTS),
+                            metadata={"description": "null while not audited"})
+    findings = fields.Integer(required=True, allow_none=True)
+    winners = fields.List(fields.String(), required=True, allow_none=True)
+    extends = fields.String(required=True, allow_none=True,
+                            metadata={"description": "the earlier version it continues"})
+    part_of = fields.String(required=True, allow_none=True,
+                            metadata={"description": "a longer version archived before it"})
+    superseded = fields.Boolean(required=True,
+                                metadata={"description": "a longer version is archived"})
+
+
+class GameListSchema(Schema):
+    """A page of the archive's games and how many match the filters."""
+
+    games = fields.List(fields.Nested(GameSchema), required=True)
+    total = fields.Integer(required=True)
+    limit = fields.Integer(required=True)
+    offset = fields.Integer(required=True)
+
+
+class EventsSchema(Schema):
+    """A page of a stored game's events, each as its canonical JSON object."""
+
+    fingerprint = fields.String(required=True)
+    total = fields.Integer(required=True)
+    limit = fields.Integer(required=True)
+    offset = fields.Integer(required=True)
+    events = fields.List(fields.Dict(), required=True)
+
+
+class BoardGameSchema(Schema):
+    """Who played, under which declared rules."""
+
+    game_id = fields.String(required=True)
+    fingerprint = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    names = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    declared_rules = fields.String(required=True)
+
+
+class StepSchema(Schema):
+    """The table after one event: its text, its findings, the state (hands, totals, the
+    top of the pile, stock, turn, scores)."""
+
+    index = fields.Integer(required=True)
+    type = fields.String(required=True, metadata={"description": "the event's type"})
+    text = fields.String(required=True)
+    findings = fields.List(fields.Dict(), required=True)
+    stopped = fields.Boolean(required=True)
+    state = fields.Dict(required=True)
+
+
+class BoardSchema(Schema):
+    """The report and every step of a game: what the viewer draws."""
+
+    game = fields.Nested(BoardGameSchema, required=True)
+    seat = fields.String(required=True, allow_none=True)
+    report = fields.Nested(AuditReportSchema, required=True)
+    steps = fields.List(fields.Nested(StepSchema), required=True)
+
+
+class ReportNameSchema(Schema):
+    """A named report and what it shows."""
+
+    name = fields.String(required=True, validate=validate.OneOf(list(REPORTS)))
+    shows = fields.String(required=True)
+
+
+class ReportTableSchema(Schema):
+    """A report over the archive, as ``yaniv-audit report NAME --json`` prints it."""
+
+    report = fields.String(required=True)
+    summary = fields.String(required=True)
+    columns = fields.List(fields.String(), required=True)
+    rows = fields.List(fields.Dict(), required=True)
+
+
+class StoredSchema(Schema):
+    """A game stored by an ingest."""
+
+    source = fields.String(required=True)
+    fingerprint = fields.String(required=True)
+    game_id = fields.String()
+    events = fields.Integer()
+
+
+class RefusedSchema(Schema):
+    """A log an ingest refused, and why."""
+
+    source = fields.String(required=True)
+    error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class IngestSchema(Schema):
+    """What an ingest did: the games added, those already there, the logs refused, and how
+    many games the archive holds now."""
+
+    added = fields.List(fields.Nested(StoredSchema), required=True)
+    duplicates = fields.List(fields.Nested(StoredSchema), required=True)
+    refused = fields.List(fields.Nested(RefusedSchema), required=True)
+    total = fields.Integer(required=True)
+
+
+# --- parameters -------------------------------------------------------------------------
+
+_RULES = fields.String(metadata={"description": "a rule-set id: classic, "
+                                                "israeli(yaniv_max=5); default: the declared"})
+_SEAT = fields.String(metadata={"description": "show only what this player saw"})
+
+
+def _rules(many: bool = False) -> fields.Field[Any]:
+    if many:
+        return fields.List(fields.String(), metadata={
+            "description": "rule-set ids (repeat the parameter); the first is the baseline"})
+    return _RULES
+
+
+class GamesQuery(Schema):
+    player = fields.String(metadata={"description": "only games this player sat in"})
+    rules = fields.String(metadata={"description": "only games declaring a rule set with "
+                                                   "these parameters"})
+    verdict = fields.String(validate=validate.OneOf(VERDICTS),
+                            metadata={"description": "under the declared rules"})
+    has_findings = fields.Boolean()
+    since = fields.String(metadata={"description": "started at or after (date or ISO time)"})
+    until = fields.String(metadata={"description": "started before (date or ISO time)"})
+    sort = fields.String(validate=validate.OneOf(SORT_VALUES),
+                         metadata={"description": "default: ingested (a - for descending)"})
+    limit = fields.Integer(validate=validate.Range(min=1, max=1000))
+    offset = fields.Integer(validate=validate.Range(min=0))
+
+
+class PageQuery(Schema):
+    limit = fields.Integer(validate=validate.Range(min=1, max=20_000))
+    offset = fields.Integer(validate=validate.Range(min=0))
+
+
+class RulesQuery(Schema):
+    rules = _rules()
+
+
+class BoardQuery(Schema):
+    rules = _rules()
+    seat = _SEAT
+
+
+class CompareQuery(Schema):
+    rules = _rules(many=True)
+
+
+class ReportQuery(Schema):
+    rules = _rules(many=True)
+    players = fields.Integer(validate=validate.Range(min=2, max=8),
+                             metadata={"description": "only games of N players"})
+
+
+__all__ = ["AuditReportSchema", "CompareSchema"]
