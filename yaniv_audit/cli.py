@@ -399,8 +399,8 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str, as_json: bool) -> None:
         sys.exit(EXIT_OK if ok else EXIT_FOUND)
     if consistency:
         if not ok:
-            click.echo("invalid: the proof does not show that log extends the log with that "
-                       "fingerprint")
+            click.echo(paint("invalid: the proof does not show that log extends the log "
+                             "with that fingerprint"))
             sys.exit(EXIT_FOUND)
         click.echo(paint(f"valid: the log {shown['fingerprint'].lower()} "
                          f"({shown['tree_size']} events) extends the log {trusted} "
@@ -478,7 +478,7 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     ruling line for every game instead).
     """
     from .audit import render_line, render_report
-    from .bulk import audit_stream
+    from .bulk import audit_stream, small_work
 
     if db is not None:
         if paths:
@@ -510,12 +510,11 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
             return render_line(report, finding_lines(report))
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
-    from .bulk import small_work
-
-    where = ("in this process" if (jobs or 0) == 1 or (jobs is None and small_work(files))
-             else f"on {jobs or os.cpu_count() or 1} processes")
-    note(f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
-         f"{rules.id if rules else 'the rules each declares'} {where}", verbose=True)
+    if VERBOSITY > 0:
+        where = ("in this process" if jobs == 1 or (jobs is None and small_work(files))
+                 else f"on {jobs or os.cpu_count() or 1} processes")
+        note(f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
+             f"{rules.id if rules else 'the rules each declares'} {where}", verbose=True)
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))

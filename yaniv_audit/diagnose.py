@@ -2,8 +2,8 @@
 
 :func:`~yaniv_audit.codec.read_log` stops at a log's first problem: that is all the
 audit needs. A person fixing a hand-written log needs them all, so once a log is
-found unreadable :func:`diagnose` reads it again, slowly and patiently: every line
-through the schemas (marshmallow writes the messages), every readable event through
+found unreadable :func:`diagnose` reads it again, patiently: every line through
+the schemas (marshmallow writes the messages), every readable event through
 the structural checks, going on past each problem, with a guess at what was meant
 (a card spelling, a field name, an event type, a player, a choice). Nothing here is
 on the fast path: it runs only for logs that cannot be read.
@@ -204,10 +204,10 @@ class _Checks:
         self.lost = False
 
     def event(self, raw: Any, line: int | None, index: int) -> None:
-        from .codec import slow_event_from_dict
+        from .codec import event_from_dict  # the fast path, marshmallow on refusal
 
         try:
-            event = slow_event_from_dict(raw, index, line)
+            event = event_from_dict(raw, index, line)
         except LogFormatError as exc:
             for refused in _field_problems(exc, raw):
                 self.found.add(refused)
