@@ -362,3 +362,29 @@ def test_storing_needs_the_token_when_one_is_set(tmp_path: Path) -> None:
                        ).status_code == 401
     assert client.post("/store", data={"text": MIDDLE.read_text(), "token": "s3cret"}
                        ).status_code == 303
+
+
+def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> None:
+    """A log that rewrites an archived game says so on its board, with a link to the game;
+    the game's board links the rewrite; the list marks it; game_id finds the game."""
+    lines = (REPLAYS / "clean-assaf-reduction.jsonl").read_text().splitlines()
+    original, rewrite = tmp_path / "original.jsonl", tmp_path / "rewrite.jsonl"
+    original.write_text("\n".join(lines) + "\n")
+    rewrite.write_text("\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"),
+                                  *lines[50:]]) + "\n")
+    first, second = fingerprint_of(original), fingerprint_of(rewrite)
+    db = tmp_path / "rewrite.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(original)], jobs=1)
+        archive.ingest([str(rewrite)], jobs=1)
+    web = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    page = web.get(f"/games/{second}").get_data(as_text=True)
+    assert "This log <strong>rewrites an archived game</strong>" in page
+    assert f'href="/games/{first}"' in page and "counted in no report" in page
+    page = web.get(f"/games/{first}").get_data(as_text=True)
+    assert "This game was <strong>rewritten</strong> later" in page
+    assert f'href="/games/{second}"' in page
+    assert "rewrites an archived game: kept as evidence" in web.get("/").get_data(as_text=True)
+    game = web.get("/api/v1/games/friday-at-dana-2024-05-17").get_json()
+    assert game["fingerprint"] == first and game["rewrites"] is None
+    assert web.get(f"/api/v1/games/{second}").get_json()["rewrites"] == first

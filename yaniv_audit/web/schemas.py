@@ -77,8 +77,14 @@ class GameSchema(Schema):
                             metadata={"description": "the earlier version it continues"})
     part_of = fields.String(required=True, allow_none=True,
                             metadata={"description": "a longer version archived before it"})
-    superseded = fields.Boolean(required=True,
-                                metadata={"description": "a longer version is archived"})
+    rewrites = fields.String(
+        required=True, allow_none=True,
+        metadata={"description": "the archived game whose events this log changes: it is kept "
+                                 "as evidence and counted in no report"})
+    superseded = fields.Boolean(
+        required=True,
+        metadata={"description": "not the latest version: a longer version is archived, or "
+                                 "this log rewrites an archived game"})
 
 
 class GameListSchema(Schema):

@@ -42,7 +42,7 @@ DEFAULT_IDLE = 2.0
 #: the columns of a game in the listing, in order
 GAME_COLUMNS = ("fingerprint", "game_id", "source", "players", "rules_id", "events",
                 "started_at", "ingested_at", "verdict", "findings", "winners", "extends",
-                "part_of", "superseded")
+                "part_of", "rewrites", "superseded")
 #: ``sort`` values of the listing and their ORDER BY (a leading ``-``: descending)
 SORTS = {"ingested": "g.game_no", "started_at": "g.started_at", "events": "g.events",
          "game_id": "g.game_id", "findings": "a.findings"}
@@ -52,7 +52,7 @@ AUDIT_OF_GAME = "a.game_no = g.game_no"
 
 SELECT_GAMES = f"""
 SELECT g.fingerprint, g.game_id, g.source, g.players, g.rules_id, g.events, g.started_at,
-       g.ingested_at, a.verdict, a.findings, a.winners, g.extends, g.part_of,
+       g.ingested_at, a.verdict, a.findings, a.winners, g.extends, g.part_of, g.rewrites,
        NOT {LATEST} AS superseded
 FROM games g
 LEFT JOIN audits a ON {AUDIT_OF_GAME} AND a.rules_key = g.rules_key
@@ -162,6 +162,12 @@ class Reader:
         if len(latest) == 1:
             return latest[0]
         raise Ambiguous(ref, games)
+
+    def rewritten_by(self, fingerprint: str) -> list[str]:
+        """The fingerprints of the archived logs that rewrite this game, in ingest order."""
+        return [fp for (fp,) in self.archive.query(
+            "SELECT fingerprint FROM games WHERE rewrites = $1 ORDER BY game_no",
+            [fingerprint])[1]]
 
     def log(self, fingerprint: str, source: str) -> Log:
         """A stored game read back from its events (the source by its base name)."""

@@ -143,26 +143,28 @@ def store_upload() -> Response:
     return redirect(target, 303)  # type: ignore[return-value]
 
 
-def archived(ref: str) -> tuple[Log, str]:
-    """An archived game (by fingerprint, prefix or game_id) and the file it came from."""
+def archived(ref: str) -> tuple[Log, str, dict[str, Any]]:
+    """An archived game (by fingerprint, prefix or game_id), the file it came from, and
+    its row of the listing, with ``rewritten_by``: the logs that rewrite it."""
     with store().reading() as reader:
         game = found_game(reader, ref)
         assert reader is not None
+        game = {**game, "rewritten_by": reader.rewritten_by(game["fingerprint"])}
         try:
-            return reader.log(game["fingerprint"], game["source"]), game["source"]
+            return reader.log(game["fingerprint"], game["source"]), game["source"], game
         except LogFormatError as exc:  # the stored events were altered (yaniv-audit verify)
             raise unreadable(f"game {game['fingerprint']}", exc) from None
 
 
 @viewer.get("/games/<fingerprint>")
 def view_game(fingerprint: str) -> str:
-    log, source = archived(fingerprint)
-    return render_board(log, source, uploaded=False)
+    log, source, stored = archived(fingerprint)
+    return render_board(log, source, uploaded=False, stored=stored)
 
 
 @viewer.get("/games/<fingerprint>/compare")
 def compare_game(fingerprint: str) -> str:
-    log, source = archived(fingerprint)
+    log, source, _ = archived(fingerprint)
     try:
         result = compare_log(log, requested_rule_sets(log))
     except LogFormatError as exc:
