@@ -552,18 +552,15 @@ def _legal_throws(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
         dict.fromkeys(hand, 1) if len(set(hand)) == n else Counter(hand))
     codes = sorted(counts)
     out: list[tuple[Card, ...]] = [(c,) for c in codes]
-    set_min = T.set_min
-    set_max = min(T.set_max, n)
     if T.jokers_in_sets:
         _sets(counts, codes, n, T, out)
+        for size in range(T.set_min, min(T.set_max, n, counts.get(JOKER, 0)) + 1):
+            out.append((JOKER,) * size)
     else:
         # sets of one rank alone (jacks too: no joker in a set): the usual hand has none
         ranks = [RANK[c] for c in hand if c != JOKER]
         if len(set(ranks)) < len(ranks):
             _sets(counts, codes, n, T, out)
-    if T.jokers_in_sets:
-        for size in range(set_min, min(set_max, counts.get(JOKER, 0)) + 1):
-            out.append((JOKER,) * size)
     out.extend(_runs(counts, n, T))
     return out
 
@@ -597,19 +594,16 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
     n_jacks = sum(k for _, k in jack_items)
     seen: set[tuple[Card, ...]] = set()
     for rank, items in by_rank.items():
-        pool: list[tuple[Card, int]] = []
-        pooled = 0
-        if T.jokers_in_sets:
-            if n_jokers:
-                pool, pooled = [(JOKER, n_jokers)], n_jokers
-            if rank != JACK:
-                pool, pooled = jack_items + pool, pooled + n_jacks
+        pool: list[tuple[Card, int]] = [(JOKER, n_jokers)] if n_jokers else []
+        pooled = n_jokers
+        if rank != JACK:
+            pool, pooled = jack_items + pool, pooled + n_jacks
         if held[rank] + pooled < set_min:
             continue
         if not pool:
             out.extend(_own_sets(items, set_max, T))
             continue
-        fillers = [f for f in _sub_multisets(pool) if len(f) < set_max] if pool else [()]
+        fillers = [f for f in _sub_multisets(pool) if len(f) < set_max]
         wild_fill = T.wild and rank != JACK
         for group in _sub_multisets(items):
             if not group or len(group) > set_max:
