@@ -323,18 +323,39 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
                    "yaniv-archive.duckdb) instead of files, and store the results")
 @click.option("--again", is_flag=True,
               help="with --db: audit every game again, not only those not audited yet")
+@click.option("--parquet", "parquet", default=None, metavar="DIR",
+              help="audit the games of an export (yaniv-audit export DIR; a path or an fsspec "
+                   "URL) on Dask, and write the results as Parquet under --out")
+@click.option("--scheduler", default=None, metavar="ADDRESS|local",
+              help="with --parquet: the Dask scheduler (tcp://host:8786), or local to start "
+                   "a local cluster (the default)")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="with --scheduler local: worker processes (default: all cores)")
+@click.option("--out", "out", default=None, type=click.Path(), metavar="DIR",
+              help="with --parquet: the new or empty directory of the results")
 def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
-          jobs: int | None, exit_zero: bool, db: str | None, again: bool) -> None:
+          jobs: int | None, exit_zero: bool, db: str | None, again: bool, parquet: str | None,
+          scheduler: str | None, workers: int | None, out: str | None) -> None:
     """Replay each log under R (default: the rules the log declares) and rule on it.
 
     PATH is a log file or a directory of .jsonl/.json logs. With --db, the
     archive's games are audited instead (those not yet audited under R by this
     version, or all with --again) and the results stored for `report` and `query`;
     --rules may then be given several times, to audit under each in one pass.
+    With --parquet, the games of an export are audited on Dask and the results
+    written under --out, for `ingest-results`.
     """
     from .audit import render_line, render_report
     from .bulk import audit_stream
 
+    if parquet is not None:
+        if paths or db is not None or strict or again or as_json or jobs:
+            raise click.UsageError("--parquet goes with --rules, --scheduler, --workers, --out "
+                                   "and --exit-zero only")
+        sys.exit(audit_on_dask(parquet, rules_specs, scheduler or "local", workers, out,
+                               exit_zero))
+    if scheduler or workers or out:
+        raise click.UsageError("--scheduler, --workers and --out go with --parquet")
     if db is not None:
         if paths:
             raise click.UsageError("give either PATH... or --db, not both")
@@ -363,6 +384,40 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
+                  workers: int | None, out: str | None, exit_zero: bool) -> int:
+    """``audit --parquet``: the exit status."""
+    if out is None:
+        raise click.UsageError("--parquet needs --out DIR, the directory of the results")
+    if workers is not None and scheduler != "local":
+        raise click.UsageError("--workers goes with --scheduler local; a running scheduler "
+                               "has the workers it has")
+    rule_sets = [resolve_or_usage(spec) for spec in rules_specs]
+    try:
+        from .distributed import DistributedError, run_audit
+    except ImportError as exc:
+        if exc.name not in ("dask", "distributed", "pandas", "pyarrow", "fsspec"):
+            raise
+        fail("audit --parquet needs Dask: pip install 'yaniv-audit[dask]'", EXIT_USAGE)
+    try:
+        done = run_audit(parquet, rule_sets, scheduler, out, workers=workers,
+                         show_progress=sys.stderr.isatty())
+    except DistributedError as exc:
+        fail(str(exc), EXIT_USAGE if "not an empty directory" in str(exc) else EXIT_BAD_INPUT)
+    n = done.counts
+    click.echo(f"{n['audits'] + n['unreadable']} games: {n['clean']} clean, "
+               f"{n['claims']} with claims only, {n['violations']} with violations, "
+               f"{n['corrupt']} corrupt, {n['unreadable']} unreadable")
+    click.echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
+               f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
+               f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
+               f"events/s; {done.startup:.1f} s more to start); results in {out}")
+    verdicts = [v for v in ("corrupt", "unreadable", "violations", "claims") if n[v]]
+    if exit_zero or not verdicts:
+        return EXIT_OK
+    return EXIT_BAD_INPUT if verdicts[0] in ("corrupt", "unreadable") else EXIT_FOUND
 
 
 def print_reports(reports: Any, count: int, as_json: bool,
@@ -940,6 +995,34 @@ def export(directory: str, db: str | None, by: str) -> None:
     for table, rows in counts.items():
         click.echo(f"{table:10} {rows:>9} rows" + ("" if rows else " (no file)"))
     click.echo(f"exported to {directory}, partitioned by {by}")
+
+
+@cli.command("ingest-results")
+@click.argument("directory", type=click.Path(file_okay=False))
+@db_option
+def ingest_results(directory: str, db: str | None) -> None:
+    """Store the results of `audit --parquet --out DIRECTORY` in the archive.
+
+    Each result replaces the archive's rows of its game and rule set, so that
+    `report`, `query` and the viewer use it; ingesting again changes nothing.
+    Results of games not in the archive, or of another version, are left out.
+    """
+    from . import ENGINE
+    from .errors import ArchiveError
+
+    with open_archive(db) as archive:
+        try:
+            n = archive.ingest_results(directory, progress=progress)
+        except ArchiveError as exc:
+            fail(str(exc), EXIT_USAGE)
+        where = archive.path
+    click.echo(f"stored {n['stored']} results (game and rule set) into {where}")
+    if n["other_engine"]:
+        click.echo(f"left out {n['other_engine']} results of another version than {ENGINE}: "
+                   "audit --db audits those games again")
+    if n["unknown"]:
+        click.echo(f"left out {n['unknown']} results of games not in {where}")
+    sys.exit(EXIT_FOUND if n["other_engine"] or n["unknown"] else EXIT_OK)
 
 
 @cli.command()
