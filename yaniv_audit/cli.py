@@ -398,7 +398,8 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
     try:
         from .distributed import DistributedError, run_audit
     except ImportError as exc:
-        if exc.name not in ("dask", "distributed", "pandas", "pyarrow", "fsspec"):
+        if (exc.name or "").split(".")[0] not in ("dask", "distributed", "pandas", "pyarrow",
+                                                  "fsspec"):
             raise
         fail("audit --parquet needs Dask: pip install 'yaniv-audit[dask]'", EXIT_USAGE)
     try:
