@@ -6,6 +6,7 @@ reports then say what they say after ``audit --db``."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -23,7 +24,8 @@ from distributed import Client, LocalCluster
 
 from yaniv_audit.archive import DERIVED
 from yaniv_audit.cli import cli
-from yaniv_audit.distributed import Summary, run_audit
+from yaniv_audit.distributed import Summary, audit_parquet, run_audit
+from yaniv_audit.rules import resolve_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTES = sorted(str(p) for p in (ROOT / "replays").glob("*.jsonl"))
@@ -121,12 +123,36 @@ def test_the_dask_audit_gives_the_rows_of_audit_db(made: dict[str, Any]) -> None
     assert_same_results(made["results"], made["audited"])
 
 
+@pytest.fixture(scope="module")
+def cluster() -> Any:
+    """A local cluster of 2 worker processes, reached by its address as a real one is."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as local:
+        yield local
+
+
+def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(made: dict[str, Any],
+                                                                 cluster: Any) -> None:
+    with Client(cluster.scheduler_address):
+        reports = audit_parquet(str(made["export"]), ["classic"], events_per_task=5000)
+        assert reports.npartitions > 2
+        frame = reports.compute()
+    assert list(frame.columns) == archive_rows(made["audited"], "audits")[0]
+    assert not frame.duplicated(["game_no", "rules_key"]).any()
+    con = duckdb.connect(str(made["audited"]), read_only=True)
+    winners = dict(con.execute("SELECT game_no, winners FROM audits WHERE rules_key = ?",
+                               [resolve_rules("classic").key]).fetchall())
+    con.close()
+    assert {n: list(w) for n, w in zip(frame["game_no"], frame["winners"], strict=True)
+            } == winners
+    assert {json.loads(r)["rules"]["id"] for r in frame["report"]} == {"classic"}
+
+
 def test_a_worker_killed_in_the_middle_loses_and_duplicates_no_result(
-        made: dict[str, Any], tmp_path: Path) -> None:
+        made: dict[str, Any], cluster: Any, tmp_path: Path) -> None:
     out = tmp_path / "results"
     found: dict[str, Any] = {}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with Client(cluster.scheduler_address) as client:
         before = client.run(os.getpid)
 
         def audit() -> None:  # through the scheduler's address, as on a real cluster

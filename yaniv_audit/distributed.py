@@ -53,6 +53,10 @@ from .rules import RuleSet, resolve_rules
 
 #: events a task reads at most (about): a larger partition directory is split by game_no
 EVENTS_PER_TASK = 1_000_000
+#: tasks a worker gets at least, when the events are few (so that none waits on one)
+TASKS_PER_WORKER = 4
+#: ... unless tasks would get smaller than this
+MIN_EVENTS_PER_TASK = 20_000
 #: the columns of the exported events a task reads
 EVENT_COLUMNS = ("game_no", "seq", "fingerprint", "event")
 #: the verdicts counted, in the order the summary gives them
@@ -78,13 +82,21 @@ class Task:
 # --- planning: which task reads what ---------------------------------------------------
 
 
-def plan(source: str, events_per_task: int = EVENTS_PER_TASK,
-         ) -> tuple[fsspec.AbstractFileSystem, list[Task]]:
+@dataclass(frozen=True, slots=True)
+class Directory:
+    """One partition directory of the events, from its Parquet footers."""
+
+    partition: str
+    files: tuple[str, ...]
+    rows: int
+    low: int
+    high: int
+
+
+def scan(source: str) -> tuple[fsspec.AbstractFileSystem, list[Directory]]:
     """The file system of ``source`` (an export's directory, or an fsspec URL such as
-    ``s3://bucket/export``) and the tasks that read its events, from the Parquet footers
-    only (row counts, and the min and max ``game_no`` of each row group)."""
-    if events_per_task < 1:
-        raise ValueError("events_per_task must be at least 1")
+    ``s3://bucket/export``) and the partition directories of its events, read from the
+    Parquet footers only (row counts, and the min and max ``game_no`` of each row group)."""
     try:
         fs, root = fsspec.core.url_to_fs(source)
     except (ValueError, ImportError) as exc:
@@ -99,18 +111,37 @@ def plan(source: str, events_per_task: int = EVENTS_PER_TASK,
             by_dir.setdefault(posixpath.dirname(path), []).append(path)
     if not by_dir:
         raise DistributedError(f"{source}: events/ holds no Parquet file")
-    tasks: list[Task] = []
+    found = []
     for directory, files in sorted(by_dir.items()):
         rows, low, high = _extent(fs, files)
-        if not rows:
-            continue
-        partition = posixpath.relpath(directory, events)
-        pieces = max(1, math.ceil(rows / events_per_task))
-        width = math.ceil((high + 1 - low) / pieces)
-        for start in range(low, high + 1, width):
-            tasks.append(Task(len(tasks), partition, tuple(files), start,
-                              min(start + width, high + 1)))
-    return fs, tasks
+        if rows:
+            found.append(Directory(posixpath.relpath(directory, events), tuple(files),
+                                   rows, low, high))
+    if not found:
+        raise DistributedError(f"{source}: the events hold no rows")
+    return fs, found
+
+
+def split(directories: Sequence[Directory], events_per_task: int) -> list[Task]:
+    """The tasks: each directory whole, or cut into ranges of game_no of about
+    ``events_per_task`` events each (every game_no in exactly one range)."""
+    if events_per_task < 1:
+        raise ValueError("events_per_task must be at least 1")
+    tasks: list[Task] = []
+    for d in directories:
+        pieces = max(1, math.ceil(d.rows / events_per_task))
+        width = math.ceil((d.high + 1 - d.low) / pieces)
+        for start in range(d.low, d.high + 1, width):
+            tasks.append(Task(len(tasks), d.partition, d.files, start,
+                              min(start + width, d.high + 1)))
+    return tasks
+
+
+def plan(source: str, events_per_task: int = EVENTS_PER_TASK,
+         ) -> tuple[fsspec.AbstractFileSystem, list[Task]]:
+    """The file system of ``source`` and the tasks that read its events."""
+    fs, directories = scan(source)
+    return fs, split(directories, events_per_task)
 
 
 def _extent(fs: fsspec.AbstractFileSystem, files: Sequence[str]) -> tuple[int, int, int]:
@@ -245,8 +276,6 @@ def audit_parquet(source: str, rules: Sequence[RuleSet | str | None] = (), *,
             reports = audit_parquet("s3://club/export", ["israeli", "classic"]).compute()
     """
     fs, tasks = plan(source, events_per_task)
-    if not tasks:
-        raise DistributedError(f"{source}: the events hold no rows")
     meta = _frame(_arrow({table: [] for table in DERIVED})["audits"])
     reports: dd.DataFrame = dd.from_map(_reports, tasks, args=(fs, _rule_sets(rules)),
                                         meta=meta, label="yaniv-audit",
@@ -303,7 +332,7 @@ def connect(scheduler: str, workers: int | None = None) -> Iterator[Client]:
     default) or of the scheduler at an address (``tcp://host:8786``)."""
     if scheduler == "local":
         with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                          processes=True, dashboard_address=None,
+                          processes=True, dashboard_address=":0",
                           silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             yield client
         return
@@ -334,12 +363,16 @@ def run_audit(source: str, rules: Sequence[RuleSet | str | None], scheduler: str
               show_progress: bool = False) -> Summary:
     """``audit --parquet``: audit the export at ``source`` on a Dask cluster and write the
     derived tables under ``out`` (``OUT/<table>/rules=<rules_key>/part-N.parquet``)."""
-    fs, tasks = plan(source, events_per_task)
+    fs, directories = scan(source)
     out_fs, out_path = prepare_out(out)
     rule_sets = _rule_sets(rules)
     begun = time.perf_counter()
     with connect(scheduler, workers) as client:
         start = time.perf_counter()
+        # at least TASKS_PER_WORKER tasks a worker, for balance, unless they get tiny
+        total = sum(d.rows for d in directories)
+        share = math.ceil(total / (TASKS_PER_WORKER * max(1, len(client.nthreads()))))
+        tasks = split(directories, min(events_per_task, max(MIN_EVENTS_PER_TASK, share)))
         frame = dd.from_map(_audit_and_write, tasks, args=(fs, rule_sets, out_fs, out_path),
                             meta=pd.DataFrame({c: pd.Series(dtype="int64") for c in COUNTS}),
                             label="yaniv-audit", enforce_metadata=False)
