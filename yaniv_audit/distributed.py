@@ -22,6 +22,7 @@ Dask, pandas and pyarrow come with the ``dask`` extra: ``pip install 'yaniv-audi
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -47,7 +48,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 from distributed import Client, LocalCluster, progress
 
-from .archive import DERIVED, DERIVED_TABLES, _insert, audit_archived, derived_rows
+from .archive import DERIVED, DERIVED_TABLES, audit_archived, derived_rows
 from .errors import YanivAuditError
 from .rules import RuleSet, resolve_rules
 
@@ -161,20 +162,19 @@ def _extent(fs: fsspec.AbstractFileSystem, files: Sequence[str]) -> tuple[int, i
                 "archive again with this version (yaniv-audit export)")
         column = next(i for i in range(meta.num_columns)
                       if meta.schema.column(i).path == "game_no")
-        for group in range(meta.num_row_groups):
-            chunk = meta.row_group(group)
-            if not chunk.num_rows:
-                continue
-            stats = chunk.column(column).statistics
-            if stats is None or not stats.has_min_max:  # no statistics: read the column
-                with fs.open(path, "rb") as handle:
-                    games = pq.read_table(handle, columns=["game_no"])["game_no"]
-                rows += len(games)
-                low = min(low, pc.min(games).as_py())
-                high = max(high, pc.max(games).as_py())
-                break
-            rows += chunk.num_rows
-            low, high = min(low, stats.min), max(high, stats.max)
+        groups = [meta.row_group(g) for g in range(meta.num_row_groups)]
+        stats = [g.column(column).statistics for g in groups if g.num_rows]
+        if all(s is not None and s.has_min_max for s in stats):
+            rows += sum(g.num_rows for g in groups)
+            low = min([low, *(s.min for s in stats)])
+            high = max([high, *(s.max for s in stats)])
+            continue
+        with fs.open(path, "rb") as handle:  # no statistics: read the column
+            games = pq.read_table(handle, columns=["game_no"])["game_no"]
+        if len(games):
+            rows += len(games)
+            low = min(low, pc.min(games).as_py())
+            high = max(high, pc.max(games).as_py())
     return rows, low, high
 
 
@@ -230,15 +230,25 @@ def _audit_task(task: Task, fs: fsspec.AbstractFileSystem, rule_sets: Sequence[R
 
 
 def _arrow(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table]:
-    """The rows as Arrow tables typed as the archive types them (made by DuckDB itself,
-    from the archive's own CREATE TABLEs)."""
+    """The rows as Arrow tables with the archive's column types."""
+    tables = {}
+    for table, schema in _schemas().items():
+        found = rows.get(table, [])
+        columns = zip(*found, strict=True) if found else ([] for _ in schema)
+        tables[table] = pa.table([pa.array(list(column), type=field.type)
+                                  for column, field in zip(columns, schema, strict=True)],
+                                 schema=schema)
+    return tables
+
+
+@functools.cache
+def _schemas() -> dict[str, pa.Schema]:
+    """The Arrow schema of each derived table, as DuckDB gives the archive's own
+    CREATE TABLEs (so the Parquet has the column types ``export`` writes)."""
     con = duckdb.connect(config={"threads": 1})
     try:
         con.execute(DERIVED_TABLES)
-        for table, found in rows.items():
-            if found:
-                _insert(con, table, [list(column) for column in zip(*found, strict=True)])
-        return {table: con.table(table).to_arrow_table() for table in DERIVED}
+        return {table: con.table(table).to_arrow_table().schema for table in DERIVED}
     finally:
         con.close()
 
