@@ -222,6 +222,12 @@ def test_ingest_results_leaves_out_games_the_archive_does_not_hold(
     empty = run("ingest-results", str(tmp_path), "--db", str(small))
     assert empty.exit_code == 2
     assert "no audits/ Parquet files in it" in empty.output
+    (tmp_path / "other" / "audits").mkdir(parents=True)
+    shutil.copy(next(made["export"].glob("events/*/*/*.parquet")),
+                tmp_path / "other" / "audits" / "data_0.parquet")
+    other = run("ingest-results", str(tmp_path / "other"), "--db", str(small))
+    assert other.exit_code == 2
+    assert "not the results of `audit --parquet`" in other.output
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1081,13 +1081,18 @@ class Archive:
                                "directory of `yaniv-audit audit --parquet`")
         cursor = self.con.cursor()
         try:
-            cursor.execute(
-                "CREATE TEMP TABLE results AS SELECT * FROM (SELECT r.report, r.audited_at, "
-                "g.game_no, r.engine = $2 AS current FROM read_parquet($1, "
-                "hive_partitioning = false, union_by_name = true) r LEFT JOIN games g "
-                "ON g.fingerprint = r.report->>'$.fingerprint' QUALIFY row_number() OVER "
-                "(PARTITION BY r.report->>'$.fingerprint', r.rules_key "
-                "ORDER BY r.audited_at DESC) = 1)", [str(audits / "**" / "*.parquet"), ENGINE])
+            try:
+                cursor.execute(
+                    "CREATE TEMP TABLE results AS SELECT * FROM (SELECT r.report, r.audited_at, "
+                    "g.game_no, r.engine = $2 AS current FROM read_parquet($1, "
+                    "hive_partitioning = false, union_by_name = true) r LEFT JOIN games g "
+                    "ON g.fingerprint = r.report->>'$.fingerprint' QUALIFY row_number() OVER "
+                    "(PARTITION BY r.report->>'$.fingerprint', r.rules_key "
+                    "ORDER BY r.audited_at DESC) = 1)", [str(audits / "**" / "*.parquet"),
+                                                         ENGINE])
+            except duckdb.Error as exc:
+                raise ArchiveError(f"{directory}: not the results of `audit --parquet` "
+                                   f"({_first_line(str(exc))})") from None
             (stored, other, unknown), = cursor.execute(
                 "SELECT count(*) FILTER (current AND game_no IS NOT NULL), count(*) FILTER "
                 "(NOT current AND game_no IS NOT NULL), count(*) FILTER (game_no IS NULL) "
@@ -1105,9 +1110,6 @@ class Archive:
                         batch = []
             if batch:
                 self._store_results(batch)
-        except duckdb.Error as exc:
-            raise ArchiveError(f"{directory}: not the results of `audit --parquet` "
-                               f"({_first_line(str(exc))})") from None
         finally:
             cursor.execute("DROP TABLE IF EXISTS results")
             cursor.close()
