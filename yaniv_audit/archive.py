@@ -1064,9 +1064,69 @@ class Archive:
         if batch:
             self._store_audits(batch, number_of)
 
-    def _store_audits(self, reports: list[dict[str, Any]], number_of: dict[str, int]) -> None:
+    def ingest_results(self, directory: str | Path, *, progress: Progress = _no_progress,
+                       ) -> dict[str, int]:
+        """Store the results ``audit --parquet`` wrote under ``directory`` in the derived
+        tables, replacing the rows of the same game and rule set (ingesting them again
+        changes nothing); counts of results ``stored``, left out as ``other_engine`` (the
+        next audit would renew them) and left out as ``unknown`` (no such game here).
+
+        A result goes to the game of the fingerprint in its report, keyed by its rule
+        set's parameters and engine version; its rows are rebuilt from the report with
+        :func:`derived_rows`, as ``audit --db`` builds them, and keep its ``audited_at``.
+        """
+        audits = Path(directory) / "audits"
+        if not audits.is_dir() or not any(audits.rglob("*.parquet")):
+            raise ArchiveError(f"{directory}: no audits/ Parquet files in it; give the --out "
+                               "directory of `yaniv-audit audit --parquet`")
+        cursor = self.con.cursor()
+        try:
+            try:
+                cursor.execute(
+                    "CREATE TEMP TABLE results AS SELECT * FROM (SELECT r.report, r.audited_at, "
+                    "g.game_no, r.engine = $2 AS current FROM read_parquet($1, "
+                    "hive_partitioning = false, union_by_name = true) r LEFT JOIN games g "
+                    "ON g.fingerprint = r.report->>'$.fingerprint' QUALIFY row_number() OVER "
+                    "(PARTITION BY r.report->>'$.fingerprint', r.rules_key "
+                    "ORDER BY r.audited_at DESC) = 1)", [str(audits / "**" / "*.parquet"),
+                                                         ENGINE])
+            except duckdb.Error as exc:
+                raise ArchiveError(f"{directory}: not the results of `audit --parquet` "
+                                   f"({_first_line(str(exc))})") from None
+            (stored, other, unknown), = cursor.execute(
+                "SELECT count(*) FILTER (current AND game_no IS NOT NULL), count(*) FILTER "
+                "(NOT current AND game_no IS NOT NULL), count(*) FILTER (game_no IS NULL) "
+                "FROM results").fetchall()
+            cursor.execute("SELECT report, audited_at, game_no FROM results WHERE current "
+                           "AND game_no IS NOT NULL ORDER BY game_no")
+            rows = (row for rows in iter(lambda: cursor.fetchmany(READ_BATCH), [])
+                    for row in rows)
+            batch: list[tuple[Any, ...]] = []
+            with progress(rows, int(stored), "storing") as bar:
+                for row in bar:
+                    batch.append(row)
+                    if len(batch) >= READ_BATCH:
+                        self._store_results(batch)
+                        batch = []
+            if batch:
+                self._store_results(batch)
+        finally:
+            cursor.execute("DROP TABLE IF EXISTS results")
+            cursor.close()
+        return {"stored": int(stored), "other_engine": int(other), "unknown": int(unknown)}
+
+    def _store_results(self, batch: list[tuple[Any, ...]]) -> None:
+        """Store (report JSON, audited_at, game_no) rows of :meth:`ingest_results`."""
+        reports = [json.loads(report) for report, _, _ in batch]
+        self._store_audits(reports, {r["fingerprint"]: n for r, (_, _, n)
+                                     in zip(reports, batch, strict=True)},
+                           [when for _, when, _ in batch])
+
+    def _store_audits(self, reports: list[dict[str, Any]], number_of: dict[str, int],
+                      audited_at: Sequence[datetime] | None = None) -> None:
         """Store the derived rows of ``reports`` (``number_of``: fingerprint -> game_no),
-        replacing those of the same game and rule set, in one transaction."""
+        replacing those of the same game and rule set, in one transaction (``audited_at``:
+        each report's time stamp, else now)."""
         now = datetime.now(UTC)
         keys: dict[str, str] = {}
         audits: list[tuple[Any, ...]] = []
@@ -1074,11 +1134,11 @@ class Archive:
         rounds: list[tuple[Any, ...]] = []
         standings: list[tuple[Any, ...]] = []
         player_rounds: list[tuple[Any, ...]] = []
-        for report in reports:
+        for i, report in enumerate(reports):
             if report["verdict"] == "unreadable":
                 continue  # nothing to store: verify tells what happened to the game
             derived = derived_rows(report, number_of[report["fingerprint"]], keys)
-            audits.append((*derived["audits"][0], now))
+            audits.append((*derived["audits"][0], now if audited_at is None else audited_at[i]))
             findings.extend(derived["findings"])
             rounds.extend(derived["rounds"])
             standings.extend(derived["standings"])
@@ -1262,7 +1322,10 @@ class Archive:
         month the game started (``year=/month=``) or by rule set (``rules=``); rows per table.
 
         Under ``rules`` the games and events go by the rules each game declared,
-        the derived tables by the rules they were audited under.
+        the derived tables by the rules they were audited under. Every row of a game's
+        events carries the game's partition values, so a game never spans partitions,
+        and its ``fingerprint``, ``rules_key`` and ``rules_id`` (declared), so the events
+        alone can be audited elsewhere (:mod:`yaniv_audit.distributed`).
         """
         if by not in EXPORT_BY:
             raise ValueError(f"unknown partitioning {by!r}; expected {' or '.join(EXPORT_BY)}")
@@ -1372,13 +1435,15 @@ def _export_select(table: str, by: str) -> tuple[str, list[str]]:
     """The SELECT of one table with its partition columns added, and their names."""
     game = "t" if table == "games" else "g"
     join = "" if table == "games" else " JOIN games g USING (game_no)"
+    # the events carry their game's fingerprint and declared rules: audited without `games`
+    extra = ", g.fingerprint, g.rules_key, g.rules_id" if table == "events" else ""
     if by == "month":
         columns = f"year({game}.started_at) AS year, month({game}.started_at) AS month"
         names = ["year", "month"]
     else:
         key = f"{game}.rules_key" if table in ("games", "events", "deals") else "t.rules_key"
         columns, names = f"{key} AS rules", ["rules"]
-    return f"SELECT t.*, {columns} FROM {table} t{join}", names  # noqa: S608
+    return f"SELECT t.*{extra}, {columns} FROM {table} t{join}", names  # noqa: S608
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]],

@@ -460,9 +460,20 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
 @click.option("--all", "all_lines", is_flag=True,
               help="with --db: a ruling line for every game, not the summary (audits of "
                    "files always print every one)")
+@click.option("--parquet", "parquet", default=None, metavar="DIR",
+              help="audit the games of an export (yaniv-audit export DIR; a path or an fsspec "
+                   "URL) on Dask, and write the results as Parquet under --out")
+@click.option("--scheduler", default=None, metavar="ADDRESS|local",
+              help="with --parquet: the Dask scheduler (tcp://host:8786), or local to start "
+                   "a local cluster (the default)")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="with --scheduler local: worker processes (default: all cores)")
+@click.option("--out", "out", default=None, type=click.Path(), metavar="DIR",
+              help="with --parquet: the new or empty directory of the results")
 def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
           jobs: int | None, exit_zero: bool, db: str | None, again: bool,
-          all_lines: bool) -> None:
+          all_lines: bool, parquet: str | None, scheduler: str | None, workers: int | None,
+          out: str | None) -> None:
     """Replay each log under R and rule on it.
 
     R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
@@ -475,11 +486,21 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     --rules may then be given several times, to audit under each in one pass. It
     prints a summary: the verdicts, a ruling line for each game that is not
     clean, and the players of the games that were not simulated (--all: a
-    ruling line for every game instead).
+    ruling line for every game instead). With --parquet, the games of an export
+    are audited on Dask and the results written under --out, for
+    `ingest-results`.
     """
     from .audit import render_line, render_report
     from .bulk import audit_stream, small_work
 
+    if parquet is not None:
+        if paths or db is not None or strict or again or as_json or jobs:
+            raise click.UsageError("--parquet goes with --rules, --scheduler, --workers, --out "
+                                   "and --exit-zero only")
+        sys.exit(audit_on_dask(parquet, rules_specs, scheduler or "local", workers, out,
+                               exit_zero))
+    if scheduler or workers or out:
+        raise click.UsageError("--scheduler, --workers and --out go with --parquet")
     if db is not None:
         if paths:
             raise click.UsageError("give either PATH... or --db, not both")
@@ -542,6 +563,41 @@ def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
     more = found.total - 1
     return (f"{source}: UNREADABLE: {found.problems[0].text()}"
             + (f" (and {more} more: yaniv-audit validate {source} lists them)" if more else ""))
+
+
+def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
+                  workers: int | None, out: str | None, exit_zero: bool) -> int:
+    """``audit --parquet``: the exit status."""
+    if out is None:
+        raise click.UsageError("--parquet needs --out DIR, the directory of the results")
+    if workers is not None and scheduler != "local":
+        raise click.UsageError("--workers goes with --scheduler local; a running scheduler "
+                               "has the workers it has")
+    rule_sets = [resolve_or_usage(spec) for spec in rules_specs]
+    try:
+        from .distributed import DistributedError, run_audit
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("dask", "distributed", "pandas", "pyarrow",
+                                                  "fsspec"):
+            raise
+        fail("audit --parquet needs Dask: pip install 'yaniv-audit[dask]'", EXIT_USAGE)
+    try:
+        done = run_audit(parquet, rule_sets, scheduler, out, workers=workers,
+                         show_progress=sys.stderr.isatty())
+    except DistributedError as exc:
+        fail(str(exc), EXIT_USAGE if "not an empty directory" in str(exc) else EXIT_BAD_INPUT)
+    n = done.counts
+    click.echo(f"{n['audits'] + n['unreadable']} games: {n['clean']} clean, "
+               f"{n['claims']} with claims only, {n['violations']} with violations, "
+               f"{n['corrupt']} corrupt, {n['unreadable']} unreadable")
+    click.echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
+               f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
+               f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
+               f"events/s; {done.startup:.1f} s more to start); results in {out}")
+    verdicts = [v for v in ("corrupt", "unreadable", "violations", "claims") if n[v]]
+    if exit_zero or not verdicts:
+        return EXIT_OK
+    return EXIT_BAD_INPUT if verdicts[0] in ("corrupt", "unreadable") else EXIT_FOUND
 
 
 def print_reports(reports: Any, count: int, as_json: bool,
@@ -1317,6 +1373,34 @@ def export(directory: str, db: str | None, by: str) -> None:
     for table, rows in counts.items():
         click.echo(f"{table:10} {rows:>9} rows" + ("" if rows else " (no file)"))
     click.echo(f"exported to {directory}, partitioned by {by}")
+
+
+@cli.command("ingest-results")
+@click.argument("directory", type=click.Path(file_okay=False))
+@db_option
+def ingest_results(directory: str, db: str | None) -> None:
+    """Store the results of `audit --parquet --out DIRECTORY` in the archive.
+
+    Each result replaces the archive's rows of its game and rule set, so that
+    `report`, `query` and the viewer use it; ingesting again changes nothing.
+    Results of games not in the archive, or of another version, are left out.
+    """
+    from . import ENGINE
+    from .errors import ArchiveError
+
+    with open_archive(db) as archive:
+        try:
+            n = archive.ingest_results(directory, progress=progress)
+        except ArchiveError as exc:
+            fail(str(exc), EXIT_USAGE)
+        where = archive.path
+    click.echo(f"stored {n['stored']} results (game and rule set) into {where}")
+    if n["other_engine"]:
+        click.echo(f"left out {n['other_engine']} results of another version than {ENGINE}: "
+                   "audit --db audits those games again")
+    if n["unknown"]:
+        click.echo(f"left out {n['unknown']} results of games not in {where}")
+    sys.exit(EXIT_FOUND if n["other_engine"] or n["unknown"] else EXIT_OK)
 
 
 @cli.command()
