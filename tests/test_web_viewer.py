@@ -197,7 +197,8 @@ def test_api_games_pages_and_filters(client: FlaskClient) -> None:
     assert body["total"] == len(LOGS) and len(body["games"]) == 3
     assert set(body["games"][0]) == {"fingerprint", "game_id", "source", "players", "rules_id",
                                      "events", "started_at", "ingested_at", "verdict",
-                                     "findings", "winners", "extends", "part_of", "superseded"}
+                                     "findings", "winners", "extends", "part_of", "rewrites",
+                                     "superseded"}
     only = client.get("/api/v1/games?player=noa").get_json()
     assert [g["fingerprint"] for g in only["games"]] == [fingerprint_of(MIDDLE)]
 
