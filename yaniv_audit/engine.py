@@ -938,7 +938,7 @@ class Replay:
     def _showdown_after_moves(self, r: RoundState, event: Showdown) -> None:
         if not r.ended:
             if event.caller is not None:
-                self._enter(r, Yaniv(event.index, event.line, event.at, event.caller))
+                self._enter(r, Yaniv(event.caller, index=event.index, line=event.line, at=event.at))
                 self._call(r, event, event.caller)
             else:
                 totals = {p: self._total(r.hands.get(p, [])) for p in r.rotation}
