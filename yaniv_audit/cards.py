@@ -24,6 +24,16 @@ if TYPE_CHECKING:
 
 Card = int
 
+if TYPE_CHECKING:
+    WireCard = Card
+else:
+
+    class WireCard(int):
+        """A card code (an ``int``) that msgspec reads and writes by its canonical name
+        (see :mod:`yaniv_audit.events`)."""
+
+        __slots__ = ()
+
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 JOKER: Card = 52
@@ -124,4 +134,4 @@ def deck_size(rules: RuleSet) -> int:
 
 
 def hand_total(cards: Sequence[Card], values: Sequence[int]) -> int:
-    return sum(values[c] for c in cards)
+    return sum(map(values.__getitem__, cards))

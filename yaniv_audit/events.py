@@ -29,19 +29,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 from msgspec import Meta, field
 
-from .cards import NAMES, Card
+from .cards import NAMES, Card, WireCard
 from .rules import RuleSet
 
 if TYPE_CHECKING:
-    WireCard = Card
     WireCards = tuple[Card, ...]
     SomeWireCards = tuple[Card, ...]
 else:
-
-    class WireCard(int):
-        """A card code (an ``int``) that msgspec reads and writes by its canonical name."""
-
-        __slots__ = ()
 
     class WireCards(tuple):
         """A tuple of :class:`WireCard` that msgspec reads in one call of :func:`card_hook`."""
