@@ -655,7 +655,7 @@ def test_a_log_reads_the_same_whichever_path_reads_each_line(
         builder = codec._LogBuilder("t")
         split = data.split(b"\n")
         codec._read_lines(builder, split, 0, 1)
-        assert codec._read_wire(builder, split, 1)
+        assert codec._read_wire(builder, data, split, 1)
         assert (tuple(builder.events), tuple(builder.leaves)) == fast
 
 

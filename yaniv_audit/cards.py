@@ -24,16 +24,6 @@ if TYPE_CHECKING:
 
 Card = int
 
-if TYPE_CHECKING:
-    WireCard = Card
-else:
-
-    class WireCard(int):
-        """A card code (an ``int``) that msgspec reads and writes by its canonical name
-        (see :mod:`yaniv_audit.events`)."""
-
-        __slots__ = ()
-
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 JOKER: Card = 52

@@ -27,7 +27,6 @@ import re
 import sys
 from collections.abc import Callable
 from datetime import datetime
-from itertools import repeat
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,7 +38,19 @@ from . import fastpath, structure
 from .canonical import normalize_event
 from .cards import Card, parse_card
 from .errors import CardError, LogFormatError, RulesError
-from .events import DECODER, ENCODER, EVENT_TYPES, Event, GameEnded, GameStarted, Log
+from .events import (
+    CODES,
+    DECODER,
+    ENCODER,
+    EVENT_TYPES,
+    Discard,
+    Draw,
+    Event,
+    GameEnded,
+    GameStarted,
+    Log,
+    names_to_codes,
+)
 from .fastpath import canonical_leaf
 from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
 
@@ -744,6 +755,7 @@ def wire_event(text: bytes, index: int, line: int | None) -> tuple[Event, bytes]
         except ValueError:
             return None
     leaf = _encode(event)  # while index and line hold what the line wrote (if anything)
+    names_to_codes(event)
     _set(event, "index", index)
     _set(event, "line", line)
     return event, leaf
@@ -766,29 +778,31 @@ def parse_jsonl(data: bytes, source: str) -> Log:
         first += 1
     rest = min(first + 1, len(lines))  # the position of the line after the first event
     _read_lines(builder, lines, 0, rest)
-    if not (FAST_PATH and _read_wire(builder, lines, rest)):
+    if not (FAST_PATH and _read_wire(builder, data, lines, rest)):
         _read_lines(builder, lines, rest, len(lines))
     return builder.finish()
 
 
-def _read_wire(builder: _LogBuilder, lines: list[bytes], start: int) -> bool:
-    """``lines[start:]`` read by msgspec all at once, exactly as :func:`wire_event` reads
-    each (and checked as :func:`_read_lines` would): False, and nothing read, if
-    msgspec refuses one of them or one is blank or too long."""
+def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int) -> bool:
+    """``lines[start:]`` (of ``data``) read by msgspec all at once, exactly as
+    :func:`wire_event` reads each (and checked as :func:`_read_lines` would): False,
+    and nothing read, if msgspec refuses one of them or one is blank or too long."""
     rest = lines[start:]
     if rest and not rest[-1]:
         rest.pop()  # the end of the last line
-    if not rest or max(map(len, rest)) > MAX_LINE_BYTES or any(
-            map(bytes.__contains__, rest, repeat(b"null"))):
-        return not rest
+    if not rest:
+        return True
+    if max(map(len, rest)) > MAX_LINE_BYTES or data.find(
+            b"null", sum(map(len, lines[:start])) + start) >= 0:  # from where rest begins
+        return False
     try:
         events = list(map(_decode, rest))  # no blank line: msgspec refuses it
     except msgspec.DecodeError:
         return False
-    leaves = list(map(_encode, events))  # while index and line hold what the lines wrote
+    leaves = list(map(_encode, events))  # while the cards, index and line are as written
     checker = builder.checker
     saved = checker.state()
-    check, fromisoformat = checker.check, datetime.fromisoformat
+    check, fromisoformat, code = checker.check, datetime.fromisoformat, CODES.__getitem__
     index = len(builder.events)
     line = start + 1
     for event in events:
@@ -801,6 +815,16 @@ def _read_wire(builder: _LogBuilder, lines: list[bytes], start: int) -> bool:
         if not ok:  # read again line by line
             checker.restore(saved)
             return False
+        # names_to_codes(event), inline for the moves (msgspec read names, typed as codes)
+        if isinstance(event, Discard):
+            _set(event, "cards", tuple(map(code, event.cards)))  # type: ignore[arg-type]
+        elif isinstance(event, Draw):
+            if event.card is not None:
+                _set(event, "card", code(event.card))  # type: ignore[arg-type]
+            if event.swap is not None:
+                _set(event, "swap", code(event.swap))  # type: ignore[arg-type]
+        else:
+            names_to_codes(event)
         _set(event, "index", index)
         _set(event, "line", line)
         problem = check(event)

@@ -9,11 +9,12 @@ The events are :class:`msgspec.Struct` types, a union tagged by ``type``, so
 that :mod:`yaniv_audit.codec` decodes the usual line of a log straight into its
 event with :data:`DECODER` and writes its leaf back with :data:`ENCODER`: the
 field types below say what msgspec accepts (strictly: no ``"5"`` for 5, no
-``true`` for 1), cards are read through :func:`card_hook` (canonical names only)
-and written back by name. That is only the fast way in: the marshmallow schemas
-of :mod:`yaniv_audit.codec` remain the definition of a valid event, decide
-every line msgspec refuses and write every error; the tests check that msgspec
-accepts nothing they refuse and builds the same event and leaf.
+``true`` for 1, a card only by its canonical name), and msgspec writes the leaf
+of what it read while the cards are still those names; the reader then turns
+them into codes (:func:`names_to_codes`). That is only the fast way in: the
+marshmallow schemas of :mod:`yaniv_audit.codec` remain the definition of a valid
+event, decide every line msgspec refuses and write every error; the tests check
+that msgspec accepts nothing they refuse and builds the same event and leaf.
 
 Two fields have JSON names of their own: ``index`` is read from ``seq`` (then
 checked against the position) and ``line`` from ``_line``, a name no schema
@@ -29,31 +30,22 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 from msgspec import Meta, field
 
-from .cards import NAMES, Card, WireCard
+from .canonical import CARD_FIELDS, CARD_LIST_FIELDS, HANDS_FIELD
+from .cards import NAMES, Card
 from .rules import RuleSet
 
 if TYPE_CHECKING:
-    WireCards = tuple[Card, ...]
-    SomeWireCards = tuple[Card, ...]
+    CardName = Card
 else:
+    #: a card as msgspec reads it: its canonical name, which the reader then turns into
+    #: its code (:func:`names_to_codes`) once the leaf is written
+    CardName = Literal[NAMES]
 
-    class WireCards(tuple):
-        """A tuple of :class:`WireCard` that msgspec reads in one call of :func:`card_hook`."""
-
-        __slots__ = ()
-
-    class SomeWireCards(WireCards):
-        """:class:`WireCards`, at least one."""
-
-        __slots__ = ()
-
-
-#: the one WireCard of every code, and of every canonical name
-WIRE_CARDS: tuple[WireCard, ...] = tuple(WireCard(code) for code in range(len(NAMES)))
-_BY_NAME: dict[str, WireCard] = {name: WIRE_CARDS[code] for code, name in enumerate(NAMES)}
+#: the code of every canonical card name
+CODES: dict[str, Card] = {name: code for code, name in enumerate(NAMES)}
 
 Player = Annotated[str, Meta(min_length=1)]
-Cards = WireCards
+Cards = tuple[CardName, ...]
 Hands = dict[Player, Cards]
 Scores = dict[Player, int]
 RoundNumber = Annotated[int, Meta(ge=1)]
@@ -87,26 +79,26 @@ class RoundStarted(Event, tag="round_started", frozen=True):
     round: RoundNumber
     starter: Player
     hands: Hands | None = None
-    upcard: WireCard | None = None
+    upcard: CardName | None = None
     stock: Cards | None = None
     dealer: Player | None = None
 
 
 class Discard(Event, tag="discard", frozen=True):
     player: Player
-    cards: SomeWireCards
+    cards: Annotated[Cards, Meta(min_length=1)]
 
 
 class Draw(Event, tag="draw", frozen=True):
     player: Player
     source: Literal["stock", "pile"]
-    card: WireCard | None = None
-    swap: WireCard | None = None
+    card: CardName | None = None
+    swap: CardName | None = None
 
 
 class Slap(Event, tag="slap", frozen=True):
     player: Player
-    card: WireCard
+    card: CardName
 
 
 class Yaniv(Event, tag="yaniv", frozen=True):
@@ -161,34 +153,40 @@ MOVES = (Discard, Draw, Slap, Yaniv)
 # --- msgspec: the fast way in ------------------------------------------------------
 
 
-def card_hook(kind: type, value: Any) -> Any:
-    """msgspec's reader of cards: canonical card names only (any other spelling is
-    refused here, and read, normalised, by the marshmallow path)."""
-    try:
-        if kind is WireCard and type(value) is str:
-            return _BY_NAME[value]
-        if (kind is WireCards or kind is SomeWireCards) and type(value) is list and (
-                value or kind is WireCards):
-            return kind(map(_BY_NAME.__getitem__, value))
-    except (KeyError, TypeError):  # not a card name, not a string
-        pass
-    raise ValueError("expected cards in canonical form")
+def names_to_codes(event: Event) -> None:
+    """The cards of an event msgspec just read, from their names to their codes."""
+    code, codes = CODES.__getitem__, _codes
+    for name in _CARD_FIELDS[type(event)]:
+        value: Any = getattr(event, name)
+        if value is None:
+            continue
+        if type(value) is str:
+            value = code(value)
+        elif type(value) is tuple:
+            value = codes(value)
+        else:  # hands
+            value = {player: codes(cards) for player, cards in value.items()}
+        msgspec.structs.force_setattr(event, name, value)
 
 
-def card_name(value: Any) -> Any:
-    """msgspec's writer of a :class:`WireCard`: its canonical name."""
-    if type(value) is WireCard:
-        return NAMES[value]
-    raise NotImplementedError(f"no JSON form for {type(value).__name__}")
+def _codes(names: tuple[str, ...]) -> tuple[Card, ...]:
+    return tuple(map(CODES.__getitem__, names))
+
+
+#: the fields of each event type that hold cards (those normalize_event rewrites)
+_CARD_FIELDS: dict[type[Event], tuple[str, ...]] = {
+    cls: tuple(name for name in cls.__struct_fields__
+               if name in (*CARD_FIELDS, *CARD_LIST_FIELDS, HANDS_FIELD))
+    for cls in EVENT_TYPES.values()
+}
 
 
 #: the types msgspec reads from a line: every event but game_started, whose rule set
 #: and free ``meta`` only the codec's own path reads (once per log)
 WIRE_TYPES = tuple(cls for cls in EVENT_TYPES.values() if cls is not GameStarted)
-DECODER: msgspec.json.Decoder[Event] = msgspec.json.Decoder(
-    Union[WIRE_TYPES], dec_hook=card_hook)  # noqa: UP007
-#: the leaf of an event DECODER read (before its index and line are set)
-ENCODER = msgspec.json.Encoder(enc_hook=card_name, order="sorted")
+DECODER: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Union[WIRE_TYPES])  # noqa: UP007
+#: the leaf of an event DECODER read (before its cards, index and line are set)
+ENCODER = msgspec.json.Encoder(order="sorted")
 
 
 @dataclass(frozen=True, slots=True)

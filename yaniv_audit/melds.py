@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card, WireCard, format_cards
+from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card, format_cards
 from .rules import RuleSet
 
 __all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target"]
@@ -242,7 +242,7 @@ def classify(cards: Sequence[Card], rules: RuleSet) -> Meld | str:
     else one sentence naming the cards and the rule parameter at fault."""
     if len(cards) == 1:
         c = cards[0]
-        if (type(c) is int or type(c) is WireCard) and 0 <= c <= JOKER:
+        if type(c) is int and 0 <= c <= JOKER:
             return _SINGLES[c]
     T = _tables(rules)
     t = tuple(cards)
