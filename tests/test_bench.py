@@ -67,9 +67,10 @@ def test_bench_numbers_are_sane(bench_json: tuple[dict, Path]) -> None:
         assert stage["events_per_s"] > 0, name
         assert stage["vs_parse"] > 0, name
     assert stages["parse"]["vs_parse"] == 1
-    # the audit and the codec parse every line and do more: slower than the floor
+    # the audit parses every line and does much more: slower than the floor (the codec
+    # need not be: msgspec parses and validates a line in one pass, about as fast as
+    # orjson parses it, so a noisy run can put it on either side)
     assert 0 < stages["audit"]["vs_parse"] < 1
-    assert 0 < stages["codec"]["vs_parse"] < 1
     assert stages["bulk"]["jobs"] == 2
     assert result["bulk_speedup"] == pytest.approx(
         stages["audit"]["seconds"] / stages["bulk"]["seconds"])

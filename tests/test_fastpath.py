@@ -119,13 +119,36 @@ def _slow(raw: Any, index: int, line: int | None) -> Any:
         return exc
 
 
+def _jsonable(value: Any) -> bool:
+    """Whether ``value`` is made of JSON's own types only (what a parser gives)."""
+    if type(value) in (str, int, float, bool) or value is None:
+        return not (type(value) is float and not math.isfinite(value))
+    if type(value) is list:
+        return all(map(_jsonable, value))
+    return type(value) is dict and all(type(k) is str and _jsonable(v) for k, v in value.items())
+
+
+def _wire(raw: Any, index: int, line: int | None) -> Any:
+    """The msgspec path on ``raw`` written as a line (None: it leaves the line to the
+    codec's own path), in compact and in spaced JSON."""
+    if not _jsonable(raw):
+        return None
+    compact = codec.wire_event(json.dumps(raw, ensure_ascii=False).encode(), index, line)
+    spaced = codec.wire_event(json.dumps(raw, indent=1).encode(), index, line)
+    assert compact == spaced, raw
+    return compact
+
+
 def agree(raw: Any, index: int = INDEX, line: int | None = LINE) -> bool:
-    """Fast path and marshmallow both refuse ``raw`` or both accept it with the same
-    typed event and the same leaf; True if accepted."""
+    """Fast path, msgspec path and marshmallow all refuse ``raw`` or accept it with the
+    same typed event and the same leaf (the msgspec path may also leave an event it
+    cannot tell apart to the others); True if accepted."""
     fast = _fast(raw, index, line)
     slow = _slow(raw, index, line)
+    wire = _wire(raw, index, line)
     if isinstance(slow, LogFormatError):
         assert fast is None, f"fast path accepted what marshmallow refuses: {raw!r}: {slow}"
+        assert wire is None, f"msgspec accepted what marshmallow refuses: {raw!r}: {slow}"
         with pytest.raises(LogFormatError) as info:
             event_from_dict(raw, index, line)
         assert (str(info.value), info.value.messages) == (str(slow), slow.messages)
@@ -147,6 +170,9 @@ def agree(raw: Any, index: int = INDEX, line: int | None = LINE) -> bool:
             leaf = canonical_leaf(normalize_event(raw))
         assert leaf == exact
     assert canonical_leaf(normalize_event(raw)) == exact
+    if wire is not None:
+        assert type(wire[0]) is type(slow) and wire[0] == slow, raw
+        assert wire[1] == exact, raw
     return True
 
 
@@ -212,6 +238,8 @@ def test_a_field_named_like_a_card_field_must_hold_cards() -> None:
 def test_every_field_with_every_kind_of_value(kind: str) -> None:
     base = BASE[kind]
     assert agree(base)
+    # msgspec reads every event but the first straight into its struct
+    assert (_wire(base, INDEX, LINE) is None) == (kind == "game_started")
     accepted = 0
     for field in base:
         if field == "type":
@@ -458,6 +486,9 @@ def test_simulated_games_read_the_same_with_the_fast_path_on_and_off(
         fast, slow = _read_both(path, monkeypatch)
         assert fast.events == slow.events and fast.leaves == slow.leaves
         assert fast.leaves == tuple(canonical_bytes(normalize_event(e)) for e in events)
+        lines = path.read_bytes().splitlines()
+        assert all(codec.wire_event(text, i, i + 1) is not None for i, text in enumerate(lines)
+                   if i > 0 and b"null" not in text), "msgspec left an event to the slow path"
         array = tmp_path / f"g{game}.json"
         array.write_text(json.dumps(events))
         fast_array, slow_array = _read_both(array, monkeypatch)
@@ -545,35 +576,90 @@ def test_floats_are_json_numbers_not_integers() -> None:
     assert math.isclose(1.0, 1)  # equal in Python, refused by the schema all the same
 
 
-def test_events_built_slot_by_slot_are_the_dataclass_s_own() -> None:
-    import dataclasses
-
-    fast = _fast({"type": "discard", "player": "dana", "cards": ["5H"]}, 2, 3)
-    assert fast is not None
-    event = fast[0]
+def test_events_read_any_way_are_the_same_frozen_struct() -> None:
+    raw = {"type": "discard", "player": "dana", "cards": ["5H"]}
+    fast = _fast(raw, 2, 3)
+    wire = codec.wire_event(json.dumps(raw).encode(), 2, 3)
+    assert fast is not None and wire is not None
     built = EVENT_TYPES["discard"](index=2, line=3, at=None, player="dana", cards=(parse(),))
-    assert event == built and hash(event) == hash(built) and repr(event) == repr(built)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        event.player = "omer"  # type: ignore[misc]
-    assert all(fastpath._slot_setters(cls) is not None for cls in EVENT_TYPES.values())
-
-    @dataclasses.dataclass(frozen=True, slots=True)
-    class Checked:
-        index: int
-        line: int | None
-        at: str | None
-
-        def __post_init__(self) -> None:
-            pass
-
-    @dataclasses.dataclass(frozen=True)
-    class NoSlots:
-        index: int
-
-    assert fastpath._slot_setters(Checked) is None and fastpath._slot_setters(NoSlots) is None
+    for event in (fast[0], wire[0]):
+        assert event == built and hash(event) == hash(built) and repr(event) == repr(built)
+        with pytest.raises(AttributeError):
+            event.player = "omer"  # type: ignore[misc]
 
 
 def parse() -> int:
     from yaniv_audit.cards import parse_card
 
     return parse_card("5H")
+
+
+def _read_either(data: bytes, monkeypatch: pytest.MonkeyPatch, fast: bool) -> Any:
+    monkeypatch.setattr(codec, "FAST_PATH", fast)
+    try:
+        log = parse_jsonl(data, "t")
+        return log.events, log.leaves
+    except LogFormatError as exc:
+        return str(exc), exc.messages
+    finally:
+        monkeypatch.setattr(codec, "FAST_PATH", True)
+
+
+@pytest.mark.parametrize("change", [
+    "none", "blank line", "crlf", "spaces", "bom", "underscore field", "spelling", "null",
+    "seq", "no seq", "bad at", "naive at", "unknown field", "bad json", "not seated", "round",
+    "float", "big integer", "long line", "last line", "no final newline",
+])
+def test_a_log_reads_the_same_whichever_path_reads_each_line(
+        change: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """msgspec reads all the lines after the first at once; any line it refuses sends
+    them all through the line-by-line reader, and either way the log reads the same."""
+    events = simulate_game(PRESETS["israeli"], 3, ["random", "greedy", "careful"], seed=2, game=1)
+    lines = [json.dumps(e, ensure_ascii=False).encode() for e in events]
+    k = len(lines) // 2  # a move in the middle
+    move = json.loads(lines[k])
+    edits: dict[str, Any] = {
+        "blank line": lambda: lines.insert(k, b"  "),
+        "crlf": lambda: lines.__setitem__(slice(None), [x + b"\r" for x in lines]),
+        "spaces": lambda: lines.__setitem__(k, json.dumps(move, indent=None, separators=(
+            " , ", " : ")).encode()),
+        "bom": lambda: lines.__setitem__(0, codecs_bom() + lines[0]),
+        "underscore field": lambda: lines.__setitem__(k, json.dumps({**move, "_x": 1}).encode()),
+        "spelling": lambda: lines.__setitem__(k, lines[k].replace(b'H"', b'\\u2665"')),
+        "null": lambda: lines.__setitem__(k, json.dumps({**move, "at": None}).encode()),
+        "seq": lambda: lines.__setitem__(k, json.dumps({**move, "seq": k + 1}).encode()),
+        "no seq": lambda: lines.__setitem__(
+            slice(None), [json.dumps({f: v for f, v in json.loads(x).items() if f != "seq"})
+                          .encode() for x in lines]),
+        "bad at": lambda: lines.__setitem__(k, json.dumps({**move, "at": "2024-13-01T00:00:00Z"})
+                                            .encode()),
+        "naive at": lambda: lines.__setitem__(k, json.dumps({**move, "at": "2024-05-01T10:00:00"})
+                                              .encode()),
+        "unknown field": lambda: lines.__setitem__(k, json.dumps({**move, "colour": 1}).encode()),
+        "bad json": lambda: lines.__setitem__(k, lines[k][:-1]),
+        "not seated": lambda: lines.__setitem__(k, json.dumps({**move, "player": "zed"}).encode()),
+        "round": lambda: lines.__setitem__(1, lines[1].replace(b'"round": 1', b'"round": 2')),
+        "float": lambda: lines.__setitem__(k, json.dumps({**move, "seq": float(k)}).encode()),
+        "big integer": lambda: lines.__setitem__(k, json.dumps({**move, "seq": 2**70}).encode()),
+        "long line": lambda: lines.__setitem__(k, json.dumps({**move, "_pad": "x" * (1 << 20)})
+                                               .encode()),
+        "last line": lambda: lines.__setitem__(-1, json.dumps({"type": "note", "text": 5})
+                                               .encode()),
+    }
+    if change in edits:
+        edits[change]()
+    data = b"\n".join(lines) + (b"" if change == "no final newline" else b"\n")
+    fast = _read_either(data, monkeypatch, True)
+    assert fast == _read_either(data, monkeypatch, False)
+    if change in ("none", "crlf", "no final newline", "no seq"):  # msgspec read them all
+        builder = codec._LogBuilder("t")
+        split = data.split(b"\n")
+        codec._read_lines(builder, split, 0, 1)
+        assert codec._read_wire(builder, data, split, 1)
+        assert (tuple(builder.events), tuple(builder.leaves)) == fast
+
+
+def codecs_bom() -> bytes:
+    import codecs
+
+    return codecs.BOM_UTF8

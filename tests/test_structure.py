@@ -111,7 +111,7 @@ def test_a_player_seated_twice_is_unreadable_even_as_an_object() -> None:
 
 
 def test_typed_events_from_elsewhere_are_checked_for_the_player_count() -> None:
-    game = GameStarted(0, None, None, "yaniv-log/1", tuple("abcdefghi"), {}, PRESETS["israeli"])
+    game = GameStarted("yaniv-log/1", tuple("abcdefghi"), {}, PRESETS["israeli"], index=0)
     found = first_problem([game])
     assert found is not None and found.message == (
         'game_started: field "players": expected 2 to 8 players, got 9')
@@ -283,11 +283,11 @@ def test_a_stock_draw_without_card_needs_a_recorded_stock() -> None:
 
 
 def test_the_check_is_a_fold_over_typed_events_built_anywhere() -> None:
-    game = GameStarted(0, None, None, "yaniv-log/1", ("dana", "omer"), {}, PRESETS["israeli"])
+    game = GameStarted("yaniv-log/1", ("dana", "omer"), {}, PRESETS["israeli"], index=0)
     check = StructureCheck()
     assert check.check(game) is None
-    assert check.check(Note(1, None, None, "a note")) is None
-    throw = Discard(2, None, None, "dana", (parse_card("5H"),))
+    assert check.check(Note("a note", index=1)) is None
+    throw = Discard("dana", (parse_card("5H"),), index=2)
     found = check.check(throw)
     assert found == Problem(
         throw, None, 'a move before round 1; moves need a round_started with "hands"')

@@ -124,4 +124,4 @@ def deck_size(rules: RuleSet) -> int:
 
 
 def hand_total(cards: Sequence[Card], values: Sequence[int]) -> int:
-    return sum(values[c] for c in cards)
+    return sum(map(values.__getitem__, cards))

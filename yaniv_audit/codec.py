@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
 import orjson
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
@@ -37,7 +38,19 @@ from . import fastpath, structure
 from .canonical import normalize_event
 from .cards import Card, parse_card
 from .errors import CardError, LogFormatError, RulesError
-from .events import EVENT_TYPES, Event, GameEnded, GameStarted, Log
+from .events import (
+    CODES,
+    DECODER,
+    ENCODER,
+    EVENT_TYPES,
+    Discard,
+    Draw,
+    Event,
+    GameEnded,
+    GameStarted,
+    Log,
+    names_to_codes,
+)
 from .fastpath import canonical_leaf
 from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
 
@@ -713,16 +726,125 @@ def _json_problem(text: bytes, exc: orjson.JSONDecodeError, in_file: bool) -> st
     return f"not valid JSON: {exc.msg} ({where})"
 
 
+_decode, _encode, _set = DECODER.decode, ENCODER.encode, msgspec.structs.force_setattr
+
+
+def wire_event(text: bytes, index: int, line: int | None) -> tuple[Event, bytes] | None:
+    """The event on one JSON line and its leaf, read by msgspec straight into the event
+    struct; None when msgspec does not accept it exactly as the schemas would (the
+    reader then takes the codec's own path, and marshmallow decides).
+
+    Refused here, whatever the schemas say of them: a ``null`` anywhere (the structs
+    cannot tell an explicit null from a missing field, which the leaf keeps apart),
+    a card not written canonically, a field starting with ``_`` (the leaf keeps it,
+    the struct has no place for it), a ``seq`` other than ``index``, game_started.
+    """
+    if b"null" in text:
+        return None
+    try:
+        event = _decode(text)
+    except msgspec.DecodeError:  # and its ValidationError
+        return None
+    if event.index != index and event.index != -1:  # -1: no seq
+        return None
+    at = event.at
+    if at is not None:  # Timestamp.accepts, inline
+        try:
+            if datetime.fromisoformat(at).tzinfo is None:
+                return None
+        except ValueError:
+            return None
+    leaf = _encode(event)  # while index and line hold what the line wrote (if anything)
+    names_to_codes(event)
+    _set(event, "index", index)
+    _set(event, "line", line)
+    return event, leaf
+
+
 def parse_jsonl(data: bytes, source: str) -> Log:
-    """A JSON Lines log: one event object per line; blank lines, a BOM and CRLF accepted."""
+    """A JSON Lines log: one event object per line; blank lines, a BOM and CRLF accepted.
+
+    The first event (game_started) is read line by line; then, for speed, msgspec
+    reads all the other lines at once (:func:`_read_wire`); if it refuses any of
+    them, they are read line by line after all, each through :func:`wire_event`
+    first and the codec's own path when msgspec refuses it.
+    """
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
     builder = _LogBuilder(source)
+    lines = data.split(b"\n")
+    first = 0
+    while first < len(lines) and (not lines[first] or lines[first].isspace()):
+        first += 1
+    rest = min(first + 1, len(lines))  # the position of the line after the first event
+    _read_lines(builder, lines, 0, rest)
+    if not (FAST_PATH and _read_wire(builder, data, lines, rest)):
+        _read_lines(builder, lines, rest, len(lines))
+    return builder.finish()
+
+
+def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int) -> bool:
+    """``lines[start:]`` (of ``data``) read by msgspec all at once, exactly as
+    :func:`wire_event` reads each (and checked as :func:`_read_lines` would): False,
+    and nothing read, if msgspec refuses one of them or one is blank or too long."""
+    rest = lines[start:]
+    if rest and not rest[-1]:
+        rest.pop()  # the end of the last line
+    if not rest:
+        return True
+    if max(map(len, rest)) > MAX_LINE_BYTES or data.find(
+            b"null", sum(map(len, lines[:start])) + start) >= 0:  # from where rest begins
+        return False
+    try:
+        events = list(map(_decode, rest))  # no blank line: msgspec refuses it
+    except msgspec.DecodeError:
+        return False
+    leaves = list(map(_encode, events))  # while the cards, index and line are as written
+    checker = builder.checker
+    saved = checker.state()
+    check, fromisoformat, code = checker.check, datetime.fromisoformat, CODES.__getitem__
+    index = len(builder.events)
+    line = start + 1
+    for event in events:
+        written, at = event.index, event.at
+        try:
+            ok = (written == index or written == -1) and (
+                at is None or fromisoformat(at).tzinfo is not None)
+        except ValueError:
+            ok = False
+        if not ok:  # read again line by line
+            checker.restore(saved)
+            return False
+        # names_to_codes(event), inline for the moves (msgspec read names, typed as codes)
+        if isinstance(event, Discard):
+            _set(event, "cards", tuple(map(code, event.cards)))  # type: ignore[arg-type]
+        elif isinstance(event, Draw):
+            if event.card is not None:
+                _set(event, "card", code(event.card))  # type: ignore[arg-type]
+            if event.swap is not None:
+                _set(event, "swap", code(event.swap))  # type: ignore[arg-type]
+        else:
+            names_to_codes(event)
+        _set(event, "index", index)
+        _set(event, "line", line)
+        problem = check(event)
+        if problem is not None:
+            raise problem_error(problem)
+        index += 1
+        line += 1
+    builder.events.extend(events)
+    builder.leaves.extend(leaves)
+    return True
+
+
+def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int) -> None:
+    """``lines[start:stop]`` read one at a time (``start`` is the 0-based position)."""
     # builder.add_parsed, inline: every step of the loop counts
     events, leaves, check, add = builder.events, builder.leaves, builder.checker.check, builder.add
     readers = READERS if FAST_PATH else {}
     loads, dumps, sort_keys, exact = orjson.loads, orjson.dumps, orjson.OPT_SORT_KEYS, _exact
-    for number, text in enumerate(data.split(b"\n"), 1):
+    for number in range(start + 1, stop + 1):
+        text = lines[number - 1]
         if len(text) > MAX_LINE_BYTES:
             size = len(text) - text.endswith(b"\r")
             if size > MAX_LINE_BYTES:
@@ -731,6 +853,14 @@ def parse_jsonl(data: bytes, source: str) -> Log:
                     "are allowed", line=number, index=len(events),
                 )
         if not text or text.isspace():
+            continue
+        wired = wire_event(text, len(events), number) if FAST_PATH else None
+        if wired is not None:
+            problem = check(wired[0])
+            if problem is not None:
+                raise problem_error(problem)
+            events.append(wired[0])
+            leaves.append(wired[1])
             continue
         try:
             raw = loads(text)
@@ -760,7 +890,6 @@ def parse_jsonl(data: bytes, source: str) -> Log:
         # a copy of the exact size: keeping orjson's own buffers (allocated large, then
         # shrunk) makes the C allocator trim and grow the heap at every event, 5x slower
         leaves.append(b"%b" % leaf)
-    return builder.finish()
 
 
 def parse_json_array(data: bytes, source: str) -> Log:

@@ -162,6 +162,8 @@ class Replay:
         self.values = card_values(rules)
         self.counts = deck_counts(rules)
         self.deck_size = sum(self.counts)
+        #: the deck as {card: copies} (a Counter of it, without its zeros)
+        self.deck = {card: n for card, n in enumerate(self.counts) if n}
         self.seating: tuple[str, ...] = game.players
         self.scores: dict[str, int] = {p: 0 for p in self.seating}
         self.out: list[str] = []
@@ -294,10 +296,13 @@ class Replay:
             on_table[upcard] += 1
         if event.stock is not None:
             on_table.update(event.stock)
-        self._check_counts(event, on_table, "the deal")
-        if event.stock is not None:
-            upcard = self._check_whole_deck(event, on_table)
-            r.upcard_deduced = event.upcard is None
+        if upcard is None or event.stock is None or not dict.__eq__(on_table, self.deck):
+            self._check_counts(event, on_table, "the deal")
+            if event.stock is not None:
+                upcard = self._check_whole_deck(event, on_table)
+                r.upcard_deduced = event.upcard is None
+        # else the usual deal: hands, upcard and stock are the deck card for card, which
+        # both checks above would find (and the upcard is the one recorded)
         for p, cards in event.hands.items():
             r.hands[p] = list(cards)
         seen = r.seen
@@ -938,7 +943,7 @@ class Replay:
     def _showdown_after_moves(self, r: RoundState, event: Showdown) -> None:
         if not r.ended:
             if event.caller is not None:
-                self._enter(r, Yaniv(event.index, event.line, event.at, event.caller))
+                self._enter(r, Yaniv(event.caller, index=event.index, line=event.line, at=event.at))
                 self._call(r, event, event.caller)
             else:
                 totals = {p: self._total(r.hands.get(p, [])) for p in r.rotation}

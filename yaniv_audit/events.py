@@ -4,36 +4,69 @@ Every event knows its 0-based ``index`` in the log (what ``seq`` must equal),
 the ``line`` it came from in a ``.jsonl`` file (None for ``.json``) and its
 optional ``at`` timestamp. Cards are codes from :mod:`yaniv_audit.cards`;
 players are their id strings.
+
+The events are :class:`msgspec.Struct` types, a union tagged by ``type``, so
+that :mod:`yaniv_audit.codec` decodes the usual line of a log straight into its
+event with :data:`DECODER` and writes its leaf back with :data:`ENCODER`: the
+field types below say what msgspec accepts (strictly: no ``"5"`` for 5, no
+``true`` for 1, a card only by its canonical name), and msgspec writes the leaf
+of what it read while the cards are still those names; the reader then turns
+them into codes (:func:`names_to_codes`). That is only the fast way in: the
+marshmallow schemas of :mod:`yaniv_audit.codec` remain the definition of a valid
+event, decide every line msgspec refuses and write every error; the tests check
+that msgspec accepts nothing they refuse and builds the same event and leaf.
+
+Two fields have JSON names of their own: ``index`` is read from ``seq`` (then
+checked against the position) and ``line`` from ``_line``, a name no schema
+field can take (a ``_`` field is free), so that whatever a log writes there is
+kept in the leaf and never taken for the line number, which the reader sets.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from .cards import Card
+import msgspec
+from msgspec import Meta, field
+
+from .canonical import CARD_FIELDS, CARD_LIST_FIELDS, HANDS_FIELD
+from .cards import NAMES, Card
 from .rules import RuleSet
 
-Hands = dict[str, tuple[Card, ...]]
+if TYPE_CHECKING:
+    CardName = Card
+else:
+    #: a card as msgspec reads it: its canonical name, which the reader then turns into
+    #: its code (:func:`names_to_codes`) once the leaf is written
+    CardName = Literal[NAMES]
+
+#: the code of every canonical card name
+CODES: dict[str, Card] = {name: code for code, name in enumerate(NAMES)}
+
+Player = Annotated[str, Meta(min_length=1)]
+Cards = tuple[CardName, ...]
+Hands = dict[Player, Cards]
+Scores = dict[Player, int]
+RoundNumber = Annotated[int, Meta(ge=1)]
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    index: int
-    line: int | None
-    at: str | None
+class Event(msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="type",
+            omit_defaults=True, forbid_unknown_fields=True):
+    index: Annotated[int, Meta(ge=0)] = field(default=-1, name="seq")
+    line: int | None = field(default=None, name="_line")
+    at: str | None = None
 
     @property
     def type(self) -> str:
-        return EVENT_TYPES_BY_CLASS[type(self)]
+        return self.__struct_config__.tag  # type: ignore[return-value]
 
     @property
     def where(self) -> str:
         return f"line {self.line}" if self.line is not None else f"event {self.index}"
 
 
-@dataclass(frozen=True, slots=True)
-class GameStarted(Event):
+class GameStarted(Event, tag="game_started", frozen=True):
     format: str
     players: tuple[str, ...]
     names: dict[str, str]
@@ -42,70 +75,60 @@ class GameStarted(Event):
     meta: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RoundStarted(Event):
-    round: int
-    starter: str
+class RoundStarted(Event, tag="round_started", frozen=True):
+    round: RoundNumber
+    starter: Player
     hands: Hands | None = None
-    upcard: Card | None = None
-    stock: tuple[Card, ...] | None = None
-    dealer: str | None = None
+    upcard: CardName | None = None
+    stock: Cards | None = None
+    dealer: Player | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Discard(Event):
-    player: str
-    cards: tuple[Card, ...]
+class Discard(Event, tag="discard", frozen=True):
+    player: Player
+    cards: Annotated[Cards, Meta(min_length=1)]
 
 
-@dataclass(frozen=True, slots=True)
-class Draw(Event):
-    player: str
+class Draw(Event, tag="draw", frozen=True):
+    player: Player
     source: Literal["stock", "pile"]
-    card: Card | None = None
-    swap: Card | None = None
+    card: CardName | None = None
+    swap: CardName | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Slap(Event):
-    player: str
-    card: Card
+class Slap(Event, tag="slap", frozen=True):
+    player: Player
+    card: CardName
 
 
-@dataclass(frozen=True, slots=True)
-class Yaniv(Event):
-    player: str
+class Yaniv(Event, tag="yaniv", frozen=True):
+    player: Player
     total: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Showdown(Event):
-    caller: str | None
+class Showdown(Event, tag="showdown", frozen=True):
+    caller: Player | None
     hands: Hands
 
 
-@dataclass(frozen=True, slots=True)
-class RoundEnded(Event):
-    round: int
-    points: dict[str, int] | None = None
-    scores: dict[str, int] | None = None
+class RoundEnded(Event, tag="round_ended", frozen=True):
+    round: RoundNumber
+    points: Scores | None = None
+    scores: Scores | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Reshuffle(Event):
-    stock: tuple[Card, ...] | None = None
+class Reshuffle(Event, tag="reshuffle", frozen=True):
+    stock: Cards | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class GameEnded(Event):
-    winner: tuple[str, ...] | None = None
-    scores: dict[str, int] | None = None
+class GameEnded(Event, tag="game_ended", frozen=True):
+    winner: Annotated[tuple[Player, ...], Meta(min_length=1)] | None = None
+    scores: Scores | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Note(Event):
+class Note(Event, tag="note", frozen=True):
     text: str
-    player: str | None = None
+    player: Player | None = None
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -125,6 +148,45 @@ EVENT_TYPES_BY_CLASS: dict[type[Event], str] = {cls: name for name, cls in EVENT
 
 #: events that are moves of a turn
 MOVES = (Discard, Draw, Slap, Yaniv)
+
+
+# --- msgspec: the fast way in ------------------------------------------------------
+
+
+def names_to_codes(event: Event) -> None:
+    """The cards of an event msgspec just read, from their names to their codes."""
+    code, codes = CODES.__getitem__, _codes
+    for name in _CARD_FIELDS[type(event)]:
+        value: Any = getattr(event, name)
+        if value is None:
+            continue
+        if type(value) is str:
+            value = code(value)
+        elif type(value) is tuple:
+            value = codes(value)
+        else:  # hands
+            value = {player: codes(cards) for player, cards in value.items()}
+        msgspec.structs.force_setattr(event, name, value)
+
+
+def _codes(names: tuple[str, ...]) -> tuple[Card, ...]:
+    return tuple(map(CODES.__getitem__, names))
+
+
+#: the fields of each event type that hold cards (those normalize_event rewrites)
+_CARD_FIELDS: dict[type[Event], tuple[str, ...]] = {
+    cls: tuple(name for name in cls.__struct_fields__
+               if name in (*CARD_FIELDS, *CARD_LIST_FIELDS, HANDS_FIELD))
+    for cls in EVENT_TYPES.values()
+}
+
+
+#: the types msgspec reads from a line: every event but game_started, whose rule set
+#: and free ``meta`` only the codec's own path reads (once per log)
+WIRE_TYPES = tuple(cls for cls in EVENT_TYPES.values() if cls is not GameStarted)
+DECODER: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Union[WIRE_TYPES])  # noqa: UP007
+#: the leaf of an event DECODER read (before its cards, index and line are set)
+ENCODER = msgspec.json.Encoder(order="sorted")
 
 
 @dataclass(frozen=True, slots=True)

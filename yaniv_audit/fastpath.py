@@ -31,12 +31,12 @@ somewhere in a free value: the exact ``json.dumps`` encoder, see
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+import msgspec
 import orjson
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, missing, validate
 
@@ -403,7 +403,7 @@ def compile_reader(
     decides). ``extras_hook`` names the schema validator that allows unknown fields
     starting with ``_`` whose value passes ``extras_ok``; ``builders`` holds the
     codec's own builders of the event types whose data needs more than the
-    dataclass constructor (called as ``builder(data, index, line, at)``).
+    event constructor (called as ``builder(data, index, line, at)``).
     """
     _check_schema(schema)
     hooks = {tag: names for tag, names in schema._hooks.items() if names}
@@ -457,14 +457,7 @@ def compile_reader(
     else:
         values = {"index": "index", "line": "line", "at": at,
                   **{n: f"f_{n}" for n in defaults if n != at_field}}
-        setters = _slot_setters(event_class)
-        if setters is None:
-            lines.append(f"    event = CLS({', '.join(values.values())})")
-        else:  # what the dataclass __init__ does, without its object.__setattr__ calls
-            lines.append("    event = NEW(CLS)")
-            for name, expr in values.items():
-                lines.append(f"    {c.const(setters[name], 'SET')}(event, {expr})")
-            c.ns["NEW"] = object.__new__
+        lines.append(f"    event = CLS({', '.join(f'{k}={v}' for k, v in values.items())})")
     lines.append("    return event, (2 if free else 0 if canon else 1)")
     body = ["    " + line for line in lines[1:]]
     lines = [lines[0], "  try:", *body, "  except KeyError:", "    return None"]
@@ -485,14 +478,14 @@ def _value_kind(field: fields.Field[Any]) -> str:
 
 def _positional(kind: str, schema: Schema, event_class: type, data_names: list[str],
                 c: _Compiler) -> dict[str, str]:
-    """The event class's fields after (index, line, at), in order, each with the
-    expression of its default (for optional schema fields)."""
-    if not dataclasses.is_dataclass(event_class):
-        raise Unsupported(f"{kind}: {event_class.__name__} is not a dataclass")
-    dc = dataclasses.fields(event_class)
-    if [f.name for f in dc[:3]] != ["index", "line", "at"]:
-        raise Unsupported(f"{kind}: {event_class.__name__} starts with index, line, at")
-    rest = {f.name: f for f in dc[3:]}
+    """The event struct's fields after (index, line, at), each with the expression of
+    its default (for optional schema fields)."""
+    if not (isinstance(event_class, type) and issubclass(event_class, msgspec.Struct)):
+        raise Unsupported(f"{kind}: {event_class.__name__} is not a msgspec Struct")
+    info = msgspec.structs.fields(event_class)
+    if [f.name for f in info[-3:]] != ["index", "line", "at"]:
+        raise Unsupported(f"{kind}: {event_class.__name__} ends with index, line, at")
+    rest = {f.name: f for f in info[:-3]}
     if set(rest) != set(data_names):
         raise Unsupported(f"{kind}: the schema's fields {sorted(data_names)} are not "
                           f"{event_class.__name__}'s {sorted(rest)}")
@@ -500,36 +493,11 @@ def _positional(kind: str, schema: Schema, event_class: type, data_names: list[s
     for name, f in rest.items():
         if schema.fields[name].required:
             args[name] = "M"
-        elif f.default is dataclasses.MISSING:
+        elif f.required:
             raise Unsupported(f"{kind}.{name}: optional in the schema, no default in the event")
         else:
             args[name] = c.const(f.default, "DEFAULT")
     return args
-
-
-def _slot_setters(cls: type) -> dict[str, Callable[[Any, Any], None]] | None:
-    """The slot setters of a frozen dataclass whose generated ``__init__`` does nothing
-    but set every field in order (its ``object.__setattr__`` calls are a third of the
-    cost of reading a move): calling them on ``object.__new__(cls)`` builds the same
-    event. None if the class is anything else (then its constructor is called)."""
-    init: Any = cls.__dict__.get("__init__")
-    names = [f.name for f in dataclasses.fields(cls)]
-    try:
-        setters = {name: getattr(cls, name).__set__ for name in names}
-    except AttributeError:
-        return None
-    ok = (
-        dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
-        and "__slots__" in cls.__dict__ and cls.__new__ is object.__new__
-        and not hasattr(cls, "__post_init__")
-        and init is not None
-        and getattr(init, "__qualname__", "") == f"{cls.__qualname__}.__init__"
-        and init.__code__.co_filename == "<string>"  # written by dataclasses
-        and init.__code__.co_varnames[:init.__code__.co_argcount] == ("self", *names)
-        and all(f.init and type(getattr(cls, f.name)).__name__ == "member_descriptor"
-                for f in dataclasses.fields(cls))
-    )
-    return setters if ok else None
 
 
 def _extras_checker(known: frozenset[str], extras_ok: Callable[[Any], bool]

@@ -84,9 +84,21 @@ def node_hash(left: bytes, right: bytes) -> bytes:
     return _sha256(_NODE_PREFIX + left + right).digest()
 
 
+#: SHA-256 already fed the leaf and the node prefix: copying one is cheaper than
+#: hashing the prefix again (and than joining it to every leaf)
+_LEAF_SEED = _sha256(_LEAF_PREFIX)
+_NODE_SEED = _sha256(_NODE_PREFIX)
+
+
 def _hash_leaves(leaves: Sequence[bytes]) -> list[bytes]:
-    sha, prefix = _sha256, _LEAF_PREFIX
-    return [sha(prefix + leaf).digest() for leaf in leaves]
+    seed = _LEAF_SEED.copy
+    hashes: list[bytes] = []
+    append = hashes.append
+    for leaf in leaves:
+        h = seed()
+        h.update(leaf)
+        append(h.digest())
+    return hashes
 
 
 def _root_of_hashes(level: list[bytes]) -> bytes:
@@ -98,16 +110,19 @@ def _root_of_hashes(level: list[bytes]) -> bytes:
     """
     if not level:
         return _sha256(b"").digest()
-    sha, prefix = _sha256, _NODE_PREFIX
+    seed = _NODE_SEED.copy
     while len(level) > 1:
-        odd = level[-1] if len(level) % 2 else None
         pairs = iter(level)
-        level = [
-            sha(prefix + left + right).digest()
-            for left, right in zip(pairs, pairs, strict=False)  # drops the odd one
-        ]
-        if odd is not None:
-            level.append(odd)
+        above: list[bytes] = []
+        append = above.append
+        for left, right in zip(pairs, pairs, strict=False):  # drops an odd last one
+            h = seed()
+            h.update(left)
+            h.update(right)
+            append(h.digest())
+        if len(level) % 2:
+            append(level[-1])
+        level = above
     return level[0]
 
 

@@ -9,8 +9,8 @@ out, whether a reshuffle was allowed, the stock running out) is the engine's.
 
 >>> from yaniv_audit.events import GameStarted, Discard
 >>> from yaniv_audit.rules import PRESETS
->>> game = GameStarted(0, 1, None, "yaniv-log/1", ("dana", "omer"), {}, PRESETS["israeli"])
->>> first_problem([game, Discard(1, 2, None, "dana", (4,))]).message
+>>> game = GameStarted("yaniv-log/1", ("dana", "omer"), {}, PRESETS["israeli"], index=0, line=1)
+>>> first_problem([game, Discard("dana", (4,), index=1, line=2)]).message
 'discard: a move before round 1; moves need a round_started with "hands"'
 """
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .events import (
     Discard,
@@ -126,6 +127,14 @@ class StructureCheck:
         self.stock: int | None = None
         #: where the order was last recorded, for the message
         self.stock_from = ""
+
+    def state(self) -> tuple[Any, ...]:
+        """Everything the fold holds, for :meth:`restore`."""
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(self.__slots__, state, strict=True):
+            setattr(self, name, value)
 
     def check(self, event: Event) -> Problem | None:
         """The first structural problem of ``event`` given the events before it."""
