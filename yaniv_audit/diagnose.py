@@ -256,8 +256,8 @@ class _Checks:
             ids = [p for p in ids if isinstance(p, str) and p]
             if ids:
                 seated = tuple(dict.fromkeys(ids))
-                checker.game = GameStarted(index, line, None, FORMAT, seated, {},
-                                           PRESETS["israeli"])
+                checker.game = GameStarted(FORMAT, seated, {}, PRESETS["israeli"],
+                                           index=index, line=line)
                 checker.seated, self.seated = frozenset(seated), seated
             else:
                 self.lost = True
