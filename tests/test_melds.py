@@ -507,7 +507,8 @@ def test_classify_never_raises_and_runs_read_back(rules_id: str, throw: list[Car
     if isinstance(result, Meld) and result.kind == "run":
         back = classify(result.cards[::-1], rules)
         assert isinstance(back, Meld) and back.kind == "run"
-        assert back.stands_for == result.stands_for[::-1]
+        if result.cards[::-1] != result.cards:  # a palindrome (J T J) reads the same way
+            assert back.stands_for == result.stands_for[::-1]
 
 
 def test_classify_refuses_junk_without_raising() -> None:
