@@ -36,7 +36,7 @@ import orjson
 
 from . import structure
 from .cards import canonical, is_card_text
-from .errors import LogFormatError, close_match
+from .errors import LogFormatError, close_match, where
 from .events import Event, GameStarted, RoundStarted
 
 #: the problems listed at most; the rest are counted
@@ -56,11 +56,7 @@ class Problem:
     hint: str | None = None
 
     def where(self) -> str:
-        if self.line is not None:
-            return f"line {self.line}"
-        if self.index is not None:
-            return f"event {self.index}"
-        return "log"
+        return where(self.line, self.index)
 
     def text(self) -> str:
         hint = f"; did you mean {_q(self.hint)}?" if self.hint is not None else ""

@@ -19,6 +19,16 @@ class RulesError(YanivAuditError, ValueError):
     """A rule-set id, file or parameter that cannot be used."""
 
 
+def where(line: int | None, index: int | None) -> str:
+    """Where in a log something is: its file line (a ``.jsonl`` log), else its event
+    index (a ``.json`` log), else the log as a whole."""
+    if line is not None:
+        return f"line {line}"
+    if index is not None:
+        return f"event {index}"
+    return "log"
+
+
 class LogFormatError(YanivAuditError):
     """A log that cannot be read: the 'unreadable' class of LOG_FORMAT.md.
 
@@ -42,11 +52,7 @@ class LogFormatError(YanivAuditError):
         self.messages = messages or {}
 
     def where(self) -> str:
-        if self.line is not None:
-            return f"line {self.line}"
-        if self.index is not None:
-            return f"event {self.index}"
-        return "log"
+        return where(self.line, self.index)
 
     def __str__(self) -> str:
         return f"{self.where()}: {self.message}"
