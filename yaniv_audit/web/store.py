@@ -19,8 +19,10 @@ a page) goes in as a parameter.
 
 from __future__ import annotations
 
+import atexit
 import json
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -201,6 +203,16 @@ class Reader:
         return int(games), int(audited)
 
 
+#: every store of this process, closed at exit (see :meth:`Store.close`)
+_STORES: weakref.WeakSet[Store] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_stores() -> None:
+    for store in list(_STORES):
+        store.close()
+
+
 class Store:
     """The archive file of one app, read on one shared connection (see the module)."""
 
@@ -219,6 +231,8 @@ class Store:
         self.generation = 0
         #: what never changes of an archived game, by fingerprint: (players, source)
         self.known: dict[str, tuple[list[str], str]] = {}
+        self._timer: threading.Timer | None = None
+        _STORES.add(self)
 
     @property
     def name(self) -> str:
@@ -276,9 +290,11 @@ class Store:
             self._close_reader()
             return
         generation = self._idle_since
-        timer = threading.Timer(self.idle, self._close_if_still_idle, [generation])
-        timer.daemon = True
-        timer.start()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(self.idle, self._close_if_still_idle, [generation])
+        self._timer.daemon = True
+        self._timer.start()
 
     def _close_if_still_idle(self, generation: int) -> None:
         with self._cond:
@@ -312,7 +328,13 @@ class Store:
                 self._cond.notify_all()
 
     def close(self) -> None:
+        """Close the shared connection now, in this thread, unless a request reads it;
+        called at exit too: an idle timer firing while the interpreter shuts down would
+        close it inside DuckDB in a daemon thread, which aborts the process."""
         with self._cond:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             if self._readers == 0:
                 self._close_reader()
 
