@@ -36,6 +36,7 @@ own words are translated as the tables say them: Yaniv (יניב, Яниv, 야�
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -163,7 +164,8 @@ def init_app(app: Flask) -> None:
     def language() -> dict[str, Any]:
         lang = current()
         return {"language": lang, "languages": switcher_links, "site_pages": site_pages,
-                "js_messages": lambda: js_catalogue(lang.code), "bdi": bdi}
+                "js_messages": lambda: js_catalogue(lang.code), "bdi": bdi,
+                "finding_text": finding_text}
 
     @app.after_request
     def remember(response: Any) -> Any:
@@ -186,6 +188,13 @@ def site_pages() -> list[tuple[str, str]]:
 
     return [(endpoint, gettext(label)) for endpoint, label in SITE_PAGES
             if endpoint in current_app.view_functions]
+
+
+def finding_text(finding: Mapping[str, Any]) -> str:
+    """A finding's message in this request's language (the reports keep the English)."""
+    from .finding_text import localize
+
+    return localize(finding, current().code)
 
 
 def bdi(text: object) -> Markup:
