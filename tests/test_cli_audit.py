@@ -411,7 +411,9 @@ def test_replay_shows_the_steps_the_table_and_the_findings() -> None:
     assert "[  0] game starts: ariel, noa, ben under israeli" in out
     assert "[  1] round 1 dealt, ariel opens, upcard TC" in out
     assert "[  5] noa draws 8H from the pile" in out
-    assert "      !! violation draw.pile_card: noa took 8H from the middle of 7H 8H 9H" in out
+    # the finding says the file line to fix (event 5 is on line 6)
+    assert ("      !! violation draw.pile_card (line 6): noa took 8H from the middle of 7H 8H 9H"
+            in out)
     assert "top throw: 7H 8H 9H | stock: 38 | turn: ariel" in out
     assert re.search(r"^\s+ariel: 7H 8H 9H KS 3D \(37\)$", out, re.M)
     assert re.search(r"^\s+noa: 8C 8D 2S 5C QH \(33\)$", out, re.M)
@@ -465,7 +467,7 @@ def test_replay_exit_code_follows_what_it_found(name: str, code: int) -> None:
 
 def test_replay_of_an_impossible_log_says_where_it_stops() -> None:
     out = run("replay", replay_path("impossible-draw")).output
-    assert "!! inconsistency card.not_in_hand: max does not hold QS" in out
+    assert "!! inconsistency card.not_in_hand (line 7): max does not hold QS" in out
     assert "(the replay stops here: the log is physically impossible)" in out
 
 

@@ -103,11 +103,14 @@ def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None,
 
 def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = None
                  ) -> Iterator[str]:
-    """The terminal replay: every event, the table after it, findings marked."""
+    """The terminal replay: every event, the table after it, findings marked with the
+    file line of their event (a ``.jsonl`` log's; a ``.json`` array has none)."""
     for step in steps(log, rules, seat):
         yield f"[{step['index']:>3}] {step['text']}"
         for f in step["findings"]:
-            yield f"      !! {f['kind']} {f['code']}: {f['message']}"
+            line = log.events[f["seq"]].line if 0 <= f["seq"] < len(log.events) else None
+            where = f" (line {line})" if line is not None else ""
+            yield f"      !! {f['kind']} {f['code']}{where}: {f['message']}"
         state = step["state"]
         rnd = state["round"]
         if rnd is not None and rnd["moves_checked"] and step["type"] in (
