@@ -1357,3 +1357,21 @@ def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_pat
     result = run("query", "SELECT count(*) AS n FROM player_rounds", "--csv", db=old)
     assert result.exit_code == 0, result.output
     assert int(result.output.splitlines()[1]) > 1000
+
+
+def test_the_archive_keeps_within_a_memory_limit(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB caches the blocks it writes up to its memory limit: without one an ingest
+    grew by the size of the archive. 512MB unless $YANIV_AUDIT_MEMORY_LIMIT says."""
+    db = tmp_path / "a.duckdb"
+    with Archive(db) as archive:
+        (limit,) = archive.con.execute("SELECT current_setting('memory_limit')").fetchone()
+    assert limit == "488.2 MiB"  # 512 MB, as DuckDB writes it
+    monkeypatch.setenv("YANIV_AUDIT_MEMORY_LIMIT", "2GB")
+    with Archive(db, locked=True) as archive:
+        (limit,) = archive.con.execute("SELECT current_setting('memory_limit')").fetchone()
+    assert limit == "1.8 GiB"
+    monkeypatch.setenv("YANIV_AUDIT_MEMORY_LIMIT", "lots")
+    with pytest.raises(ArchiveError, match=r"YANIV_AUDIT_MEMORY_LIMIT='lots': expected a "
+                                           r"size such as 512MB or 2GB"):
+        Archive(db)

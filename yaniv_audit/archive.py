@@ -45,6 +45,10 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 DEFAULT_DB = "yaniv-archive.duckdb"
 #: the environment variable that names another default archive
 DB_ENV = "YANIV_AUDIT_DB"
+#: the most memory DuckDB keeps for an archive (its buffer pool: blocks read or written
+#: stay cached up to it, else an archive's whole file would), any DuckDB size
+MEMORY_ENV = "YANIV_AUDIT_MEMORY_LIMIT"
+DEFAULT_MEMORY = "512MB"
 SCHEMA_VERSION = "3"
 #: the older schemas :meth:`Archive._migrate` brings forward on open
 MIGRATES_FROM = ("1", "2")
@@ -600,6 +604,16 @@ class _OlderSchema(Exception):
     """An archive of an older schema, opened read-only: it must be migrated first."""
 
 
+def memory_limit() -> dict[str, str]:
+    """DuckDB's ``memory_limit`` for an archive: $YANIV_AUDIT_MEMORY_LIMIT, else 512MB.
+
+    Without one DuckDB keeps up to 80% of the machine's memory of blocks cached, so a
+    long ingest grew by the size of what it wrote; with one, the cache stays within it
+    and a query that needs more spills to a temporary file.
+    """
+    return {"memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY}
+
+
 class Archive:
     """One DuckDB archive file, opened for this process (a context manager).
 
@@ -623,14 +637,20 @@ class Archive:
             raise ArchiveError(f"{self.path}: no such archive (create one with yaniv-audit ingest)")
         if Path(self.path).is_dir():
             raise ArchiveError(f"{self.path}: is a directory, not an archive file")
+        memory = memory_limit()
         try:
             if locked:
                 self.con = duckdb.connect(self.path, read_only=True,
-                                          config=safe_sql.LOCKED_CONFIG)
+                                          config={**safe_sql.LOCKED_CONFIG, **memory})
             else:
-                self.con = duckdb.connect(self.path, read_only=read_only and exists)
+                self.con = duckdb.connect(self.path, read_only=read_only and exists,
+                                          config=memory)
         except duckdb.Error as exc:
             text = _first_line(str(exc))
+            if "memory" in text.lower() and MEMORY_ENV in os.environ:
+                raise ArchiveError(
+                    f"{MEMORY_ENV}={memory['memory_limit']!r}: expected a size such as 512MB "
+                    "or 2GB") from None
             if "different configuration" in text:
                 raise ArchiveError(
                     f"{self.path}: the archive is open in this process already with other "
