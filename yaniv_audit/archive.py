@@ -604,7 +604,7 @@ class _OlderSchema(Exception):
     """An archive of an older schema, opened read-only: it must be migrated first."""
 
 
-def memory_limit() -> dict[str, str]:
+def memory_limit() -> dict[str, str | bool | int | float | list[str]]:
     """DuckDB's ``memory_limit`` for an archive: $YANIV_AUDIT_MEMORY_LIMIT, else 512MB.
 
     Without one DuckDB keeps up to 80% of the machine's memory of blocks cached, so a
