@@ -554,7 +554,7 @@ REASONS: list[Pattern] = [
     _p(r"not a set, as its cards are of more than one rank \(a set is (?P<a>\d+) to (?P<b>\d+) "
        r"cards of one rank, (?P<k1>set_min=\d+), (?P<k2>set_max=\d+)\), and not a run: "
        r"(?P<run_p>.+)",
-       "אין זו סדרה, כי הקלפים מיותר מדרגה אחת (סדרה היא {a} עד {b} קלפים מאותה דרגה, {k1}, "
+       "אין זו קבוצה, כי הקלפים מיותר מדרגה אחת (קבוצה היא {a} עד {b} קלפים מאותה דרגה, {k1}, "
        "{k2}), ואין זה רצף: {run_p}",
        "это не комплект: карты разного достоинства (комплект: от {a} до {b} карт одного "
        "достоинства, {k1}, {k2}), и не ряд: {run_p}",
@@ -568,26 +568,26 @@ REASONS: list[Pattern] = [
        "{head_p} (und eine Folge braucht mindestens {n} Karten, {k})",
        "{head_p} (그리고 런에는 적어도 {n}장이 필요합니다, {k})"),
     _p(r"a throw of jokers alone is not a set \((?P<k>jokers_in_sets=false)\)",
-       "זריקה של ג'וקרים בלבד אינה סדרה ({k})", "одни джокеры не составляют комплект ({k})",
+       "זריקה של ג'וקרים בלבד אינה קבוצה ({k})", "одни джокеры не составляют комплект ({k})",
        "Joker allein sind kein Satz ({k})", "조커만으로는 세트가 되지 않습니다 ({k})"),
     _p(r"a set has at most (?P<n>\d+) cards \((?P<k>set_max=\d+)\)",
-       "בסדרה יש לכל היותר {n} קלפים ({k})", "в комплекте не больше {n} карт ({k})",
+       "בקבוצה יש לכל היותר {n} קלפים ({k})", "в комплекте не больше {n} карт ({k})",
        "ein Satz hat höchstens {n} Karten ({k})", "세트는 최대 {n}장입니다 ({k})"),
     _p(r"a set needs at least (?P<n>\d+) cards \((?P<k>set_min=\d+)\)",
-       "סדרה צריכה לפחות {n} קלפים ({k})", "в комплекте нужно хотя бы {n} карты ({k})",
+       "קבוצה צריכה לפחות {n} קלפים ({k})", "в комплекте нужно хотя бы {n} карты ({k})",
        "ein Satz braucht mindestens {n} Karten ({k})", "세트는 적어도 {n}장이어야 합니다 ({k})"),
     _p(r"a joker may not stand in a set \((?P<k>jokers_in_sets=false)\)",
-       "ג'וקר אינו יכול להיות בסדרה ({k})", "джокер не может входить в комплект ({k})",
+       "ג'וקר אינו יכול להיות בקבוצה ({k})", "джокер не может входить в комплект ({k})",
        "ein Joker darf nicht in einem Satz stehen ({k})", "조커는 세트에 들어갈 수 없습니다 ({k})"),
     _p(r"not a legal throw", "זו אינה זריקה חוקית", "это не допустимый сброс",
        "kein erlaubter Abwurf", "규칙에 맞는 버리기가 아닙니다"),
     _p(r"cards of more than one rank are not a set, and cards of more than one suit are not a "
        r"run",
-       "קלפים מיותר מדרגה אחת אינם סדרה, וקלפים מיותר מסדרה צבעונית אחת אינם רצף",
+       "קלפים מיותר מדרגה אחת אינם קבוצה, וקלפים מיותר מצורה אחת אינם רצף",
        "карты разного достоинства не комплект, а карты разных мастей не ряд",
        "Karten verschiedener Werte sind kein Satz, Karten verschiedener Farben keine Folge",
        "숫자가 다른 카드는 세트가 아니고, 무늬가 다른 카드는 런이 아닙니다"),
-    _p(r"a run must be one suit", "רצף חייב להיות מצורה אחת", "ряд должен быть одной масти",
+    _p(r"a run must be one suit", "רצף חייב להיות מאותה צורה", "ряд должен быть одной масти",
        "eine Folge muss eine Farbe sein", "런은 한 무늬여야 합니다"),
     _p(r"a run never repeats a rank \((?P<c><CARD>) twice\)",
        "ברצף אין דרגה פעמיים ({c} פעמיים)", "в ряду достоинство не повторяется ({c} дважды)",
