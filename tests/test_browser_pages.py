@@ -73,7 +73,7 @@ def test_the_analytics_page_draws_the_reports(
 
 def test_without_an_archive_the_analytics_page_says_so(tmp_path: Path) -> None:
     client: FlaskClient = create_app({"ARCHIVE": str(tmp_path / "none.duckdb")}).test_client()
-    for lang, words in (("en", "There is no archive here yet"), ("he", "אין כאן עדיין ארכיון")):
+    for lang, words in (("en", "There is no archive here yet"), ("he", "עדיין אין כאן ארכיון")):
         answer = client.get(f"/analytics?lang={lang}")
         body = answer.get_data(as_text=True)
         assert answer.status_code == 200 and words in body

@@ -297,13 +297,13 @@ def analytics_page() -> str:
 
 # --- charts: inline SVG, styled by pages.css classes (no style attributes) ---------------
 
-W, H, LEFT, BOTTOM, TOP = 480, 240, 44, 36, 14
+W, H, LEFT, BOTTOM, TOP = 480, 250, 48, 42, 14
 
 
 def _svg(body: list[str], label: str, height: int = H) -> Markup:
     return Markup(
         f'<svg class="chart" viewBox="0 0 {W} {height}" role="img" aria-label="{escape(label)}"'
-        f' dir="ltr" xmlns="http://www.w3.org/2000/svg">{"".join(body)}</svg>')
+        f' dir="ltr" direction="ltr" xmlns="http://www.w3.org/2000/svg">{"".join(body)}</svg>')
 
 
 def _axis(top_value: float, unit: str, height: int = H) -> list[str]:
@@ -343,9 +343,9 @@ def risk_chart(odds: list[Odds]) -> Markup | None:
             for yy in (y1, y2):
                 body.append(f'<line class="whisker" x1="{mid - 4:.1f}" x2="{mid + 4:.1f}" '
                             f'y1="{yy:.1f}" y2="{yy:.1f}"/>')
-        body.append(f'<text class="tick" x="{x + bar / 2:.1f}" y="{H - BOTTOM + 14}" '
+        body.append(f'<text class="tick" x="{x + bar / 2:.1f}" y="{H - BOTTOM + 17}" '
                     f'text-anchor="middle">{o.total}</text>')
-        body.append(f'<text class="tick small" x="{x + bar / 2:.1f}" y="{H - BOTTOM + 27}" '
+        body.append(f'<text class="tick small" x="{x + bar / 2:.1f}" y="{H - BOTTOM + 33}" '
                     f'text-anchor="middle">{o.calls}</text>')
     return _svg(body, gettext("Assaf risk by the total called"))
 
@@ -355,7 +355,7 @@ def bar_chart(items: list[tuple[str, float]], label: str,
     """Horizontal bars, one a row: a name and its value."""
     if not items:
         return None
-    row, name_w = 26, 120
+    row, name_w = 28, 130
     height = TOP + row * len(items) + 8
     top_value = top or max(v for _, v in items) or 1
     width = W - name_w - 50
@@ -363,11 +363,12 @@ def bar_chart(items: list[tuple[str, float]], label: str,
     for i, (name, value) in enumerate(items):
         y = TOP + i * row
         length = width * float(value) / float(top_value)
-        body.append(f'<text class="name" x="{name_w - 8}" y="{y + 15}" text-anchor="end">'
+        body.append(f'<text class="name" unicode-bidi="plaintext" x="{name_w - 8}" y="{y + 19}" '
+                    'text-anchor="end">'
                     f'{escape(name)}</text>')
         body.append(f'<rect class="bar" x="{name_w}" y="{y + 3}" width="{length:.1f}" '
                     f'height="{row - 8}"/>')
-        body.append(f'<text class="value" x="{name_w + length + 6:.1f}" y="{y + 15}">'
+        body.append(f'<text class="value" x="{name_w + length + 6:.1f}" y="{y + 19}">'
                     f'{value:g}</text>')
     return _svg(body, label, height)
 
@@ -391,11 +392,12 @@ def seat_chart(rows: list[tuple[Any, ...]]) -> Markup | None:
         fair = H - BOTTOM - plot / int(players)
         body.append(f'<line class="fair" x1="{x - step * 0.1:.1f}" x2="{x + bar + step * 0.1:.1f}"'
                     f' y1="{fair:.1f}" y2="{fair:.1f}"/>')
-        body.append(f'<text class="tick" x="{x + bar / 2:.1f}" y="{H - BOTTOM + 14}" '
+        body.append(f'<text class="tick" x="{x + bar / 2:.1f}" y="{H - BOTTOM + 17}" '
                     f'text-anchor="middle">{seat}</text>')
         if players != last_players:
             seated = escape(gettext("%(n)s players", n=players))
-            body.append(f'<text class="tick small" x="{x:.1f}" y="{H - BOTTOM + 28}">'
+            body.append(f'<text class="tick small" unicode-bidi="plaintext" x="{x:.1f}" '
+                        f'y="{H - BOTTOM + 35}">'
                         f'{seated}</text>')
             last_players = players
     return _svg(body, gettext("Seat advantage"))
