@@ -232,6 +232,12 @@ COLUMNS: dict[str, str] = {
     "card": N_("card"), "pile": N_("pile"), "pile_pct": N_("pile %"), "code": N_("code"),
     "kind": N_("kind"), "findings": N_("findings"), "interval": N_("95% interval"),
 }
+#: the words the reports write as values (a finding's kind, the pickups' total row)
+VALUE_WORDS: dict[str, str] = {
+    "violation": N_("violation"), "claim": N_("claim"), "inconsistency": N_("inconsistency"),
+    "all": N_("all"), "unknown": N_("unknown"),
+}
+WORD_COLUMNS = {"kind", "card"}
 CHARTED = ["assaf-risk", "leaderboard", "seat-advantage", "reductions"]
 TABLES_ONLY = ["players", "rounds", "pickups", "findings", "violations"]
 
@@ -249,7 +255,12 @@ class Report:
 def _report(table: analytics.Table, chart: Markup | None = None,
             extra: dict[str, list[Any]] | None = None) -> Report:
     columns = [(c, gettext(COLUMNS.get(c, c))) for c in table.columns]
+    words = [i for i, c in enumerate(table.columns) if c in WORD_COLUMNS]
     rows = [list(row) for row in table.rows]
+    for row in rows:
+        for i in words:
+            if row[i] in VALUE_WORDS:
+                row[i] = gettext(VALUE_WORDS[row[i]])
     for column, values in (extra or {}).items():
         columns.append((column, gettext(COLUMNS[column])))
         for row, value in zip(rows, values, strict=True):
