@@ -14,6 +14,7 @@ are the archive's values (names, ids) and stay as they are.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,8 @@ from .i18n import N_, gettext
 from .viewer import viewer
 
 # --- the rules page ---------------------------------------------------------------------
+
+PARAM_NAMES = frozenset(p.name for p in PARAMS)
 
 #: the parameters by the part of the game they rule (docs/rules.md's sections)
 GROUPS: list[tuple[str, str, list[str]]] = [
@@ -151,6 +154,22 @@ VARIANTS: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 
+def marked_up(text: str, choices: tuple[str, ...]) -> Markup:
+    """A meaning with its parameter names linked and its values as code (left to right
+    inside a Hebrew sentence too)."""
+    words = sorted({*PARAM_NAMES, *choices, "true", "false", "null"}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w{])(" + "|".join(map(re.escape, words)) + r")(?![\w}])")
+    out, last = [], 0
+    for match in pattern.finditer(text):
+        out.append(escape(text[last:match.start()]))
+        word = match.group(1)
+        code = Markup('<code dir="ltr">%s</code>') % word
+        out.append(Markup('<a href="#%s">%s</a>') % (word, code) if word in PARAM_NAMES else code)
+        last = match.end()
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
+
+
 def rules_page_data() -> dict[str, Any]:
     defaults = PRESETS["israeli"]
     params = {p.name: p for p in PARAMS}
@@ -166,7 +185,8 @@ def rules_page_data() -> dict[str, Any]:
                         for preset, source, said in VARIANTS if name in said]
             rows.append({"name": name, "kind": param.kind, "choices": param.choices,
                          "default": format_value(param.default), "nullable": param.nullable,
-                         "minimum": param.minimum, "meaning": gettext(MEANING[name]),
+                         "minimum": param.minimum,
+                         "meaning": marked_up(gettext(MEANING[name]), param.choices),
                          "in_presets": values, "variants": variants})
         groups.append({"key": key, "title": gettext(title), "params": rows})
     presets = []
