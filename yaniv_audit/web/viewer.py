@@ -171,3 +171,7 @@ def compare_game(fingerprint: str) -> str:
         raise unreadable(source, exc) from None
     return render_template("compare.html", result=result, players=list(log.players),
                            source=source, presets=list(PRESETS))
+
+
+# the rules and analytics pages: routes on this blueprint, in their own module
+from . import pages  # noqa: E402, F401

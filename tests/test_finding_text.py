@@ -1,0 +1,130 @@
+"""Finding messages in the page's language: every message the engine writes is read and
+said in Hebrew, Russian, German and Korean, with every value kept and no English left."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from builders import HANDS, STOCK, UPCARD, LogBuilder, standard
+
+from yaniv_audit.audit import audit_log
+from yaniv_audit.codec import parse_jsonl
+from yaniv_audit.errors import LogFormatError
+from yaniv_audit.rules import PRESETS
+from yaniv_audit.web.finding_text import LANGS, localize, translate
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ROOT / "yaniv_audit" / "engine.py"
+SLAP_HANDS = {"dana": "4C 4D 9H KS QS", "lior": HANDS["lior"], "omer": HANDS["omer"]}
+BIG = {"p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
+       "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK"}
+
+
+def built() -> list[tuple[LogBuilder, str | None]]:
+    """Small games for the findings the sample logs never show."""
+    slap = LogBuilder(rules="israeli(slap_down=true)").deal(1, "dana", SLAP_HANDS, UPCARD,
+                                                            "4H 6C 6H")
+    two = {"dana": "4C 4D", "lior": "7S 8S", "omer": "AD AS"}
+    return [
+        (standard().draw("dana", "stock"), None),  # turn.no_throw
+        (standard().turn("dana", "5C", "pile", "KD"), "israeli(pile_needs_combo=true)"),
+        (slap.turn("dana", "9H").slap("dana", "4H"), None),  # slap.no_match
+        (LogBuilder(rules="israeli(hand_size=2,slap_down=true)")
+         .deal(1, "dana", two, "KD", "4H 6C").turn("dana", "4C 4D").slap("dana", "4H"), None),
+        (standard().turn("dana", "AH 2H 3H", "pile", "KD").turn("lior", "7S 8S 9S")
+         .yaniv("omer", 6), None),  # claim.yaniv_total
+        (standard(), "israeli(hand_size=20)"),  # deal.too_big
+        (LogBuilder(("p1", "p2"), "israeli(hand_size=26,jokers=1)")
+         .deal(1, "p1", BIG, "KS", "", rest=False).turn("p1", "AC", "stock"), None),
+        (LogBuilder().deal(1, "dana", HANDS, UPCARD, STOCK, rest=False), None),
+        (standard().turn("dana", "AH 2H 3H", "pile", "QH"), None),  # card.not_on_pile
+    ]
+
+
+@cache
+def corpus() -> dict[tuple[str, str], tuple[str, ...]]:
+    """Every (code, message) the sample logs, the test cases, the golden reports and the
+    games above give, under their declared rules and every preset, with the players."""
+    found: dict[tuple[str, str], tuple[str, ...]] = {}
+    logs = []
+    for path in sorted([*ROOT.glob("replays/**/*.jsonl"), *ROOT.glob("tests/cases/**/*.jsonl")]):
+        try:
+            # the hand-written samples and a simulated game of each kind under every preset
+            every = path.parent.name == "replays" or path.name == "game-00000.jsonl"
+            logs.append((parse_jsonl(path.read_bytes(), path.name), every))
+        except LogFormatError:
+            continue
+    reports = []
+    for log, every in logs:
+        for rules in [None, *PRESETS.values()] if every else [None]:
+            try:
+                reports.append((audit_log(log, rules), tuple(log.players)))
+            except LogFormatError:
+                continue
+    for builder, spec in built():
+        reports.append((builder.audit(spec), builder.players))
+    for path in sorted(ROOT.glob("tests/golden/*.json")):
+        report = json.loads(path.read_text("utf-8"))
+        reports.append((report, tuple(report.get("players") or ())))
+    for report, players in reports:
+        for finding in report["findings"]:
+            found.setdefault((finding["code"], finding["message"]), players)
+    return found
+
+
+def engine_codes() -> set[str]:
+    source = ENGINE.read_text("utf-8")
+    return set(re.findall(r"self\._(?:violation|impossible|claim)\(\s*event,\s*\"([a-z_.]+)\"",
+                          source))
+
+
+def test_every_code_the_engine_writes_is_in_the_corpus() -> None:
+    codes = engine_codes()
+    assert len(codes) > 30, codes
+    assert codes <= {code for code, _ in corpus()}, codes - {code for code, _ in corpus()}
+
+
+CARD = re.compile(r"(?<![A-Za-z0-9])(?:[A2-9TJQK][CDHS]|JK)(?![A-Za-z0-9])")
+SETTING = re.compile(r"\b[a-z_]+=[\w{}:,-]+")
+NUMBER = re.compile(r"-?\d+")
+#: words the languages share with the English messages, or that are no English: the
+#: game's own words, parameter names, the event type, a times sign
+SHARED = {"in", "Hand", "Assaf", "Assafer", "Yaniv", "Joker", "x", "reductions",
+          "round_started", "Ende"}
+
+
+def words(text: str, players: tuple[str, ...]) -> set[str]:
+    for name in sorted(players, key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", " ", text)
+    text = SETTING.sub(" ", CARD.sub(" ", text))
+    return set(re.findall(r"[A-Za-z_]{2,}", text))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_message_is_said_in_every_language(lang: str) -> None:
+    english = set().union(*(words(m, p) for (_, m), p in corpus().items()))
+    for (code, message), players in corpus().items():
+        said = translate(code, message, lang)
+        assert said is not None, f"{lang}: no translation of {code}: {message}"
+        left = words(said, players) & english - SHARED
+        if lang != "de":  # German is written in Latin letters: only English words count
+            left = words(said, players) - SHARED
+        assert not left, f"{lang}: English left in {code}: {said!r} ({left})"
+        for pattern in (CARD, SETTING, NUMBER):
+            for value in set(pattern.findall(message)):
+                assert said.count(value) >= message.count(value), (
+                    f"{lang}: {value} lost from {code}: {message!r} -> {said!r}")
+        for name in players:  # (a one-letter name is also an English word: "a")
+            if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", message):
+                assert name in said, f"{lang}: {name} lost: {message!r} -> {said!r}"
+
+
+def test_english_and_an_unknown_message_stay_as_written() -> None:
+    finding = {"code": "turn.order", "message": "it was dana's turn, not lior's"}
+    assert localize(finding, "en") == "it was dana's turn, not lior's"
+    assert localize(finding, "he") == "זה היה התור של dana, לא של lior"
+    assert localize({"code": "turn.order", "message": "something new"}, "ko") == "something new"
