@@ -1,15 +1,27 @@
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from werkzeug.serving import make_server
+
+from yaniv_audit.archive import Archive
+from yaniv_audit.web import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
+#: where the browser tests save their screenshots (git-ignored)
+ARTIFACTS = ROOT / "tests" / "artifacts"
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 900}
 
 
 @pytest.fixture(autouse=True)
@@ -37,3 +49,84 @@ def held_open_by_another_process(db: Path) -> Iterator[None]:
     finally:
         holder.kill()
         holder.wait()
+
+
+# --- the browser tests: headless Chromium (tests/install-browser.sh installs it;
+# YANIV_AUDIT_CHROMIUM names another). Without one they fail: never skipped. ---------
+
+#: flags for a sandboxed machine with no network (see the env notes in the README)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+def chromium_path() -> str:
+    named = os.environ.get("YANIV_AUDIT_CHROMIUM")
+    found = named or next((p for p in map(shutil.which, (
+        "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p), None)
+    if not found:
+        raise RuntimeError("no Chromium found: run tests/install-browser.sh, or set "
+                           "YANIV_AUDIT_CHROMIUM to a Chromium or Chrome executable")
+    return found
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("browser") / "games.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(p) for p in sorted(REPLAYS.glob("*.jsonl"))], jobs=1)
+        list(archive.audit(jobs=1))
+    app = create_app({"ARCHIVE": str(db)})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    thread.join()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(),
+                                              args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def checked_page(browser: Browser, **options: object) -> Iterator[Page]:
+    opened = browser.new_page(**options)  # type: ignore[arg-type]
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    # a script or style the Content-Security-Policy blocks is a console error (an error
+    # page's own status is one too, and expected)
+    opened.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and not
+              msg.text.startswith("Failed to load resource: the server responded") else None)
+    yield opened
+    opened.close()
+    assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A laptop-sized tab; the test fails on any script or Content-Security-Policy error."""
+    yield from checked_page(browser, viewport=LAPTOP)
+
+
+@pytest.fixture
+def phone(browser: Browser) -> Iterator[Page]:
+    """A phone-sized touch screen tab (390 x 844), failing on script errors likewise."""
+    yield from checked_page(browser, viewport=PHONE, is_mobile=True, has_touch=True,
+                            device_scale_factor=2)
+
+
+@pytest.fixture
+def screenshot() -> Callable[[Page, str], Path]:
+    """``screenshot(page, "board-phone")`` saves the whole page in tests/artifacts/."""
+    def save(page: Page, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

@@ -1,23 +1,33 @@
 #!/bin/sh
-# Installs the browser that tests/test_browser.py drives: Debian's Chromium.
-# Nothing to do when a Chromium or Chrome is on the PATH, or YANIV_AUDIT_CHROMIUM names one.
-# Where it cannot install one (no apt-get, or apt-get fails) it says what to install and
+# Installs the browser that the browser tests drive (Debian's Chromium) and a Korean font
+# for their screenshots (Debian's fonts-nanum; Hebrew and Cyrillic come with the default
+# fonts). Nothing to do when a Chromium or Chrome is on the PATH (or YANIV_AUDIT_CHROMIUM
+# names one) and a Korean font is there.
+# Where it cannot install (no apt-get, or apt-get fails) it says what to install and
 # exits 0, so that the command chain goes on: the browser tests then fail, saying why.
-[ -n "${YANIV_AUDIT_CHROMIUM:-}" ] && exit 0
-for browser in chromium chromium-browser google-chrome google-chrome-stable; do
-  command -v "$browser" >/dev/null 2>&1 && exit 0
-done
+have_browser() {
+  [ -n "${YANIV_AUDIT_CHROMIUM:-}" ] && return 0
+  for browser in chromium chromium-browser google-chrome google-chrome-stable; do
+    command -v "$browser" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+have_korean_font() {
+  command -v fc-list >/dev/null 2>&1 || return 0  # no fontconfig: not a Linux desktop stack
+  [ -n "$(fc-list :lang=ko 2>/dev/null | head -n 1)" ]
+}
+have_browser && have_korean_font && exit 0
 
 explain() {
-  cat >&2 <<'EOF'
-install-browser.sh: no Chromium or Chrome found, and it could not install one.
-The browser tests (tests/test_browser.py) need one; the other tests do not. Install one:
-  Debian, Ubuntu:  sudo apt-get install chromium        (or chromium-browser)
-  Fedora:          sudo dnf install chromium
-  Arch:            sudo pacman -S chromium
+  cat >&2 <<'EOF2'
+install-browser.sh: no Chromium or Chrome (or no Korean font) found, and it could not
+install one. The browser tests need a browser; the other tests do not. Install one:
+  Debian, Ubuntu:  sudo apt-get install chromium fonts-nanum   (or chromium-browser)
+  Fedora:          sudo dnf install chromium naver-nanum-gothic-fonts
+  Arch:            sudo pacman -S chromium ttf-nanum
   macOS:           brew install --cask chromium         (or install Google Chrome)
 or set YANIV_AUDIT_CHROMIUM to the path of a Chromium or Chrome executable.
-EOF
+EOF2
   exit 0
 }
 
@@ -27,7 +37,11 @@ if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null 2>&1 || explain
   sudo="sudo"
 fi
-echo "installing Chromium for the browser tests (apt-get install chromium)" >&2
+packages=""
+have_browser || packages="chromium"
+have_korean_font || packages="$packages fonts-nanum"
+echo "installing $packages for the browser tests (apt-get install)" >&2
 $sudo apt-get update -qq || explain
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null || explain
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $packages >/dev/null || explain
 exit 0

@@ -1,85 +1,21 @@
 """The viewer in a real browser (headless Chromium driven by Playwright): stepping,
 keys, the slider, jumping to findings, one seat's view, opening a file.
 
-The browser is the system's Chromium (tests/install-browser.sh installs it;
-YANIV_AUDIT_CHROMIUM names another). Without one these tests fail: they are
-never skipped.
+The browser, the server and the pages are fixtures of tests/conftest.py.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
-from werkzeug.serving import make_server
+from playwright.sync_api import Page
 
-from yaniv_audit.archive import Archive
 from yaniv_audit.codec import read_log
 from yaniv_audit.merkle import tree_hash
-from yaniv_audit.web import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
 MIDDLE = REPLAYS / "middle-card.jsonl"
-#: flags for a sandboxed machine with no network (see the env notes in the README)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
-
-
-def chromium_path() -> str:
-    named = os.environ.get("YANIV_AUDIT_CHROMIUM")
-    found = named or next((p for p in map(shutil.which, (
-        "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p), None)
-    if not found:
-        raise RuntimeError("no Chromium found: run tests/install-browser.sh, or set "
-                           "YANIV_AUDIT_CHROMIUM to a Chromium or Chrome executable")
-    return found
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("browser") / "games.duckdb"
-    with Archive(db) as archive:
-        archive.ingest([str(p) for p in sorted(REPLAYS.glob("*.jsonl"))], jobs=1)
-        list(archive.audit(jobs=1))
-    app = create_app({"ARCHIVE": str(db)})
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    thread.join()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(),
-                                              args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    opened = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    # a script or style the Content-Security-Policy blocks is a console error (an error
-    # page's own status is one too, and expected)
-    opened.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and not
-              msg.text.startswith("Failed to load resource: the server responded") else None)
-    yield opened
-    opened.close()
-    assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
-
-
 def game_url(server: str, path: Path, query: str = "") -> str:
     return f"{server}/games/{tree_hash(read_log(path).leaves).hex()}{query}"
 

@@ -33,6 +33,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..archive import default_db
 from ..errors import ArchiveError, LogFormatError, RulesError
+from . import i18n
 from .api import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_EVENTS,
@@ -116,6 +117,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["yaniv_cache"] = AnswerCache(app.config["CACHE_BYTES"])
     app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
+    i18n.init_app(app)
     for old, new in LEGACY:
         app.add_url_rule(old, f"legacy{old}", _redirect_to(new),
                          methods=["GET", "POST", "HEAD"])

@@ -28,7 +28,7 @@
 
   function cards(list) {
     const box = el("span", "cards");
-    if (!list.length) box.appendChild(el("span", "muted", "no cards"));
+    if (!list.length) box.appendChild(el("span", "muted", t("no cards")));
     list.forEach((c) => box.appendChild(card(c)));
     return box;
   }
@@ -44,10 +44,10 @@
       if (state.out.includes(p)) panel.classList.add("out");
       const head = el("div", "player-head");
       head.appendChild(el("strong", "name", data.game.names[p] || p));
-      head.appendChild(el("span", "score", "score " + state.scores[p]));
-      if (table && table.totals[p] !== undefined) head.appendChild(el("span", "total", "hand " + table.totals[p]));
-      if (state.out.includes(p)) head.appendChild(el("span", "badge", "out"));
-      if (state.winners.includes(p)) head.appendChild(el("span", "badge win", "winner"));
+      head.appendChild(el("span", "score", t("score %(n)s", { n: state.scores[p] })));
+      if (table && table.totals[p] !== undefined) head.appendChild(el("span", "total", t("hand %(n)s", { n: table.totals[p] })));
+      if (state.out.includes(p)) head.appendChild(el("span", "badge", t("out")));
+      if (state.winners.includes(p)) head.appendChild(el("span", "badge win", t("winner")));
       panel.appendChild(head);
       if (table && table.moves_checked && table.hands[p]) panel.appendChild(cards(table.hands[p]));
       box.appendChild(panel);
@@ -68,14 +68,14 @@
         pile.appendChild(row);
       });
     }
-    $("stock").textContent = table ? table.stock + " cards" : "-";
+    $("stock").textContent = table ? t("%(n)s cards", { n: table.stock }) : "-";
   }
 
   function show(i) {
     current = Math.max(0, Math.min(steps.length - 1, i));
     const step = steps[current];
     $("slider").value = current;
-    $("position").textContent = "event " + step.index + " of " + (steps.length - 1);
+    $("position").textContent = t("event %(n)s of %(total)s", { n: step.index, total: steps.length - 1 });
     $("event-text").textContent = step.text;
     const list = $("step-findings");
     list.replaceChildren();
@@ -87,7 +87,7 @@
       list.appendChild(item);
     });
     if (step.stopped && step.findings.length) {
-      list.appendChild(el("li", "inconsistency", "the replay stops here: the log is physically impossible"));
+      list.appendChild(el("li", "inconsistency", t("the replay stops here: the log is physically impossible")));
     }
     drawPlayers(step.state);
     drawPile(step.state);

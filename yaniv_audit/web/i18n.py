@@ -1,0 +1,202 @@
+"""The viewer's languages: English, Hebrew (right to left), Russian, German and Korean.
+
+Every page is written in English and translated through gettext catalogues (Babel),
+one per language: ``yaniv_audit/web/translations/<lang>/LC_MESSAGES/messages.po``.
+The ``.po`` files are the only copy (no compiled ``.mo`` in the repository): they are
+read when the app starts.
+
+Which language a request gets: ``?lang=xx`` (remembered in a cookie), else the
+``lang`` cookie, else the browser's ``Accept-Language``, else English. The JSON API
+and the reports stay English and stable; only the pages are translated.
+
+How to mark a string:
+
+- in a template: ``{{ _("Findings") }}``, with values ``{{ _("event %(n)s", n=i) }}``,
+  plurals ``{{ ngettext("%(num)d game", "%(num)d games", total) }}`` (Jinja's i18n
+  extension, new style: the values are filled in after translation);
+- in Python (a message a page shows): ``from .i18n import gettext as _``; a string
+  defined at import time and translated later: ``N_("Rules")``, then ``gettext(label)``;
+- in JavaScript: ``t("next finding")`` or ``t("event %(n)s of %(total)s", {n: 3, total: 9})``
+  (``static/i18n.js``). The page carries the translations of every string the
+  static ``.js`` files mark, as JSON (``<script type="application/json" id="i18n">``:
+  data, not code, so the Content-Security-Policy allows it).
+
+How to add or change strings: mark them, then run
+
+    python -m yaniv_audit.web.catalogues update
+
+which extracts every marked string (templates, Python, JavaScript) and merges it into
+the four catalogues, keeping the translations already there. Then fill in each new
+``msgstr`` (an empty one shows English, and tests/test_i18n.py fails until every
+string is translated in every language and the catalogues are current). The game's
+own words are translated as the tables say them: Yaniv (יניב, Яниv, 야니브), Assaf
+(אסף, Асаф, 아사프).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+from flask import Flask, g, request
+from markupsafe import Markup
+
+HERE = Path(__file__).resolve().parent
+CATALOGUES = HERE / "translations"
+DOMAIN = "messages"
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str  # in the language itself, for the switcher
+    rtl: bool = False
+
+    @property
+    def dir(self) -> str:
+        return "rtl" if self.rtl else "ltr"
+
+
+LANGUAGES = {lang.code: lang for lang in (
+    Language("en", "English"), Language("he", "עברית", rtl=True), Language("ru", "Русский"),
+    Language("de", "Deutsch"), Language("ko", "한국어"))}
+DEFAULT = "en"
+COOKIE = "lang"
+
+
+def N_(message: str) -> str:
+    """Marks a string for translation where it is defined; gettext() translates it later."""
+    return message
+
+
+def po_path(code: str) -> Path:
+    return CATALOGUES / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def read_catalogue(code: str) -> Catalog:
+    with po_path(code).open("rb") as handle:
+        return read_po(handle, locale=code, domain=DOMAIN)
+
+
+@cache
+def translations(code: str) -> Translations:
+    """The compiled catalogue of one language (English: the strings as written)."""
+    if code == DEFAULT:
+        return Translations()
+    buffer = io.BytesIO()
+    write_mo(buffer, read_catalogue(code))
+    buffer.seek(0)
+    return Translations(buffer, domain=DOMAIN)
+
+
+@cache
+def js_catalogue(code: str) -> dict[str, str]:
+    """The translations of the strings marked in the static JavaScript files."""
+    if code == DEFAULT:
+        return {}
+    return {str(m.id): str(m.string) for m in read_catalogue(code)
+            if m.id and m.string and not m.fuzzy and isinstance(m.id, str)
+            and any(path.endswith(".js") for path, _ in m.locations)}
+
+
+def current() -> Language:
+    """The language of this request."""
+    lang: Language | None = g.get("language")
+    if lang is None:
+        lang = LANGUAGES[choose()]
+        g.language = lang
+    return lang
+
+
+def choose() -> str:
+    asked = request.args.get("lang") or request.cookies.get(COOKIE)
+    if asked in LANGUAGES:
+        return asked
+    return request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT) or DEFAULT
+
+
+def gettext(message: str, **values: Any) -> str:
+    text = translations(current().code).ugettext(message)
+    return text % values if values else text
+
+
+def ngettext(singular: str, plural: str, num: int, **values: Any) -> str:
+    text = translations(current().code).ungettext(singular, plural, num)
+    return text % {"num": num, **values}
+
+
+def switcher_links() -> list[tuple[Language, str]]:
+    """Each language and the address of this page in it (a form's answer: the front page)."""
+    args = {k: v for k, v in request.args.items(multi=True) if k != "lang"}
+    base = request.path if request.method == "GET" else "/"
+    links = []
+    for lang in LANGUAGES.values():
+        query = "&".join(f"{_quote(k)}={_quote(v)}" for k, v in args.items()) if (
+            request.method == "GET") else ""
+        links.append((lang, f"{base}?{query + '&' if query else ''}lang={lang.code}"))
+    return links
+
+
+def _quote(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(text, safe="")
+
+
+def init_app(app: Flask) -> None:
+    """Jinja's ``_``/``gettext``/``ngettext`` in this request's language, and the cookie."""
+    app.jinja_env.add_extension("jinja2.ext.i18n")
+    # new style: Jinja fills the values in after translation, escaping each (a Markup
+    # value such as bdi(name) stays as it is)
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+        lambda s: translations(current().code).ugettext(s),
+        lambda s, p, n: translations(current().code).ungettext(s, p, n), newstyle=True)
+
+    @app.context_processor
+    def language() -> dict[str, Any]:
+        lang = current()
+        return {"language": lang, "languages": switcher_links, "site_pages": site_pages,
+                "js_messages": lambda: js_catalogue(lang.code), "bdi": bdi,
+                "finding_text": finding_text}
+
+    @app.after_request
+    def remember(response: Any) -> Any:
+        asked = request.args.get("lang")
+        if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
+            response.set_cookie(COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax")
+        if not request.path.startswith("/api/"):
+            response.vary.add("Accept-Language")
+            response.vary.add("Cookie")
+        return response
+
+
+#: the pages in the header, by endpoint (a page this build does not have is left out)
+SITE_PAGES = [("viewer.index", N_("Games")), ("viewer.record", N_("Record")),
+              ("viewer.rules_page", N_("Rules")), ("viewer.analytics", N_("Analytics"))]
+
+
+def site_pages() -> list[tuple[str, str]]:
+    from flask import current_app
+
+    return [(endpoint, gettext(label)) for endpoint, label in SITE_PAGES
+            if endpoint in current_app.view_functions]
+
+
+def finding_text(finding: Mapping[str, Any]) -> str:
+    """A finding's message in this request's language (the reports keep the English)."""
+    from .finding_text import localize
+
+    return localize(finding, current().code)
+
+
+def bdi(text: object) -> Markup:
+    """A name in any script, isolated so a mixed-direction line reads right."""
+    return Markup("<bdi>%s</bdi>") % (text,)
