@@ -186,6 +186,7 @@ def test_a_refused_middle_card_is_recorded_and_flagged_with_the_audits_words() -
                            "taken (pickup=ends)")]
     assert table["state"]["hands"]["lior"] == ["QH", "5S", "6C", "8H"]
     assert table["state"]["turn"] == "lior" and table["state"]["phase"] == "drew"
+    assert table["state"]["up"] == "omer"  # the next seat throws or calls next
 
 
 def test_without_an_upcard_the_first_pile_draw_names_it() -> None:

@@ -36,7 +36,7 @@ from .engine import DREW, START, THREW, Replay
 from .errors import InconsistentLogError
 from .events import Log
 from .rules import RuleSet
-from .scoring import next_starter
+from .scoring import next_starter, seat_after
 
 PHASES = {START: "start", THREW: "threw", DREW: "drew"}
 #: what stands for a card on the pile that the log did not record (the upcard)
@@ -82,6 +82,7 @@ def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
     r = replay.round
     out: dict[str, Any] = {
         "round": None, "moves_checked": None, "starter": None, "turn": None, "phase": None,
+        "up": None,
         "hands": {}, "totals": {}, "pile": [], "stock": None, "stock_known": None,
         "upcard_known": None, "ended": False, "closed": False, "caller": None,
         "scores": dict(replay.scores), "out": list(replay.out), "still_in": replay.still_in,
@@ -96,6 +97,10 @@ def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
         "phase": PHASES[r.phase] if in_play and r.moves_checked else None,
         "ended": r.ended, "closed": r.closed, "caller": r.caller,
     })
+    if in_play and r.moves_checked:
+        # who opens the next turn: after a draw, the next seat (a slap may still come first)
+        out["up"] = r.current if r.phase != DREW else (
+            r.next_seat.get(r.current) or seat_after(replay.seating, r.rotation, r.current))
     if r.moves_checked:
         out.update({
             "hands": {p: format_cards(h).split() for p, h in r.hands.items()},

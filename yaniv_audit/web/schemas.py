@@ -195,6 +195,8 @@ class TableSchema(Schema):
     starter = fields.String(required=True, allow_none=True)
     turn = fields.String(required=True, allow_none=True,
                          metadata={"description": "whose turn it is (null: no round in play)"})
+    up = fields.String(required=True, allow_none=True, metadata={
+        "description": "who throws or calls next (after a draw: the next seat)"})
     phase = fields.String(required=True, allow_none=True,
                           validate=validate.OneOf(["start", "threw", "drew"]),
                           metadata={"description": "start: a throw or Yaniv is due; threw: "
