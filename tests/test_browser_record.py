@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from conftest import LAPTOP, PHONE
 from playwright.sync_api import Page
 
 from yaniv_audit.audit import audit_file
@@ -56,6 +57,12 @@ def sheet_round(page: Page, caller: str, hands: dict[str, list[str]],
             page.click("details.rec-wrote summary")
         page.fill(f"input[data-player='{player}'][data-field='points']", str(written))
     settled(page)
+
+
+def shot(page: Page, screenshot: Callable[[Page, str], Path], name: str) -> None:
+    """The whole page from its top (the round's head sticks to the top of the screen)."""
+    page.evaluate("window.scrollTo(0, 0)")
+    screenshot(page, name)
 
 
 def scores(page: Page) -> dict[str, int]:
@@ -126,14 +133,17 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     page.click(".rec-seat[data-player='lior'] .rc-card")  # tap it again: it goes
     # round 4: lior goes out too; omer has won
     sheet_round(page, "omer", {}, {"lior": 70})
-    screenshot(page, "record-scoresheet-phone")
+    shot(page, screenshot, "record-scoresheet-phone")
+    page.set_viewport_size(LAPTOP)
+    shot(page, screenshot, "record-scoresheet-laptop")
+    page.set_viewport_size(PHONE)
     page.click("#write")
     settled(page)
     assert page.inner_text("#round-title") == "Game over"
     assert page.locator("#scores tr[data-player='omer'] .badge.win").count() == 1
     page.click("#end-game")
     settled(page)
-    screenshot(page, "record-game-over-phone")
+    shot(page, screenshot, "record-game-over-phone")
     # the downloaded log audits to what the page shows
     report = audit_file(str(download(page, tmp_path)))
     assert report["final"] == {"scores": scores(page), "finished": True, "winners": ["omer"],
@@ -143,6 +153,15 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     assert [r["reductions"] for r in report["rounds"]][1] == [
         {"player": "dana", "from": 100, "to": 50}]
     assert report["rounds"][2]["assaf"] == ["omer"]
+    # the same page in Hebrew, right to left, the game still there
+    page.goto(server + "/record?lang=he")
+    page.wait_for_selector("#scores tr")
+    settled(page)
+    assert page.inner_text("#round-title") == "המשחק נגמר"
+    assert scores(page) == {"dana": 110, "lior": 104, "omer": 50}
+    shot(page, screenshot, "record-hebrew-phone")
+    page.goto(server + "/record?lang=en")
+    page.wait_for_selector("#scores tr")
     # stored in the archive (this machine may write), and opened in the viewer
     page.click("#store")
     page.click("#viewer-link")
@@ -192,7 +211,10 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     warning = page.inner_text("#preview .rec-finding")
     assert "draw.pile_card" in warning and \
         "lior took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in warning
-    screenshot(page, "record-moves-laptop")
+    shot(page, screenshot, "record-moves-laptop")
+    page.set_viewport_size(PHONE)
+    shot(page, screenshot, "record-moves-phone")
+    page.set_viewport_size(LAPTOP)
     page.click("#write")
     settled(page)
     # a reload in the middle of the round loses nothing

@@ -5,6 +5,7 @@ entries), each giving the state, what may come next, and the audit's own report.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -272,3 +273,16 @@ def test_the_modules_example_runs() -> None:
     import yaniv_audit.table_state as module
 
     assert doctest.testmod(module).failed == 0
+
+
+def test_the_record_page_runs_only_its_own_files_and_speaks_the_languages(
+        client: FlaskClient) -> None:
+    page = client.get("/record?lang=he").get_data(as_text=True)
+    assert '<html lang="he" dir="rtl">' in page and "רישום משחק" in page
+    scripts = re.findall(r"<script([^>]*)>", page)
+    # every script is a file of this server or JSON data: nothing inline to run
+    assert all('src="/static/viewer/' in s or 'type="application/json"' in s for s in scripts)
+    assert 'src="/static/viewer/record.js"' in page and "/static/viewer/record.css" in page
+    assert " style=" not in page and "<style" not in page
+    strings = json.loads(re.search(r'id="i18n">(.*?)</script>', page).group(1))  # type: ignore[union-attr]
+    assert strings["Write down round %(n)s"] == "רישום סיבוב %(n)s"

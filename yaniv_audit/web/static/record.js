@@ -406,7 +406,8 @@
     } else if (at === "finished") {
       box.appendChild(el("p", "rec-say", t("%(who)s won the game.", { who: table.state.winners.join(", ") })));
     } else if (at === "done") {
-      box.appendChild(el("p", "rec-say", t("The game is written down: download it or store it.")));
+      box.appendChild(el("p", "rec-say", t("%(who)s won the game.", { who: table.state.winners.join(", ") })));
+      box.appendChild(el("p", null, t("The game is written down: download it or store it.")));
     } else if (at === "stopped") {
       box.appendChild(el("p", "rec-say bad", t("The log is impossible from here on: the audit stops at the last finding. Undo the entry or download the log as it is.")));
     } else if (at === "sheet-open") {
@@ -712,7 +713,11 @@
 
   function drawEntry(box, d) {
     const s = table.state;
+    tableTop(box);
     box.appendChild(el("p", "rec-say", t("%(player)s draws", { player: d.player })));
+    const hand = el("div", "rc-hand rec-held");
+    handOf(d.player).forEach((c) => hand.appendChild(cardFace(c)));
+    box.appendChild(hand);
     const legal = table.next.moves.filter((m) => m.type === "draw");
     const stock = button(t("From the stock (%(n)s left)", { n: s.stock }), "rec-tab" + (d.source === "stock" ? " on" : ""), () => {
       d.source = "stock";
