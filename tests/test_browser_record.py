@@ -4,6 +4,7 @@ the middle, the downloaded log audited to what the page showed, the archive."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -239,6 +240,14 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     settled(page)
     assert "dana called Yaniv and won" in page.inner_text("#rounds")
     assert scores(page) == {"dana": 0, "lior": 16, "omer": 29}
+    # undo writes a note that withdraws the Yaniv: the log is only appended to
+    before = download(page, tmp_path).read_text().splitlines()
+    page.click("#undo")
+    settled(page)
+    assert page.locator("#log li.withdrawn").all_inner_texts() == ["dana: Yaniv"]
+    after = download(page, tmp_path).read_text().splitlines()
+    assert after[:-1] == before and json.loads(after[-1])["type"] == "note"
+    assert json.loads(after[-1])["_withdraws"] == [len(before) - 1]
     report = audit_file(str(download(page, tmp_path)))
     assert report["verdict"] == page.inner_text("#rec-verdict") == "violations"
     assert [f["code"] for f in report["findings"]] == ["draw.pile_card"]

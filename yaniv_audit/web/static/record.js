@@ -1010,6 +1010,9 @@
       box.appendChild(item);
     });
     box.scrollTop = box.scrollHeight;
+    const said = $("withdrawn-note");
+    said.hidden = !gone.size;
+    said.textContent = gone.size ? t("Struck through: withdrawn by a note. A note never changes the game, so the audit still counts them.") : "";
   }
 
   function lastEntry() {
