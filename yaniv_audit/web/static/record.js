@@ -399,6 +399,8 @@
       else dealEntry(box, d);
     } else if (at === "round-over") {
       box.appendChild(el("p", "rec-say", t("The round is over.")));
+      const rounds = table.report.rounds;
+      if (rounds.length) box.appendChild(roundTable(rounds[rounds.length - 1]));
     } else if (at === "turn") {
       turnEntry(box, d);
     } else if (at === "draw") {
