@@ -942,6 +942,15 @@
     const box = $("scores");
     box.replaceChildren();
     const s = table.state;
+    // the scores in one line under the round's head, for a phone (the table is further down)
+    const line = $("score-line");
+    line.replaceChildren();
+    players().forEach((p) => {
+      const item = el("span", s.out.includes(p) ? "out" : (s.winners.includes(p) ? "win" : ""));
+      item.appendChild(el("bdi", null, p));
+      item.appendChild(document.createTextNode(" " + s.scores[p]));
+      line.appendChild(item);
+    });
     players().forEach((p) => {
       const row = el("tr", s.out.includes(p) ? "out" : "");
       row.dataset.player = p;
