@@ -210,7 +210,7 @@ def test_an_unfinished_round_is_unscored_and_the_log_may_stop_anywhere() -> None
     assert table["report"]["rounds"][0]["end"] is None
     assert table["report"]["final"]["finished"] is False
     assert table["state"]["turn"] == "dana" and table["state"]["phase"] == "drew"
-    assert table["next"]["expects"] == ["discard", "showdown", "note"]
+    assert table["next"]["expects"] == ["discard", "yaniv", "showdown", "note"]
 
 
 def test_a_card_not_in_hand_stops_the_replay_as_the_audit_does() -> None:

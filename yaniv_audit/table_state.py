@@ -134,10 +134,10 @@ def _next(replay: Replay, stopped: bool, moves: list[Any],
             expects += (["yaniv"] if r.caller is None else []) + ["showdown"]
         else:
             expects += list(dict.fromkeys(m["type"] for m in out["moves"]))
-            if r.phase == THREW and "draw" not in expects:
-                expects.append("draw")  # a draw is always expressible, legal or not
-            if r.phase != THREW and "discard" not in expects:
-                expects.append("discard")
+            # what is always expressible here, legal or not (the audit judges it)
+            for kind in (("draw",) if r.phase == THREW else ("discard", "yaniv")):
+                if kind not in expects:
+                    expects.append(kind)
             if exhaust_pending and replay.rules.reshuffle == "keep_last_throw":
                 expects.append("reshuffle")
             expects.append("showdown")
