@@ -52,7 +52,7 @@ BASE: dict[str, dict[str, Any]] = {
     "slap": {"type": "slap", "seq": INDEX, "at": AT, "player": "dana", "card": "9H"},
     "yaniv": {"type": "yaniv", "seq": INDEX, "at": AT, "player": "omer", "total": 4},
     "showdown": {"type": "showdown", "seq": INDEX, "at": AT, "caller": "omer",
-                 "hands": {"dana": ["TH"], "omer": ["AC", "JK"]}},
+                 "hands": {"dana": ["TH"], "omer": ["AC", "JK"]}, "totals": {"lior": 12}},
     "round_ended": {"type": "round_ended", "seq": INDEX, "at": AT, "round": 1,
                     "points": {"dana": 10, "omer": 0}, "scores": {"dana": 10, "omer": 0}},
     "reshuffle": {"type": "reshuffle", "seq": INDEX, "at": AT, "stock": ["3C", "JK"]},

@@ -342,7 +342,7 @@ def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
 # --- safety -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/", "/api/v1/rules", "/api/v1/nothing",
+@pytest.mark.parametrize("path", ["/", "/record", "/api/v1/rules", "/api/v1/nothing",
                                   "/static/viewer/viewer.js"])
 def test_security_headers_on_every_response(client: FlaskClient, path: str) -> None:
     headers = client.get(path).headers

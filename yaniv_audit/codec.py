@@ -397,6 +397,8 @@ class ShowdownSchema(EventSchema):
     caller = _player(required=True, allow_none=True,
                      metadata={"description": "null when the stock ran out (round_ends)"})
     hands = _hands(required=True)
+    totals = _scores(metadata={"description": "the hand totals of players whose cards were "
+                                              "not kept (a scoresheet of totals)"})
 
 
 class RoundEndedSchema(EventSchema):

@@ -219,7 +219,8 @@ class _Checks:
         hint = None
         if problem.field is not None and "is not seated" in problem.text:
             hint = close_match(_at(raw, problem.field), self.seated)
-            if hint is None and problem.field.startswith(("hands.", "points.", "scores.")):
+            if hint is None and problem.field.startswith(
+                    ("hands.", "totals.", "points.", "scores.")):
                 hint = close_match(problem.field.split(".", 1)[1], self.seated)
         self.found.add(Problem(line, index, problem.field, problem.message, hint))
         self._after_problem(event)

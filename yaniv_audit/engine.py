@@ -918,27 +918,45 @@ class Replay:
             return
         if r.ended:
             return
-        missing = [p for p in self.still_in if p not in event.hands]
+        written = event.totals or {}
+        missing = [p for p in self.still_in if p not in event.hands and p not in written]
         for p in missing:
             self._claim(event, "claim.showdown", p, f"the showdown shows no hand for {p}")
-        totals = {p: self._total(cards) for p, cards in event.hands.items()}
+        totals = self._shown_totals(event)
         if r.caller is not None and r.caller != caller:
             self._claim(event, "claim.showdown", caller,
                         f"the showdown names {caller} as the caller, but {r.caller} called Yaniv")
         if caller is not None and caller in totals:
             total = totals[caller]
+            hand = (format_cards(event.hands[caller]) if caller in event.hands
+                    else "the total written down")
             if total > rules.yaniv_max:
                 self._violation(event, "yaniv.threshold", caller,
-                                f"{caller} called Yaniv at {total} "
-                                f"({format_cards(event.hands[caller])}); yaniv_max="
+                                f"{caller} called Yaniv at {total} ({hand}); yaniv_max="
                                 f"{rules.yaniv_max}")
             announced = r.announced
             if announced is not None and announced != total:
+                what = (f"the showdown's {hand} makes {total}" if caller in event.hands
+                        else f"the showdown's total is {total}")
                 self._claim(event, "claim.yaniv_total", caller,
-                            f"{caller} announced {announced}, but the showdown's "
-                            f"{format_cards(event.hands[caller])} makes {total}")
+                            f"{caller} announced {announced}, but {what}")
         r.rotation = [p for p in self.seating if p in totals]
         self._score(r, event, caller, totals, "yaniv" if caller is not None else "stock")
+
+    def _shown_totals(self, event: Showdown) -> dict[str, int]:
+        """The hand total of every player the showdown shows: from the cards shown, else
+        from the total written down for a player whose cards were not kept (``totals``); a
+        written total that the cards shown do not make is ``claim.showdown``."""
+        totals = {p: self._total(cards) for p, cards in event.hands.items()}
+        for p, written in (event.totals or {}).items():
+            if p not in totals:
+                totals[p] = written
+            elif written != totals[p]:
+                self._claim(event, "claim.showdown", p,
+                            f"{p}'s total was written as {written}, but the cards shown "
+                            f"({format_cards(event.hands[p]) or 'none'}) make {totals[p]}")
+        order = {p: i for i, p in enumerate(self.seating)}
+        return dict(sorted(totals.items(), key=lambda item: order.get(item[0], 0)))
 
     def _showdown_after_moves(self, r: RoundState, event: Showdown) -> None:
         if not r.ended:
@@ -952,8 +970,9 @@ class Replay:
             self._claim(event, "claim.showdown", event.caller,
                         f"the showdown names {event.caller or 'no caller'}, but "
                         f"{r.caller or 'nobody'} ended the round")
+        written = event.totals or {}
         for p in r.rotation:
-            if p not in event.hands and p not in self.out:
+            if p not in event.hands and p not in written and p not in self.out:
                 self._claim(event, "claim.showdown", p,
                             f"the showdown shows no hand for {p}, who is still in")
         for p, cards in event.hands.items():
@@ -962,6 +981,17 @@ class Replay:
                 self._claim(event, "claim.showdown", p,
                             f"{p} showed {format_cards(cards) or 'nothing'}, but holds "
                             f"{format_cards(held) or 'nothing'}")
+        for p, total in written.items():
+            held = r.hands.get(p, [])
+            if p not in event.hands and total != self._total(held):
+                self._claim(event, "claim.showdown", p,
+                            f"{p}'s total was written as {total}, but {p} holds "
+                            f"{format_cards(held) or 'nothing'} ({self._total(held)})")
+            elif p in event.hands and total != self._total(event.hands[p]):
+                self._claim(event, "claim.showdown", p,
+                            f"{p}'s total was written as {total}, but the cards shown "
+                            f"({format_cards(event.hands[p]) or 'none'}) make "
+                            f"{self._total(event.hands[p])}")
 
     def _round_ended(self, event: RoundEnded) -> None:
         r = self._ending_round(event)

@@ -109,6 +109,7 @@ class Yaniv(Event, tag="yaniv", frozen=True):
 class Showdown(Event, tag="showdown", frozen=True):
     caller: Player | None
     hands: Hands
+    totals: Scores | None = None
 
 
 class RoundEnded(Event, tag="round_ended", frozen=True):

@@ -53,7 +53,10 @@ def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = (
         return f"{event.player} calls Yaniv{total}"
     if isinstance(event, Showdown):
         hands = _seated(event.hands, players)
+        written = event.totals or {}
         shown = "; ".join(f"{p}: {format_cards(c)}" for p, c in hands.items())
+        shown += "".join(f"; {p}: {t} (total)" for p, t in _seated(written, players).items()
+                         if p not in event.hands)
         return f"showdown (caller {event.caller or 'none'}): {shown}"
     if isinstance(event, RoundEnded):
         return f"round {event.round} written down" + (

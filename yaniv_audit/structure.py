@@ -97,6 +97,7 @@ def named_players(event: Event) -> list[tuple[str, str]]:
         if event.caller is not None:
             named.append(("caller", event.caller))
         named.extend((f"hands.{p}", p) for p in event.hands)
+        named.extend((f"totals.{p}", p) for p in event.totals or ())
     elif isinstance(event, RoundEnded):
         named.extend((f"points.{p}", p) for p in event.points or ())
         named.extend((f"scores.{p}", p) for p in event.scores or ())

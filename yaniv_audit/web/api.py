@@ -31,6 +31,7 @@ from ..events import Log
 from ..merkle import tree_hash
 from ..report_schema import VERDICTS
 from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
+from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
@@ -449,6 +450,15 @@ def compare_body() -> Response:
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
     return json_response(replayed(name, lambda: compare_log(log, rule_sets_arg(log))))
+
+
+@api_v1.post("/state")
+def state_body() -> Response:
+    """A game being recorded (the /record page): nothing is kept between requests."""
+    rules = rules_arg()
+    name, data = body_files()[0]
+    log = read_log_bytes(data, name)
+    return json_response(replayed(name, lambda: table_state(log, rules)))
 
 
 @api_v1.get("/games")

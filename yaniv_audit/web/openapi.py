@@ -52,6 +52,9 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
      s.BoardQuery, s.BoardSchema, True, "400 413 422"),
     ("/api/v1/compare", "post", "The log in the body under several rule sets",
      s.CompareQuery, s.CompareSchema, True, "400 413 422"),
+    ("/api/v1/state", "post", "A game being recorded: the state after the log in the body, "
+     "what may come next, the audit so far", s.RulesQuery, s.TableStateSchema, True,
+     "400 413 422"),
     ("/api/v1/games", "get", "The archive's games, filtered, sorted, a page at a time",
      s.GamesQuery, s.GameListSchema, False, "400 404 503"),
     ("/api/v1/games", "post", "Store logs in the archive (needs the write token, or a "

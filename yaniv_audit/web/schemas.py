@@ -17,6 +17,7 @@ from ..report_schema import (
     VERDICTS,
     AuditReportSchema,
     CompareSchema,
+    FindingSchema,
     ParamsSchema,
 )
 from .store import SORTS
@@ -177,6 +178,77 @@ class IngestSchema(Schema):
     duplicates = fields.List(fields.Nested(StoredSchema), required=True)
     refused = fields.List(fields.Nested(RefusedSchema), required=True)
     total = fields.Integer(required=True)
+
+
+def _by_player(values: fields.Field[Any], description: str) -> fields.Dict:
+    return fields.Dict(keys=fields.String(), values=values, required=True,
+                       metadata={"description": description})
+
+
+class TableSchema(Schema):
+    """Where the game stands after the log so far."""
+
+    round = fields.Integer(required=True, allow_none=True,
+                           metadata={"description": "the round under way or last played"})
+    moves_checked = fields.Boolean(required=True, allow_none=True,
+                                   metadata={"description": "false: a scoresheet round"})
+    starter = fields.String(required=True, allow_none=True)
+    turn = fields.String(required=True, allow_none=True,
+                         metadata={"description": "whose turn it is (null: no round in play)"})
+    up = fields.String(required=True, allow_none=True, metadata={
+        "description": "who throws or calls next (after a draw: the next seat)"})
+    phase = fields.String(required=True, allow_none=True,
+                          validate=validate.OneOf(["start", "threw", "drew"]),
+                          metadata={"description": "start: a throw or Yaniv is due; threw: "
+                                                   "the draw; drew: a slap or the next turn"})
+    hands = _by_player(fields.List(fields.String()), "the hands, when the moves are recorded")
+    totals = _by_player(fields.Integer(), "their totals")
+    pile = fields.List(fields.List(fields.String()), required=True, metadata={
+        "description": "the top two throws, the top last (?? for an unrecorded upcard)"})
+    stock = fields.Integer(required=True, allow_none=True,
+                           metadata={"description": "cards left in the stock"})
+    stock_known = fields.Boolean(required=True, allow_none=True,
+                                 metadata={"description": "false: a stock draw names its card"})
+    upcard_known = fields.Boolean(required=True, allow_none=True)
+    ended = fields.Boolean(required=True, metadata={"description": "the round is over"})
+    closed = fields.Boolean(required=True, metadata={"description": "round_ended is written"})
+    caller = fields.String(required=True, allow_none=True)
+    scores = _by_player(fields.Integer(), "the running scores")
+    out = fields.List(fields.String(), required=True)
+    still_in = fields.List(fields.String(), required=True)
+    winners = fields.List(fields.String(), required=True)
+    finished = fields.Boolean(required=True)
+    stopped = fields.Boolean(required=True, metadata={
+        "description": "the log is physically impossible: the replay stopped (corrupt)"})
+
+
+class NextSchema(Schema):
+    """What the log may hold next."""
+
+    expects = fields.List(fields.String(), required=True, metadata={
+        "description": "the event types that fit here (note always does)"})
+    moves = fields.List(fields.Dict(), required=True, metadata={
+        "description": "the legal moves of the player whose turn it is, as log events (a "
+                       "stock draw without card: the stock's order is unknown, name it)"})
+    round = fields.Integer(required=True, allow_none=True,
+                           metadata={"description": "the number of the next round_started"})
+    starters = fields.List(fields.String(), required=True, allow_none=True, metadata={
+        "description": "who may open the next round (null: anyone)"})
+    deal = fields.List(fields.String(), required=True,
+                       metadata={"description": "the players the next round deals in"})
+
+
+class TableStateSchema(Schema):
+    """A game being recorded: where it stands, what may come next, and the audit's report
+    of the log so far (the findings exactly as the audit gives them)."""
+
+    game = fields.Nested(BoardGameSchema, required=True)
+    events = fields.Integer(required=True)
+    report = fields.Nested(AuditReportSchema, required=True)
+    last = fields.List(fields.Nested(FindingSchema), required=True,
+                       metadata={"description": "the findings of the log's last event"})
+    state = fields.Nested(TableSchema, required=True)
+    next = fields.Nested(NextSchema, required=True)
 
 
 # --- parameters -------------------------------------------------------------------------

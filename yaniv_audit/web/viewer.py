@@ -10,6 +10,9 @@
                                  (?rules=A&rules=B..., the first the baseline; default:
                                  the declared rules, then every preset that differs)
 
+    GET  /record                 the table's recorder: a scoresheet or every move, checked
+                                 as it is entered (static/record.js, POST /api/v1/state)
+
     POST /store                  store an uploaded log in the archive (writes need the
                                  token, or a request from this machine)
 
@@ -123,6 +126,14 @@ def uploaded_log() -> tuple[Log, str]:
         return read_upload(data, name), name
     except LogFormatError as exc:
         raise unreadable(name, exc) from None
+
+
+@viewer.get("/record")
+def record() -> str:
+    """The table's recorder: the game written down as it is played, every entry checked
+    by ``POST /api/v1/state`` (the page keeps the log in the browser, nothing here)."""
+    return render_template("record.html", presets=list(PRESETS),
+                           token_needed=bool(current_app.config.get("WRITE_TOKEN")))
 
 
 @viewer.post("/view")
