@@ -47,6 +47,8 @@ class ReplayBase:
     # checker; each is defined by the part named, and Replay has them all).
     #: turns: the round a move belongs to, or None when it is not replayed
     _move_round: Callable[[Event], RoundState | None]
+    #: turns: the turn passes to the next player still in
+    _advance: Callable[[RoundState], None]
     #: turns: settle whose turn a move is; False for a slap made out of place
     _enter: Callable[[RoundState, Discard | Draw | Slap | Yaniv], bool]
     #: pile: the stock's last card was drawn and the turn is over
@@ -67,8 +69,8 @@ class ReplayBase:
         self.values = card_values(rules)
         self.counts = deck_counts(rules)
         self.deck_size = sum(self.counts)
-        #: the deck as {card: copies} (a Counter of it, without its zeros)
-        self.deck = {card: n for card, n in enumerate(self.counts) if n}
+        #: the deck, every copy of every card, sorted
+        self.deck = [card for card, n in enumerate(self.counts) for _ in range(n)]
         self.seating: tuple[str, ...] = game.players
         self.scores: dict[str, int] = {p: 0 for p in self.seating}
         self.out: list[str] = []

@@ -11,6 +11,7 @@ checks.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 
 from ..cards import Card, format_cards
 from ..events import RoundStarted
@@ -50,23 +51,21 @@ class Deal(ReplayBase):
             if dealt != rules.hand_size:
                 self._violation(event, "deal.hand_size", p,
                                 f"{p} was dealt {dealt} cards; hand_size={rules.hand_size}")
-        dealt_cards = sum(len(c) for c in event.hands.values())
         if len(rotation) * rules.hand_size + 1 > self.deck_size:
             self._impossible(event, "deal.too_big", None,
                              f"{len(rotation)} hands of {rules.hand_size} and an upcard need "
                              f"{len(rotation) * rules.hand_size + 1} cards; the deck holds "
                              f"{self.deck_size} (decks={rules.decks}, jokers={rules.jokers})")
-        on_table: Counter[Card] = Counter()
-        for cards in event.hands.values():
-            on_table.update(cards)
-        upcard = event.upcard
-        if upcard is not None:
-            on_table[upcard] += 1
-        if event.stock is not None:
-            on_table.update(event.stock)
-        if upcard is None or event.stock is None or not dict.__eq__(on_table, self.deck):
+        upcard, stock = event.upcard, event.stock
+        in_hands = [*chain.from_iterable(event.hands.values())]
+        if upcard is None or stock is None or sorted([*in_hands, upcard, *stock]) != self.deck:
+            on_table = Counter(in_hands)
+            if upcard is not None:
+                on_table[upcard] += 1
+            if stock is not None:
+                on_table.update(stock)
             self._check_counts(event, on_table, "the deal")
-            if event.stock is not None:
+            if stock is not None:
                 upcard = self._check_whole_deck(event, on_table)
                 r.upcard_deduced = event.upcard is None
         # else the usual deal: hands, upcard and stock are the deck card for card, which
@@ -74,9 +73,8 @@ class Deal(ReplayBase):
         for p, cards in event.hands.items():
             r.hands[p] = list(cards)
         seen = r.seen
-        for cards in event.hands.values():
-            for c in cards:
-                seen[c] += 1
+        for c in in_hands:
+            seen[c] += 1
         if upcard is not None:
             seen[upcard] += 1
         r.pile.append(Layer(None, [upcard], None))
@@ -84,7 +82,7 @@ class Deal(ReplayBase):
             r.stock = list(reversed(event.stock))
             r.stock_count = len(event.stock)
         else:
-            r.stock_count = max(self.deck_size - dealt_cards - 1, 0)
+            r.stock_count = max(self.deck_size - len(in_hands) - 1, 0)
         r.current = event.starter
         # the turn order among the dealt players, known now (others are looked up if they move)
         r.next_seat = dict(zip(rotation, rotation[1:] + rotation[:1], strict=True))

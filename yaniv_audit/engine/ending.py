@@ -10,12 +10,13 @@ against the hands the replay holds.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 
-from ..cards import Card, format_cards
+from ..cards import format_cards, hand_total
 from ..events import Event, Showdown, Yaniv
 from ..scoring import game_result, score_round
 from .base import ReplayBase
-from .state import RoundState
+from .state import DREW, RoundState
 
 
 class RoundEnd(ReplayBase):
@@ -30,12 +31,16 @@ class RoundEnd(ReplayBase):
             r.announced = event.total
             r.caller = p
             return
-        self._enter(r, event)
+        if r.phase == DREW and p != r.current and p == r.next_seat.get(r.current):
+            self._advance(r)  # the usual case: the next player calls as their turn opens
+        else:
+            self._enter(r, event)
         self._call(r, event, p)
 
     def _call(self, r: RoundState, event: Event, caller: str) -> None:
         """End a replayed round by ``caller``'s Yaniv at ``event``."""
-        total = self._total(r.hands.get(caller, []))
+        hands, values = r.hands, self.values
+        total = hand_total(hands.get(caller, ()), values)
         if total > self.rules.yaniv_max:
             self._violation(event, "yaniv.threshold", caller,
                             f"{caller} called Yaniv at {total} "
@@ -45,7 +50,7 @@ class RoundEnd(ReplayBase):
             self._claim(event, "claim.yaniv_total", caller,
                         f"{caller} announced {event.total}, but "
                         f"{format_cards(r.hands.get(caller, []))} makes {total}")
-        totals = {p: self._total(r.hands.get(p, [])) for p in r.rotation}
+        totals = {p: hand_total(hands.get(p, ()), values) for p in r.rotation}
         self._score(r, event, caller, totals, "yaniv")
 
     # --- scoring the round -------------------------------------------------
@@ -102,10 +107,8 @@ class RoundEnd(ReplayBase):
                             f"{r.stock_count} card{'' if r.stock_count == 1 else 's'}: under "
                             "reshuffle=round_ends only an exhausted stock ends a round without "
                             "a Yaniv")
-        shown: Counter[Card] = Counter()
-        for cards in event.hands.values():
-            shown.update(cards)
-        self._check_counts(event, shown, "the showdown")
+        self._check_counts(event, Counter(chain.from_iterable(event.hands.values())),
+                           "the showdown")
         for p in event.hands:
             if p in self.out and (r.moves_checked is False or p not in r.rotation):
                 self._player_out(event, p)
