@@ -12,14 +12,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
+
+import msgspec
 
 from .rules import RuleSet
 
 
-@dataclass(frozen=True, slots=True)
-class RoundScore:
-    """What a round gives: who Assafed, who won, points, reductions, new scores, who went out."""
+class RoundScore(msgspec.Struct, frozen=True, gc=False):
+    """What a round gives: who Assafed, who won, points, reductions, new scores, who went out.
+
+    A frozen :class:`msgspec.Struct` (built once a round: a tenth of a frozen
+    dataclass's cost); it holds only names and numbers, so it is not tracked by
+    the garbage collector.
+    """
 
     caller: str | None
     totals: dict[str, int]
@@ -75,19 +81,43 @@ def round_points(
     return assaf, winners, points
 
 
-def is_out(rules: RuleSet, score: int) -> bool:
+class _Scoring(NamedTuple):
+    """What scoring needs of a rule set, worked out once per rule set."""
+
+    reductions: dict[int, int]  # rules.reductions as {score: reduced to}; read only
+    out_at: int | None  # the lowest score that puts a player out (None: nobody goes out)
+
+
+_BY_ID: dict[int, tuple[RuleSet, _Scoring]] = {}
+
+
+def _scoring(rules: RuleSet) -> _Scoring:
+    """The scoring table of ``rules``, found by identity (hashing a RuleSet hashes every
+    field, which would cost more than what is looked up)."""
+    hit = _BY_ID.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
     if rules.game_end == "rounds":
-        return False
-    if rules.limit_rule == "reach":
-        return score >= rules.score_limit
-    return score > rules.score_limit
+        out_at = None
+    else:
+        out_at = rules.score_limit if rules.limit_rule == "reach" else rules.score_limit + 1
+    table = _Scoring(dict(rules.reductions), out_at)
+    if len(_BY_ID) >= 256:
+        _BY_ID.clear()
+    _BY_ID[id(rules)] = (rules, table)  # the stored reference keeps the id unique
+    return table
+
+
+def is_out(rules: RuleSet, score: int) -> bool:
+    out_at = _scoring(rules).out_at
+    return out_at is not None and score >= out_at
 
 
 def apply_points(
     rules: RuleSet, scores: Mapping[str, int], points: Mapping[str, int]
 ) -> tuple[dict[str, int], tuple[tuple[str, int, int], ...], tuple[str, ...]]:
     """New scores after this round's points and reductions, and who goes out."""
-    table = dict(rules.reductions)
+    table, out_at = _scoring(rules)
     new = dict(scores)
     reductions = []
     for p, gained in points.items():
@@ -96,7 +126,7 @@ def apply_points(
             reductions.append((p, score, table[score]))
             score = table[score]
         new[p] = score
-    out = tuple(p for p in points if is_out(rules, new[p]))
+    out = () if out_at is None else tuple(p for p in points if new[p] >= out_at)
     return new, tuple(reductions), out
 
 

@@ -1,0 +1,130 @@
+"""The deal: ``round_started`` folded into a new round.
+
+The hands, the upcard and the stock as recorded are checked against the deck
+(hand sizes, copies of each card, and the whole deck card for card when the stock
+is recorded); who opens is checked against the ``starter`` rule; a player who is
+out but was dealt in is reported. The usual deal, hands, upcard and stock making
+exactly the deck, is recognised with one comparison and skips the card-by-card
+checks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import chain
+
+from ..cards import Card, format_cards
+from ..events import RoundStarted
+from ..scoring import next_starter
+from .base import ReplayBase
+from .state import Layer, RoundRecord, RoundState
+
+
+class Deal(ReplayBase):
+    """The deal: the round it opens, checked against the deck and the starter rule."""
+
+    def _round_started(self, event: RoundStarted) -> None:
+        self._end_pending_exhaustion()
+        if self._game_over(event):
+            return
+        previous = self.records[-1] if self.records else None
+        still_in = self.still_in
+        if event.hands is not None:
+            rotation = [p for p in self.seating if p in event.hands]
+        else:
+            rotation = list(still_in)
+        r = RoundState(event.round, event.starter, event.hands is not None, rotation)
+        self.round = r
+        self.records.append(RoundRecord(event.round, event.starter, r.moves_checked,
+                                        scores=dict(self.scores)))
+        if previous is not None:
+            self._check_starter(event, previous, still_in)
+        if event.hands is None:
+            r.current = event.starter
+            return
+        rules = self.rules
+        for p in rotation:
+            if p in self.out:
+                self._player_out(event, p)
+        for p in still_in:
+            dealt = len(event.hands.get(p, ()))
+            if dealt != rules.hand_size:
+                self._violation(event, "deal.hand_size", p,
+                                f"{p} was dealt {dealt} cards; hand_size={rules.hand_size}")
+        if len(rotation) * rules.hand_size + 1 > self.deck_size:
+            self._impossible(event, "deal.too_big", None,
+                             f"{len(rotation)} hands of {rules.hand_size} and an upcard need "
+                             f"{len(rotation) * rules.hand_size + 1} cards; the deck holds "
+                             f"{self.deck_size} (decks={rules.decks}, jokers={rules.jokers})")
+        upcard, stock = event.upcard, event.stock
+        in_hands = [*chain.from_iterable(event.hands.values())]
+        if upcard is None or stock is None or sorted([*in_hands, upcard, *stock]) != self.deck:
+            on_table = Counter(in_hands)
+            if upcard is not None:
+                on_table[upcard] += 1
+            if stock is not None:
+                on_table.update(stock)
+            self._check_counts(event, on_table, "the deal")
+            if stock is not None:
+                upcard = self._check_whole_deck(event, on_table)
+                r.upcard_deduced = event.upcard is None
+        # else the usual deal: hands, upcard and stock are the deck card for card, which
+        # both checks above would find (and the upcard is the one recorded)
+        for p, cards in event.hands.items():
+            r.hands[p] = list(cards)
+        seen = r.seen
+        for c in in_hands:
+            seen[c] += 1
+        if upcard is not None:
+            seen[upcard] += 1
+        r.pile.append(Layer(None, [upcard], None))
+        if event.stock is not None:
+            r.stock = list(reversed(event.stock))
+            r.stock_count = len(event.stock)
+        else:
+            r.stock_count = max(self.deck_size - len(in_hands) - 1, 0)
+        r.current = event.starter
+        # the turn order among the dealt players, known now (others are looked up if they move)
+        r.next_seat = dict(zip(rotation, rotation[1:] + rotation[:1], strict=True))
+
+    def _check_whole_deck(self, event: RoundStarted, on_table: Counter[Card]) -> Card | None:
+        """Recorded hands and stock leave exactly the upcard: the deck, card for card.
+
+        Returns the upcard, deduced when it was not recorded.
+        """
+        counts = self.counts
+        left = [c for c in range(len(counts)) for _ in range(counts[c] - on_table[c])]
+        if event.upcard is None:
+            if len(left) == 1:
+                return left[0]
+            what = (f"the recorded hands and stock leave {len(left)} cards for the one upcard "
+                    f"({format_cards(left)})" if left else
+                    "the recorded hands and stock leave no card for the upcard")
+        elif not left:
+            return event.upcard
+        else:
+            what = (f"the recorded hands, upcard and stock are not the deck: "
+                    f"{format_cards(left)} {'is' if len(left) == 1 else 'are'} in no hand, "
+                    "not the upcard and not in the stock")
+        self._impossible(event, "stock.mismatch", None,
+                         f"{what} (decks={self.rules.decks}, jokers={self.rules.jokers})")
+        return None
+
+    def _check_starter(self, event: RoundStarted, previous: RoundRecord,
+                       still_in: list[str]) -> None:
+        rules = self.rules
+        if rules.starter == "free":
+            return
+        if rules.starter == "round_winner" and previous.score is None:
+            return
+        winners = previous.score.winners if previous.score else ()
+        allowed = next_starter(rules, self.seating, still_in, winners, previous.starter)
+        if allowed is not None and event.starter not in allowed:
+            why = (f"round {previous.round} was won by {', '.join(winners)}"
+                   if rules.starter == "round_winner"
+                   else f"{previous.starter} opened round {previous.round}")
+            self._violation(event, "deal.starter", event.starter,
+                            f"{event.starter} opened round {event.round}, but "
+                            f"{' or '.join(sorted(allowed))} should have: {why} "
+                            f"(starter={rules.starter})")
+

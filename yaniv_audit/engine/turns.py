@@ -1,0 +1,183 @@
+"""Turns and their order; the throws.
+
+A turn is a throw (``discard``) then a draw, and after a stock draw perhaps a
+slap. :meth:`Turns._enter` settles whose turn a move is and in which phase
+(``START``, ``THREW``, ``DREW``), reporting moves out of turn, turns without a draw
+and Yaniv calls out of place; the usual case, the next seat opening its turn, is
+one comparison. ``discard`` and ``slap`` put cards from the hand on the pile.
+"""
+
+from __future__ import annotations
+
+from ..cards import format_cards
+from ..events import Discard, Draw, Event, Slap, Yaniv
+from ..melds import Meld, classify, extend
+from ..scoring import seat_after
+from .base import ReplayBase
+from .state import DREW, START, THREW, Layer, RoundState
+
+
+class Turns(ReplayBase):
+    """Whose turn it is, its phases, and the throws that put cards on the pile."""
+
+    def _move_round(self, event: Event) -> RoundState | None:
+        """The round a move belongs to, or None when it is not replayed."""
+        r = self.round
+        if self.winners is None and r is not None and not (
+                r.exhaust_pending or r.ended or r.closed):
+            if self.out:
+                player = getattr(event, "player", None)
+                if player in self.out and player in r.rotation:
+                    self._player_out(event, player)
+            return r  # the usual case
+        return self._move_round_slow(event)
+
+    def _move_round_slow(self, event: Event) -> RoundState | None:
+        if self._game_over(event):
+            return None
+        r = self.round
+        assert r is not None
+        if r.exhaust_pending and not (isinstance(event, Slap) and r.phase == DREW):
+            self._exhaust(None)
+        if r.ended or r.closed:
+            if not r.gap_reported:
+                r.gap_reported = True
+                self._violation(event, "turn.order", getattr(event, "player", None),
+                                f"round {r.number} is over; moves before the next round_started "
+                                "do not count")
+            return None
+        if self.out:
+            player = getattr(event, "player", None)
+            if player in self.out and player in r.rotation:
+                self._player_out(event, player)
+        return r
+
+    def _advance(self, r: RoundState) -> None:
+        r.current = r.next_seat.get(r.current) or self._next_player(r, r.current)
+        r.phase = START
+        r.throw_size = 0
+        r.drew_from_stock = False
+        r.last_drawn = None
+
+    def _next_player(self, r: RoundState, player: str) -> str:
+        following = r.next_seat.get(player)
+        if following is None:
+            following = r.next_seat[player] = (
+                seat_after(self.seating, r.rotation, player) if r.rotation else player)
+        return following
+
+    def _enter(self, r: RoundState, event: Discard | Draw | Slap | Yaniv) -> bool:
+        """Settle whose turn ``event`` is; False for a slap made out of place."""
+        p = event.player
+        kind = type(event)
+        phase = r.phase
+        if phase == START and p == r.current and kind is not Draw and kind is not Slap:
+            return True  # the usual case: a turn opens with its player's throw or call
+        if phase == THREW:
+            if p == r.current:
+                if kind is Draw:
+                    return True
+                if kind is Slap:
+                    self._violation(event, "slap.not_allowed", p,
+                                    f"{p} slapped before drawing; a slap follows a stock draw")
+                    return False
+                if kind is Yaniv:
+                    self._violation(event, "yaniv.timing", p,
+                                    f"{p} called Yaniv after throwing; Yaniv is called only at "
+                                    "the start of one's turn, before throwing")
+                    return True
+            # the turn ends without its draw; a second throw by the same player is out of turn
+            self._no_draw(r, event)
+            self._advance(r)
+        elif phase == DREW:
+            if p == r.current:
+                if kind is Slap:
+                    return True
+                if kind is Yaniv:
+                    self._violation(event, "yaniv.timing", p,
+                                    f"{p} called Yaniv after drawing; Yaniv is called only at "
+                                    "the start of one's turn, before throwing")
+                    return True
+            self._advance(r)
+        if isinstance(event, Slap):
+            self._violation(event, "slap.not_allowed", p,
+                            f"{p} slapped {format_cards([event.card])} out of turn; a slap "
+                            "may only follow one's own draw from the stock")
+            return False
+        if p != r.current:
+            self._violation(event, "turn.order", p,
+                            f"it was {r.current}'s turn, not {p}'s")
+            r.current = p
+        if kind is Draw:
+            self._violation(event, "turn.no_throw", p, f"{p} drew without throwing first")
+        return True
+
+    def _no_draw(self, r: RoundState, event: Event) -> None:
+        thrown = r.pile[-1].text() if r.pile else ""
+        self._violation(event, "turn.no_draw", r.current,
+                        f"{r.current} threw {thrown or 'cards'} but did not draw")
+
+    def _discard(self, event: Discard) -> None:
+        r = self._move_round(event)
+        if r is None:
+            return
+        p = event.player
+        if r.phase == DREW and p != r.current and p == r.next_seat.get(r.current):
+            r.current = p  # the usual case: the next player opens their turn
+            r.phase = START
+            r.throw_size = 0
+            r.drew_from_stock = False
+            r.last_drawn = None
+        else:
+            self._enter(r, event)
+        self._take_from_hand(event, p, event.cards)
+        reading = classify(event.cards, self.rules)
+        meld = reading if isinstance(reading, Meld) else None
+        if meld is None:
+            self._violation(event, "discard.combo", p, f"{p} threw {reading}")
+        r.pile.append(Layer(p, list(event.cards), meld))
+        r.phase = THREW
+        r.throw_size = len(event.cards)
+
+    def _slap(self, event: Slap) -> None:
+        r = self._move_round(event)
+        if r is None:
+            return
+        p = event.player
+        ok = self._enter(r, event)
+        rules = self.rules
+        if ok and not rules.slap_down:
+            self._violation(event, "slap.not_allowed", p,
+                            f"{p} slapped {format_cards([event.card])}, but slap_down=false")
+        elif ok and not r.drew_from_stock:
+            self._violation(event, "slap.not_allowed", p,
+                            f"{p} slapped {format_cards([event.card])}; a slap may only follow "
+                            "one's own draw from the stock (slap_down=true)")
+        self._take_from_hand(event, p, [event.card])
+        top = r.pile[-1]
+        joined: Meld | None = None
+        if event.card != r.last_drawn or not ok:
+            if ok:
+                drawn = format_cards([r.last_drawn]) if r.last_drawn is not None else "none"
+                self._violation(event, "slap.not_allowed", p,
+                                f"{p} slapped {format_cards([event.card])}, which is not the card "
+                                f"just drawn ({drawn}); only the card just drawn from the stock "
+                                "may be slapped")
+        else:
+            joined = extend(top.meld, event.card, rules) if top.meld is not None else None
+            if joined is None:
+                self._violation(event, "slap.no_match", p,
+                                f"{p} slapped {format_cards([event.card])}, which does not extend "
+                                f"{top.text()} (set_max={rules.set_max}, run_max="
+                                f"{'null' if rules.run_max is None else rules.run_max})")
+        if not r.hands[p]:
+            self._violation(event, "slap.empties_hand", p,
+                            f"{p} slapped their last card; a slap may not empty the hand")
+        if joined is not None:
+            top.cards = list(joined.cards)
+            top.meld = joined
+        else:
+            top.cards.append(event.card)
+        r.drew_from_stock = False
+        r.last_drawn = None
+
