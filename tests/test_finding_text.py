@@ -18,7 +18,7 @@ from yaniv_audit.rules import PRESETS
 from yaniv_audit.web.finding_text import LANGS, localize, translate
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINE = ROOT / "yaniv_audit" / "engine.py"
+ENGINE = ROOT / "yaniv_audit" / "engine"  # the package: one module per part of the game
 SLAP_HANDS = {"dana": "4C 4D 9H KS QS", "lior": HANDS["lior"], "omer": HANDS["omer"]}
 BIG = {"p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
        "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK"}
@@ -77,7 +77,7 @@ def corpus() -> dict[tuple[str, str], tuple[str, ...]]:
 
 
 def engine_codes() -> set[str]:
-    source = ENGINE.read_text("utf-8")
+    source = "\n".join(path.read_text("utf-8") for path in sorted(ENGINE.glob("*.py")))
     return set(re.findall(r"self\._(?:violation|impossible|claim)\(\s*event,\s*\"([a-z_.]+)\"",
                           source))
 
