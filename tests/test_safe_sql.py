@@ -248,7 +248,7 @@ def test_no_python_variable_is_read_as_a_table(place: Path) -> None:
 
 
 @pytest.mark.parametrize("sql", [
-    "SELECT count(*) FROM range(1000000000) a, range(1000000000) b",
+    "SELECT count(*) FROM range(1000000000) a, range(1000) b",
     "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r",
     "SELECT count(*) FROM events a, events b, events c, events d, events e",
 ])
@@ -261,6 +261,17 @@ def test_a_statement_that_runs_forever_is_stopped(place: Path, sql: str) -> None
     assert result.stderr == ("yaniv-audit: query stopped: it ran past the time limit of "
                              "1 second (--timeout SECONDS allows longer)\n")
     assert snapshot(place) == before
+
+
+def test_a_statement_that_needs_more_memory_than_the_limit_says_so(
+        place: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YANIV_AUDIT_MEMORY_LIMIT", "64MB")
+    result = run("query", "SELECT count(*) FROM range(1000000000) a, range(1000000000) b",
+                 "--db", str(place / "games.duckdb"))
+    assert result.exit_code == 2
+    assert result.stderr == ("yaniv-audit: query stopped: it needs more memory than the "
+                             "archive's limit of 61.0 MiB (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, "
+                             "allows more)\n")
 
 
 def test_the_time_limit_is_an_error_of_its_own_and_the_connection_goes_on(place: Path) -> None:

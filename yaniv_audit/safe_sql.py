@@ -255,6 +255,12 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, timeout: float | None = DEFAUL
         text = _first_line(str(exc))
         if "configuration has been locked" in text:
             raise QueryRefused(f"query refused: {text}") from None
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            limit = con.execute("SELECT current_setting('memory_limit')").fetchone()
+            raise QueryError(
+                f"query stopped: it needs more memory than the archive's limit of "
+                f"{limit[0] if limit else 'its limit'} (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, "
+                "allows more)") from None
         raise QueryError(f"query failed: {text}") from None
     finally:
         if timer is not None:
