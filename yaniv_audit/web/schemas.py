@@ -202,6 +202,8 @@ class GamesQuery(Schema):
     has_findings = fields.Boolean()
     since = fields.String(metadata={"description": "started at or after (date or ISO time)"})
     until = fields.String(metadata={"description": "started before (date or ISO time)"})
+    q = fields.String(metadata={"description": "a player, part of a game_id, or the start "
+                                               "of a fingerprint"})
     sort = fields.String(validate=validate.OneOf(SORT_VALUES),
                          metadata={"description": "default: ingested (a - for descending)"})
     limit = fields.Integer(validate=validate.Range(min=1, max=1000))
