@@ -181,12 +181,13 @@ LIST_FILTERS = ("q", "player", "rules", "verdict", "has_findings", "since", "unt
 def index() -> str:
     filters, sort = listing_args()
     page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 20))
+    per_page = int(current_app.config.get("GAMES_PER_PAGE", GAMES_PER_PAGE))
     with store().reading() as reader:
         listing = None if reader is None else reader.games(
-            filters, sort=sort, limit=GAMES_PER_PAGE, offset=(page - 1) * GAMES_PER_PAGE)
+            filters, sort=sort, limit=per_page, offset=(page - 1) * per_page)
     asked = {k: (request.args.get(k) or "").strip() for k in LIST_FILTERS}
     kept = {k: v for k, v in asked.items() if v}
-    pages = 0 if listing is None else -(-listing["total"] // GAMES_PER_PAGE)
+    pages = 0 if listing is None else -(-listing["total"] // per_page)
     return render_template(
         "index.html", listing=listing, asked=asked, page=page, pages=pages,
         page_url=lambda n: url_for("viewer.index", **kept, page=n),
