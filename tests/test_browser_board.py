@@ -41,8 +41,10 @@ def swipe(page: Page, dx: int) -> None:
     page.evaluate("""(dx) => {
       const board = document.getElementById("board");
       const at = (x) => [new Touch({identifier: 1, target: board, clientX: x, clientY: 400})];
-      board.dispatchEvent(new TouchEvent("touchstart", {touches: at(200), changedTouches: at(200), bubbles: true}));
-      board.dispatchEvent(new TouchEvent("touchend", {touches: [], changedTouches: at(200 + dx), bubbles: true}));
+      const send = (type, touches, changed) => board.dispatchEvent(
+        new TouchEvent(type, {touches, changedTouches: changed, bubbles: true}));
+      send("touchstart", at(200), at(200));
+      send("touchend", [], at(200 + dx));
     }""", dx)
 
 

@@ -11,7 +11,18 @@ from typing import Any
 from ..audit import report_of
 from ..cards import format_cards
 from ..engine import Replay
-from ..events import Discard, Draw, Event, GameStarted, Log, RoundEnded, RoundStarted, Showdown, Slap, Yaniv
+from ..events import (
+    Discard,
+    Draw,
+    Event,
+    GameStarted,
+    Log,
+    RoundEnded,
+    RoundStarted,
+    Showdown,
+    Slap,
+    Yaniv,
+)
 from ..merkle import tree_hash
 from ..replay_view import steps
 from ..rules import RuleSet

@@ -25,9 +25,8 @@ from datetime import date, datetime
 from typing import Any
 
 from babel.dates import format_date
-
-from markupsafe import Markup
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from markupsafe import Markup
 
 from ..audit import compare_with_reports, other_tables
 from ..codec import parse_json_array, parse_jsonl
@@ -54,9 +53,14 @@ KIND_LABELS = {"violation": N_("violation"), "inconsistency": N_("inconsistency"
 
 @viewer.app_context_processor
 def page_helpers() -> dict[str, Any]:
-    return {"verdict_label": lambda v: gettext(VERDICT_LABELS.get(v, v)),
-            "kind_label": lambda k: gettext(KIND_LABELS.get(k, k)),
-            "names_joined": lambda players: Markup(", ").join(bdi(p) for p in players),
+    def verdict_label(verdict: str) -> str:
+        return gettext(VERDICT_LABELS.get(verdict, verdict))
+
+    def kind_label(kind: str) -> str:
+        return gettext(KIND_LABELS.get(kind, kind))
+
+    return {"verdict_label": verdict_label, "kind_label": kind_label,
+            "names_joined": lambda players: bdi(Markup(", ").join(bdi(p) for p in players)),
             "name_of": lambda p: p, "zip": zip, "Markup": Markup}
 
 
@@ -124,8 +128,8 @@ def render_board(log: Log, source: str, **links: Any) -> str:
                            chart=score_chart(report, game["players"]),
                            finding_params=lambda f: finding_params(f, report["rules"]["params"]),
                            name_of=lambda p: names.get(p, p),
-                           names_joined=lambda ps: Markup(", ").join(
-                               bdi(names.get(p, p)) for p in ps),
+                           names_joined=lambda ps: bdi(Markup(", ").join(
+                               bdi(names.get(p, p)) for p in ps)),
                            token_needed=bool(current_app.config.get("WRITE_TOKEN")),
                            can_write=writing_allowed(), **links)
 
@@ -190,7 +194,7 @@ def index() -> str:
     pages = 0 if listing is None else -(-listing["total"] // per_page)
     return render_template(
         "index.html", listing=listing, asked=asked, page=page, pages=pages,
-        page_url=lambda n: url_for("viewer.index", **kept, page=n),
+        page_url=lambda n: url_for("viewer.index", **{**kept, "page": n}),
         filtered=any(v for k, v in asked.items() if k != "sort"), sort=sort,
         sorts=[(value, gettext(label)) for value, label in SORT_CHOICES],
         verdicts=[(v, gettext(label)) for v, label in VERDICT_LABELS.items()
@@ -273,7 +277,7 @@ def compare_game(fingerprint: str) -> str:
         title=game_title(log.game.game_id, result["fingerprint"], players,
                          dict(log.game.meta or {}), log.game.at),
         name_of=lambda p: names.get(p, p),
-        names_joined=lambda ps: Markup(", ").join(bdi(names.get(p, p)) for p in ps))
+        names_joined=lambda ps: bdi(Markup(", ").join(bdi(names.get(p, p)) for p in ps)))
 
 
 def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
