@@ -304,6 +304,12 @@
     ticks.appendChild(tick);
   });
 
+  // the move list in the page's language, cards as chips (the server wrote it in English)
+  document.querySelectorAll("#moves a[data-step]").forEach((a) => {
+    const step = steps[Number(a.dataset.step)];
+    if (step && step.index === Number(a.dataset.step)) a.replaceChildren(...sentence(step));
+  });
+
   const fromHash = /^#e=(\d+)$/.exec(location.hash);
   show(fromHash ? Number(fromHash[1]) : 0);
 })();
