@@ -368,6 +368,9 @@ def test_store_an_uploaded_log_from_its_board(tmp_path: Path) -> None:
     assert "<img src=x" not in page
     text = html_lib.unescape(re.findall(r'<input type="hidden" name="text" value="(.*?)">',
                                         page, re.S)[-1])
+    remote = client.post("/view", data={"text": text}, environ_base={
+        "REMOTE_ADDR": "203.0.113.9"}).get_data(as_text=True)
+    assert "Checked, not stored." in remote and 'id="store"' not in remote  # not offered
     refused = client.post("/store", data={"text": text},
                           environ_base={"REMOTE_ADDR": "203.0.113.9"})
     assert refused.status_code == 401 and refused.mimetype == "text/html"

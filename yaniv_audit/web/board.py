@@ -80,8 +80,9 @@ def move(event: Event, seat: str | None) -> dict[str, Any]:
         cards = [format_cards([event.card])]
     elif isinstance(event, Yaniv):
         return {"player": who, "cards": [], "total": event.total}
-    elif isinstance(event, Showdown):
-        return {"player": event.caller, "cards": []}
+    elif isinstance(event, Showdown):  # the hands laid down are seen by everyone
+        return {"player": event.caller, "cards": [], "hands": {
+            p: format_cards(cards).split() for p, cards in event.hands.items()}}
     elif isinstance(event, RoundStarted):
         return {"player": event.starter, "cards": [] if event.upcard is None else
                 [format_cards([event.upcard])], "round": event.round,

@@ -125,7 +125,9 @@
       if (state.winners.includes(p)) head.appendChild(el("span", "badge win", t("winner")));
       panel.appendChild(head);
       const drew = step.type === "draw" && m.player === p ? m.cards : [];
-      if (table && table.moves_checked && table.hands[p]) panel.appendChild(cards(table.hands[p], drew));
+      const shown = step.type === "showdown" && m.hands ? m.hands[p] : null;
+      if (shown) panel.appendChild(cards(shown));  // laid down on the table
+      else if (table && table.moves_checked && table.hands[p]) panel.appendChild(cards(table.hands[p], drew));
       box.appendChild(panel);
     });
   }
