@@ -149,7 +149,7 @@
       });
     }
     $("stock").replaceChildren();
-    if (table) {
+    if (table && table.moves_checked) {
       const stack = el("span", "stock-stack");
       if (table.stock) stack.appendChild(cardFace("??"));
       stack.appendChild(el("span", "count", t("%(n)s cards", { n: table.stock })));
