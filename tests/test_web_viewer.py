@@ -78,9 +78,38 @@ def test_index_lists_the_archived_games_with_their_verdicts(client: FlaskClient)
 
 def test_index_filters_by_player(client: FlaskClient) -> None:
     html = client.get("/?player=noa").get_data(as_text=True)
-    assert "1 game with noa" in html
+    assert '<p class="count" id="count">1 game</p>' in html
     assert f'href="/games/{fingerprint_of(MIDDLE)}"' in html
     assert html.count('href="/games/') == 1
+
+
+def test_index_searches_filters_sorts_and_pages(archive_file: Path) -> None:
+    web = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "GAMES_PER_PAGE": 3}
+                     ).test_client()
+
+    def listed(query: str) -> tuple[str, list[str]]:
+        html = web.get("/?" + query).get_data(as_text=True)
+        return html, re.findall(r'<a class="title" href="/games/(\w+)"', html)
+
+    html, games = listed("q=friday")  # part of a game_id
+    assert games == [fingerprint_of(REPLAYS / "clean-assaf-reduction.jsonl")]
+    assert 'id="count">1 game<' in html
+    assert listed("q=noa")[1] == [fingerprint_of(MIDDLE)]  # a player
+    assert listed("q=" + fingerprint_of(MIDDLE)[:10])[1] == [fingerprint_of(MIDDLE)]
+    html, games = listed("verdict=violations")
+    assert 'id="count">2 games<' in html and len(games) == 2
+    assert len(listed("has_findings=false")[1]) == 3  # of 5 clean games, page 1 of 2
+    longest = max(LOGS, key=lambda p: len(read_log(p).events))
+    assert listed("sort=-events")[1][0] == fingerprint_of(longest)
+    html, first = listed("")
+    assert f"page 1 of {-(-len(LOGS) // 3)}" in html and len(first) == 3
+    assert 'href="/?page=2" rel="next"' in html
+    html, second = listed("page=2")
+    assert 'rel="prev"' in html and not set(first) & set(second)
+    html, _ = listed("verdict=clean&page=1")
+    assert 'href="/?verdict=clean&amp;page=2"' in html  # the filters are kept
+    bad = web.get("/?verdict=nice")
+    assert bad.status_code == 400 and "verdict: expected one of" in bad.get_data(as_text=True)
 
 
 def test_index_without_an_archive_says_how_to_make_one(tmp_path: Path) -> None:
@@ -97,7 +126,8 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     response = client.get(f"/games/{fingerprint_of(MIDDLE)}")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
-    assert '<span class="verdict violations" id="verdict">violations</span>' in html
+    assert '<span class="verdict violations" id="verdict" data-verdict="violations">violations' \
+           '</span>' in html
     assert "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in html
     assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5">noa draws 8H from the ' \
            'pile</a></li>' in html
@@ -261,11 +291,16 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
     expected = compare_log(log, [log.game.rules, *unique_presets_other_than(log.game.rules)])
     html = client.get(f"/games/{fingerprint_of(REPLAYS / 'clean-assaf-reduction.jsonl')}"
                       "/compare").get_data(as_text=True)
-    heads = re.findall(r"<th><code>(.*?)</code>", html)
+    heads = re.findall(r'<th><a href="/rules#preset-[\w-]+"><code>(.*?)</code>', html)
     assert heads == [r["rules"]["id"] for r in expected["results"]]
     assert heads[0] == "israeli" and "cardgames-zone" not in heads  # the same parameters
     changes = [html_lib.unescape(c) for c in re.findall(r"<li>(.*?)</li>", html)]
-    assert changes == [c["message"] for c in expected["changes"]]
+    assert changes == [c["message"] for c in expected["changes"] if c["field"] != "findings"]
+    # the findings each rule set adds, listed under it with their messages
+    added = re.findall(r'<li class="added">.*?#e=(\d+)">.*?<code>([\w.]+)</code>', html)
+    assert {f"{code}@{seq}" for seq, code in added} == {
+        f for c in expected["changes"] if c["field"] == "findings"
+        for f in c["to"] if f not in c["from"]}
     assert any(c.startswith("under namu ") for c in changes)
 
 
@@ -305,7 +340,7 @@ def test_the_game_list_shows_versions_of_a_paused_game(tmp_path: Path) -> None:
     assert games[30]["superseded"] is True and games[30]["extends"] is None
     assert games[75]["superseded"] is False and games[75]["extends"] == paused
     html = client.get("/").get_data(as_text=True)
-    assert f'continues <a href="/games/{paused}">{paused[:16]}</a>' in html
+    assert f'continues <a href="/games/{paused}"><code>{paused[:12]}</code></a>' in html
     assert "an earlier version: a longer one is archived" in html
 
 
@@ -333,6 +368,9 @@ def test_store_an_uploaded_log_from_its_board(tmp_path: Path) -> None:
     assert "<img src=x" not in page
     text = html_lib.unescape(re.findall(r'<input type="hidden" name="text" value="(.*?)">',
                                         page, re.S)[-1])
+    remote = client.post("/view", data={"text": text}, environ_base={
+        "REMOTE_ADDR": "203.0.113.9"}).get_data(as_text=True)
+    assert "Checked, not stored." in remote and 'id="store"' not in remote  # not offered
     refused = client.post("/store", data={"text": text},
                           environ_base={"REMOTE_ADDR": "203.0.113.9"})
     assert refused.status_code == 401 and refused.mimetype == "text/html"
@@ -380,10 +418,10 @@ def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> No
         archive.ingest([str(rewrite)], jobs=1)
     web = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
     page = web.get(f"/games/{second}").get_data(as_text=True)
-    assert "This log <strong>rewrites an archived game</strong>" in page
+    assert "This log rewrites an archived game" in page
     assert f'href="/games/{first}"' in page and "counted in no report" in page
     page = web.get(f"/games/{first}").get_data(as_text=True)
-    assert "This game was <strong>rewritten</strong> later" in page
+    assert "This game was rewritten later" in page
     assert f'href="/games/{second}"' in page
     assert "rewrites an archived game: kept as evidence" in web.get("/").get_data(as_text=True)
     game = web.get("/api/v1/games/friday-at-dana-2024-05-17").get_json()

@@ -158,6 +158,12 @@ def other_tables(log: Log) -> list[RuleSet]:
 def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
     """The same log under several rule sets, side by side (the first is the baseline;
     none given: the declared rules against every preset with other parameters)."""
+    return compare_with_reports(log, rule_sets)[0]
+
+
+def compare_with_reports(log: Log, rule_sets: Sequence[RuleSet],
+                         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`compare_log`'s comparison and the audit report under each rule set."""
     fingerprint = tree_hash(log.leaves).hex()
     sets = list(rule_sets) or other_tables(log)
     results = []
@@ -183,7 +189,7 @@ def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
         "baseline": base["rules"]["id"],
         "results": results,
         "changes": changes,
-    }
+    }, reports
 
 
 def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:

@@ -461,8 +461,10 @@ def state_body() -> Response:
     return json_response(replayed(name, lambda: table_state(log, rules)))
 
 
-@api_v1.get("/games")
-def games_index() -> Response:
+def listing_args() -> tuple[Filters, str]:
+    """The game list's filters and order from the query string (the API's and the
+    list page's): ``player``, ``rules``, ``verdict``, ``has_findings``, ``since``,
+    ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``."""
     sort = arg("sort") or "ingested"
     if sort.lstrip("-") not in SORTS:
         raise ApiError(400, f"sort: expected one of {', '.join(SORTS)} (a leading - for "
@@ -474,7 +476,13 @@ def games_index() -> Response:
     spec = arg("rules")
     filters = Filters(player=arg("player"), rules_key=rules_from(spec).key if spec else None,
                       verdict=verdict, has_findings=bool_arg("has_findings"),
-                      since=date_arg("since"), until=date_arg("until"))
+                      since=date_arg("since"), until=date_arg("until"), search=arg("q"))
+    return filters, sort
+
+
+@api_v1.get("/games")
+def games_index() -> Response:
+    filters, sort = listing_args()
     limit = int_arg("limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     offset = int_arg("offset", 0, 0, MAX_OFFSET)
     with reader() as r:

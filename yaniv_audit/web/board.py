@@ -9,8 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from ..audit import report_of
+from ..cards import format_cards
 from ..engine import Replay
-from ..events import Log
+from ..events import (
+    Discard,
+    Draw,
+    Event,
+    GameStarted,
+    Log,
+    RoundEnded,
+    RoundStarted,
+    Showdown,
+    Slap,
+    Yaniv,
+)
 from ..merkle import tree_hash
 from ..replay_view import steps
 from ..rules import RuleSet
@@ -31,7 +43,8 @@ def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> di
     """
     fingerprint = tree_hash(log.leaves).hex()
     replay = Replay(log.game, rules or log.game.rules)
-    shown = [_step(step, seat) for step in steps(log, rules, seat, replay)]
+    shown = [_step(step, seat, event) for step, event in
+             zip(steps(log, rules, seat, replay), log.events, strict=True)]
     if not (shown and shown[-1]["stopped"]):
         replay.finish()  # as the audit's replay ends (a stopped one ends where it stopped)
     report = report_of(log, replay, fingerprint)
@@ -42,6 +55,8 @@ def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> di
             "players": list(log.players),
             "names": dict(log.game.names),
             "declared_rules": log.game.rules.id,
+            "meta": dict(log.game.meta or {}),
+            "at": log.game.at,
         },
         "seat": seat,
         "report": report,
@@ -49,7 +64,39 @@ def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> di
     }
 
 
-def _step(step: dict[str, Any], seat: str | None) -> dict[str, Any]:
+def move(event: Event, seat: str | None) -> dict[str, Any]:
+    """Who acted in ``event`` and the cards of the move, for drawing it on the table
+    (a card drawn from the stock that ``seat`` did not see is left out)."""
+    who = getattr(event, "player", None)
+    cards: list[str] = []
+    if isinstance(event, Discard):
+        cards = format_cards(event.cards).split()
+    elif isinstance(event, Draw):
+        hidden = seat is not None and event.source == "stock" and event.player != seat
+        cards = [] if event.card is None or hidden else [format_cards([event.card])]
+        return {"player": who, "cards": cards, "source": event.source,
+                "swap": format_cards([event.swap]) if event.swap is not None else None}
+    elif isinstance(event, Slap):
+        cards = [format_cards([event.card])]
+    elif isinstance(event, Yaniv):
+        return {"player": who, "cards": [], "total": event.total}
+    elif isinstance(event, Showdown):  # the hands laid down are seen by everyone
+        return {"player": event.caller, "cards": [], "hands": {
+            p: format_cards(cards).split() for p, cards in event.hands.items()}}
+    elif isinstance(event, RoundStarted):
+        return {"player": event.starter, "cards": [] if event.upcard is None else
+                [format_cards([event.upcard])], "round": event.round,
+                "recorded": event.hands is not None}
+    elif isinstance(event, GameStarted):
+        return {"player": None, "cards": [], "players": list(event.players),
+                "rules": event.rules.id}
+    elif isinstance(event, RoundEnded):
+        return {"player": None, "cards": [], "round": event.round}
+    return {"player": who, "cards": cards}
+
+
+def _step(step: dict[str, Any], seat: str | None, event: Event) -> dict[str, Any]:
+    step["move"] = move(event, seat)
     state = step["state"]
     table = state["round"]
     if table is not None:

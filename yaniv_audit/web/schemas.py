@@ -115,6 +115,29 @@ class BoardGameSchema(Schema):
     players = fields.List(fields.String(), required=True)
     names = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
     declared_rules = fields.String(required=True)
+    meta = fields.Dict(required=True, metadata={"description": "the log's meta (place, date"
+                                                               ", ...); {} when none"})
+    at = fields.String(required=True, allow_none=True,
+                       metadata={"description": "when the game started, as the log says"})
+
+
+class MoveSchema(Schema):
+    """Who acted in an event and the cards of the move, for drawing it on the table."""
+
+    player = fields.String(required=True, allow_none=True)
+    cards = fields.List(fields.String(), required=True, metadata={
+        "description": "a discard's cards, a drawn card (left out when the seat shown did "
+                       "not see it), a slapped card, an upcard"})
+    source = fields.String(metadata={"description": "a draw's: stock or pile"})
+    swap = fields.String(allow_none=True, metadata={"description": "a joker swap's card"})
+    total = fields.Integer(allow_none=True, metadata={"description": "a Yaniv's announced "
+                                                                     "total"})
+    round = fields.Integer()
+    recorded = fields.Boolean(metadata={"description": "a round's moves were recorded"})
+    hands = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
+                        metadata={"description": "a showdown's hands laid down"})
+    players = fields.List(fields.String(), metadata={"description": "at the start"})
+    rules = fields.String(metadata={"description": "the declared rules, at the start"})
 
 
 class StepSchema(Schema):
@@ -127,6 +150,7 @@ class StepSchema(Schema):
     findings = fields.List(fields.Dict(), required=True)
     stopped = fields.Boolean(required=True)
     state = fields.Dict(required=True)
+    move = fields.Nested(MoveSchema, required=True)
 
 
 class BoardSchema(Schema):
@@ -274,6 +298,8 @@ class GamesQuery(Schema):
     has_findings = fields.Boolean()
     since = fields.String(metadata={"description": "started at or after (date or ISO time)"})
     until = fields.String(metadata={"description": "started before (date or ISO time)"})
+    q = fields.String(metadata={"description": "a player, part of a game_id, or the start "
+                                               "of a fingerprint"})
     sort = fields.String(validate=validate.OneOf(SORT_VALUES),
                          metadata={"description": "default: ingested (a - for descending)"})
     limit = fields.Integer(validate=validate.Range(min=1, max=1000))

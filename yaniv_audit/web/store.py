@@ -67,6 +67,8 @@ WHERE ($1 IS NULL OR list_contains(g.players, $1))
   AND ($4 IS NULL OR (a.findings > 0) = $4)
   AND ($5 IS NULL OR g.started_at >= $5)
   AND ($6 IS NULL OR g.started_at < $6)
+  AND ($7 IS NULL OR list_contains(g.players, $7) OR contains(lower(g.game_id), lower($7))
+       OR starts_with(g.fingerprint, lower($7)))
 """
 
 
@@ -80,10 +82,12 @@ class Filters:
     has_findings: bool | None = None
     since: datetime | None = None
     until: datetime | None = None
+    #: a player, part of a game_id or the start of a fingerprint
+    search: str | None = None
 
     def params(self) -> list[Any]:
         return [self.player, self.rules_key, self.verdict, self.has_findings, self.since,
-                self.until]
+                self.until, self.search]
 
 
 class Ambiguous(Exception):
@@ -132,7 +136,7 @@ class Reader:
         order = SORTS[sort.lstrip("-")]
         direction = "DESC" if descending else "ASC"
         sql = (f"{SELECT_GAMES}{FILTERS} ORDER BY {order} {direction} NULLS LAST, g.game_no "
-               "LIMIT $7 OFFSET $8")
+               "LIMIT $8 OFFSET $9")
         _, rows = self.archive.query(sql, [*filters.params(), limit, offset])
         count = (f"SELECT count(*) FROM games g LEFT JOIN audits a ON {AUDIT_OF_GAME} "
                  f"AND a.rules_key = g.rules_key {FILTERS}")

@@ -23,24 +23,48 @@ reads without JavaScript.
 
 from __future__ import annotations
 
+import re
+from datetime import date, datetime
 from typing import Any
 
+from babel.dates import format_date
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from markupsafe import Markup
 
-from ..audit import compare_log, other_tables
+from ..audit import compare_with_reports, other_tables
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import LogFormatError, RulesError
 from ..events import Log
 from ..merkle import tree_hash
 from ..rules import PRESETS, RuleSet, parse_rules
-from .api import ApiError, check_write_allowed, found_game, store, store_logs
+from .api import ApiError, check_write_allowed, found_game, listing_args, store, store_logs
 from .board import board
-from .store import Filters
+from .explain import explain, score_chart
+from .i18n import N_, bdi, current, finding_text, gettext
 
 viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static/viewer")
 
-GAMES_PER_PAGE = 100
+GAMES_PER_PAGE = 50
+
+#: a verdict and a finding's kind as the pages say them (the reports keep the English)
+VERDICT_LABELS = {"clean": N_("clean"), "claims": N_("claims"), "violations": N_("violations"),
+                  "corrupt": N_("corrupt"), "unreadable": N_("unreadable")}
+KIND_LABELS = {"violation": N_("violation"), "inconsistency": N_("inconsistency"),
+               "claim": N_("claim")}
+
+
+@viewer.app_context_processor
+def page_helpers() -> dict[str, Any]:
+    def verdict_label(verdict: str) -> str:
+        return gettext(VERDICT_LABELS.get(verdict, verdict))
+
+    def kind_label(kind: str) -> str:
+        return gettext(KIND_LABELS.get(kind, kind))
+
+    return {"verdict_label": verdict_label, "kind_label": kind_label,
+            "names_joined": lambda players: bdi(Markup(", ").join(bdi(p) for p in players)),
+            "name_of": lambda p: p, "zip": zip, "Markup": Markup}
 
 
 def requested_rules() -> RuleSet | None:
@@ -95,22 +119,96 @@ def render_board(log: Log, source: str, **links: Any) -> str:
         data = board(log, rules, seat)
     except LogFormatError as exc:
         raise unreadable(source, exc) from None
+    report, game = data["report"], data["game"]
+    names = game["names"]
     return render_template("board.html", data=data, source=source, presets=list(PRESETS),
                            rules_spec=request.values.get("rules", ""),
-                           token_needed=bool(current_app.config.get("WRITE_TOKEN")), **links)
+                           title=game_title(game["game_id"], game["fingerprint"],
+                                            game["players"], game["meta"], game["at"]),
+                           explained=explain(report, names),
+                           finding_texts={f"{f['seq']}:{f['code']}": finding_text(f)
+                                          for f in report["findings"]},
+                           chart=score_chart(report, game["players"]),
+                           finding_params=lambda f: finding_params(f, report["rules"]["params"]),
+                           name_of=lambda p: names.get(p, p),
+                           names_joined=lambda ps: bdi(Markup(", ").join(
+                               bdi(names.get(p, p)) for p in ps)),
+                           token_needed=bool(current_app.config.get("WRITE_TOKEN")),
+                           can_write=writing_allowed(), **links)
+
+
+def writing_allowed() -> bool:
+    """Whether this request may store a game (the token field is shown when one is set)."""
+    try:
+        check_write_allowed(token=None)
+    except ApiError:
+        return bool(current_app.config.get("WRITE_TOKEN"))
+    return True
+
+
+def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]:
+    """The rule parameters a finding's message names (``(pickup=ends)``)."""
+    named = re.findall(r"\b([a-z_]+)=", finding["message"])
+    return [p for p in dict.fromkeys(named) if p in params]
+
+
+def game_title(game_id: str | None, fingerprint: str, players: list[str],
+               meta: dict[str, Any] | None, at: str | None) -> dict[str, str | None]:
+    """What a person calls a game: its ``game_id`` (unless it is only the fingerprint),
+    else its players; the place and the date from ``meta`` or the start time."""
+    meta = meta or {}
+    named = game_id if game_id and game_id != fingerprint else None
+    place = meta.get("place") if isinstance(meta.get("place"), str) else None
+    when = meta.get("date") if isinstance(meta.get("date"), str) else at
+    return {"heading": named or ", ".join(players), "named": named, "place": place,
+            "date": local_date(when)}
+
+
+def local_date(text: str | None) -> str | None:
+    """An ISO date or time as the page's language writes a date (as given if unreadable)."""
+    if not text:
+        return None
+    try:
+        day = datetime.fromisoformat(text.replace("Z", "+00:00")).date() if "T" in text \
+            else date.fromisoformat(text[:10])
+    except ValueError:
+        return text
+    return format_date(day, format="medium", locale=current().code)
+
+
+#: the list's orders, as the page offers them
+SORT_CHOICES = [("-ingested", N_("newest stored")), ("-started_at", N_("newest played")),
+                ("started_at", N_("oldest played")), ("-events", N_("most events")),
+                ("-findings", N_("most findings")), ("game_id", N_("game id"))]
+#: the list's query parameters that filter it (kept by the paging links)
+LIST_FILTERS = ("q", "player", "rules", "verdict", "has_findings", "since", "until", "sort")
 
 
 @viewer.get("/")
 def index() -> str:
-    player = (request.args.get("player") or "").strip() or None
-    page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 30))
+    filters, sort = listing_args()
+    page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 20))
+    per_page = int(current_app.config.get("GAMES_PER_PAGE", GAMES_PER_PAGE))
     with store().reading() as reader:
         listing = None if reader is None else reader.games(
-            Filters(player=player), sort="ingested", limit=GAMES_PER_PAGE,
-            offset=(page - 1) * GAMES_PER_PAGE)
-    return render_template("index.html", listing=listing, player=player or "", page=page,
-                           per_page=GAMES_PER_PAGE, presets=list(PRESETS),
-                           archive=store().name)
+            filters, sort=sort, limit=per_page, offset=(page - 1) * per_page)
+    asked = {k: (request.args.get(k) or "").strip() for k in LIST_FILTERS}
+    kept = {k: v for k, v in asked.items() if v}
+    pages = 0 if listing is None else -(-listing["total"] // per_page)
+    return render_template(
+        "index.html", listing=listing, asked=asked, page=page, pages=pages,
+        page_url=lambda n: url_for("viewer.index", **{**kept, "page": n}),
+        filtered=any(v for k, v in asked.items() if k != "sort"), sort=sort,
+        sorts=[(value, gettext(label)) for value, label in SORT_CHOICES],
+        verdicts=[(v, gettext(label)) for v, label in VERDICT_LABELS.items()
+                  if v != "unreadable"],
+        list_title=list_title, presets=list(PRESETS), archive=store().name)
+
+
+def list_title(game: dict[str, Any]) -> dict[str, str | None]:
+    """A listed game's readable title (its game_id, else its players) and date."""
+    return game_title(game["game_id"], game["fingerprint"], list(game["players"]), None,
+                      game.get("started_at"))
 
 
 def uploaded_log() -> tuple[Log, str]:
@@ -177,12 +275,94 @@ def view_game(fingerprint: str) -> str:
 def compare_game(fingerprint: str) -> str:
     log, source, _ = archived(fingerprint)
     try:
-        result = compare_log(log, requested_rule_sets(log))
+        result, reports = compare_with_reports(log, requested_rule_sets(log))
     except LogFormatError as exc:
         raise unreadable(source, exc) from None
-    return render_template("compare.html", result=result, players=list(log.players),
-                           source=source, presets=list(PRESETS))
+    players = list(log.players)
+    names = dict(log.game.names)
+    return render_template(
+        "compare.html", result=result, players=players, source=source, presets=list(PRESETS),
+        columns=compare_columns(result, reports, players),
+        finding_changes=finding_changes(reports),
+        bars=final_bars(result, players),
+        title=game_title(log.game.game_id, result["fingerprint"], players,
+                         dict(log.game.meta or {}), log.game.at),
+        name_of=lambda p: names.get(p, p),
+        names_joined=lambda ps: bdi(Markup(", ").join(bdi(names.get(p, p)) for p in ps)))
+
+
+def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
+                    players: list[str]) -> list[dict[str, Any]]:
+    """Each rule set's column of the comparison, every cell marked where it differs
+    from the baseline (the first): a score lower than the baseline's is better."""
+    base = result["results"][0]
+    columns = []
+    for res, report in zip(result["results"], reports, strict=True):
+        scores = {}
+        for p in players:
+            a, b = base["final"]["scores"].get(p), res["final"]["scores"].get(p)
+            trend = "" if a == b or a is None or b is None else (
+                " better" if b < a else " worse")
+            scores[p] = {"value": b, "base": a, "differs": a != b, "trend": trend,
+                         "out": p in res["final"]["out"]}
+        columns.append({
+            "id": res["rules"]["id"], "verdict": res["verdict"],
+            "verdict_differs": res["verdict"] != base["verdict"],
+            "winners": res["final"]["winners"], "finished": res["final"]["finished"],
+            "winners_differ": (res["final"]["winners"], res["final"]["finished"]) != (
+                base["final"]["winners"], base["final"]["finished"]),
+            "scores": scores, "rounds": len(res["rounds"]),
+            "rounds_differ": len(res["rounds"]) != len(base["rounds"]),
+            "findings": len(report["findings"]),
+            "findings_differ": len(report["findings"]) != len(reports[0]["findings"]),
+        })
+    return columns
+
+
+def finding_changes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per rule set after the baseline: the findings it adds and removes (by event
+    and code), each with its message."""
+    def keyed(report: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
+        return {(f["seq"], f["code"]): f for f in report["findings"]}
+
+    base = keyed(reports[0])
+    out = []
+    for report in reports[1:]:
+        found = keyed(report)
+        out.append({"rules": report["rules"]["id"],
+                    "added": [f for k, f in found.items() if k not in base],
+                    "removed": [f for k, f in base.items() if k not in found]})
+    return out
+
+
+def final_bars(result: dict[str, Any], players: list[str], width: int = 640
+               ) -> dict[str, Any]:
+    """A grouped bar chart's geometry: per player, one bar per rule set (its final score),
+    with each rule set's score limit marked on the bars."""
+    sets = result["results"]
+    top = max([max(r["final"]["scores"].values(), default=0) for r in sets] + [10])
+    top = int(-(-top * 1.1 // 10) * 10)
+    left, right, head, foot, height = 10, 10, 10, 36, 240
+    plot_h = height - head - foot
+    group = (width - left - right) / max(1, len(players))
+    bar = min(28.0, (group - 16) / max(1, len(sets)))
+    bars = []
+    for i, p in enumerate(players):
+        x0 = left + i * group + (group - bar * len(sets)) / 2
+        for k, r in enumerate(sets):
+            value = r["final"]["scores"].get(p)
+            if value is None:
+                continue
+            h = plot_h * value / top
+            bars.append({"x": round(x0 + k * bar, 1), "y": round(head + plot_h - h, 1),
+                         "w": round(bar - 2, 1), "h": round(h, 1), "series": k % 8,
+                         "value": value, "rules": r["rules"]["id"], "player": p})
+    labels = [{"x": round(left + (i + .5) * group, 1), "player": p}
+              for i, p in enumerate(players)]
+    return {"width": width, "height": height, "base": head + plot_h, "bars": bars,
+            "labels": labels, "sets": [r["rules"]["id"] for r in sets], "left": left,
+            "right": width - right}
 
 
 # the rules and analytics pages: routes on this blueprint, in their own module
-from . import pages  # noqa: E402, F401
+from . import pages as _pages  # noqa: E402, F401

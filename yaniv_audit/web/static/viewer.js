@@ -1,13 +1,22 @@
 // The step-through board: draws the table after event i from the JSON the page embeds.
+// Keys: left/right one event (mirrored right to left), up/down one round, Home/End,
+// n/p next/previous finding, space play/pause; swipe on a touch screen. The address
+// follows the step (#e=N), and a changed #e=N moves the board.
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("game-data").textContent);
   const steps = data.steps;
   if (!steps.length) return;
   const $ = (id) => document.getElementById(id);
-  const SUITS = { C: ["\u2663", "black"], D: ["\u2666", "red"], H: ["\u2665", "red"], S: ["\u2660", "black"] };
+  const { cardFace, cardText, SUITS } = window.cards;
+  const rtl = window.pageDir === "rtl";
   const flagged = steps.filter((s) => s.findings.length).map((s) => s.index);
+  const roundStarts = steps.filter((s) => s.type === "round_started").map((s) => s.index);
+  const nameOf = (p) => data.game.names[p] || p;
+  // the findings' messages in the page's language, by "event:code"
+  const texts = JSON.parse(document.getElementById("finding-texts").textContent);
   let current = 0;
+  let timer = null;
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
@@ -16,45 +25,115 @@
     return node;
   }
 
-  function card(code) {
-    if (code === "??") return el("span", "card hidden", "?");
-    if (code === "JK") return el("span", "card joker", "JK");
-    const rank = code.slice(0, -1) === "T" ? "10" : code.slice(0, -1);
-    const [symbol, colour] = SUITS[code.slice(-1)] || ["?", "black"];
-    const node = el("span", "card " + colour, rank + symbol);
-    node.title = code;
+  function name(p) {
+    const node = el("bdi", "who", nameOf(p));
     return node;
   }
 
-  function cards(list) {
+  function cards(list, highlight) {
     const box = el("span", "cards");
     if (!list.length) box.appendChild(el("span", "muted", t("no cards")));
-    list.forEach((c) => box.appendChild(card(c)));
+    const left = (highlight || []).slice();
+    list.forEach((c) => {
+      const face = cardFace(c);
+      const k = left.indexOf(c);
+      if (k >= 0) { face.classList.add("moved"); left.splice(k, 1); }
+      box.appendChild(face);
+    });
     return box;
   }
 
-  function drawPlayers(state) {
+  // a card in a sentence: 7♥ in its colour
+  function inline(list) {
+    const box = el("span", "inline-cards");
+    list.forEach((c, k) => {
+      if (k) box.appendChild(document.createTextNode(" "));
+      const suit = SUITS[c.slice(-1)];
+      box.appendChild(el("span", "chip " + (c === "JK" ? "joker" : suit ? suit[1] : ""), cardText(c)));
+    });
+    return box;
+  }
+
+  // the sentence of one event, in the page's language, names isolated, cards as chips
+  function sentence(step) {
+    const m = step.move || {};
+    const parts = [];
+    const fill = (template, values) => {
+      // split the translated template on its placeholders, keeping nodes for values
+      template.split(/(%\(\w+\)s)/).forEach((piece) => {
+        const key = /^%\((\w+)\)s$/.exec(piece);
+        if (!key) { if (piece) parts.push(document.createTextNode(piece)); return; }
+        const v = values[key[1]];
+        parts.push(v instanceof Node ? v : document.createTextNode(String(v)));
+      });
+    };
+    const who = m.player ? name(m.player) : null;
+    switch (step.type) {
+      case "discard": fill(t("%(player)s throws %(cards)s"), { player: who, cards: inline(m.cards) }); break;
+      case "draw":
+        if (m.swap) fill(t("%(player)s swaps %(card)s for the joker"), { player: who, card: inline([m.swap]) });
+        else if (!m.cards.length) fill(t("%(player)s draws a card from the stock"), { player: who });
+        else fill(m.source === "pile" ? t("%(player)s takes %(cards)s from the pile") : t("%(player)s draws %(cards)s from the stock"),
+                  { player: who, cards: inline(m.cards) });
+        break;
+      case "slap": fill(t("%(player)s slaps %(cards)s down"), { player: who, cards: inline(m.cards) }); break;
+      case "yaniv":
+        if (m.total === undefined || m.total === null) fill(t("%(player)s calls Yaniv"), { player: who });
+        else fill(t("%(player)s calls Yaniv at %(total)s"), { player: who, total: m.total });
+        break;
+      case "round_started":
+        if (!m.recorded) fill(t("round %(n)s, %(player)s opens (moves not recorded)"), { n: m.round, player: who });
+        else if (m.cards.length) fill(t("round %(n)s dealt, %(player)s opens, upcard %(cards)s"), { n: m.round, player: who, cards: inline(m.cards) });
+        else fill(t("round %(n)s dealt, %(player)s opens"), { n: m.round, player: who });
+        break;
+      case "showdown":
+        if (who) fill(t("showdown: %(player)s's call, the hands are laid down"), { player: who });
+        else fill(t("showdown: the stock ran out, the hands are laid down"), {});
+        break;
+      case "round_ended": fill(t("round %(n)s written down"), { n: m.round }); break;
+      case "reshuffle": fill(t("the pile is shuffled into a new stock"), {}); break;
+      case "game_started": {
+        const players = el("span", "players-line");
+        (m.players || []).forEach((p, k) => { if (k) players.appendChild(document.createTextNode(", ")); players.appendChild(name(p)); });
+        fill(t("game starts: %(players)s under %(rules)s"), { players, rules: m.rules });
+        break;
+      }
+      case "game_ended": fill(t("the game ends"), {}); break;
+      default: parts.push(document.createTextNode(step.text));
+    }
+    return parts;
+  }
+
+  function drawPlayers(step) {
+    const state = step.state;
     const box = $("players");
     box.replaceChildren();
     const table = state.round;
+    const m = step.move || {};
     data.game.players.forEach((p) => {
       const panel = el("div", "player");
       panel.dataset.player = p;
       if (table && table.turn === p && !table.ended) panel.classList.add("turn");
+      if (m.player === p && step.type !== "game_started") panel.classList.add("acting");
+      if (m.player === p && step.findings.length) panel.classList.add("flagged");
       if (state.out.includes(p)) panel.classList.add("out");
       const head = el("div", "player-head");
-      head.appendChild(el("strong", "name", data.game.names[p] || p));
+      head.appendChild(el("strong", "name")).appendChild(name(p));
       head.appendChild(el("span", "score", t("score %(n)s", { n: state.scores[p] })));
       if (table && table.totals[p] !== undefined) head.appendChild(el("span", "total", t("hand %(n)s", { n: table.totals[p] })));
       if (state.out.includes(p)) head.appendChild(el("span", "badge", t("out")));
       if (state.winners.includes(p)) head.appendChild(el("span", "badge win", t("winner")));
       panel.appendChild(head);
-      if (table && table.moves_checked && table.hands[p]) panel.appendChild(cards(table.hands[p]));
+      const drew = step.type === "draw" && m.player === p ? m.cards : [];
+      const shown = step.type === "showdown" && m.hands ? m.hands[p] : null;
+      if (shown) panel.appendChild(cards(shown));  // laid down on the table
+      else if (table && table.moves_checked && table.hands[p]) panel.appendChild(cards(table.hands[p], drew));
       box.appendChild(panel);
     });
   }
 
-  function drawPile(state) {
+  function drawPile(step) {
+    const state = step.state;
     const pile = $("pile");
     pile.replaceChildren();
     const table = state.round;
@@ -62,13 +141,27 @@
     if (!layers.length) {
       pile.appendChild(el("span", "muted", "-"));
     } else {
-      layers.reverse().forEach((layer, k) => {
-        const row = cards(layer);
+      layers.slice().reverse().forEach((layer, k) => {
+        const thrown = k === 0 && (step.type === "discard" || step.type === "slap") ? layer : [];
+        const row = cards(layer, thrown);
         row.classList.add(k === 0 ? "top" : "under");
         pile.appendChild(row);
       });
     }
-    $("stock").textContent = table ? t("%(n)s cards", { n: table.stock }) : "-";
+    $("stock").replaceChildren();
+    if (table && table.moves_checked) {
+      const stack = el("span", "stock-stack");
+      if (table.stock) stack.appendChild(cardFace("??"));
+      stack.appendChild(el("span", "count", t("%(n)s cards", { n: table.stock })));
+      $("stock").appendChild(stack);
+    } else {
+      $("stock").textContent = "-";
+    }
+  }
+
+  function roundOf(i) {
+    const state = steps[i].state;
+    return state.round ? state.round.round : null;
   }
 
   function show(i) {
@@ -76,28 +169,34 @@
     const step = steps[current];
     $("slider").value = current;
     $("position").textContent = t("event %(n)s of %(total)s", { n: step.index, total: steps.length - 1 });
-    $("event-text").textContent = step.text;
+    const r = roundOf(current);
+    $("round-label").textContent = r ? t("round %(n)s", { n: r }) : "";
+    $("event-text").replaceChildren(...sentence(step));
+    $("event-text").title = step.text;
     const list = $("step-findings");
     list.replaceChildren();
     step.findings.forEach((f) => {
       const item = el("li", f.kind);
-      item.appendChild(el("span", "kind", f.kind));
       item.appendChild(el("code", "", f.code));
-      item.appendChild(document.createTextNode(" " + f.message));
+      item.appendChild(document.createTextNode(" " + (texts[f.seq + ":" + f.code] || f.message)));
       list.appendChild(item);
     });
     if (step.stopped && step.findings.length) {
       list.appendChild(el("li", "inconsistency", t("the replay stops here: the log is physically impossible")));
     }
-    drawPlayers(step.state);
-    drawPile(step.state);
-    document.querySelectorAll("#moves li.current").forEach((n) => n.classList.remove("current"));
+    drawPlayers(step);
+    drawPile(step);
+    document.querySelectorAll("#moves li.current, #findings li.current").forEach((n) => n.classList.remove("current"));
     const move = $("ev-" + step.index);
     if (move) {
       move.classList.add("current");
-      move.scrollIntoView({ block: "nearest" });
+      const box = $("moves");
+      if (box && box.scrollHeight > box.clientHeight) box.scrollTop = move.offsetTop - box.clientHeight / 2;
     }
-    history.replaceState(null, "", "#e=" + step.index);
+    document.querySelectorAll("#findings a[data-step='" + step.index + "']").forEach((a) => a.parentElement.classList.add("current"));
+    document.querySelectorAll("#sheet tr.current").forEach((n) => n.classList.remove("current"));
+    if (r && $("sheet-" + r)) $("sheet-" + r).classList.add("current");
+    if (location.hash !== "#e=" + step.index) history.replaceState(null, "", "#e=" + step.index);
   }
 
   function nextFinding() {
@@ -105,28 +204,112 @@
     show(later === undefined ? (flagged.length ? flagged[0] : current) : later);
   }
 
-  $("first").addEventListener("click", () => show(0));
-  $("prev").addEventListener("click", () => show(current - 1));
-  $("next").addEventListener("click", () => show(current + 1));
-  $("last").addEventListener("click", () => show(steps.length - 1));
-  $("next-finding").addEventListener("click", nextFinding);
+  function previousFinding() {
+    const earlier = flagged.filter((index) => index < current);
+    show(earlier.length ? earlier[earlier.length - 1] : (flagged.length ? flagged[flagged.length - 1] : current));
+  }
+
+  function nextRound() {
+    const later = roundStarts.find((index) => index > current);
+    show(later === undefined ? steps.length - 1 : later);
+  }
+
+  function previousRound() {
+    const earlier = roundStarts.filter((index) => index < current);
+    show(earlier.length ? earlier[earlier.length - 1] : 0);
+  }
+
+  function play(on) {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on && current >= steps.length - 1) show(0);
+    if (on) {
+      timer = setInterval(() => {
+        if (current >= steps.length - 1) { play(false); return; }
+        show(current + 1);
+      }, Number($("speed").value));
+    }
+    $("play").setAttribute("aria-pressed", on ? "true" : "false");
+    $("play").setAttribute("aria-label", on ? t("pause (space)") : t("play (space)"));
+  }
+
+  const stepBy = (n) => () => { play(false); show(current + n); };
+  const stop = (f) => () => { play(false); f(); };
+  $("first").addEventListener("click", stop(() => show(0)));
+  $("prev").addEventListener("click", stepBy(-1));
+  $("next").addEventListener("click", stepBy(1));
+  $("last").addEventListener("click", stop(() => show(steps.length - 1)));
+  $("prev-round").addEventListener("click", stop(previousRound));
+  $("next-round").addEventListener("click", stop(nextRound));
+  $("next-finding").addEventListener("click", stop(nextFinding));
+  $("play").addEventListener("click", () => play(!timer));
+  $("speed").addEventListener("change", () => { if (timer) play(true); });
   $("slider").addEventListener("input", (e) => show(Number(e.target.value)));
   document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
     if (e.target.tagName === "TEXTAREA" || e.target.tagName === "SELECT") return;
-    const keys = { ArrowLeft: () => show(current - 1), ArrowRight: () => show(current + 1),
-                   Home: () => show(0), End: () => show(steps.length - 1), n: nextFinding };
+    const forward = stepBy(1), back = stepBy(-1);
+    const keys = { ArrowLeft: rtl ? forward : back, ArrowRight: rtl ? back : forward,
+                   ArrowUp: stop(previousRound), ArrowDown: stop(nextRound),
+                   Home: stop(() => show(0)), End: stop(() => show(steps.length - 1)),
+                   n: stop(nextFinding), p: stop(previousFinding), " ": () => play(!timer) };
+    if (e.key === " " && e.target.tagName === "BUTTON") return;  // a button's own click
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
   document.querySelectorAll("a[data-step]").forEach((a) =>
-    a.addEventListener("click", (e) => { e.preventDefault(); show(Number(a.dataset.step)); }));
+    a.addEventListener("click", (e) => { e.preventDefault(); play(false); show(Number(a.dataset.step)); }));
+  window.addEventListener("hashchange", () => {
+    const asked = /^#e=(\d+)$/.exec(location.hash);
+    if (asked) show(Number(asked[1]));
+  });
+
+  // swipe on the table: towards the start of the line is forward
+  let touch = null;
+  $("board").addEventListener("touchstart", (e) => {
+    if (e.touches.length === 1) touch = { x: e.touches[0].clientX, y: e.touches[0].clientY };
+  }, { passive: true });
+  $("board").addEventListener("touchend", (e) => {
+    if (!touch || e.target.id === "slider") { touch = null; return; }
+    const dx = e.changedTouches[0].clientX - touch.x, dy = e.changedTouches[0].clientY - touch.y;
+    touch = null;
+    if (Math.abs(dx) < 40 || Math.abs(dx) < 1.5 * Math.abs(dy)) return;
+    play(false);
+    show(current + ((dx < 0) !== rtl ? 1 : -1));
+  });
+
+  const copy = $("copy-fingerprint");
+  if (copy) {
+    copy.addEventListener("click", () => {
+      const done = () => { copy.textContent = t("copied"); };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(copy.dataset.copy).then(done, () => select());
+      } else { select(); }
+      function select() {
+        const code = $("fingerprint");
+        code.textContent = copy.dataset.copy;
+        const range = document.createRange();
+        range.selectNodeContents(code);
+        const sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        try { document.execCommand("copy"); done(); } catch (err) { copy.textContent = t("select and copy"); }
+      }
+    });
+  }
 
   const ticks = $("ticks");
   flagged.forEach((index) => {
     const tick = el("span", "tick");
-    tick.style.left = (steps.length > 1 ? (100 * index) / (steps.length - 1) : 0) + "%";
-    tick.title = "finding at event " + index;
+    const at = (steps.length > 1 ? (100 * index) / (steps.length - 1) : 0) + "%";
+    if (rtl) tick.style.right = at; else tick.style.left = at;
+    tick.title = t("finding at event %(n)s", { n: index });
     ticks.appendChild(tick);
+  });
+
+  // the move list in the page's language, cards as chips (the server wrote it in English)
+  document.querySelectorAll("#moves a[data-step]").forEach((a) => {
+    const step = steps[Number(a.dataset.step)];
+    if (step && step.index === Number(a.dataset.step)) a.replaceChildren(...sentence(step));
   });
 
   const fromHash = /^#e=(\d+)$/.exec(location.hash);

@@ -1,0 +1,222 @@
+"""The board, the game list, compare and "check a log" in a real browser, at phone
+(390 x 844, touch) and laptop size, left to right and right to left (Hebrew). Each test
+saves screenshots in tests/artifacts/ (board-phone.png, compare-laptop-he.png, ...).
+
+The browser, the server and the pages are fixtures of tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from yaniv_audit.codec import read_log
+from yaniv_audit.merkle import tree_hash
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAYS = ROOT / "replays"
+MIDDLE = REPLAYS / "middle-card.jsonl"
+ASSAF = REPLAYS / "clean-assaf-reduction.jsonl"
+Shot = Callable[[Page, str], Path]
+
+
+def game_url(server: str, path: Path, query: str = "") -> str:
+    return f"{server}/games/{tree_hash(read_log(path).leaves).hex()}{query}"
+
+
+def position(page: Page) -> str:
+    return page.text_content("#position") or ""
+
+
+def no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width}px wide"  # type: ignore[index]
+
+
+def swipe(page: Page, dx: int) -> None:
+    """A one-finger swipe across the table (touch events, as a phone sends them)."""
+    page.evaluate("""(dx) => {
+      const board = document.getElementById("board");
+      const at = (x) => [new Touch({identifier: 1, target: board, clientX: x, clientY: 400})];
+      const send = (type, touches, changed) => board.dispatchEvent(
+        new TouchEvent(type, {touches, changedTouches: changed, bubbles: true}));
+      send("touchstart", at(200), at(200));
+      send("touchend", [], at(200 + dx));
+    }""", dx)
+
+
+def test_on_a_phone_the_controls_stay_under_the_thumb(server: str, phone: Page,
+                                                      screenshot: Shot) -> None:
+    phone.goto(game_url(server, ASSAF, "#e=40"))
+    no_sideways_scroll(phone)
+    assert position(phone) == "event 40 of 74"
+    bar = phone.locator("#controls").bounding_box()
+    assert bar is not None and abs(bar["y"] + bar["height"] - 844) < 2  # at the bottom
+    for _ in range(3):
+        phone.tap("#next")
+    assert position(phone) == "event 43 of 74"
+    bar = phone.locator("#controls").bounding_box()
+    assert bar is not None and abs(bar["y"] + bar["height"] - 844) < 2  # still there
+    for button in phone.locator("#controls .buttons button").all():
+        box = button.bounding_box()
+        assert box is not None and box["height"] >= 40 and box["width"] >= 40  # a thumb's
+    swipe(phone, -120)  # right to left: forward
+    assert position(phone) == "event 44 of 74"
+    swipe(phone, 120)
+    assert position(phone) == "event 43 of 74"
+    assert phone.url.endswith("#e=43")
+    card = phone.locator("#players svg.card").first
+    box = card.bounding_box()
+    assert box is not None and box["width"] >= 38  # readable at arm's length
+    assert card.get_attribute("aria-label") == "ace of spades"
+    phone.evaluate("window.scrollTo(0, 0)")
+    screenshot(phone, "board-phone")
+
+
+def test_in_hebrew_the_board_mirrors(server: str, phone: Page, screenshot: Shot) -> None:
+    phone.goto(game_url(server, ASSAF, "?lang=he#e=40"))
+    assert phone.get_attribute("html", "dir") == "rtl"
+    no_sideways_scroll(phone)
+    assert phone.text_content("#position") == "מהלך 40 מתוך 74"
+    assert phone.text_content("#event-text") == "omer זורק 5♦"
+    swipe(phone, 120)  # left to right: forward in Hebrew
+    assert phone.text_content("#position") == "מהלך 41 מתוך 74"
+    phone.keyboard.press("ArrowLeft")  # the arrow pointing the way the line reads
+    assert phone.text_content("#position") == "מהלך 42 מתוך 74"
+    first, last = (phone.locator(f"#{b}").bounding_box() for b in ("first", "last"))
+    assert first is not None and last is not None and first["x"] > last["x"]
+    assert phone.locator("#players svg.card").first.get_attribute("aria-label") == "אס עלה"
+    assert "omer מקבל 6 + 30 = 36" in (phone.text_content("#round-2") or "")
+    phone.evaluate("window.scrollTo(0, 0)")
+    screenshot(phone, "board-phone-he")
+
+
+def test_on_a_laptop_keys_step_events_rounds_and_findings(server: str, page: Page,
+                                                         screenshot: Shot) -> None:
+    page.goto(game_url(server, ASSAF))
+    board, side = page.locator("#board").bounding_box(), page.locator("aside.side").bounding_box()
+    assert board is not None and side is not None and side["x"] > board["x"] + board["width"]
+    page.keyboard.press("ArrowDown")  # the next round
+    assert page.text_content("#round-label") == "round 1"
+    page.keyboard.press("ArrowDown")
+    assert page.text_content("#round-label") == "round 2"
+    assert page.text_content("#event-text") == "round 2 dealt, dana opens, upcard J♦"
+    page.keyboard.press("ArrowUp")
+    assert page.text_content("#round-label") == "round 1"
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    assert position(page) == "event 73 of 74"
+    # the address follows the step, and a new address moves the board
+    assert page.url.endswith("#e=73")
+    page.evaluate("location.hash = '#e=26'")
+    expect(page.locator("#position")).to_have_text("event 26 of 74")
+    assert page.text_content("#event-text") == "dana calls Yaniv at 5"
+    # every round's score in words, its parameters linked to the rules page
+    words = page.text_content("#round-2") or ""
+    assert "omer called Yaniv at 6; dana had 6, lior had 4: Assaf." in words
+    assert "omer scores 6 + 30 = 36 (assaf_penalty)." in words
+    assert page.get_attribute("#round-2 a.param >> nth=0", "href") == "/rules#assaf_on_tie"
+    assert "omer lands on 100 and drops to 50 (reductions)." in (page.text_content("#round-3")
+                                                                or "")
+    # the chart: a line per player, the limit, the Assaf and the reduction marked
+    assert page.locator("#score-chart polyline").count() == 3
+    assert page.locator("#score-chart .guide.limit").count() == 1
+    assert page.locator("#score-chart .mark.assaf").count() == 1
+    page.click("#score-chart a[href='#round-3'] >> nth=0")
+    assert page.url.endswith("#round-3")
+    # autoplay, then a key stops it
+    page.evaluate("location.hash = '#e=0'")
+    page.select_option("#speed", "250")
+    page.click("#play")
+    assert page.get_attribute("#play", "aria-pressed") == "true"
+    expect(page.locator("#position")).to_have_text(re.compile(r"event ([3-9]|\d\d) of 74"))
+    page.keyboard.press("Home")
+    assert page.get_attribute("#play", "aria-pressed") == "false"
+    assert position(page) == "event 0 of 74"
+    screenshot(page, "board-laptop")
+
+
+def test_findings_jump_both_ways_and_mark_the_move(server: str, page: Page,
+                                                  screenshot: Shot) -> None:
+    page.goto(game_url(server, REPLAYS / "wrong-score.jsonl"))
+    flagged = [int(a.get_attribute("data-step") or 0)
+               for a in page.locator("#findings a[data-step]").all()]
+    assert len(flagged) == 2
+    page.keyboard.press("n")
+    assert position(page).startswith(f"event {flagged[0]} ")
+    page.keyboard.press("n")
+    assert position(page).startswith(f"event {flagged[1]} ")
+    page.keyboard.press("p")
+    assert position(page).startswith(f"event {flagged[0]} ")
+    current = page.locator("#findings li.current a")
+    assert current.count() >= 1 and {a.get_attribute("data-step") for a in current.all()} == {
+        str(flagged[0])}
+    page.goto(game_url(server, MIDDLE, "#e=5"))
+    assert page.get_attribute("#findings a.param", "href") == "/rules#pickup"
+    noa = page.locator(".player[data-player=noa]")
+    assert "flagged" in (noa.get_attribute("class") or "")
+    assert noa.locator("svg.card.moved").get_attribute("aria-label") == "eight of hearts"
+    # the fingerprint, small, with a button to copy it
+    assert (page.text_content("#fingerprint") or "").startswith("d454a4a5")
+    page.click("#copy-fingerprint")
+    assert page.text_content("#copy-fingerprint") == "copied"
+    page.keyboard.press("Escape")
+    page.focus("#next")  # keyboard only: the controls take the focus and Enter
+    page.keyboard.press("Enter")
+    assert position(page) == "event 6 of 23"
+    screenshot(page, "board-laptop-finding")
+
+
+def test_the_game_list_searches_and_filters(server: str, phone: Page,
+                                            screenshot: Shot) -> None:
+    phone.goto(server + "/")
+    no_sideways_scroll(phone)
+    titles = phone.locator("#game-list a.title").all_inner_texts()
+    assert "friday-at-dana-2024-05-17" in titles and "ariel, noa, ben" in titles  # no hash
+    phone.fill("input[name=q]", "noa")
+    phone.click("#filter button[type=submit]")
+    assert phone.locator("#game-list a.title").all_inner_texts() == ["ariel, noa, ben"]
+    phone.goto(server + "/?lang=he")
+    phone.click("#filter summary")
+    phone.select_option("select[name=verdict]", "violations")
+    phone.click("#filter button[type=submit]")
+    assert phone.text_content("#count") == "2 משחקים"
+    no_sideways_scroll(phone)
+    screenshot(phone, "games-phone-he")
+
+
+def test_check_a_log_without_storing_then_store_it(server: str, page: Page,
+                                                   screenshot: Shot) -> None:
+    log = ROOT / "tests" / "cases" / "fidelity" / "13-multi-assaf-message.jsonl"
+    page.goto(server + "/")
+    page.fill("textarea[name=text]", log.read_text())
+    page.select_option("#check select[name=rules]", "israeli")
+    page.click("#check-log")
+    assert page.text_content("#rules-id") == "israeli"
+    assert "a scores 5 + 30 = 35" in (page.text_content("#round-1") or "")
+    assert page.url.endswith("/view#e=0")  # not stored: no game address
+    screenshot(page, "check-laptop")
+    page.click("#store")
+    assert "/games/" in page.url
+    assert page.text_content("#verdict")
+
+
+def test_compare_marks_what_differs(server: str, page: Page, phone: Page,
+                                    screenshot: Shot) -> None:
+    page.goto(game_url(server, ASSAF, "/compare"))
+    assert page.locator("#compare td.differs").count() > 5
+    namu = page.locator("#compare tr.winners td").nth(2)
+    assert "differs" in (namu.get_attribute("class") or "")
+    assert page.locator("#final-bars rect.bar").count() == 3 * page.locator(
+        "#compare thead th code").count()
+    assert page.locator("#finding-changes li.added").count() > 0
+    link = page.locator("#finding-changes li.added a").first.get_attribute("href") or ""
+    assert "?rules=" in link and "#e=" in link  # the finding on its board
+    screenshot(page, "compare-laptop")
+    phone.goto(game_url(server, ASSAF, "/compare?lang=he"))
+    no_sideways_scroll(phone)
+    assert phone.locator("#compare td.differs").count() > 5
+    screenshot(phone, "compare-phone-he")
