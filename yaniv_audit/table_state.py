@@ -69,6 +69,8 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
             "players": list(log.players),
             "names": dict(log.game.names),
             "declared_rules": log.game.rules.id,
+            "meta": dict(log.game.meta or {}),
+            "at": log.game.at,
         },
         "events": len(log.events),
         "report": report,

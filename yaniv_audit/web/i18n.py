@@ -183,6 +183,17 @@ SITE_PAGES = [("viewer.index", N_("Games")), ("viewer.record", N_("Record")),
               ("viewer.rules_page", N_("Rules")), ("viewer.analytics", N_("Analytics"))]
 
 
+#: the titles of the error pages (ApiError's, and the HTTP errors a visitor meets), so
+#: that the catalogues hold them; error.html translates the title it is given
+ERROR_TITLES = (
+    N_("Internal error"), N_("No archive"), N_("No log"), N_("No such game"),
+    N_("No such report"), N_("No such seat"), N_("Not allowed"), N_("Not audited"),
+    N_("The archive cannot be read now"), N_("Too large"), N_("Too many events"),
+    N_("Unknown rules"), N_("Unreadable log"), N_("Ambiguous"), N_("Bad parameter"),
+    N_("Bad rules"), N_("Forbidden"), N_("Unauthorized"), N_("Not Found"),
+    N_("Method Not Allowed"), N_("Bad Request"))
+
+
 def site_pages() -> list[tuple[str, str]]:
     from flask import current_app
 
