@@ -59,7 +59,7 @@ def embedded(html: str) -> dict[str, Any]:
 
 
 def message(html: str) -> str:
-    found = re.search(r'<p class="message">(.*?)</p>', html, re.S)
+    found = re.search(r'<p class="message"[^>]*>(.*?)</p>', html, re.S)
     assert found, html[-500:]
     return found.group(1)
 
