@@ -92,9 +92,10 @@ def test_the_catalogues_are_current() -> None:
 
 def test_an_error_page_is_in_the_page_language_its_details_as_the_cli_says_them(
         client: FlaskClient) -> None:
-    answer = client.get("/games/zzzz?lang=he")
+    answer = client.get("/games/zzzz?lang=he")  # the fixture's server has no archive yet
     body = answer.get_data(as_text=True)
     assert answer.status_code == 404
-    assert "<h1>אין משחק כזה</h1>" in body and "שגיאה 404" in body
+    assert "<h1>אין ארכיון</h1>" in body and "שגיאה 404" in body
     # the details are the command line's words, marked as English text
-    assert '<p class="message" dir="ltr" lang="en">no game &#39;zzzz&#39; in the archive' in body
+    assert ('<p class="message" dir="ltr" lang="en">no archive: create one with yaniv-audit '
+            'ingest') in body
