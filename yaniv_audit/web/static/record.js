@@ -459,6 +459,26 @@
     });
   }
 
+  // a seat's hand being entered: its cards as chips (a tap takes one back), and a tap on
+  // the seat makes it the one the picker fills
+  function handSeat(seat, d, p) {
+    seat.appendChild(chips(d.hands[p], (i) => {
+      d.hands[p].splice(i, 1);
+      d.active = p;
+      changed();
+    }));
+    activates(seat, d, p);
+  }
+
+  function activates(seat, d, p) {
+    seat.addEventListener("click", () => {
+      if (d.active !== p) {
+        d.active = p;
+        changed();
+      }
+    });
+  }
+
   function chips(cards, onRemove) {
     const box = el("div", "rc-hand");
     if (!cards.length) box.appendChild(el("span", "muted small", t("no cards yet")));
@@ -526,17 +546,7 @@
         });
         seat.appendChild(input);
       } else {
-        seat.appendChild(chips(d.hands[p], (i) => {
-          d.hands[p].splice(i, 1);
-          d.active = p;
-          changed();
-        }));
-        seat.addEventListener("click", () => {
-          if (d.active !== p) {
-            d.active = p;
-            changed();
-          }
-        });
+        handSeat(seat, d, p);
       }
       list.appendChild(seat);
     });
@@ -610,22 +620,13 @@
           d.upcard = null;
           changed();
         }));
+        activates(seat, d, p);
       } else {
         head.appendChild(el("strong", null, p));
         head.appendChild(el("span", "small muted", d.hands[p].length + "/" + params().hand_size));
         seat.appendChild(head);
-        seat.appendChild(chips(d.hands[p], (i) => {
-          d.hands[p].splice(i, 1);
-          d.active = p;
-          changed();
-        }));
+        handSeat(seat, d, p);
       }
-      seat.addEventListener("click", () => {
-        if (d.active !== p) {
-          d.active = p;
-          changed();
-        }
-      });
       list.appendChild(seat);
     });
     box.appendChild(list);
