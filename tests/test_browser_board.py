@@ -193,10 +193,10 @@ def test_check_a_log_without_storing_then_store_it(server: str, page: Page,
     log = ROOT / "tests" / "cases" / "fidelity" / "13-multi-assaf-message.jsonl"
     page.goto(server + "/")
     page.fill("textarea[name=text]", log.read_text())
-    page.select_option("#check select[name=rules]", "israeli")
+    page.fill("#check input[name=rules]", "israeli(assaf_penalty=25)")  # any rule-set id
     page.click("#check-log")
-    assert page.text_content("#rules-id") == "israeli"
-    assert "a scores 5 + 30 = 35" in (page.text_content("#round-1") or "")
+    assert page.text_content("#rules-id") == "israeli(assaf_penalty=25)"
+    assert "a scores 5 + 25 = 30" in (page.text_content("#round-1") or "")
     assert page.url.endswith("/view#e=0")  # not stored: no game address
     screenshot(page, "check-laptop")
     page.click("#store")

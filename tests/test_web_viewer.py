@@ -298,7 +298,8 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
     # one sentence per change, said from its fields in the page's language
     shown = [c for c in expected["changes"] if c["field"] != "findings"]
     assert len(changes) == len(shown)
-    assert all(text.startswith(f"under {c['rules']}: ") for text, c in zip(changes, shown))
+    assert all(text.startswith(f"under {c['rules']}: ")
+               for text, c in zip(changes, shown, strict=True))
     # the findings each rule set adds, listed under it with their messages
     added = re.findall(r'<li class="added">.*?#e=(\d+)">.*?<code>([\w.]+)</code>', html)
     assert {f"{code}@{seq}" for seq, code in added} == {
