@@ -55,6 +55,9 @@ def test_the_switcher_offers_every_language_at_this_address(client: FlaskClient)
     links = re.findall(r'<a href="([^"]+)" lang="(\w+)"', body)
     assert [code for _, code in links] == list(LANGUAGES)
     assert ("/?player=omer&amp;lang=he", "he") in links
+    # a repeated parameter (compare's rule sets) is kept whole
+    body = client.get("/?rules=classic&rules=namu").get_data(as_text=True)
+    assert '<a href="/?rules=classic&amp;rules=namu&amp;lang=ko" lang="ko"' in body
 
 
 def test_scripts_get_their_strings_in_the_page_language(client: FlaskClient) -> None:

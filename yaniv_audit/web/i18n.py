@@ -36,11 +36,12 @@ own words are translated as the tables say them: Yaniv (יניב, Яниv, 야�
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
@@ -134,21 +135,15 @@ def ngettext(singular: str, plural: str, num: int, **values: Any) -> str:
 
 
 def switcher_links() -> list[tuple[Language, str]]:
-    """Each language and the address of this page in it (a form's answer: the front page)."""
-    args = {k: v for k, v in request.args.items(multi=True) if k != "lang"}
-    base = request.path if request.method == "GET" else "/"
-    links = []
-    for lang in LANGUAGES.values():
-        query = "&".join(f"{_quote(k)}={_quote(v)}" for k, v in args.items()) if (
-            request.method == "GET") else ""
-        links.append((lang, f"{base}?{query + '&' if query else ''}lang={lang.code}"))
-    return links
-
-
-def _quote(text: str) -> str:
-    from urllib.parse import quote
-
-    return quote(text, safe="")
+    """Each language and the address of this page in it (a form's answer: the front page).
+    Every other parameter is kept, a repeated one (compare's ``rules``) included."""
+    if request.method == "GET":
+        base = request.path
+        kept = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
+    else:
+        base, kept = "/", []
+    return [(lang, f"{base}?{urlencode([*kept, ('lang', lang.code)], quote_via=quote)}")
+            for lang in LANGUAGES.values()]
 
 
 def init_app(app: Flask) -> None:
@@ -218,3 +213,9 @@ def change_text(change: Mapping[str, Any], changes: Any = ()) -> str:
 def bdi(text: object) -> Markup:
     """A name in any script, isolated so a mixed-direction line reads right."""
     return Markup("<bdi>%s</bdi>") % (text,)
+
+
+def names_joined(players: Iterable[str], names: Mapping[str, str] | None = None) -> Markup:
+    """Players by their names, each isolated, the list isolated as one."""
+    names = names or {}
+    return bdi(Markup(", ").join(bdi(names.get(p, p)) for p in players))

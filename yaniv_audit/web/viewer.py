@@ -40,7 +40,7 @@ from ..rules import PRESETS, RuleSet, parse_rules
 from .api import ApiError, check_write_allowed, found_game, listing_args, store, store_logs
 from .board import board
 from .explain import explain, score_chart
-from .i18n import N_, bdi, current, finding_text, gettext
+from .i18n import N_, current, finding_text, gettext, names_joined
 
 viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static/viewer")
@@ -63,7 +63,7 @@ def page_helpers() -> dict[str, Any]:
         return gettext(KIND_LABELS.get(kind, kind))
 
     return {"verdict_label": verdict_label, "kind_label": kind_label,
-            "names_joined": lambda players: bdi(Markup(", ").join(bdi(p) for p in players)),
+            "names_joined": names_joined,
             "name_of": lambda p: p, "zip": zip, "Markup": Markup}
 
 
@@ -131,8 +131,7 @@ def render_board(log: Log, source: str, **links: Any) -> str:
                            chart=score_chart(report, game["players"]),
                            finding_params=lambda f: finding_params(f, report["rules"]["params"]),
                            name_of=lambda p: names.get(p, p),
-                           names_joined=lambda ps: bdi(Markup(", ").join(
-                               bdi(names.get(p, p)) for p in ps)),
+                           names_joined=lambda ps: names_joined(ps, names),
                            token_needed=bool(current_app.config.get("WRITE_TOKEN")),
                            can_write=writing_allowed(), **links)
 
@@ -288,7 +287,7 @@ def compare_game(fingerprint: str) -> str:
         title=game_title(log.game.game_id, result["fingerprint"], players,
                          dict(log.game.meta or {}), log.game.at),
         name_of=lambda p: names.get(p, p),
-        names_joined=lambda ps: bdi(Markup(", ").join(bdi(names.get(p, p)) for p in ps)))
+        names_joined=lambda ps: names_joined(ps, names))
 
 
 def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
