@@ -23,6 +23,7 @@ from yaniv_audit import deal_odds as deal_odds_module
 from yaniv_audit.cards import JACK, JOKER, RANK, Card, card_values, deck_counts, parse_card
 from yaniv_audit.cli import cli
 from yaniv_audit.deal_odds import (
+    classifier,
     deal_odds,
     longest_run,
     rank_category,
@@ -30,6 +31,7 @@ from yaniv_audit.deal_odds import (
     run_counts,
     total_counts,
 )
+from yaniv_audit.deal_odds import classify as classify_deal
 from yaniv_audit.melds import Meld, classify, legal_throws
 from yaniv_audit.rules import PRESETS, RuleSet, make_rules, parse_rules
 
@@ -233,6 +235,8 @@ def test_longest_run_is_the_engines(changes: dict[str, object], data: st.DataObj
     hand = [pool[i] for i in picks]
     assert longest_run(hand, rules) == engine_longest_run(hand, rules)
     assert rank_category(hand, rules) == plain_rank_category(hand, rules)
+    # the archive's deals rows classify each hand with the rules worked out once
+    assert classifier(rules)(hand) == classify_deal(hand, rules)
 
 
 def test_jokers_are_shared_by_the_suits_not_added_up() -> None:

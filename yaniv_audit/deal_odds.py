@@ -87,7 +87,7 @@ way and check the figures against enumerating every hand.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from math import comb
@@ -221,6 +221,44 @@ def longest_run(hand: Sequence[Card], rules: RuleSet) -> int:
         masks[SUIT[code]] |= 1 << (RANK[code] - 1)
     windows = _windows(rules.run_min, _run_cap(rules), rules.ace_high, rules.run_wrap)
     return max(_suit_longest(m, windows, jacks_fill, pool)[pool] for m in masks)
+
+
+def classifier(rules: RuleSet) -> Callable[[Sequence[Card]], tuple[str, str, int]]:
+    """:func:`classify` under ``rules``, with what the rules decide worked out once: for
+    the many hands of one log (the archive's ``deals``), where looking the rules up per
+    hand would hash the rule set's every field each time."""
+    values = card_values(rules)
+    jokers_fill, jacks_fill = _wild_in_runs(rules)
+    wild_jacks = rules.wild_jacks
+    windows = _windows(rules.run_min, _run_cap(rules), rules.ace_high, rules.run_wrap)
+
+    def classify_hand(hand: Sequence[Card]) -> tuple[str, str, int]:
+        held: dict[int, int] = {}
+        pool = 0
+        masks = [0, 0, 0, 0]
+        total = 0
+        for code in hand:
+            total += values[code]
+            if code == JOKER:
+                if jokers_fill:
+                    pool += 1
+                continue
+            rank = RANK[code]
+            if rank == JACK:
+                if jacks_fill:
+                    pool += 1
+                if not wild_jacks:
+                    held[rank] = held.get(rank, 0) + 1
+            else:
+                held[rank] = held.get(rank, 0) + 1
+            masks[SUIT[code]] |= 1 << (rank - 1)
+        run = max(_suit_longest(m, windows, jacks_fill, pool)[pool] for m in masks)
+        many = list(held.values())
+        ranks = _category(many.count(2), many.count(3), many.count(4),
+                          sum(1 for m in many if m >= 5))
+        return ranks, f"run{run}" if run else "none", total
+
+    return classify_hand
 
 
 def classify(hand: Sequence[Card], rules: RuleSet) -> tuple[str, str, int]:
