@@ -259,9 +259,9 @@ class IngestRow:
     rules_id: str
     started_at: datetime | None
     #: its ``events`` rows but the game_no (given when it is stored), as an Arrow table
-    #: (:data:`EVENT_COLUMNS`) in Arrow's stream format: built in the worker that read the
-    #: log, it travels to the parent as one buffer (pickled tables took twice as long)
-    #: and into DuckDB without a Python object per value
+    #: (:data:`EVENT_COLUMNS`) in Arrow's stream format (:func:`to_stream`): built in the
+    #: worker that read the log, it travels to the parent as one compressed buffer
+    #: (pickled tables took twice as long) and into DuckDB without a Python object per value
     events: bytes
     #: its first leaf (the canonical game_started), and how many events it has
     opening: str
@@ -280,7 +280,11 @@ def to_stream(table: pa.Table) -> bytes:
     import pyarrow as pa
 
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
+    # LZ4: the events' JSON shrinks threefold, and with it the pipe to the parent, whose
+    # 64 KiB at a time each wait for the parent to be scheduled while the workers hold
+    # the cores (1,000 games: 22.8 s against 54.5 s uncompressed, interleaved runs)
+    options = pa.ipc.IpcWriteOptions(compression="lz4")
+    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
         writer.write_table(table)
     return sink.getvalue().to_pybytes()  # type: ignore[no-any-return]
 
