@@ -30,6 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,9 @@ SCHEMA_VERSION = "3"
 MIGRATES_FROM = ("1", "2")
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
+#: rounds of audited games (about a tenth of their derived rows) collected before they are
+#: written, by audit --db
+DERIVED_BATCH = 50_000
 #: event rows collected before they are written, when ingesting: four of DuckDB's row
 #: groups (122,880 rows each), which it compresses and writes whole, in parallel, without
 #: the write-ahead log; in batches of 50,000 the same games took 2.8 times as long to store
@@ -565,6 +569,55 @@ def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> lis
     fingerprint, source, data, rule_sets = job
     with no_gc():
         return _audit_stored(fingerprint, source, data, rule_sets)
+
+
+def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int],
+                      ) -> tuple[list[dict[str, Any]], dict[str, list[tuple[Any, ...]]]]:
+    """:func:`audit_archived` for ``audit --db`` (the job adds the game's ``game_no``):
+    the reports, and the rows they give each derived table (:func:`derived_rows`, here
+    in the worker), stamped with this moment. The parent turns the rows of many games
+    into Arrow tables at once (per game, building them cost a fifth of the audit)."""
+    fingerprint, source, data, rule_sets, game_no = job
+    with no_gc():
+        reports = _audit_stored(fingerprint, source, data, rule_sets)
+        now = datetime.now(UTC)
+        rows: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
+        keys: dict[str, str] = {}
+        for report in reports:
+            if report["verdict"] == "unreadable":
+                continue  # nothing to store: verify tells what happened to the game
+            derived = derived_rows(report, game_no, keys)
+            derived["audits"] = [(*derived["audits"][0], now)]
+            for table, found in derived.items():
+                rows[table].extend(found)
+        return reports, rows
+
+
+def derived_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table]:
+    """Rows of each derived table (``audits`` with its time stamp) as Arrow tables with
+    the archive's column types (:func:`derived_schemas`)."""
+    import pyarrow as pa
+
+    tables = {}
+    for table, schema in derived_schemas().items():
+        found = rows.get(table, [])
+        columns = zip(*found, strict=True) if found else ([] for _ in schema)
+        tables[table] = pa.table([pa.array(list(column), type=field.type)
+                                  for column, field in zip(columns, schema, strict=True)],
+                                 schema=schema)
+    return tables
+
+
+@cache
+def derived_schemas() -> dict[str, pa.Schema]:
+    """The Arrow schema of each derived table, as DuckDB gives the archive's own
+    CREATE TABLEs (so that Arrow tables and Parquet files have the archive's types)."""
+    con = duckdb.connect(config={"threads": 1})
+    try:
+        con.execute(DERIVED_TABLES)
+        return {table: con.table(table).to_arrow_table().schema for table in DERIVED}
+    finally:
+        con.close()
 
 
 def _audit_stored(fingerprint: str, source: str, data: bytes,
@@ -1117,15 +1170,15 @@ class Archive:
         for start in range(0, len(game_nos), READ_BATCH):
             batch = list(game_nos[start:start + READ_BATCH])
             rows = cursor.execute(
-                "SELECT g.fingerprint, g.source, list(e.event ORDER BY e.seq) "
+                "SELECT g.fingerprint, g.source, string_agg(e.event, chr(10) ORDER BY e.seq) "
                 "FROM games g JOIN events e USING (game_no) "
                 "WHERE g.game_no IN (SELECT unnest($1::INTEGER[])) "
                 "AND e.game_no BETWEEN $2 AND $3 "
                 "GROUP BY g.game_no, g.fingerprint, g.source ORDER BY g.game_no",
                 [batch, min(batch), max(batch)],
             ).fetchall()
-            for fingerprint, source, events in rows:
-                yield fingerprint, source, ("\n".join(events) + "\n").encode("utf-8")
+            for fingerprint, source, events in rows:  # one line per event, joined by DuckDB
+                yield fingerprint, source, (events + "\n").encode("utf-8")
         cursor.close()
 
     # --- audit ---------------------------------------------------------------
@@ -1169,19 +1222,33 @@ class Archive:
         order = sorted(wanted)
         number_of = {fp: game for game, fp in self._game_fingerprints(order)}
         rules_of = {fp: wanted[game] for fp, game in number_of.items()}
-        jobs_iter = ((fp, source, data, rules_of[fp])
+        jobs_iter = ((fp, source, data, rules_of[fp], number_of[fp])
                      for fp, source, data in self._stored_logs(order))
-        batch: list[dict[str, Any]] = []
-        with mapped(audit_archived, jobs_iter, len(order), jobs) as results:
+        batch: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
+        # as ingest: DuckDB stores a batch on a thread of its own while this one takes in
+        # the next from the workers
+        with ThreadPoolExecutor(1, thread_name_prefix="audit-writer") as writer, \
+                mapped(audit_for_archive, jobs_iter, len(order), jobs) as results:
+            storing: Future[None] | None = None
+
+            def store(rows: dict[str, list[tuple[Any, ...]]]) -> None:
+                nonlocal storing
+                if storing is not None:
+                    storing.result()
+                storing = writer.submit(self._write_derived, rows)
+
             with progress(results, len(order), "auditing") as bar:
-                for reports in bar:
-                    batch.extend(reports)
-                    if len(batch) >= READ_BATCH:
-                        self._store_audits(batch, number_of)
-                        batch = []
+                for reports, rows in bar:
+                    for table, found in rows.items():
+                        batch[table] += found
+                    if len(batch["rounds"]) >= DERIVED_BATCH:
+                        store(batch)
+                        batch = {table: [] for table in DERIVED}
                     yield from reports
-        if batch:
-            self._store_audits(batch, number_of)
+            if batch["audits"]:
+                store(batch)
+            if storing is not None:
+                storing.result()
 
     def ingest_results(self, directory: str | Path, *, progress: Progress = _no_progress,
                        ) -> dict[str, int]:
@@ -1248,33 +1315,42 @@ class Archive:
         each report's time stamp, else now)."""
         now = datetime.now(UTC)
         keys: dict[str, str] = {}
-        audits: list[tuple[Any, ...]] = []
-        findings: list[tuple[Any, ...]] = []
-        rounds: list[tuple[Any, ...]] = []
-        standings: list[tuple[Any, ...]] = []
-        player_rounds: list[tuple[Any, ...]] = []
+        rows: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
         for i, report in enumerate(reports):
             if report["verdict"] == "unreadable":
                 continue  # nothing to store: verify tells what happened to the game
             derived = derived_rows(report, number_of[report["fingerprint"]], keys)
-            audits.append((*derived["audits"][0], now if audited_at is None else audited_at[i]))
-            findings.extend(derived["findings"])
-            rounds.extend(derived["rounds"])
-            standings.extend(derived["standings"])
-            player_rounds.extend(derived["player_rounds"])
+            derived["audits"] = [(*derived["audits"][0],
+                                  now if audited_at is None else audited_at[i])]
+            for table, found in derived.items():
+                rows[table].extend(found)
+        self._write_derived(rows)
+
+    def _write_derived(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        """Store the rows of each derived table, replacing those of the same games and rule
+        sets (the ``audits`` rows name them), in one transaction, as Arrow tables."""
+        import pyarrow.compute as pc
+
+        tables = derived_tables(rows)
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            pairs = [[a[0] for a in audits], [a[1] for a in audits]]
+            audited = tables["audits"].select(["game_no", "rules_key"])
+            if audited.num_rows:
+                # the range first: DuckDB then skips the row groups of other games
+                numbers = audited.column("game_no")
+                span = [pc.min(numbers).as_py(), pc.max(numbers).as_py()]
+                con.register("_audited", audited)
+                for table in DERIVED:
+                    con.execute(f"DELETE FROM {table} WHERE game_no BETWEEN $1 AND $2 "  # noqa: S608
+                                "AND (game_no, rules_key) IN "
+                                "(SELECT game_no, rules_key FROM _audited)", span)
+                con.unregister("_audited")
             for table in DERIVED:
-                con.execute(
-                    f"DELETE FROM {table} WHERE (game_no, rules_key) IN "  # noqa: S608
-                    "(SELECT unnest($1::INTEGER[]), unnest($2::VARCHAR[]))", pairs)
-            for table, rows in (("audits", audits), ("findings", findings),
-                                ("rounds", rounds), ("standings", standings),
-                                ("player_rounds", player_rounds)):
-                if rows:
-                    _insert(con, table, [list(column) for column in zip(*rows, strict=True)])
+                if tables[table].num_rows:
+                    con.register("_derived", tables[table])
+                    con.execute(f"INSERT INTO {table} SELECT * FROM _derived")  # noqa: S608
+                    con.unregister("_derived")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -22,7 +22,6 @@ Dask, pandas and pyarrow come with the ``dask`` extra: ``pip install 'yaniv-audi
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
@@ -39,7 +38,6 @@ from typing import Any
 from urllib.parse import quote
 
 import dask.dataframe as dd
-import duckdb
 import fsspec
 import pandas as pd
 import pyarrow as pa
@@ -48,7 +46,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 from distributed import Client, LocalCluster, progress
 
-from .archive import DERIVED, DERIVED_TABLES, audit_archived, derived_rows
+from .archive import DERIVED, audit_archived, derived_rows, derived_tables
 from .errors import YanivAuditError
 from .rules import RuleSet, resolve_rules
 
@@ -226,31 +224,7 @@ def _audit_task(task: Task, fs: fsspec.AbstractFileSystem, rule_sets: Sequence[R
             derived["audits"] = [(*derived["audits"][0], now)]
             for table, found in derived.items():
                 rows[table].extend(found)
-    return _arrow(rows), counts
-
-
-def _arrow(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table]:
-    """The rows as Arrow tables with the archive's column types."""
-    tables = {}
-    for table, schema in _schemas().items():
-        found = rows.get(table, [])
-        columns = zip(*found, strict=True) if found else ([] for _ in schema)
-        tables[table] = pa.table([pa.array(list(column), type=field.type)
-                                  for column, field in zip(columns, schema, strict=True)],
-                                 schema=schema)
-    return tables
-
-
-@functools.cache
-def _schemas() -> dict[str, pa.Schema]:
-    """The Arrow schema of each derived table, as DuckDB gives the archive's own
-    CREATE TABLEs (so the Parquet has the column types ``export`` writes)."""
-    con = duckdb.connect(config={"threads": 1})
-    try:
-        con.execute(DERIVED_TABLES)
-        return {table: con.table(table).to_arrow_table().schema for table in DERIVED}
-    finally:
-        con.close()
+    return derived_tables(rows), counts
 
 
 # --- the Python API ---------------------------------------------------------------------
@@ -286,7 +260,7 @@ def audit_parquet(source: str, rules: Sequence[RuleSet | str | None] = (), *,
             reports = audit_parquet("s3://club/export", ["israeli", "classic"]).compute()
     """
     fs, tasks = plan(source, events_per_task)
-    meta = _frame(_arrow({table: [] for table in DERIVED})["audits"])
+    meta = _frame(derived_tables({})["audits"])
     reports: dd.DataFrame = dd.from_map(_reports, tasks, args=(fs, _rule_sets(rules)),
                                         meta=meta, label="yaniv-audit",
                                         enforce_metadata=False)
