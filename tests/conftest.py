@@ -21,6 +21,17 @@ REPLAYS = ROOT / "replays"
 #: where the browser tests save their screenshots (git-ignored)
 ARTIFACTS = ROOT / "tests" / "artifacts"
 PHONE = {"width": 390, "height": 844}
+#: the long sweep (``YANIV_AUDIT_LONG=1``): the Hypothesis properties with their full
+#: example counts (test_properties.py: 25 times its default and longer games) and
+#: test_crash.py's kill at every moment; by default each runs enough to fail on a
+#: regression and the whole suite stays quick
+LONG = os.environ.get("YANIV_AUDIT_LONG", "") not in ("", "0")
+
+
+def sweep(default: int, long: int) -> int:
+    """A Hypothesis property's example count: ``default``, or ``long`` in the long sweep."""
+    return long if LONG else default
+
 LAPTOP = {"width": 1280, "height": 900}
 
 

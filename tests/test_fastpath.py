@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import sweep
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import fields, validates_schema
@@ -397,14 +398,16 @@ def corrupted_events(draw: st.DrawFn, kind: str | None = None) -> dict[str, Any]
 
 
 @pytest.mark.parametrize("kind", list(BASE))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sweep(30, long=80), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_valid_events_agree(kind: str, data: st.DataObject) -> None:
     agree(data.draw(valid_events(kind)))
 
 
 @pytest.mark.parametrize("kind", list(BASE))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sweep(50, long=150), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_corrupted_events_agree(kind: str, data: st.DataObject) -> None:
     raw = data.draw(corrupted_events(kind))
@@ -432,7 +435,7 @@ def json_definition(value: Any) -> bytes:
                       ensure_ascii=False).encode("utf-8")
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=sweep(300, long=1500), deadline=None)
 @given(arbitrary_json)
 def test_canonical_leaf_is_the_json_dumps_definition(value: Any) -> None:
     assert canonical_leaf(value) == json_definition(value)

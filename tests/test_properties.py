@@ -15,11 +15,11 @@ time: some 20 minutes instead of 40 seconds on two cores).
 from __future__ import annotations
 
 import json
-import os
 import random
 from typing import Any
 
 import pytest
+from conftest import LONG
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +29,6 @@ from yaniv_audit.errors import LogFormatError
 from yaniv_audit.rules import PRESETS, parse_rules
 from yaniv_audit.simulate import RECORD_STYLES, simulate_game, to_jsonl
 
-LONG = os.environ.get("YANIV_AUDIT_LONG", "") not in ("", "0")
 LONG_FACTOR = 25
 MAX_ROUNDS = 12 if LONG else 6
 
