@@ -34,6 +34,10 @@ CORPUS = [*sorted(map(str, REPLAYS.glob("*.jsonl"))),
           *log_files((str(REPLAYS / "simulated" / "classic"),
                       str(REPLAYS / "simulated" / "namu")))]
 
+# one worker runs the whole file, so that its module fixtures are made once
+# (pyproject: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("archive")
+
 
 def run(*args: str, db: Path | None = None) -> Result:
     """One command through click; never a traceback."""

@@ -23,6 +23,10 @@ from yaniv_audit.chess_bench import (
     replay_pgn,
 )
 
+# one worker runs the whole file, so that its module fixtures are made once
+# (pyproject: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("bench")
+
 
 def run_bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

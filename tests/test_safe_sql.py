@@ -28,6 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
 LOGS = sorted(map(str, REPLAYS.glob("*.jsonl")))
 
+# one worker runs the whole file, so that its module fixtures are made once
+# (pyproject: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("safe_sql")
+
 
 def run(*args: str) -> Result:
     result = CliRunner().invoke(cli, list(args))
