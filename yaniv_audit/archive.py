@@ -247,9 +247,9 @@ TABLES = {
     "round_turns": "the turns of every round, from the events (a summary the rounds report "
                    "reads): game_no, round, turns (its discards and Yaniv calls)",
     "draw_cards": "the draws of every game, from the events (a summary the pickups report "
-                  "reads): game_no, source (stock or pile), card (the rank drawn: A, 2, ..., "
-                  "K, JK a joker, unknown a stock draw whose card the log does not say), "
-                  "draws (how many)",
+                  "reads): game_no, source (stock or pile), card (the rank drawn: A to K, T "
+                  "for ten, JK a joker, unknown a stock draw whose card the log does not "
+                  "say), draws (how many)",
     "audits": "one row per game and rule set audited: game_no, rules_key, rules_id, engine, "
               "verdict, finished, winners, rounds, findings, the full report (JSON), "
               "audited_at",
