@@ -38,10 +38,11 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from .events import Event
+
 from . import ENGINE, safe_sql
 from .bulk import mapped, no_gc
 from .errors import ArchiveError, LogFormatError
-from .events import Event
 from .rules import RuleSet
 
 _HEX = frozenset("0123456789abcdefABCDEF")
