@@ -860,9 +860,18 @@ CREATE VIEW latest_games AS SELECT g.* FROM games g WHERE (g.part_of IS NULL AND
 
 
 def old_archive(source: Path, target: Path, schema: int) -> None:
-    """An archive as schema 1 or 2 stored it: the old DDL, filled with the rows of
-    ``source`` that the old schema had (keyed by fingerprint; schema 1: the events
-    without their typed columns and no player_rounds)."""
+    """An archive as schema 1, 2 or 3 stored it: the old DDL, filled with the rows of
+    ``source`` that the old schema had (schemas 1 and 2 keyed by fingerprint; schema 1:
+    the events without their typed columns and no player_rounds; schema 3: without the
+    summaries of the events, round_turns and draw_cards)."""
+    if schema == 3:
+        shutil.copy(source, target)
+        con = duckdb.connect(str(target))
+        con.execute("DROP TABLE round_turns")
+        con.execute("DROP TABLE draw_cards")
+        con.execute("UPDATE archive_info SET value = '3' WHERE key = 'schema'")
+        con.close()
+        return
     con = duckdb.connect(str(target))
     con.execute(SCHEMA_1)
     if schema == 2:
@@ -945,7 +954,7 @@ def test_latest_games_counts_a_paused_game_once(tmp_path: Path) -> None:
     assert out.output == "n\n1\n"
 
 
-@pytest.mark.parametrize("schema", [1, 2])
+@pytest.mark.parametrize("schema", [1, 2, 3])
 def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path,
                                               schema: int) -> None:
     old = tmp_path / "v1.duckdb"
@@ -956,9 +965,9 @@ def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path
     con = duckdb.connect(str(old), read_only=True)
     con.execute(f"ATTACH '{archive_path}' AS fresh (READ_ONLY)")
     assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
-        ("3",)]
-    for table in ("games", "events", "deals", "audits", "findings", "rounds", "standings",
-                  "player_rounds"):
+        ("4",)]
+    for table in ("games", "events", "deals", "round_turns", "draw_cards", "audits",
+                  "findings", "rounds", "standings", "player_rounds"):
         columns = [c for (c,) in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
             "AND table_catalog = 'fresh' ORDER BY ordinal_position", [table]).fetchall()]
@@ -984,7 +993,7 @@ def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path
     con.close()
     result = run("query", "SELECT 1", db=old)
     assert result.exit_code == 3
-    assert "archive schema 9, this yaniv-audit reads schema 3" in result.output
+    assert "archive schema 9, this yaniv-audit reads schema 4" in result.output
 
 
 def test_verify_audits_compares_player_rounds(archive_path: Path, tmp_path: Path) -> None:
@@ -1379,3 +1388,26 @@ def test_the_archive_keeps_within_a_memory_limit(tmp_path: Path,
     with pytest.raises(ArchiveError, match=r"YANIV_AUDIT_MEMORY_LIMIT='lots': expected a "
                                            r"size such as 512MB or 2GB"):
         Archive(db)
+
+
+def test_the_summaries_of_the_events_hold_every_game_once(tmp_path: Path) -> None:
+    """round_turns and draw_cards (what rounds and pickups read) count each game's
+    events once, the games of every ingest included."""
+    db = tmp_path / "two.duckdb"
+    assert run("ingest", *CORPUS[:30], db=db).exit_code == 0
+    assert run("ingest", *CORPUS, db=db).exit_code == 0
+    con = duckdb.connect(str(db), read_only=True)
+    turns = con.execute("SELECT game_no, round, count(*) FROM events WHERE type IN "
+                        "('discard', 'yaniv') AND round IS NOT NULL GROUP BY ALL "
+                        "ORDER BY ALL").fetchall()
+    assert con.execute("SELECT * FROM round_turns ORDER BY ALL").fetchall() == turns
+    draws = Counter()
+    for game_no, source, cards in con.execute(
+            "SELECT game_no, source, cards FROM events WHERE type = 'draw'").fetchall():
+        card = "unknown" if cards is None else "JK" if cards[0] == "JK" else cards[0][0]
+        draws[(game_no, source, card)] += 1
+    stored = {(n, s, c): k for n, s, c, k in con.execute("FROM draw_cards").fetchall()}
+    assert stored == dict(draws) and sum(draws.values()) > 10_000
+    numbers = {n for n, *_ in turns}  # the games of both ingests
+    assert min(numbers) == 1 and max(numbers) == len(CORPUS) and len(numbers) > 50
+    con.close()

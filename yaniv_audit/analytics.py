@@ -176,11 +176,9 @@ games AS (
     SELECT rules, rules_key, seated, count(*) AS games FROM chosen GROUP BY ALL
 ),
 turns AS (
-    SELECT e.game_no, e.round, count(*) AS turns
-    FROM events e
-    WHERE e.type IN ('discard', 'yaniv') AND e.round IS NOT NULL
-      AND e.game_no IN (SELECT game_no FROM chosen)
-    GROUP BY ALL
+    SELECT t.game_no, t.round, t.turns
+    FROM round_turns t
+    WHERE t.game_no IN (SELECT game_no FROM chosen)
 ),
 ended AS (
     SELECT c.rules, c.rules_key, c.seated, count(*) AS rounds,
@@ -208,20 +206,22 @@ ORDER BY g.rules, g.rules_key, players
 #: first; the row 'all' counts every draw
 PICKUPS = f"""
 WITH {CHOSEN},
-draws AS (
-    SELECT c.rules, e.source,
-           CASE WHEN e.cards IS NULL THEN 'unknown' WHEN e.cards[1] = 'JK' THEN 'JK'
-                ELSE left(e.cards[1], 1) END AS rank
-    FROM events e JOIN chosen c USING (game_no)
-    WHERE e.type = 'draw'
+drawn AS (
+    SELECT c.rules, d.source, d.card AS rank, d.draws
+    FROM draw_cards d JOIN chosen c USING (game_no)
+),
+summed AS (
+    SELECT rules, grouping(rank) AS every, rank,
+           coalesce(sum(draws) FILTER (WHERE source = 'pile'), 0)::BIGINT AS pile,
+           coalesce(sum(draws) FILTER (WHERE source = 'stock'), 0)::BIGINT AS stock,
+           sum(draws)::BIGINT AS draws
+    FROM drawn
+    GROUP BY GROUPING SETS ((rules), (rules, rank))
 )
-SELECT rules, CASE WHEN grouping(rank) = 1 THEN 'all' ELSE rank END AS card,
-       count(*) FILTER (WHERE source = 'pile') AS pile,
-       count(*) FILTER (WHERE source = 'stock') AS stock,
-       round(100.0 * count(*) FILTER (WHERE source = 'pile') / count(*), 1) AS pile_pct
-FROM draws
-GROUP BY GROUPING SETS ((rules), (rules, rank))
-ORDER BY rules, grouping(rank) DESC, pile DESC, card
+SELECT rules, CASE WHEN every = 1 THEN 'all' ELSE rank END AS card, pile, stock,
+       round(100.0 * pile / draws, 1) AS pile_pct
+FROM summed
+ORDER BY rules, every DESC, pile DESC, card
 """
 
 #: by the players seated and the seat (0: the first player of game_started): finished
@@ -258,19 +258,20 @@ ORDER BY s.rules, players, s.seat
 #: reduced_to): how often, how often it saved the player from elimination (reduced_from
 #: itself would have put them out: above score_limit, or at it with limit_rule=reach),
 #: and Victor calls (the caller, Assafed, landed on the reduction)
+#: ($4, $5, $6: each rule set's key, limit_rule and score_limit, from :data:`LIMITS`)
 REDUCTIONS = f"""
 WITH {CHOSEN},
+limits AS (
+    SELECT unnest($4::VARCHAR[]) AS rules_key, unnest($5::VARCHAR[]) AS limit_rule,
+           unnest($6::INTEGER[]) AS score_limit
+),
 reduced AS (
     SELECT c.rules, c.rules_key, p.reduced_from, p.score_after AS reduced_to,
            p.assafed_caller AS victor,
-           CASE WHEN json_extract_string(a.report, '$.rules.params.limit_rule') = 'reach'
-                THEN p.reduced_from >= CAST(json_extract(a.report,
-                                            '$.rules.params.score_limit') AS INTEGER)
-                ELSE p.reduced_from > CAST(json_extract(a.report,
-                                            '$.rules.params.score_limit') AS INTEGER)
-           END AS saved
+           CASE WHEN l.limit_rule = 'reach' THEN p.reduced_from >= l.score_limit
+                ELSE p.reduced_from > l.score_limit END AS saved
     FROM player_rounds p JOIN chosen c USING (game_no, rules_key)
-    JOIN audits a USING (game_no, rules_key)
+    JOIN limits l USING (rules_key)
     WHERE p.reduced_from IS NOT NULL
 )
 SELECT rules, rules_key, reduced_from, reduced_to, count(*) AS reductions,
@@ -280,6 +281,16 @@ SELECT rules, rules_key, reduced_from, reduced_to, count(*) AS reductions,
 FROM reduced
 GROUP BY ALL
 ORDER BY rules, rules_key, reduced_from
+"""
+
+#: one audit of each rule set audited (the lowest game_no), whose report gives the rule
+#: set's parameters: every audit of a rules_key has the same (the key is made of them)
+ONE_AUDIT_EACH = "SELECT rules_key, min(game_no) FROM audits GROUP BY rules_key"
+#: the limit_rule and score_limit of the report of audit ($1, $2)
+LIMITS = """
+SELECT json_extract_string(report, '$.rules.params.limit_rule'),
+       CAST(json_extract(report, '$.rules.params.score_limit') AS INTEGER)
+FROM audits WHERE game_no = $1 AND rules_key = $2
 """
 
 #: findings by code and by player (NULL: a finding of no one player), most first
@@ -396,7 +407,8 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
         return _rules_impact(archive, rule_sets, players)
     if name == "deal-odds":
         return _deal_odds(archive, rule_sets, players)
-    columns, rows = _run(archive, _SQL[name], rule_sets, players)
+    extra = _limits(archive) if name == "reductions" else ()
+    columns, rows = _run(archive, _SQL[name], rule_sets, players, *extra)
     col = {c: i for i, c in enumerate(columns)}
     who = f" with {players} players" if players else ""
 
@@ -436,6 +448,19 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
         summary = (f"{total('findings')} findings, {len(rows)} by code and player, in "
                    f"games{who} under {under}")
     return Table(name, columns, rows, summary)
+
+
+def _limits(archive: Archive) -> tuple[list[str], list[str | None], list[int | None]]:
+    """The parameters of :data:`REDUCTIONS` (``$4``, ``$5``, ``$6``): each audited rule
+    set's key, limit_rule and score_limit, read from the report of one of its audits
+    (reading them from every report took most of the report's time)."""
+    keys, rules, limits = [], [], []
+    for key, game_no in archive.query(ONE_AUDIT_EACH)[1]:
+        (limit_rule, score_limit), = archive.query(LIMITS, [game_no, key])[1]
+        keys.append(key)
+        rules.append(limit_rule)
+        limits.append(score_limit)
+    return keys, rules, limits
 
 
 def _rules_impact(archive: Archive, rule_sets: list[RuleSet | None],

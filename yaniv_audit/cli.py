@@ -13,14 +13,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from . import __version__
 from .errors import InternalError, LogFormatError, RulesError, YanivAuditError
-from .events import Log
 from .rules import format_value
+
+if TYPE_CHECKING:
+    from .events import Log
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
