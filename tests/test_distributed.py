@@ -346,6 +346,17 @@ def test_audit_parquet_of_no_export_and_no_scheduler(tmp_path: Path) -> None:
     assert done.exit_code == 3 and "not a Parquet file" in done.output
 
 
+def test_an_out_that_cannot_be_written_is_said_in_one_line(disputes: dict[str, Path],
+                                                           tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a directory\n")
+    done = run("audit", "--parquet", str(disputes["export"]),
+               "--out", (tmp_path / "a-file" / "results").as_uri())
+    assert done.exit_code == 3
+    assert done.output.startswith(f"yaniv-audit: {(tmp_path / 'a-file' / 'results').as_uri()}"
+                                  ": cannot be read or written (")
+    assert len(done.output.splitlines()) == 1
+
+
 def test_without_dask_the_command_says_how_to_install_it(disputes: dict[str, Path],
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          tmp_path: Path) -> None:
