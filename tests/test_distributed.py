@@ -1,8 +1,11 @@
 """The bulk audit on Dask, as a user runs it: ``export``, ``audit --parquet`` on a local
 cluster of 2 workers, ``ingest-results``. Its results are those of ``audit --db`` on the
-same archive, row for row, under two rule sets; a worker killed in the middle loses and
-duplicates no game's result; ingesting the results twice stores them once, and the
-reports then say what they say after ``audit --db``."""
+same archive, row for row, on 300 simulated games and the disputes under two rule sets;
+a worker killed in the middle loses and duplicates no game's result; ingesting the
+results twice stores them once, and the reports then say what they say after ``audit
+--db``. The export is read, and the results written, through fsspec URLs as well as
+paths (``file://``, and an in-memory store the workers of an in-process cluster share);
+a URL of no usable file system is said in one line with what to install."""
 
 from __future__ import annotations
 
@@ -14,10 +17,12 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import fsspec
 import pytest
 from click.testing import CliRunner, Result
 from distributed import Client, LocalCluster
@@ -29,7 +34,11 @@ from yaniv_audit.rules import resolve_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTES = sorted(str(p) for p in (ROOT / "replays").glob("*.jsonl"))
-RULES = ("israeli", "classic")
+#: the two rule sets of the audits, each the rules of half the simulated games: short
+#: games (a low score limit; two rounds), so that 300 of them keep the file fast
+RULES = ("israeli(score_limit=30)", "classic(game_end=rounds,rounds=2)")
+#: the simulated games: 150 of 2 players under the first rules, 150 of 3 under the second
+GAMES = 300
 
 
 def run(*args: str) -> Result:
@@ -46,16 +55,19 @@ def rules_args() -> list[str]:
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """24 simulated games and the hand-written disputes (every verdict) in an archive,
-    exported by month; a copy audited with ``audit --db``, and the export audited with
-    ``audit --parquet`` on a local cluster of 2 workers, both under two rule sets."""
+    """300 simulated games (half under each of RULES) and the hand-written disputes (every
+    verdict) in an archive, exported by month; a copy audited with ``audit --db``, and the
+    export audited with ``audit --parquet`` on a local cluster of 2 workers, both under
+    the two rule sets (so each simulated game is clean under one, not the other)."""
     base = tmp_path_factory.mktemp("dask")
-    sims = base / "sims"
-    done = run("simulate", "--games", "24", "--players", "3", "--seed", "15",
-               "--out", str(sims))
-    assert done.exit_code == 0, done.output
+    sims = []
+    for seed, (players, rules) in enumerate(zip(("2", "3"), RULES, strict=True)):
+        sims.append(base / f"sims{seed}")
+        done = run("simulate", "--games", str(GAMES // 2), "--players", players,
+                   "--rules", rules, "--seed", str(15 + seed), "--out", str(sims[-1]))
+        assert done.exit_code == 0, done.output
     fresh, audited = base / "fresh.duckdb", base / "audited.duckdb"
-    done = run("ingest", str(sims), *DISPUTES, "--db", str(fresh))
+    done = run("ingest", *map(str, sims), *DISPUTES, "--db", str(fresh))
     assert done.exit_code == 0, done.output
     done = run("export", str(base / "export"), "--db", str(fresh))
     assert done.exit_code == 0, done.output
@@ -108,7 +120,7 @@ def test_the_export_holds_each_game_in_one_partition_with_what_it_needs(made: di
         f"(SELECT count(*) FROM (SELECT game_no FROM {events} GROUP BY game_no "
         f"HAVING count(DISTINCT regexp_replace(filename, '/[^/]*$', '')) > 1)) "
         f"FROM {events} e JOIN a.games g USING (game_no)").fetchall()
-    assert games == 24 + len(DISPUTES)
+    assert games == GAMES + len(DISPUTES)
     assert wrong == 0, "an event row without its game's fingerprint or declared rules"
     assert spread == 0, "a game's events in two partition directories"
 
@@ -118,7 +130,7 @@ def test_the_dask_audit_gives_the_rows_of_audit_db(made: dict[str, Any]) -> None
     assert by_dask.exit_code == by_db.exit_code == 3  # a corrupt dispute among them
     summary = next(line for line in by_db.output.splitlines() if " games: " in line)
     assert summary in by_dask.output.splitlines()
-    assert f"audited {24 + len(DISPUTES)} games" in by_dask.output
+    assert f"audited {GAMES + len(DISPUTES)} games" in by_dask.output
     assert "on 2 workers" in by_dask.output
     assert_same_results(made["results"], made["audited"])
 
@@ -134,18 +146,18 @@ def cluster() -> Any:
 def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(made: dict[str, Any],
                                                                  cluster: Any) -> None:
     with Client(cluster.scheduler_address):
-        reports = audit_parquet(str(made["export"]), ["classic"], events_per_task=5000)
+        reports = audit_parquet(str(made["export"]), [RULES[1]], events_per_task=5000)
         assert reports.npartitions > 2
         frame = reports.compute()
     assert list(frame.columns) == archive_rows(made["audited"], "audits")[0]
     assert not frame.duplicated(["game_no", "rules_key"]).any()
     con = duckdb.connect(str(made["audited"]), read_only=True)
     winners = dict(con.execute("SELECT game_no, winners FROM audits WHERE rules_key = ?",
-                               [resolve_rules("classic").key]).fetchall())
+                               [resolve_rules(RULES[1]).key]).fetchall())
     con.close()
     assert {n: list(w) for n, w in zip(frame["game_no"], frame["winners"], strict=True)
             } == winners
-    assert {json.loads(r)["rules"]["id"] for r in frame["report"]} == {"classic"}
+    assert {json.loads(r)["rules"]["id"] for r in frame["report"]} == {RULES[1]}
 
 
 def test_a_worker_killed_in_the_middle_loses_and_duplicates_no_result(
@@ -172,7 +184,7 @@ def test_a_worker_killed_in_the_middle_loses_and_duplicates_no_result(
     summary: Summary = found["summary"]
     assert set(before.values()) != set(after.values()), "no worker was killed"
     assert summary.tasks > 10
-    assert summary.counts["games"] == 24 + len(DISPUTES)
+    assert summary.counts["games"] == GAMES + len(DISPUTES)
     con = duckdb.connect()
     (twice,), = con.execute(
         f"SELECT count(*) FROM (SELECT game_no, rules_key FROM read_parquet("
@@ -186,7 +198,7 @@ def test_ingest_results_twice_stores_them_once_and_the_reports_agree(
         made: dict[str, Any], tmp_path: Path) -> None:
     target = tmp_path / "target.duckdb"
     shutil.copy(made["fresh"], target)
-    results = 2 * (24 + len(DISPUTES))
+    results = 2 * (GAMES + len(DISPUTES))
     first = run("ingest-results", str(made["results"]), "--db", str(target))
     con = duckdb.connect(str(target), read_only=True)
     first_stamps = con.execute("SELECT game_no, rules_key, audited_at FROM audits "
@@ -208,7 +220,7 @@ def test_ingest_results_twice_stores_them_once_and_the_reports_agree(
             theirs = run("report", report, "--rules", rules, "--db", str(made["audited"]))
             assert ours.exit_code == 0 and ours.output == theirs.output, (report, rules)
     again = run("audit", "--db", str(target), *rules_args())
-    assert "audited under israeli, classic by this version already" in again.output
+    assert f"audited under {', '.join(RULES)} by this version already" in again.output
 
 
 def test_ingest_results_leaves_out_games_the_archive_does_not_hold(
@@ -218,7 +230,7 @@ def test_ingest_results_leaves_out_games_the_archive_does_not_hold(
     done = run("ingest-results", str(made["results"]), "--db", str(small))
     assert done.exit_code == 1
     assert f"stored {2 * len(DISPUTES)} results" in done.output
-    assert f"left out 48 results of games not in {small}" in done.output
+    assert f"left out {2 * GAMES} results of games not in {small}" in done.output
     empty = run("ingest-results", str(tmp_path), "--db", str(small))
     assert empty.exit_code == 2
     assert "no audits/ Parquet files in it" in empty.output
@@ -230,6 +242,82 @@ def test_ingest_results_leaves_out_games_the_archive_does_not_hold(
     assert "not the results of `audit --parquet`" in other.output
 
 
+@pytest.fixture(scope="module")
+def disputes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The disputes alone (a few seconds to audit), exported and audited with ``audit
+    --db``: the export the tests of URLs read."""
+    base = tmp_path_factory.mktemp("disputes")
+    db, audited = base / "disputes.duckdb", base / "audited.duckdb"
+    assert run("ingest", *DISPUTES, "--db", str(db)).exit_code == 0
+    assert run("export", str(base / "export"), "--db", str(db)).exit_code == 0
+    shutil.copy(db, audited)
+    assert run("audit", "--db", str(audited), *rules_args()).exit_code == 3
+    return {"db": db, "export": base / "export", "audited": audited}
+
+
+def test_audit_parquet_reads_and_writes_file_urls(disputes: dict[str, Path], cluster: Any,
+                                                  tmp_path: Path) -> None:
+    done = run("audit", "--parquet", disputes["export"].as_uri(), *rules_args(),
+               "--scheduler", cluster.scheduler_address,
+               "--out", (tmp_path / "results").as_uri())
+    assert done.exit_code == 3, done.output
+    assert f"audited {len(DISPUTES)} games" in done.output
+    assert_same_results(tmp_path / "results", disputes["audited"])
+
+
+def test_audit_parquet_on_a_store_that_is_not_local_files(disputes: dict[str, Path]) -> None:
+    """fsspec's in-memory store, which the workers of an in-process cluster share (as
+    the workers of a real cluster share a bucket): the export read from it by
+    ``audit_parquet`` and by ``run_audit``, whose results are written into it."""
+    memory = fsspec.filesystem("memory")
+    root = f"/yaniv-{uuid.uuid4().hex}"
+    memory.put(str(disputes["export"]), f"{root}/export", recursive=True)
+    try:
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                          dashboard_address=":0") as local:
+            with Client(local):
+                frame = audit_parquet(f"memory://{root}/export", RULES,
+                                      events_per_task=50).compute()
+            summary = run_audit(f"memory://{root}/export", list(RULES),
+                                local.scheduler_address, f"memory://{root}/results",
+                                events_per_task=50)
+        assert summary.counts["games"] == len(DISPUTES) and summary.tasks > 2
+        local_copy = disputes["db"].parent / f"from-memory-{uuid.uuid4().hex}"
+        memory.get(f"{root}/results", str(local_copy), recursive=True)
+    finally:
+        memory.rm(root, recursive=True)
+    assert_same_results(local_copy, disputes["audited"])
+    assert list(frame.columns) == archive_rows(disputes["audited"], "audits")[0]
+    con = duckdb.connect(str(disputes["audited"]), read_only=True)
+    stored = con.execute("SELECT game_no, rules_key, verdict, winners, report FROM audits"
+                         ).fetchall()
+    con.close()
+    assert sorted((n, k, v, list(w), r) for n, k, v, w, r in zip(
+        frame["game_no"], frame["rules_key"], frame["verdict"], frame["winners"],
+        frame["report"], strict=True)) == sorted(stored)
+
+
+@pytest.mark.parametrize("where, url, message", [
+    ("--parquet", "s3://club/export",
+     "s3://club/export: fsspec opens s3:// with the package s3fs, which is not installed: "
+     "pip install s3fs (here and on every Dask worker)"),
+    ("--out", "s3://club/results",
+     "s3://club/results: fsspec opens s3:// with the package s3fs, which is not installed: "
+     "pip install s3fs (here and on every Dask worker)"),
+    ("--parquet", "nosuchstore://club/export",
+     "nosuchstore://club/export: fsspec knows no file system nosuchstore://; give a local "
+     "path or a URL such as file:///data/export or s3://bucket/export"),
+])
+def test_a_url_of_no_usable_file_system_is_said_in_one_line(
+        disputes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        where: str, url: str, message: str) -> None:
+    monkeypatch.setitem(sys.modules, "s3fs", None)  # not installed, wherever the suite runs
+    given = {"--parquet": str(disputes["export"]), "--out": str(tmp_path / "out"), where: url}
+    done = run("audit", *(arg for pair in given.items() for arg in pair))
+    assert (done.exit_code, done.output) == (2, f"yaniv-audit: {message}\n")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--rules", "classic"], "--parquet needs --out DIR"),
     (["--out", "{out}", "--db", "x.duckdb"], "--parquet goes with --rules, --scheduler"),
@@ -237,12 +325,13 @@ def test_ingest_results_leaves_out_games_the_archive_does_not_hold(
      "--workers goes with --scheduler local"),
     (["--out", "{full}"], "exists and is not an empty directory"),
 ])
-def test_audit_parquet_says_what_is_wrong_on_one_line(made: dict[str, Any], tmp_path: Path,
-                                                      args: list[str], message: str) -> None:
+def test_audit_parquet_says_what_is_wrong_on_one_line(disputes: dict[str, Path],
+                                                      tmp_path: Path, args: list[str],
+                                                      message: str) -> None:
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "mine.txt").write_text("keep\n")
     argv = [a.format(out=tmp_path / "out", full=tmp_path / "full") for a in args]
-    done = run("audit", "--parquet", str(made["export"]), *argv)
+    done = run("audit", "--parquet", str(disputes["export"]), *argv)
     assert done.exit_code == 2
     assert message in done.output
     assert (tmp_path / "full" / "mine.txt").read_text() == "keep\n"
@@ -257,12 +346,23 @@ def test_audit_parquet_of_no_export_and_no_scheduler(tmp_path: Path) -> None:
     assert done.exit_code == 3 and "not a Parquet file" in done.output
 
 
-def test_without_dask_the_command_says_how_to_install_it(made: dict[str, Any],
+def test_an_out_that_cannot_be_written_is_said_in_one_line(disputes: dict[str, Path],
+                                                           tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a directory\n")
+    done = run("audit", "--parquet", str(disputes["export"]),
+               "--out", (tmp_path / "a-file" / "results").as_uri())
+    assert done.exit_code == 3
+    assert done.output.startswith(f"yaniv-audit: {(tmp_path / 'a-file' / 'results').as_uri()}"
+                                  ": cannot be read or written (")
+    assert len(done.output.splitlines()) == 1
+
+
+def test_without_dask_the_command_says_how_to_install_it(disputes: dict[str, Path],
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          tmp_path: Path) -> None:
     monkeypatch.delitem(sys.modules, "yaniv_audit.distributed")
     monkeypatch.setitem(sys.modules, "dask", None)
-    done = run("audit", "--parquet", str(made["export"]), "--out", str(tmp_path / "out"))
+    done = run("audit", "--parquet", str(disputes["export"]), "--out", str(tmp_path / "out"))
     assert done.exit_code == 2
     assert done.output == ("yaniv-audit: audit --parquet needs Dask: "
                            "pip install 'yaniv-audit[dask]'\n")

@@ -587,7 +587,7 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
         done = run_audit(parquet, rule_sets, scheduler, out, workers=workers,
                          show_progress=sys.stderr.isatty())
     except DistributedError as exc:
-        fail(str(exc), EXIT_USAGE if "not an empty directory" in str(exc) else EXIT_BAD_INPUT)
+        fail(str(exc), EXIT_USAGE if exc.usage else EXIT_BAD_INPUT)
     n = done.counts
     click.echo(f"{n['audits'] + n['unreadable']} games: {n['clean']} clean, "
                f"{n['claims']} with claims only, {n['violations']} with violations, "

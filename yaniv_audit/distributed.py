@@ -30,11 +30,11 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import dask.dataframe as dd
@@ -50,6 +50,8 @@ from .archive import DERIVED, audit_archived, derived_rows, derived_tables
 from .errors import YanivAuditError
 from .rules import RuleSet, resolve_rules
 
+T = TypeVar("T")
+
 #: events a task reads at most (about): a larger partition directory is split by game_no
 EVENTS_PER_TASK = 1_000_000
 #: tasks a worker gets at least, when the events are few (so that none waits on one)
@@ -63,7 +65,39 @@ VERDICTS = ("clean", "claims", "violations", "corrupt", "unreadable")
 
 
 class DistributedError(YanivAuditError):
-    """The Parquet, the scheduler or the output directory cannot be used (one line)."""
+    """The Parquet, the scheduler or the output directory cannot be used (one line).
+    ``usage``: the command was given something it cannot use (exit 2), not bad data."""
+
+    def __init__(self, message: str, *, usage: bool = False) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+def filesystem(url: str) -> tuple[fsspec.AbstractFileSystem, str]:
+    """The fsspec file system of ``url`` (a path, ``file://``, ``s3://bucket/x``,
+    ``simplecache::s3://...``) and the path in it; a protocol fsspec does not know, or
+    whose package is not installed, in one line saying what to install."""
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+    except ImportError as exc:
+        missing = getattr(exc.__cause__, "name", None) or exc.name
+        protocol = url.split("://", 1)[0]
+        if not missing:
+            raise DistributedError(f"{url}: {protocol}:// cannot be used here ({exc})",
+                                   usage=True) from None
+        raise DistributedError(
+            f"{url}: fsspec opens {protocol}:// with the package {missing}, which is not "
+            f"installed: pip install {missing} (here and on every Dask worker)",
+            usage=True) from None
+    except ValueError as exc:  # fsspec's "Protocol not known: foo"
+        if "protocol not known" not in str(exc).lower():
+            raise DistributedError(f"{url}: not a path or URL fsspec can open ({exc})",
+                                   usage=True) from None
+        protocol = url.split("://", 1)[0]
+        raise DistributedError(
+            f"{url}: fsspec knows no file system {protocol}://; give a local path or a URL "
+            "such as file:///data/export or s3://bucket/export", usage=True) from None
+    return fs, str(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +130,9 @@ def scan(source: str) -> tuple[fsspec.AbstractFileSystem, list[Directory]]:
     """The file system of ``source`` (an export's directory, or an fsspec URL such as
     ``s3://bucket/export``) and the partition directories of its events, read from the
     Parquet footers only (row counts, and the min and max ``game_no`` of each row group)."""
-    try:
-        fs, root = fsspec.core.url_to_fs(source)
-    except (ValueError, ImportError) as exc:
-        raise DistributedError(f"{source}: cannot open ({exc})") from None
+    fs, root = filesystem(source)
     events = posixpath.join(root.rstrip("/"), "events")
-    if not fs.isdir(events):
+    if not _probe(source, lambda: fs.isdir(events)):
         raise DistributedError(f"{source}: no events/ directory; give the directory "
                                "`yaniv-audit export DIR` wrote")
     by_dir: dict[str, list[str]] = {}
@@ -119,6 +150,17 @@ def scan(source: str) -> tuple[fsspec.AbstractFileSystem, list[Directory]]:
     if not found:
         raise DistributedError(f"{source}: the events hold no rows")
     return fs, found
+
+
+def _probe(url: str, call: Callable[[], T]) -> T:
+    """``call()``, the first access to a user's file system: whatever it raises (a
+    missing directory, a refused connection, no credentials: each store has its own
+    exceptions) said in one line."""
+    try:
+        return call()
+    except Exception as exc:  # noqa: BLE001 - any store's error, reported on one line
+        raise DistributedError(f"{url}: cannot be read or written ({type(exc).__name__}: "
+                               f"{exc})") from None
 
 
 def split(directories: Sequence[Directory], events_per_task: int) -> list[Task]:
@@ -334,11 +376,12 @@ def connect(scheduler: str, workers: int | None = None) -> Iterator[Client]:
 
 def prepare_out(out: str) -> tuple[fsspec.AbstractFileSystem, str]:
     """The file system and path of a new or empty output directory."""
-    out_fs, path = fsspec.core.url_to_fs(out)
-    if out_fs.exists(path) and (not out_fs.isdir(path) or out_fs.ls(path)):
+    out_fs, path = filesystem(out)
+    if _probe(out, lambda: out_fs.exists(path) and (not out_fs.isdir(path)
+                                                   or bool(out_fs.ls(path)))):
         raise DistributedError(f"{out}: exists and is not an empty directory; the results "
-                               "go into a new or empty one")
-    out_fs.makedirs(path, exist_ok=True)
+                               "go into a new or empty one", usage=True)
+    _probe(out, lambda: out_fs.makedirs(path, exist_ok=True))
     return out_fs, path
 
 
@@ -347,6 +390,7 @@ def run_audit(source: str, rules: Sequence[RuleSet | str | None], scheduler: str
               show_progress: bool = False) -> Summary:
     """``audit --parquet``: audit the export at ``source`` on a Dask cluster and write the
     derived tables under ``out`` (``OUT/<table>/rules=<rules_key>/part-N.parquet``)."""
+    filesystem(out)  # a URL of no usable file system said before the export is read
     fs, directories = scan(source)
     out_fs, out_path = prepare_out(out)
     rule_sets = _rule_sets(rules)
