@@ -40,6 +40,10 @@ RULES = ("israeli(score_limit=30)", "classic(game_end=rounds,rounds=2)")
 #: the simulated games: 150 of 2 players under the first rules, 150 of 3 under the second
 GAMES = 300
 
+# one worker runs the whole file, so that its module fixtures (a Dask cluster, 300 games)
+# are made once (pyproject: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("distributed")
+
 
 def run(*args: str) -> Result:
     """One command through click; never a traceback."""
