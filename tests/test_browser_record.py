@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import LAPTOP, PHONE
-from playwright.sync_api import Page
+from playwright.sync_api import Page, ViewportSize
 
 from yaniv_audit.audit import audit_file
 
@@ -64,6 +64,15 @@ def shot(page: Page, screenshot: Callable[[Page, str], Path], name: str) -> None
     """The whole page from its top (the round's head sticks to the top of the screen)."""
     page.evaluate("window.scrollTo(0, 0)")
     screenshot(page, name)
+
+
+def shots(page: Page, screenshot: Callable[[Page, str], Path], name: str, *,
+          then: ViewportSize) -> None:
+    """NAME-phone and NAME-laptop, the page then left at the size ``then``."""
+    for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
+        page.set_viewport_size(viewport)
+        shot(page, screenshot, f"{name}-{size}")
+    page.set_viewport_size(then)
 
 
 def scores(page: Page) -> dict[str, int]:
@@ -134,10 +143,7 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     page.click(".rec-seat[data-player='lior'] .rc-card")  # tap it again: it goes
     # round 4: lior goes out too; omer has won
     sheet_round(page, "omer", {}, {"lior": 70})
-    shot(page, screenshot, "record-scoresheet-phone")
-    page.set_viewport_size(LAPTOP)
-    shot(page, screenshot, "record-scoresheet-laptop")
-    page.set_viewport_size(PHONE)
+    shots(page, screenshot, "record-scoresheet", then=PHONE)
     page.click("#write")
     settled(page)
     assert page.inner_text("#round-title") == "Game over"
@@ -212,10 +218,7 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     warning = page.inner_text("#preview .rec-finding")
     assert "draw.pile_card" in warning and \
         "lior took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in warning
-    shot(page, screenshot, "record-moves-laptop")
-    page.set_viewport_size(PHONE)
-    shot(page, screenshot, "record-moves-phone")
-    page.set_viewport_size(LAPTOP)
+    shots(page, screenshot, "record-moves", then=LAPTOP)
     page.click("#write")
     settled(page)
     # a reload in the middle of the round loses nothing

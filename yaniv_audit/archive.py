@@ -27,7 +27,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -1044,18 +1044,8 @@ class Archive:
         part = IngestResult()
         pending: dict[str, IngestRow] = {}  # by fingerprint: one copy of a game per run
         pending_events = 0
-        # DuckDB writes a batch (and lets go of the GIL) on a thread of its own while
-        # this one takes in the next from the workers; one batch is written at a time
-        with ThreadPoolExecutor(1, thread_name_prefix="ingest-writer") as writer, \
+        with writer_thread("ingest-writer") as write, \
                 mapped(read_for_ingest, files, len(files), jobs) as rows:
-            storing: Future[None] | None = None
-
-            def store(batch: list[IngestRow], into: IngestResult) -> None:
-                nonlocal storing
-                if storing is not None:
-                    storing.result()
-                storing = writer.submit(self._store_new, batch, into)
-
             with progress(rows, len(files), "ingesting") as bar:
                 for row in bar:
                     if isinstance(row, Refused):
@@ -1067,14 +1057,12 @@ class Archive:
                         pending[row.fingerprint] = row
                         pending_events += row.count
                         if pending_events >= WRITE_BATCH:
-                            store(list(pending.values()), part)
+                            write(self._store_new, list(pending.values()), part)
                             parts.append(part)
                             part, pending, pending_events = IngestResult(), {}, 0
             if pending:
-                store(list(pending.values()), part)
+                write(self._store_new, list(pending.values()), part)
             parts.append(part)
-            if storing is not None:
-                storing.result()
         return IngestResult.merged(parts)
 
     def _store_new(self, rows: list[IngestRow], result: IngestResult) -> None:
@@ -1272,30 +1260,18 @@ class Archive:
         jobs_iter = ((fp, source, data, rules_of[fp], number_of[fp])
                      for fp, source, data in self._stored_logs(order))
         batch: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
-        # as ingest: DuckDB stores a batch on a thread of its own while this one takes in
-        # the next from the workers
-        with ThreadPoolExecutor(1, thread_name_prefix="audit-writer") as writer, \
+        with writer_thread("audit-writer") as write, \
                 mapped(audit_for_archive, jobs_iter, len(order), jobs) as results:
-            storing: Future[None] | None = None
-
-            def store(rows: dict[str, list[tuple[Any, ...]]]) -> None:
-                nonlocal storing
-                if storing is not None:
-                    storing.result()
-                storing = writer.submit(self._write_derived, rows)
-
             with progress(results, len(order), "auditing") as bar:
                 for reports, rows in bar:
                     for table, found in rows.items():
                         batch[table] += found
                     if len(batch["rounds"]) >= DERIVED_BATCH:
-                        store(batch)
+                        write(self._write_derived, batch)
                         batch = {table: [] for table in DERIVED}
                     yield from reports
             if batch["audits"]:
-                store(batch)
-            if storing is not None:
-                storing.result()
+                write(self._write_derived, batch)
 
     def ingest_results(self, directory: str | Path, *, progress: Progress = _no_progress,
                        ) -> dict[str, int]:
@@ -1709,6 +1685,25 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]
     outer = ", ".join(f"c{i}" for i in range(1, len(info) + 1))
     con.execute(f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})",  # noqa: S608
                 columns)
+
+
+@contextmanager
+def writer_thread(name: str) -> Iterator[Callable[..., None]]:
+    """``write(fn, *args)``: ``fn(*args)`` run on a thread of its own, one call at a time
+    (each waits for the one before and raises its error); leaving the block waits for the
+    last. So DuckDB stores a batch, and lets go of the GIL, while the caller takes in the
+    next one from the workers (ingest, audit --db)."""
+    with ThreadPoolExecutor(1, thread_name_prefix=name) as pool:
+        running: list[Future[None]] = []
+
+        def write(fn: Callable[..., None], *args: Any) -> None:
+            if running:
+                running.pop().result()
+            running.append(pool.submit(fn, *args))
+
+        yield write
+        if running:
+            running.pop().result()
 
 
 def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
