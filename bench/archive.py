@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,7 +71,7 @@ def timed(args: list[str]) -> tuple[float, float]:
     return seconds, peak
 
 
-def measure(base: Path, games: int, work: Path) -> None:
+def measure(base: Path, games: int, work: Path) -> Path:
     logs = work / "logs"
     events = corpus(base, games, logs)
     db = work / "archive.duckdb"
@@ -98,6 +98,7 @@ def measure(base: Path, games: int, work: Path) -> None:
     print(f"  odds deal               {seconds:8.2f} s  (no archive: exact counts)")
     seconds, _ = timed(["verify", "--db", str(db)])
     print(f"  verify                  {seconds:8.2f} s")
+    return db
 
 
 def main() -> None:
@@ -106,6 +107,8 @@ def main() -> None:
                         help="archive size to measure (repeatable; default 1000 and 10000)")
     parser.add_argument("--base", type=int, default=500,
                         help="simulated games the archive is built from (default 500)")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep each archive built, as DIR/archive-GAMES.duckdb")
     args = parser.parse_args()
     sizes = args.games or [1000, 10000]
     base = base_games(args.base)
@@ -114,7 +117,10 @@ def main() -> None:
           f"{os.getloadavg()[0]:.2f}")
     for games in sizes:
         with tempfile.TemporaryDirectory(prefix="yaniv-archive-bench-") as work:
-            measure(base, games, Path(work))
+            db = measure(base, games, Path(work))
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                shutil.move(db, args.keep / f"archive-{games}.duckdb")
 
 
 if __name__ == "__main__":

@@ -860,16 +860,19 @@ CREATE VIEW latest_games AS SELECT g.* FROM games g WHERE (g.part_of IS NULL AND
 
 
 def old_archive(source: Path, target: Path, schema: int) -> None:
-    """An archive as schema 1, 2 or 3 stored it: the old DDL, filled with the rows of
+    """An archive as schema 1 to 4 stored it: the old DDL, filled with the rows of
     ``source`` that the old schema had (schemas 1 and 2 keyed by fingerprint; schema 1:
     the events without their typed columns and no player_rounds; schema 3: without the
-    summaries of the events, round_turns and draw_cards)."""
-    if schema == 3:
+    summaries of the events, round_turns and draw_cards; before schema 5: player_rounds
+    without opened)."""
+    if schema in (3, 4):
         shutil.copy(source, target)
         con = duckdb.connect(str(target))
-        con.execute("DROP TABLE round_turns")
-        con.execute("DROP TABLE draw_cards")
-        con.execute("UPDATE archive_info SET value = '3' WHERE key = 'schema'")
+        con.execute("ALTER TABLE player_rounds DROP COLUMN opened")
+        if schema == 3:
+            con.execute("DROP TABLE round_turns")
+            con.execute("DROP TABLE draw_cards")
+        con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'", [str(schema)])
         con.close()
         return
     con = duckdb.connect(str(target))
@@ -883,7 +886,8 @@ def old_archive(source: Path, target: Path, schema: int) -> None:
     con.execute("INSERT INTO checkpoints SELECT * FROM src.checkpoints")
     for table in ("audits", "findings", "rounds", "standings") + (
             ("player_rounds",) if schema == 2 else ()):
-        con.execute(f"INSERT INTO {table} SELECT g.fingerprint, t.* EXCLUDE (game_no) "  # noqa: S608
+        dropped = ", opened" if table == "player_rounds" else ""
+        con.execute(f"INSERT INTO {table} SELECT g.fingerprint, t.* EXCLUDE (game_no{dropped}) "  # noqa: S608
                     f"FROM src.{table} t JOIN src.games g USING (game_no)")
     columns = "*" if schema == 2 else "game_no, seq, type, player, event"
     con.execute(f"INSERT INTO events SELECT {columns} FROM src.events")  # noqa: S608
@@ -936,7 +940,8 @@ def test_player_rounds_hold_every_player_of_every_round(
                     seats.index(player), total, r["points"][player], r["scores"][player],
                     player == r["caller"], player == r["caller"] and bool(r["assaf"]),
                     player in r["assaf"], player in r["winners"],
-                    reduced[0] if reduced else None, player in r["out"])
+                    reduced[0] if reduced else None, player in r["out"],
+                    player == r["starter"])
     # the rounds without totals (not played to the end) list the players still in
     assert len(rows) >= expected > 1000
 
@@ -954,7 +959,7 @@ def test_latest_games_counts_a_paused_game_once(tmp_path: Path) -> None:
     assert out.output == "n\n1\n"
 
 
-@pytest.mark.parametrize("schema", [1, 2, 3])
+@pytest.mark.parametrize("schema", [1, 2, 3, 4])
 def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path,
                                               schema: int) -> None:
     old = tmp_path / "v1.duckdb"
@@ -965,7 +970,7 @@ def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path
     con = duckdb.connect(str(old), read_only=True)
     con.execute(f"ATTACH '{archive_path}' AS fresh (READ_ONLY)")
     assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
-        ("4",)]
+        ("5",)]
     for table in ("games", "events", "deals", "round_turns", "draw_cards", "audits",
                   "findings", "rounds", "standings", "player_rounds"):
         columns = [c for (c,) in con.execute(
@@ -993,7 +998,7 @@ def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path
     con.close()
     result = run("query", "SELECT 1", db=old)
     assert result.exit_code == 3
-    assert "archive schema 9, this yaniv-audit reads schema 4" in result.output
+    assert "archive schema 9, this yaniv-audit reads schema 5" in result.output
 
 
 def test_verify_audits_compares_player_rounds(archive_path: Path, tmp_path: Path) -> None:

@@ -239,10 +239,8 @@ seats AS (
 openings AS (
     SELECT c.rules, c.seated, p.seat, count(*) AS rounds_opened,
            count(*) FILTER (WHERE p.won) AS opened_won
-    FROM rounds r JOIN chosen c USING (game_no, rules_key)
-    JOIN player_rounds p ON p.game_no = r.game_no AND p.rules_key = r.rules_key
-                        AND p.round = r.round AND p.player = r.starter
-    WHERE r."end" IS NOT NULL
+    FROM player_rounds p JOIN chosen c USING (game_no, rules_key)
+    WHERE p.opened AND p.points IS NOT NULL
     GROUP BY ALL
 )
 SELECT s.rules, s.seated AS players, s.seat, s.games, s.wins,

@@ -55,9 +55,9 @@ DB_ENV = "YANIV_AUDIT_DB"
 #: stay cached up to it, else an archive's whole file would), any DuckDB size
 MEMORY_ENV = "YANIV_AUDIT_MEMORY_LIMIT"
 DEFAULT_MEMORY = "512MB"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 #: the older schemas :meth:`Archive._migrate` brings forward on open
-MIGRATES_FROM = ("1", "2", "3")
+MIGRATES_FROM = ("1", "2", "3", "4")
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
 #: rounds of audited games (about a tenth of their derived rows) collected before they are
@@ -214,7 +214,8 @@ CREATE TABLE IF NOT EXISTS player_rounds (
     assafer BOOLEAN NOT NULL,
     won BOOLEAN NOT NULL,
     reduced_from INTEGER,
-    went_out BOOLEAN NOT NULL
+    went_out BOOLEAN NOT NULL,
+    opened BOOLEAN NOT NULL
 );
 """
 DERIVED = ("findings", "rounds", "standings", "player_rounds", "audits")
@@ -267,7 +268,7 @@ TABLES = {
     "player_rounds": "every player of every round of those audits: game_no, rules_key, round, "
                      "player, seat, total (hand), points, score_after, called, "
                      "assafed_caller, assafer, won, reduced_from (the score a reduction "
-                     "lowered), went_out",
+                     "lowered), went_out, opened (the player opened the round)",
     **{f"latest_{t}": f"(a view) the {t} rows of the latest version of each game under the "
                       "rules it declared" for t in DERIVED},
     "checkpoints": "every checkpoint taken: games (how many), root (the Merkle tree hash "
@@ -555,7 +556,7 @@ def player_round_rows(report: dict[str, Any], key: str, game: int | str,
     gone: set[str] = set()
     for r in report["rounds"]:
         totals, points, scores = r["totals"], r["points"], r["scores"]
-        caller, assaf = r["caller"], set(r["assaf"])
+        caller, assaf, starter = r["caller"], set(r["assaf"]), r["starter"]
         in_round = totals or points or [p for p in scores if p not in gone]
         reduced = {x["player"]: x["from"] for x in r.get("reductions", [])}
         out = set(r.get("out", []))
@@ -564,7 +565,7 @@ def player_round_rows(report: dict[str, Any], key: str, game: int | str,
             rows.append((fp, key, r["round"], p, seats.get(p, -1), totals.get(p),
                          points.get(p), scores.get(p), p == caller,
                          p == caller and bool(assaf), p in assaf, p in winners,
-                         reduced.get(p), p in out))
+                         reduced.get(p), p in out, p == starter))
         gone |= out
     return rows
 
@@ -908,15 +909,20 @@ class Archive:
 
     def _migrate(self, version: str) -> None:
         """Bring an archive of schema ``version`` forward to :data:`SCHEMA_VERSION`, in one
-        transaction, a schema at a time (:meth:`_schema_2`, :meth:`_schema_3`)."""
+        transaction, a schema at a time (:meth:`_schema_2` to :meth:`_schema_5`)."""
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
             if version == "1":
-                self._schema_2()
+                self._schema_2()  # its player_rounds is made with schema 5's opened
+            elif version == "2":
+                self._schema_5("fingerprint")  # before schema 3 copies player_rounds
             if version in ("1", "2"):
                 self._schema_3()
-            self._schema_4()
+            else:
+                self._schema_5("game_no")
+            if version != "4":
+                self._schema_4()
             con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'",
                         [SCHEMA_VERSION])
             con.execute("INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
@@ -976,6 +982,20 @@ class Archive:
         self.con.execute(GAME_TABLES)  # the new tables: the others are there
         (last,) = _one(self.con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
         _summarize(self.con, 1, last)
+
+    def _schema_5(self, key: str) -> None:
+        """Schema 4 to 5: ``player_rounds.opened``, from each round's starter in ``rounds``
+        (joined on ``key``: the fingerprint before schema 3). The table is made again, as
+        DuckDB cannot make a filled column NOT NULL in the transaction that fills it."""
+        con = self.con
+        con.execute("ALTER TABLE player_rounds RENAME TO old_player_rounds")
+        con.execute(PLAYER_ROUNDS_2 if key == "fingerprint" else DERIVED_TABLES)
+        con.execute(f"""INSERT INTO player_rounds
+                        SELECT o.*, coalesce(o.player = r.starter, false)
+                        FROM old_player_rounds o LEFT JOIN rounds r
+                        ON o.{key} = r.{key} AND o.rules_key = r.rules_key
+                        AND o.round = r.round""")  # noqa: S608
+        con.execute("DROP TABLE old_player_rounds")
 
     def _fill_deals(self) -> None:
         """Fill ``deals`` of an archive ingested before it was kept, from the stored
