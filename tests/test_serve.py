@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,16 +35,12 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    db = tmp_path_factory.mktemp("serve") / "fresh.duckdb"
-    port = free_port()
-    env = {**os.environ, "YANIV_AUDIT_TOKEN": "s3cret"}
+def start_serve(db: Path, port: int, env: dict[str, str], *args: str,
+                ) -> tuple[subprocess.Popen[str], str]:
+    """``yaniv-audit serve`` on ``port``, once it listens, and what it said first."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "yaniv_audit.cli", "serve", "--db", str(db), "--port", str(port),
-         "--threads", "4", "--max-bytes", "4096"],
-        stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
+         *args], stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     assert proc.stderr is not None
     said = []
     try:
@@ -58,7 +56,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
                     break
             except OSError:
                 time.sleep(0.1)
-        yield url, "".join(said)
+    except BaseException:
+        proc.kill()
+        raise
+    return proc, "".join(said)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    db = tmp_path_factory.mktemp("serve") / "fresh.duckdb"
+    port = free_port()
+    env = {**os.environ, "YANIV_AUDIT_TOKEN": "s3cret"}
+    proc, said = start_serve(db, port, env, "--threads", "4", "--max-bytes", "4096")
+    try:
+        yield f"http://127.0.0.1:{port}", said
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -78,6 +89,7 @@ def test_a_first_start_ingests_the_samples_and_says_so(server: tuple[str, str]) 
     url, said = server
     assert "the archive was empty: ingested the 8 sample games of replays/" in said
     assert "waitress, 4 threads" in said and "writes need the token" in said
+    assert f"{os.cpu_count()} audit processes" in said  # by default, one per core
     status, _, listing = send(f"{url}/api/v1/games")
     assert status == 200 and listing["total"] == 8
     assert all(g["verdict"] for g in listing["games"])  # audited when stored
@@ -105,3 +117,27 @@ def test_too_large_and_unauthorized(server: tuple[str, str]) -> None:
     assert status == 200 and body["duplicates"][0]["source"] == "request.jsonl"
     status, _, body = send(f"{url}/api/v1/games?offset=99999999999999999999")
     assert status == 400 and body["error"]["field"] == "offset"
+
+
+def test_the_audit_workers_end_with_a_server_killed_outright(tmp_path: Path) -> None:
+    from test_bulk import marked
+
+    mark = uuid.uuid4().hex
+    env = {**os.environ, "YANIV_AUDIT_TEST_MARK": mark}
+    port = free_port()
+    proc, said = start_serve(tmp_path / "k.duckdb", port, env, "--workers", "2")
+    try:
+        assert "2 audit processes" in said
+        status, _, report = send(f"http://127.0.0.1:{port}/api/v1/audit", FRIDAY.read_bytes())
+        assert status == 200 and report["verdict"] == "clean"
+        assert len(marked(mark)) >= 4  # the server, the fork server and its 2 workers
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while marked(mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert marked(mark) == []
+    finally:
+        proc.kill()
+        for pid in marked(mark):
+            os.kill(pid, signal.SIGKILL)

@@ -55,30 +55,35 @@ PRELOAD = ["yaniv_audit.audit", "yaniv_audit.codec", "yaniv_audit.engine", "yani
 
 
 def worker_pool(processes: int) -> Any:
-    """A pool of worker processes that inherit nothing but the modules they need.
+    """A pool of worker processes that inherit nothing but the modules they need
+    (from :func:`worker_context`), each ending when this process does."""
+    return worker_context().Pool(processes, initializer=exit_with_parent,
+                                 initargs=(os.getpid(),))
+
+
+def worker_context(preload: Sequence[str] = PRELOAD) -> Any:
+    """The multiprocessing context worker processes are started from.
 
     On Linux the workers come from a fork server: a clean process started once
-    that imports :data:`PRELOAD` and forks each worker. Forking the caller
+    that imports ``preload`` and forks each worker. Forking the caller
     itself would copy whatever threads it runs (DuckDB's, a web server's) in
     the middle of what they were doing, which can crash or hang a worker.
     Elsewhere (macOS, Windows) the workers are spawned.
     """
-    watch = (os.getpid(),)
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        server = multiprocessing.get_context("forkserver")
-        server.set_forkserver_preload(PRELOAD)
-        if threading.current_thread() is threading.main_thread():
-            # the fork server starts with Ctrl-C ignored, which it and its workers keep
-            # (Ctrl-C is the parent's to handle): one arriving while it imports would
-            # print its traceback
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-            try:
-                forkserver.ensure_running()
-            finally:
-                signal.signal(signal.SIGINT, previous)
-        return server.Pool(processes, initializer=exit_with_parent, initargs=watch)
-    return multiprocessing.get_context("spawn").Pool(processes, initializer=exit_with_parent,
-                                                      initargs=watch)
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    server = multiprocessing.get_context("forkserver")
+    server.set_forkserver_preload(list(preload))
+    if threading.current_thread() is threading.main_thread():
+        # the fork server starts with Ctrl-C ignored, which it and its workers keep
+        # (Ctrl-C is the parent's to handle): one arriving while it imports would
+        # print its traceback
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    return server
 
 
 def exit_with_parent(parent: int, every: float = 0.25) -> None:

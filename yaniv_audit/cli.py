@@ -849,10 +849,13 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
 @click.option("--max-bytes", "max_bytes", type=click.IntRange(min=1024), default=None,
               metavar="N", help="the largest request body (default: $YANIV_AUDIT_MAX_BYTES, "
                                 "else 4 MiB)")
+@click.option("--workers", type=click.IntRange(min=0), default=None, metavar="N",
+              help="processes that audit posted logs, so that requests use every core "
+                   "(default: $YANIV_AUDIT_WORKERS, else one per core; 0: in the server)")
 @click.option("--dev", is_flag=True,
               help="Flask's development server, reloading when the code changes")
 def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
-          dev: bool) -> None:
+          workers: int | None, dev: bool) -> None:
     """Serve the step-through viewer (/) and the JSON API (/api/v1/).
 
     The viewer lists the archive's games (--db) and opens any log file; the API
@@ -873,23 +876,34 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         fail(str(exc), EXIT_USAGE)
     if max_bytes is not None:
         settings["MAX_BYTES"] = max_bytes
+    if workers is not None:
+        settings["WORKERS"] = workers
+    settings.setdefault("WORKERS", 0 if dev else os.cpu_count() or 1)
     if not dev or os.environ.get("WERKZEUG_RUN_MAIN") != "true":  # once, not per reload
         seed_archive(path)
     app = create_app({"ARCHIVE": path, **settings})
     token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
         "writes from this machine only"
+    pool = app.extensions.get("yaniv_workers")
+    audits = f"{pool.processes} audit processes" if pool else "audits in the server"
+    if pool:
+        pool.start()
     click.echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
-               f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, {token})",
-               err=True)
-    if dev:
-        app.run(host=host, port=port, debug=False, use_reloader=True)
-        return
-    from waitress import serve as waitress_serve
+               f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, {audits}, "
+               f"{token})", err=True)
+    try:
+        if dev:
+            app.run(host=host, port=port, debug=False, use_reloader=True)
+            return
+        from waitress import serve as waitress_serve
 
-    limit = int(app.config["MAX_BYTES"])
-    waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
-                   max_request_body_size=2 * limit + (1 << 20),
-                   _quiet=True)
+        limit = int(app.config["MAX_BYTES"])
+        waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
+                       max_request_body_size=2 * limit + (1 << 20),
+                       _quiet=True)
+    finally:
+        if pool:
+            pool.close()
 
 
 #: the sample games a first start stores

@@ -46,10 +46,11 @@ from .api import (
 from .cache import DEFAULT_BYTES, AnswerCache
 from .store import DEFAULT_IDLE, Store
 from .viewer import viewer
+from .workers import Workers
 
 #: the environment variables of the settings
 ENV = {"MAX_BYTES": "YANIV_AUDIT_MAX_BYTES", "MAX_EVENTS": "YANIV_AUDIT_MAX_EVENTS",
-       "WRITE_TOKEN": "YANIV_AUDIT_TOKEN"}
+       "WRITE_TOKEN": "YANIV_AUDIT_TOKEN", "WORKERS": "YANIV_AUDIT_WORKERS"}
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -82,7 +83,8 @@ class OrjsonProvider(JSONProvider):
 
 
 def settings_from_env() -> dict[str, Any]:
-    """MAX_BYTES, MAX_EVENTS and WRITE_TOKEN from the environment (a bad number: ValueError)."""
+    """MAX_BYTES, MAX_EVENTS, WRITE_TOKEN and WORKERS from the environment (a bad number:
+    ValueError)."""
     out: dict[str, Any] = {}
     for key, name in ENV.items():
         value = os.environ.get(name)
@@ -107,7 +109,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.json = OrjsonProvider(app)
     app.config.update(ARCHIVE=default_db(), MAX_BYTES=DEFAULT_MAX_BYTES,
                       MAX_EVENTS=DEFAULT_MAX_EVENTS, WRITE_TOKEN=None,
-                      ARCHIVE_IDLE=DEFAULT_IDLE, CACHE_BYTES=DEFAULT_BYTES)
+                      ARCHIVE_IDLE=DEFAULT_IDLE, CACHE_BYTES=DEFAULT_BYTES, WORKERS=0)
     app.config.update(settings_from_env())
     if config:
         app.config.update(config)
@@ -115,6 +117,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config["MAX_FORM_MEMORY_SIZE"] = app.config["MAX_BYTES"]
     app.extensions["yaniv_store"] = Store(app.config["ARCHIVE"], app.config["ARCHIVE_IDLE"])
     app.extensions["yaniv_cache"] = AnswerCache(app.config["CACHE_BYTES"])
+    if app.config["WORKERS"] > 0:  # posted logs audited on worker processes
+        app.extensions["yaniv_workers"] = Workers(int(app.config["WORKERS"]))
     app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
     i18n.init_app(app)

@@ -25,6 +25,7 @@ from flask import Blueprint, Response, current_app, request
 
 from .. import analytics
 from ..audit import audit_log, compare_log, other_tables
+from ..bulk import no_gc
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import ArchiveError, LogFormatError, RulesError
 from ..events import Log
@@ -35,6 +36,7 @@ from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
+from .workers import Workers
 
 api_v1 = Blueprint("api_v1", __name__, url_prefix="/api/v1")
 
@@ -71,6 +73,15 @@ class ApiError(Exception):
     def to_json(self) -> dict[str, Any]:
         return {"error": {"status": self.status, "code": self.code, "message": self.message,
                           "field": self.field, **self.extra}}
+
+    def __reduce__(self) -> tuple[Any, ...]:  # whole through a worker process's pipe
+        return (_api_error, (self.status, self.message, self.field, self.code, self.title,
+                             self.extra))
+
+
+def _api_error(status: int, message: str, field: str | None, code: str, title: str,
+               extra: dict[str, Any]) -> ApiError:
+    return ApiError(status, message, field, code, title, **extra)
 
 
 def unreadable_error(source: str, exc: LogFormatError, field: str = "log") -> ApiError:
@@ -224,10 +235,11 @@ def body_files() -> list[tuple[str, bytes]]:
     return [("request", data)]
 
 
-def read_log_bytes(data: bytes, name: str) -> Log:
-    """One log (a JSON array if it looks like one, else JSON Lines), at most the cap of
-    events; 422 if unreadable, 413 if too long."""
-    _, max_events = limits()
+def read_log_bytes(data: bytes, name: str, max_events: int | None = None) -> Log:
+    """One log (a JSON array if it looks like one, else JSON Lines), at most
+    ``max_events`` (default: the server's cap); 422 if unreadable, 413 if too long."""
+    if max_events is None:
+        _, max_events = limits()
     is_array = data.lstrip()[:1] == b"["
     if not is_array and sum(1 for line in data.split(b"\n") if line.strip()) > max_events:
         raise too_many_events(name, max_events)
@@ -428,10 +440,20 @@ def audit_body() -> Response:
     key = ("audit-body", digest, rules_key(rules))
     entry = cache().get(key)
     if entry is None:
-        log = read_log_bytes(data, name)
-        report = replayed(name, lambda: audit_log(log, rules))
-        entry = cache().put(key, orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS))
+        workers: Workers | None = current_app.extensions.get("yaniv_workers")
+        args = (data, name, rules, limits()[1])
+        entry = cache().put(key, workers.run(audit_answer, *args) if workers
+                            else audit_answer(*args))
     return answer(entry)
+
+
+def audit_answer(data: bytes, name: str, rules: RuleSet | None, max_events: int) -> bytes:
+    """The answer to ``POST /api/v1/audit``: the audit report of a posted log, as JSON
+    (on a worker process when the server has them: :mod:`.workers`)."""
+    with no_gc():
+        log = read_log_bytes(data, name, max_events)
+        report = replayed(name, lambda: audit_log(log, rules))
+        return orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS)
 
 
 @api_v1.post("/board")

@@ -35,7 +35,8 @@ ERRORS = {
     "409": "an ambiguous game reference (the candidates listed)",
     "413": "the body is over the size limit, or the log over the event cap",
     "422": "the log cannot be read (where, and why)",
-    "503": "the archive cannot be read now (another process writes to it)",
+    "503": "the archive cannot be read now (another process writes to it), or the worker "
+           "process auditing a posted log stopped (send the request again)",
     "401": "a write without the write token (or with a wrong one), or from another machine",
     "403": "a write from another site's page",
 }
@@ -47,7 +48,7 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
     ("/api/v1/rules/{rule_id}", "get", "Every parameter of a rule-set id", None,
      s.RuleSetSchema, False, "400"),
     ("/api/v1/audit", "post", "The audit report of the log in the body", s.RulesQuery,
-     s.AuditReportSchema, True, "400 413 422"),
+     s.AuditReportSchema, True, "400 413 422 503"),
     ("/api/v1/board", "post", "The report and every step of the log in the body",
      s.BoardQuery, s.BoardSchema, True, "400 413 422"),
     ("/api/v1/compare", "post", "The log in the body under several rule sets",

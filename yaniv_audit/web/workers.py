@@ -1,0 +1,86 @@
+"""Worker processes for the one costly thing a request does: auditing a posted log.
+
+A Python process runs Python on one core at a time, so the threads of one
+server share one core however many requests wait. ``serve --workers N`` sends
+the audit of a posted log (reading it, the replay and the report: a few
+milliseconds of CPU for 600 events) to a pool of N worker processes instead, so
+that concurrent requests use every core. The worker gives back the report as
+the JSON the server sends; an unreadable log comes back as the same
+:class:`~yaniv_audit.web.api.ApiError` the server would have raised itself.
+
+The workers come from the bulk audit's fork server (:func:`~yaniv_audit.bulk.
+worker_context`): a clean process, never a fork of the threaded server. Each
+ends when the server does, even one killed outright. A worker that dies in the
+middle of an audit fails that request with a 503 and the pool is started again
+for the next one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+from ..bulk import PRELOAD, exit_with_parent, worker_context
+
+T = TypeVar("T")
+
+#: what a worker needs: the audit and the API's reading of a posted log
+WEB_PRELOAD = [*PRELOAD, "yaniv_audit.web.api"]
+
+
+class Workers:
+    """A pool of ``processes`` worker processes, started by :meth:`start` (from the
+    main thread, before serving) or by the first request."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start every worker now and wait until each has imported what it needs, so the
+        first requests do not pay for it."""
+        pool = self._get()
+        for done in [pool.submit(_ready) for _ in range(self.processes)]:
+            done.result()
+
+    def run(self, func: Callable[..., T], *args: Any) -> T:
+        """``func(*args)`` on a worker; what it raises is raised here."""
+        from .api import ApiError
+
+        pool = self._get()
+        try:
+            future: Future[T] = pool.submit(func, *args)
+            return future.result()
+        except BrokenProcessPool:
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise ApiError(503, "the worker process auditing this log stopped before it "
+                                "finished; send the request again", None,
+                           "worker_stopped", "Worker stopped") from None
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _get(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    self.processes, mp_context=worker_context(WEB_PRELOAD),
+                    initializer=exit_with_parent, initargs=(os.getpid(),))
+            return self._pool
+
+
+def _ready() -> int:
+    from . import api  # noqa: F401  (imported once, here, not in the first request)
+
+    return os.getpid()
