@@ -13,8 +13,9 @@ endpoint one first request (timed alone: the cold cost), then drives it with
 ``--clients`` threads at once, each on its own keep-alive connection (after
 ``--warmup`` requests per endpoint that are not counted), until
 ``--requests`` requests are answered, and prints requests/s and p50/p95/p99 per
-endpoint, with the server's CPU time per request ("cpu ms": what the figures come
-to on a machine of its own, where the load of other programs adds nothing). The
+endpoint, with the server's CPU time per request ("cpu ms", its audit workers
+included: what the figures come to on a machine of its own, where the load of other
+programs adds nothing). ``--workers N`` is passed to ``serve``. The
 clients ask for gzip as a browser does (``--no-gzip``: not).
 
     board, declared   GET  /api/v1/games/<fp>/board             (its declared rules)
@@ -65,7 +66,8 @@ def fingerprint(path: Path) -> str:
     return tree_hash(read_log(path).leaves).hex()
 
 
-def start_server(db: Path, port: int, threads: int) -> subprocess.Popen[str]:
+def start_server(db: Path, port: int, threads: int, workers: int | None,
+                 ) -> subprocess.Popen[str]:
     subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", str(GAME),
                     *map(str, sorted((ROOT / "replays").glob("*.jsonl"))), "--db", str(db),
                     "--jobs", "1"], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
@@ -73,7 +75,8 @@ def start_server(db: Path, port: int, threads: int) -> subprocess.Popen[str]:
                     "--jobs", "1", "--exit-zero"], check=True, stdout=subprocess.DEVNULL,
                    cwd=ROOT)
     proc = subprocess.Popen([sys.executable, "-m", "yaniv_audit.cli", "serve", "--db", str(db),
-                             "--port", str(port), "--threads", str(threads)],
+                             "--port", str(port), "--threads", str(threads),
+                             *(["--workers", str(workers)] if workers is not None else [])],
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stderr is not None
     while not proc.stderr.readline().startswith("yaniv-audit on "):
@@ -137,9 +140,23 @@ def drive(port: int, make: Callable[[int], Request], clients: int, total: int,
 
 
 def cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) process ``pid`` has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The CPU time (user + system) process ``pid`` and every process under it (the
+    audit workers and their fork server) have used so far (Linux /proc)."""
+    parents, ticks = {}, {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            parents[int(entry.name)] = int(fields[1])
+            ticks[int(entry.name)] = int(fields[11]) + int(fields[12])
+    tree, grown = {pid}, True
+    while grown:
+        below = {p for p, parent in parents.items() if parent in tree} - tree
+        tree |= below
+        grown = bool(below)
+    return sum(ticks.get(p, 0) for p in tree) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -152,6 +169,8 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--requests", type=int, default=200, help="per endpoint")
     parser.add_argument("--threads", type=int, default=8, help="serve --threads")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="serve --workers (default: serve's, one per core)")
     parser.add_argument("--no-gzip", action="store_true")
     parser.add_argument("--warmup", type=int, default=100,
                         help="requests per endpoint sent first and not counted")
@@ -174,9 +193,10 @@ def main() -> int:
     }
     with tempfile.TemporaryDirectory(prefix="yaniv-load-") as tmp:
         port = free_port()
-        proc = start_server(Path(tmp) / "load.duckdb", port, args.threads)
+        proc = start_server(Path(tmp) / "load.duckdb", port, args.threads, args.workers)
         try:
-            print(f"yaniv-audit serve --threads {args.threads}; {args.clients} clients, "
+            workers = "" if args.workers is None else f" --workers {args.workers}"
+            print(f"yaniv-audit serve --threads {args.threads}{workers}; {args.clients} clients, "
                   f"{args.requests} requests per endpoint, gzip {'off' if args.no_gzip else 'on'}"
                   f"; stored game {GAME.relative_to(ROOT)} ({len(lines)} events); "
                   f"{os.cpu_count()} cores")

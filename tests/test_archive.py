@@ -864,11 +864,12 @@ def old_archive(source: Path, target: Path, schema: int) -> None:
     ``source`` that the old schema had (schemas 1 and 2 keyed by fingerprint; schema 1:
     the events without their typed columns and no player_rounds; schema 3: without the
     summaries of the events, round_turns and draw_cards; before schema 5: player_rounds
-    without opened)."""
+    without opened and games without opening_md5)."""
     if schema in (3, 4):
         shutil.copy(source, target)
         con = duckdb.connect(str(target))
         con.execute("ALTER TABLE player_rounds DROP COLUMN opened")
+        con.execute("ALTER TABLE games DROP COLUMN opening_md5")
         if schema == 3:
             con.execute("DROP TABLE round_turns")
             con.execute("DROP TABLE draw_cards")
@@ -882,7 +883,7 @@ def old_archive(source: Path, target: Path, schema: int) -> None:
     con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', 'old')",
                 [str(schema)])
     con.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
-    con.execute("INSERT INTO games SELECT * EXCLUDE (rewrites) FROM src.games")
+    con.execute("INSERT INTO games SELECT * EXCLUDE (rewrites, opening_md5) FROM src.games")
     con.execute("INSERT INTO checkpoints SELECT * FROM src.checkpoints")
     for table in ("audits", "findings", "rounds", "standings") + (
             ("player_rounds",) if schema == 2 else ()):

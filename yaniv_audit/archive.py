@@ -23,6 +23,7 @@ reading a range of games back skips the rest of the table.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -94,7 +95,8 @@ CREATE TABLE IF NOT EXISTS games (
     part_of VARCHAR,
     started_at TIMESTAMPTZ,
     ingested_at TIMESTAMPTZ NOT NULL,
-    rewrites VARCHAR
+    rewrites VARCHAR,
+    opening_md5 VARCHAR
 );
 CREATE TABLE IF NOT EXISTS checkpoints (
     games INTEGER NOT NULL,
@@ -241,7 +243,8 @@ TABLES = {
              "rules_id), events, extends (the earlier version of the same game it continues), "
              "part_of (a longer version archived before it), started_at, ingested_at, "
              "rewrites (the archived version whose events it changes: kept as evidence, "
-             "never counted)",
+             "never counted), opening_md5 (the md5 of its first event: the games with the "
+             "same game_started are the versions of one game)",
     "latest_games": "(a view) the games rows of the latest version of each game: a game "
                     "paused and continued counts once, a rewrite never; count games here",
     "events": "every event: game_no, seq, type, player, event (its canonical JSON), round "
@@ -305,7 +308,8 @@ class IngestRow:
     #: worker that read the log, it travels to the parent as one compressed buffer
     #: (pickled tables took twice as long) and into DuckDB without a Python object per value
     events: bytes
-    #: its first leaf (the canonical game_started), and how many events it has
+    #: the md5 of its first leaf (the canonical game_started: :func:`opening_md5`), and how
+    #: many events it has
     opening: str
     count: int
     #: the ``deals`` rows of its recorded hands but the game_no (:data:`DEAL_COLUMNS`),
@@ -381,8 +385,15 @@ def _read_for_ingest(path: str) -> IngestRow | Refused:
         source=path, fingerprint=fingerprint, game_id=game.game_id or fingerprint,
         players=list(game.players), rules_key=game.rules.key, rules_id=game.rules.id,
         started_at=started, events=to_stream(event_table(log.events, log.leaves)),
-        opening=log.leaves[0].decode("utf-8"), count=len(log.leaves),
+        opening=opening_md5(log.leaves[0]), count=len(log.leaves),
     )
+
+
+def opening_md5(leaf: bytes) -> str:
+    """The md5 of a log's first leaf, as ``games.opening_md5`` holds it (DuckDB's
+    ``md5(event)`` of the stored event gives the same): the versions of a game are the
+    games with the same game_started, found by it without reading any events."""
+    return hashlib.md5(leaf, usedforsecurity=False).hexdigest()
 
 
 #: the columns of ``events`` an :class:`IngestRow` carries, in the table's order (all but
@@ -709,8 +720,8 @@ class IngestResult:
 
 @dataclass(slots=True)
 class _Version:
-    """A version of a game met while ingesting: its first event (the canonical
-    game_started), and its events once they are needed."""
+    """A version of a game met while ingesting: the md5 of its first event (the
+    canonical game_started), and its events once they are needed."""
 
     fingerprint: str
     opening: str | None
@@ -923,6 +934,7 @@ class Archive:
                 self._schema_5("game_no")
             if version != "4":
                 self._schema_4()
+            self._openings()
             con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'",
                         [SCHEMA_VERSION])
             con.execute("INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
@@ -997,6 +1009,15 @@ class Archive:
                         AND o.round = r.round""")  # noqa: S608
         con.execute("DROP TABLE old_player_rounds")
 
+    def _openings(self) -> None:
+        """Schema 4 to 5, the other part: ``games.opening_md5`` added and filled from each
+        game's first stored event (DuckDB's md5 of the same text :func:`opening_md5`
+        hashes)."""
+        con = self.con
+        con.execute("ALTER TABLE games ADD COLUMN opening_md5 VARCHAR")
+        con.execute("UPDATE games SET opening_md5 = md5(e.event) FROM events e "
+                    "WHERE e.game_no = games.game_no AND e.seq = 0")
+
     def _fill_deals(self) -> None:
         """Fill ``deals`` of an archive ingested before it was kept, from the stored
         round_started events (:func:`deal_rows`)."""
@@ -1034,7 +1055,7 @@ class Archive:
                     "SELECT fingerprint FROM games WHERE game_no = ?", [number])) or ("",)
                 version = _Version(fingerprint, None, number)
                 leaves = self._leaves(version)
-                version.opening = leaves[0] if leaves else None
+                version.opening = opening_md5(leaves[0].encode()) if leaves else None
                 target = _relate(version.leaves or [], versions).rewrites
                 if target is not None:
                     version.rewrites = target
@@ -1111,19 +1132,15 @@ class Archive:
         changes its events is kept as evidence but not counted (:data:`LATEST`).
         """
         known: dict[str, list[_Version]] = {}
+        # only the versions with the same game_started can relate: found by its md5
         archived = self.con.execute(
-            "SELECT fingerprint, game_id, game_no, rewrites FROM games WHERE game_id IN "
-            "(SELECT unnest($1::VARCHAR[])) ORDER BY game_no",
-            [[r.game_id for r in rows]]).fetchall()
-        if archived:
-            numbers = [n for _, _, n, _ in archived]
-            openings = dict(self.con.execute(
-                "SELECT game_no, event FROM events WHERE seq = 0 AND game_no IN "
-                "(SELECT unnest($1::INTEGER[])) AND game_no BETWEEN $2 AND $3",
-                [numbers, min(numbers), max(numbers)]).fetchall())
-            for fingerprint, game_id, game_no, rewritten in archived:
-                known.setdefault(game_id, []).append(
-                    _Version(fingerprint, openings.get(game_no), game_no, rewrites=rewritten))
+            "SELECT fingerprint, game_id, game_no, rewrites, opening_md5 FROM games "
+            "WHERE opening_md5 IN (SELECT unnest($1::VARCHAR[])) "
+            "AND game_id IN (SELECT unnest($2::VARCHAR[])) ORDER BY game_no",
+            [list({r.opening for r in rows}), list({r.game_id for r in rows})]).fetchall()
+        for fingerprint, game_id, game_no, rewritten, opening in archived:
+            known.setdefault(game_id, []).append(
+                _Version(fingerprint, opening, game_no, rewrites=rewritten))
         extends: dict[str, str] = {}
         part_of: dict[str, str] = {}
         rewrites: dict[str, str] = {}
@@ -1180,6 +1197,7 @@ class Archive:
                 [r.count for r in rows], [extends.get(r.fingerprint) for r in rows],
                 [part_of.get(r.fingerprint) for r in rows], [r.started_at for r in rows],
                 now_col, [rewrites.get(r.fingerprint) for r in rows],
+                [r.opening for r in rows],
             ])
             _append(con, "events", EVENT_COLUMNS, [from_stream(r.events) for r in rows],
                     numbers)
