@@ -527,6 +527,34 @@ def versions_of_a_game(tmp_path: Path) -> dict[str, Path]:
     return out
 
 
+def test_games_sharing_a_game_id_are_told_apart_by_their_game_started(tmp_path: Path,
+                                                                    ) -> None:
+    """Other games with the same game_id (another start time: another game_started) are
+    other games; a continued game is still linked to its own earlier version."""
+    logs = versions_of_a_game(tmp_path)
+    others = []
+    for n in range(3):
+        lines = logs["whole"].read_text().splitlines()
+        lines[0] = lines[0].replace('"at": "2024-05-17T', f'"at": "2024-06-0{n + 1}T', 1)
+        assert lines[0] != logs["whole"].read_text().splitlines()[0]
+        others.append(tmp_path / f"other{n}.jsonl")
+        others[-1].write_text("\n".join(lines) + "\n")
+    db = tmp_path / "shared.duckdb"
+    assert run("ingest", *map(str, others[:2]), str(logs["v30"]), db=db).exit_code == 0
+    result = run("ingest", str(others[2]), str(logs["whole"]), db=db)
+    assert result.exit_code == 0, result.output
+    fp = {path.name: tree_hash(read_log(path).leaves).hex()
+          for path in [*others, logs["v30"], logs["whole"]]}
+    with Archive(db, read_only=True) as archive:
+        rows = dict((r[0], r[1:]) for r in archive.query(
+            "SELECT fingerprint, game_id, extends, part_of, rewrites FROM games")[1])
+        latest = {r[0] for r in archive.query("SELECT fingerprint FROM latest_games")[1]}
+    assert {game_id for game_id, *_ in rows.values()} == {"friday-at-dana-2024-05-17"}
+    assert rows[fp["whole.jsonl"]][1:] == (fp["v30.jsonl"], None, None)
+    assert all(rows[fp[p.name]][1:] == (None, None, None) for p in others)
+    assert latest == {fp["whole.jsonl"], *(fp[p.name] for p in others)}
+
+
 def test_a_continued_game_is_linked_to_the_version_it_extends(tmp_path: Path) -> None:
     logs = versions_of_a_game(tmp_path)
     db = tmp_path / "versions.duckdb"
