@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
 from yaniv_audit import analytics
-from yaniv_audit.archive import Archive
+from yaniv_audit.archive import DERIVED, VIEWS, Archive
 from yaniv_audit.audit import audit_file, audit_log
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.codec import parse_jsonl, read_log
@@ -898,6 +898,9 @@ def old_archive(source: Path, target: Path, schema: int) -> None:
         con = duckdb.connect(str(target))
         con.execute("ALTER TABLE player_rounds DROP COLUMN opened")
         con.execute("ALTER TABLE games DROP COLUMN opening_md5")
+        for view in ("games", *DERIVED):  # the views as that schema made them
+            con.execute(f"DROP VIEW latest_{view}")
+        con.execute(VIEWS)
         if schema == 3:
             con.execute("DROP TABLE round_turns")
             con.execute("DROP TABLE draw_cards")
@@ -1001,7 +1004,8 @@ def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path
     assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
         ("5",)]
     for table in ("games", "events", "deals", "round_turns", "draw_cards", "audits",
-                  "findings", "rounds", "standings", "player_rounds"):
+                  "findings", "rounds", "standings", "player_rounds", "latest_games",
+                  "latest_player_rounds"):
         columns = [c for (c,) in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
             "AND table_catalog = 'fresh' ORDER BY ordinal_position", [table]).fetchall()]

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from yaniv_audit.cli import usable_cores
+
 ROOT = Path(__file__).resolve().parent.parent
 MIDDLE = ROOT / "replays" / "middle-card.jsonl"
 FRIDAY = ROOT / "replays" / "clean-assaf-reduction.jsonl"
@@ -89,7 +91,8 @@ def test_a_first_start_ingests_the_samples_and_says_so(server: tuple[str, str]) 
     url, said = server
     assert "the archive was empty: ingested the 8 sample games of replays/" in said
     assert "waitress, 4 threads" in said and "writes need the token" in said
-    assert f"{os.cpu_count()} audit processes" in said  # by default, one per core
+    # by default one per core, no more than the threads that serve
+    assert f"{min(usable_cores(), 4)} audit processes" in said
     status, _, listing = send(f"{url}/api/v1/games")
     assert status == 200 and listing["total"] == 8
     assert all(g["verdict"] for g in listing["games"])  # audited when stored
@@ -119,7 +122,10 @@ def test_too_large_and_unauthorized(server: tuple[str, str]) -> None:
     assert status == 400 and body["error"]["field"] == "offset"
 
 
-def test_the_audit_workers_end_with_a_server_killed_outright(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_the_audit_workers_end_with_the_server(tmp_path: Path, stop: signal.Signals) -> None:
+    """Killed outright, stopped (kill, systemctl, docker) or Ctrl-C: no worker is left;
+    stopped, the server exits as asked and says nothing more than Ctrl-C's one line."""
     from test_bulk import marked
 
     mark = uuid.uuid4().hex
@@ -131,12 +137,18 @@ def test_the_audit_workers_end_with_a_server_killed_outright(tmp_path: Path) -> 
         status, _, report = send(f"http://127.0.0.1:{port}/api/v1/audit", FRIDAY.read_bytes())
         assert status == 200 and report["verdict"] == "clean"
         assert len(marked(mark)) >= 4  # the server, the fork server and its 2 workers
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        os.kill(proc.pid, stop)
+        proc.wait(timeout=30)
         deadline = time.monotonic() + 10
         while marked(mark) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert marked(mark) == []
+        assert proc.stderr is not None
+        rest = proc.stderr.read()  # the workers held it open too: all closed now
+        if stop == signal.SIGTERM:
+            assert (proc.returncode, rest) == (0, "")
+        elif stop == signal.SIGINT:
+            assert (proc.returncode, rest.strip()) == (130, "yaniv-audit: interrupted")
     finally:
         proc.kill()
         for pid in marked(mark):

@@ -5,6 +5,8 @@ audit in the server itself, errors included; a worker that dies fails its reques
 from __future__ import annotations
 
 import os
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,6 +81,24 @@ def test_a_worker_that_dies_is_a_503_and_the_next_request_is_answered() -> None:
         assert "send the request again" in info.value.message
         again = workers.run(os.getpid)
         assert again not in (first, os.getpid())
+    finally:
+        workers.close()
+
+
+def test_a_worker_that_died_while_idle_costs_no_request() -> None:
+    workers = Workers(1)
+    try:
+        workers.start()
+        pid = workers.run(os.getpid)
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the pool has seen it die (and reaped it)
+        assert workers.run(os.getpid) not in (pid, os.getpid())  # on a new pool
+        workers.close()
+        with pytest.raises(ApiError) as info:  # a request while the server stops
+            workers.run(os.getpid)
+        assert info.value.status == 503 and "the server is stopping" in info.value.message
     finally:
         workers.close()
 

@@ -620,6 +620,33 @@ def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> lis
         return _audit_stored(fingerprint, source, data, rule_sets)
 
 
+def check_stored(job: tuple[str, bytes, int, str | None, int | None],
+                 ) -> tuple[str, str | None]:
+    """What is wrong with one archived game's stored events, for ``verify`` (in a
+    worker): (its fingerprint, None when nothing is). The job: the fingerprint, the
+    stored JSON Lines, the events ingested, and the version it extends with that
+    version's events (None: it extends none, or that version is not archived)."""
+    from .codec import parse_jsonl
+    from .merkle import tree_hash
+
+    fingerprint, data, expected, extends, extends_size = job
+    with no_gc():
+        try:
+            log = parse_jsonl(data, fingerprint)
+        except LogFormatError as exc:
+            return fingerprint, f"its stored events no longer read: {exc}"
+        if len(log.events) != expected:
+            return fingerprint, f"{len(log.events)} events stored, {expected} ingested"
+        got = tree_hash(log.leaves).hex()
+        if got != fingerprint:
+            return fingerprint, f"its stored events give fingerprint {got}"
+        if extends is not None and (
+                extends_size is None or tree_hash(log.leaves[:extends_size]).hex() != extends):
+            return fingerprint, (f"it does not continue the version {extends} it was stored "
+                                 "as extending")
+    return fingerprint, None
+
+
 def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int],
                       ) -> tuple[list[dict[str, Any]], dict[str, list[tuple[Any, ...]]]]:
     """:func:`audit_archived` for ``audit --db`` (the job adds the game's ``game_no``):
@@ -935,6 +962,9 @@ class Archive:
             if version != "4":
                 self._schema_4()
             self._openings()
+            for view in ("games", *DERIVED):  # made again: a view's columns are fixed when made
+                con.execute(f"DROP VIEW IF EXISTS latest_{view}")
+            con.execute(VIEWS)
             con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'",
                         [SCHEMA_VERSION])
             con.execute("INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
@@ -1419,45 +1449,27 @@ class Archive:
 
     # --- verify ---------------------------------------------------------------
 
-    def verify(self, progress: Progress = _no_progress) -> tuple[int, list[Mismatch]]:
-        """Recompute every game's fingerprint from its stored events: (games, mismatches)."""
-        from .codec import parse_jsonl
-        from .merkle import tree_hash
-
+    def verify(self, *, jobs: int | None = None, progress: Progress = _no_progress,
+               ) -> tuple[int, list[Mismatch]]:
+        """Recompute every game's fingerprint from its stored events, on ``jobs`` processes
+        (default: every core): (games, mismatches)."""
         numbers = [n for (n,) in self.con.execute(
             "SELECT game_no FROM games ORDER BY game_no").fetchall()]
         info = {fp: (events, game_id, extends) for fp, events, game_id, extends in
                 self.con.execute("SELECT fingerprint, events, game_id, extends FROM games")
                 .fetchall()}
-        sizes = {fp: events for fp, (events, _, _) in info.items()}
+        work = ((fingerprint, data, info[fingerprint][0], extends,
+                 None if extends is None else info.get(extends, (None,))[0])
+                for fingerprint, _, data in self._stored_logs(numbers)
+                for extends in (info[fingerprint][2],))
         mismatches = []
         seen = 0
-        with progress(self._stored_logs(numbers), len(numbers), "verifying") as bar:
-            for fingerprint, _, data in bar:
+        with mapped(check_stored, work, len(numbers), jobs) as results, \
+                progress(results, len(numbers), "verifying") as bar:
+            for fingerprint, problem in bar:
                 seen += 1
-                expected, game_id, extends = info[fingerprint]
-                try:
-                    log = parse_jsonl(data, fingerprint)
-                except LogFormatError as exc:
-                    mismatches.append(Mismatch(fingerprint, game_id,
-                                               f"its stored events no longer read: {exc}"))
-                    continue
-                if len(log.events) != expected:
-                    mismatches.append(Mismatch(
-                        fingerprint, game_id,
-                        f"{len(log.events)} events stored, {expected} ingested"))
-                    continue
-                got = tree_hash(log.leaves).hex()
-                if got != fingerprint:
-                    mismatches.append(Mismatch(fingerprint, game_id,
-                                               f"its stored events give fingerprint {got}"))
-                elif extends is not None and (
-                        extends not in sizes
-                        or tree_hash(log.leaves[:sizes[extends]]).hex() != extends):
-                    mismatches.append(Mismatch(
-                        fingerprint, game_id,
-                        f"it does not continue the version {extends} it was stored as "
-                        "extending"))
+                if problem is not None:
+                    mismatches.append(Mismatch(fingerprint, info[fingerprint][1], problem))
         if seen != len(numbers):  # a game with no events at all never comes out of the join
             missing = self.con.execute(
                 "SELECT fingerprint, game_id FROM games g WHERE NOT EXISTS "

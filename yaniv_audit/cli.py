@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -851,7 +852,8 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
                                 "else 4 MiB)")
 @click.option("--workers", type=click.IntRange(min=0), default=None, metavar="N",
               help="processes that audit posted logs, so that requests use every core "
-                   "(default: $YANIV_AUDIT_WORKERS, else one per core; 0: in the server)")
+                   "(default: $YANIV_AUDIT_WORKERS, else one per core up to --threads; 0: "
+                   "in the server, as --dev does by default)")
 @click.option("--dev", is_flag=True,
               help="Flask's development server, reloading when the code changes")
 def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
@@ -878,20 +880,35 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         settings["MAX_BYTES"] = max_bytes
     if workers is not None:
         settings["WORKERS"] = workers
-    settings.setdefault("WORKERS", 0 if dev else os.cpu_count() or 1)
-    if not dev or os.environ.get("WERKZEUG_RUN_MAIN") != "true":  # once, not per reload
+    # one per core this process may use, no more than requests served at once; none in
+    # --dev's reloading parent, which serves nothing
+    reloader_parent = dev and os.environ.get("WERKZEUG_RUN_MAIN") != "true"
+    settings.setdefault("WORKERS", 0 if dev else min(usable_cores(), threads))
+    if reloader_parent:
+        settings["WORKERS"] = 0
+    if not dev or reloader_parent:  # once, not per reload
         seed_archive(path)
     app = create_app({"ARCHIVE": path, **settings})
     token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
         "writes from this machine only"
     pool = app.extensions.get("yaniv_workers")
     audits = f"{pool.processes} audit processes" if pool else "audits in the server"
-    if pool:
-        pool.start()
-    click.echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
-               f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, {audits}, "
-               f"{token})", err=True)
+    # a stop (kill, systemctl, docker) ends the server, its workers closed, with status 0;
+    # Ctrl-C as every command ends (waitress itself ends quietly on either)
+    interrupted = []
+
+    def on_ctrl_c(*_: object) -> None:
+        interrupted.append(True)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, on_ctrl_c)
     try:
+        if pool:
+            pool.start()
+        click.echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
+                   f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, "
+                   f"{audits}, {token})", err=True)
         if dev:
             app.run(host=host, port=port, debug=False, use_reloader=True)
             return
@@ -904,6 +921,16 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     finally:
         if pool:
             pool.close()
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on macOS or Windows
+        return os.cpu_count() or 1
 
 
 #: the sample games a first start stores
@@ -1445,7 +1472,8 @@ def checkpoint(db: str | None, as_json: bool) -> None:
               help="also audit every game again and compare the stored results (verdicts, "
                    "winners, findings, rounds, standings)")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="with --audits: processes to audit with (default: all cores)")
+              help="processes to check the stored events (and with --audits, audit) with "
+                   "(default: all cores)")
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per game that fails")
 def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
            as_json: bool) -> None:
@@ -1462,7 +1490,7 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
         except ArchiveError as exc:
             fail(str(exc), EXIT_BAD_INPUT)
     with open_archive(db, read_only=True) as archive:
-        games, mismatches = archive.verify(progress=progress)
+        games, mismatches = archive.verify(jobs=jobs, progress=progress)
         points = archive.checkpoints() + ([outside] if outside else [])
         broken = [(p, problem) for p in points
                   if (problem := archive.check_checkpoint(p)) is not None]

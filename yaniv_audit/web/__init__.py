@@ -96,6 +96,8 @@ def settings_from_env() -> dict[str, Any]:
                     out[key] = int(value)
                 except ValueError:
                     raise ValueError(f"{name}={value!r}: expected a whole number") from None
+                if out[key] < 0:
+                    raise ValueError(f"{name}={value!r}: expected a whole number >= 0")
     return out
 
 

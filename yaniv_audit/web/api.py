@@ -25,7 +25,6 @@ from flask import Blueprint, Response, current_app, request
 
 from .. import analytics
 from ..audit import audit_log, compare_log, other_tables
-from ..bulk import no_gc
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import ArchiveError, LogFormatError, RulesError
 from ..events import Log
@@ -450,10 +449,9 @@ def audit_body() -> Response:
 def audit_answer(data: bytes, name: str, rules: RuleSet | None, max_events: int) -> bytes:
     """The answer to ``POST /api/v1/audit``: the audit report of a posted log, as JSON
     (on a worker process when the server has them: :mod:`.workers`)."""
-    with no_gc():
-        log = read_log_bytes(data, name, max_events)
-        report = replayed(name, lambda: audit_log(log, rules))
-        return orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS)
+    log = read_log_bytes(data, name, max_events)
+    report = replayed(name, lambda: audit_log(log, rules))
+    return orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS)
 
 
 @api_v1.post("/board")

@@ -11,8 +11,8 @@ the JSON the server sends; an unreadable log comes back as the same
 The workers come from the bulk audit's fork server (:func:`~yaniv_audit.bulk.
 worker_context`): a clean process, never a fork of the threaded server. Each
 ends when the server does, even one killed outright. A worker that dies in the
-middle of an audit fails that request with a 503 and the pool is started again
-for the next one.
+middle of an audit fails the requests in flight with a 503 and the pool is
+started again for the next one.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from ..bulk import PRELOAD, exit_with_parent, worker_context
+from ..bulk import PRELOAD, exit_with_parent, no_gc, worker_context
 
 T = TypeVar("T")
 
@@ -39,6 +39,7 @@ class Workers:
     def __init__(self, processes: int) -> None:
         self.processes = processes
         self._pool: ProcessPoolExecutor | None = None
+        self._closed = False
         self._lock = threading.Lock()
 
     def start(self) -> None:
@@ -49,35 +50,61 @@ class Workers:
             done.result()
 
     def run(self, func: Callable[..., T], *args: Any) -> T:
-        """``func(*args)`` on a worker; what it raises is raised here."""
-        from .api import ApiError
+        """``func(*args)`` on a worker, with no garbage collection inside it (as the bulk
+        audit runs); what it raises is raised here.
 
+        A pool found broken before the work is sent (a worker died while idle) is
+        replaced and the work sent to the new one; a worker dying while it works fails
+        the requests in flight on that pool with a 503.
+        """
         pool = self._get()
         try:
-            future: Future[T] = pool.submit(func, *args)
+            try:
+                future: Future[T] = pool.submit(_without_gc, func, *args)
+            except BrokenProcessPool:  # a worker died while idle: a new pool, once
+                self._replace(pool)
+                pool = self._get()
+                future = pool.submit(_without_gc, func, *args)
             return future.result()
         except BrokenProcessPool:
-            with self._lock:
-                if self._pool is pool:
-                    self._pool = None
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise ApiError(503, "the worker process auditing this log stopped before it "
-                                "finished; send the request again", None,
-                           "worker_stopped", "Worker stopped") from None
+            self._replace(pool)
+            raise _stopped() from None
 
     def close(self) -> None:
+        """Stop the workers (waiting for them); a request after this is a 503."""
         with self._lock:
-            pool, self._pool = self._pool, None
+            pool, self._pool, self._closed = self._pool, None, True
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _get(self) -> ProcessPoolExecutor:
         with self._lock:
+            if self._closed:
+                raise _stopped("the server is stopping")
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     self.processes, mp_context=worker_context(WEB_PRELOAD),
                     initializer=exit_with_parent, initargs=(os.getpid(),))
             return self._pool
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._pool is broken:
+                self._pool = None
+        broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _stopped(why: str = "the worker process auditing this log stopped before it "
+                        "finished") -> Exception:
+    from .api import ApiError
+
+    return ApiError(503, f"{why}; send the request again", None, "worker_stopped",
+                    "Worker stopped")
+
+
+def _without_gc(func: Callable[..., T], *args: Any) -> T:
+    with no_gc():
+        return func(*args)
 
 
 def _ready() -> int:
