@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -452,30 +451,6 @@ def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -
 def test_archive_error_is_a_yaniv_audit_error(tmp_path: Path) -> None:
     with pytest.raises(ArchiveError, match="no such archive"):
         Archive(tmp_path / "missing.duckdb", read_only=True, create=False)
-
-
-def test_the_readme_main_job_runs(tmp_path: Path) -> None:
-    """The README's first command, after the install: its yaniv-audit steps, twice."""
-    first = (ROOT / "README.md").read_text().split("```sh\n", 1)[1].split("\n", 1)[0]
-    steps = [step.strip().split()[1:] for step in first.split("&&")
-             if step.strip().startswith(".venv/bin/yaniv-audit")]
-    assert [s[0] for s in steps] == ["ingest", "audit", "report"]
-    env = {**os.environ, "YANIV_AUDIT_DB": str(tmp_path / "main.duckdb")}
-    outputs = []
-    for _ in range(2):
-        out = []
-        for args in steps:
-            done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args], cwd=ROOT,
-                                  env=env, capture_output=True, text=True, timeout=300)
-            assert done.returncode == 0, done.stderr
-            out.append(done.stdout + done.stderr)
-        outputs.append(out)
-    games = len(log_files((str(REPLAYS),)))
-    assert f"ingested {games} games" in outputs[0][0]
-    assert f"{games} games: " in outputs[0][1] and "0 unreadable" in outputs[0][1]
-    assert "ingested 0 games (0 events)" in outputs[1][0]
-    assert "audited under its declared rules by this version already" in outputs[1][1]
-    assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")
 
 
 # --- export -----------------------------------------------------------------------

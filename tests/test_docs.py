@@ -3,13 +3,16 @@ parameter, preset and finding code is documented, and the examples are the real 
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from yaniv_audit.cli import cli
+from yaniv_audit.cli import cli, log_files
 from yaniv_audit.report_schema import CODES
 from yaniv_audit.rules import PARAMS, PRESET_SOURCES, PRESETS
 
@@ -82,3 +85,27 @@ def test_the_three_steps_show_the_template_and_its_real_ruling(
     assert "\n".join("   " + line for line in template.splitlines()) in steps
     ruling = run_here(monkeypatch, "audit", "docs/template.jsonl")
     assert "\n".join("   " + line for line in ruling.splitlines()) in steps
+
+
+def test_the_readme_main_job_runs(tmp_path: Path) -> None:
+    """The README's first command, after the install: its yaniv-audit steps, twice."""
+    first = (ROOT / "README.md").read_text().split("```sh\n", 1)[1].split("\n", 1)[0]
+    steps = [step.strip().split()[1:] for step in first.split("&&")
+             if step.strip().startswith(".venv/bin/yaniv-audit")]
+    assert [s[0] for s in steps] == ["ingest", "audit", "report"]
+    env = {**os.environ, "YANIV_AUDIT_DB": str(tmp_path / "main.duckdb")}
+    outputs = []
+    for _ in range(2):
+        out = []
+        for args in steps:
+            done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args], cwd=ROOT,
+                                  env=env, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr
+            out.append(done.stdout + done.stderr)
+        outputs.append(out)
+    games = len(log_files((str(ROOT / "replays"),)))
+    assert f"ingested {games} games" in outputs[0][0]
+    assert f"{games} games: " in outputs[0][1] and "0 unreadable" in outputs[0][1]
+    assert "ingested 0 games (0 events)" in outputs[1][0]
+    assert "audited under its declared rules by this version already" in outputs[1][1]
+    assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from yaniv_audit.archive import Archive
 from yaniv_audit.cli import usable_cores
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,8 +124,18 @@ def test_too_large_and_unauthorized(server: tuple[str, str]) -> None:
     assert status == 400 and body["error"]["field"] == "offset"
 
 
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An archive holding one game: serve starts on it without storing the samples."""
+    db = tmp_path_factory.mktemp("stored") / "one.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(MIDDLE)], jobs=1)
+    return db
+
+
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
-def test_the_audit_workers_end_with_the_server(tmp_path: Path, stop: signal.Signals) -> None:
+def test_the_audit_workers_end_with_the_server(stored: Path, tmp_path: Path,
+                                               stop: signal.Signals) -> None:
     """Killed outright, stopped (kill, systemctl, docker) or Ctrl-C: no worker is left;
     stopped, the server exits as asked and says nothing more than Ctrl-C's one line."""
     from test_bulk import marked
@@ -131,6 +143,7 @@ def test_the_audit_workers_end_with_the_server(tmp_path: Path, stop: signal.Sign
     mark = uuid.uuid4().hex
     env = {**os.environ, "YANIV_AUDIT_TEST_MARK": mark}
     port = free_port()
+    shutil.copy(stored, tmp_path / "k.duckdb")
     proc, said = start_serve(tmp_path / "k.duckdb", port, env, "--workers", "2")
     try:
         assert "2 audit processes" in said
