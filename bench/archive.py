@@ -67,7 +67,8 @@ def timed(args: list[str]) -> tuple[float, float]:
     done = subprocess.run([sys.executable, "-c", PEAK, *CLI, *args], check=False,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     seconds = time.perf_counter() - start
-    peak = int(done.stdout.strip().splitlines()[-1]) / 1024
+    said = done.stdout.strip().splitlines()
+    peak = int(said[-1]) / 1024 if said else float("nan")  # nan: the command was killed
     return seconds, peak
 
 
