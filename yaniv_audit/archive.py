@@ -660,13 +660,21 @@ def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int]
         rows: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
         keys: dict[str, str] = {}
         for report in reports:
-            if report["verdict"] == "unreadable":
-                continue  # nothing to store: verify tells what happened to the game
-            derived = derived_rows(report, game_no, keys)
-            derived["audits"] = [(*derived["audits"][0], now)]
-            for table, found in derived.items():
-                rows[table].extend(found)
+            add_derived(rows, report, game_no, keys, now)
         return reports, rows
+
+
+def add_derived(rows: dict[str, list[tuple[Any, ...]]], report: dict[str, Any], game_no: int,
+                keys: dict[str, str], audited_at: datetime) -> None:
+    """Add the rows a report gives each derived table (:func:`derived_rows`, its
+    ``audits`` row stamped ``audited_at``) to ``rows``; an unreadable report gives none
+    (verify tells what happened to the game)."""
+    if report["verdict"] == "unreadable":
+        return
+    derived = derived_rows(report, game_no, keys)
+    derived["audits"] = [(*derived["audits"][0], audited_at)]
+    for table, found in derived.items():
+        rows[table].extend(found)
 
 
 def derived_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table]:
@@ -1408,13 +1416,8 @@ class Archive:
         keys: dict[str, str] = {}
         rows: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
         for i, report in enumerate(reports):
-            if report["verdict"] == "unreadable":
-                continue  # nothing to store: verify tells what happened to the game
-            derived = derived_rows(report, number_of[report["fingerprint"]], keys)
-            derived["audits"] = [(*derived["audits"][0],
-                                  now if audited_at is None else audited_at[i])]
-            for table, found in derived.items():
-                rows[table].extend(found)
+            add_derived(rows, report, number_of[report["fingerprint"]], keys,
+                        now if audited_at is None else audited_at[i])
         self._write_derived(rows)
 
     def _write_derived(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
@@ -1458,10 +1461,12 @@ class Archive:
         info = {fp: (events, game_id, extends) for fp, events, game_id, extends in
                 self.con.execute("SELECT fingerprint, events, game_id, extends FROM games")
                 .fetchall()}
-        work = ((fingerprint, data, info[fingerprint][0], extends,
-                 None if extends is None else info.get(extends, (None,))[0])
-                for fingerprint, _, data in self._stored_logs(numbers)
-                for extends in (info[fingerprint][2],))
+
+        def job(fingerprint: str, data: bytes) -> tuple[str, bytes, int, str | None, int | None]:
+            events, _, extends = info[fingerprint]
+            return fingerprint, data, events, extends, info[extends][0] if extends in info else None
+
+        work = (job(fingerprint, data) for fingerprint, _, data in self._stored_logs(numbers))
         mismatches = []
         seen = 0
         with mapped(check_stored, work, len(numbers), jobs) as results, \

@@ -46,7 +46,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 from distributed import Client, LocalCluster, progress
 
-from .archive import DERIVED, audit_archived, derived_rows, derived_tables
+from .archive import DERIVED, add_derived, audit_archived, derived_tables
 from .errors import YanivAuditError
 from .rules import RuleSet, resolve_rules
 
@@ -260,12 +260,7 @@ def _audit_task(task: Task, fs: fsspec.AbstractFileSystem, rule_sets: Sequence[R
         source = f"{task.partition} game_no {game_no}"
         for report in audit_archived((fingerprint, source, data, rule_sets)):
             counts[report["verdict"]] += 1
-            if report["verdict"] == "unreadable":
-                continue  # as audit --db: nothing stored; verify says what happened
-            derived = derived_rows(report, game_no, keys)
-            derived["audits"] = [(*derived["audits"][0], now)]
-            for table, found in derived.items():
-                rows[table].extend(found)
+            add_derived(rows, report, game_no, keys, now)  # as audit --db
     return derived_tables(rows), counts
 
 
