@@ -38,6 +38,14 @@ CORPUS = [*sorted(map(str, REPLAYS.glob("*.jsonl"))),
 pytestmark = pytest.mark.xdist_group("archive")
 
 
+def test_the_file_runs_on_one_worker(request: pytest.FixtureRequest) -> None:
+    """The group above is honoured: pytest-xdist tags each test of the group, and its
+    scheduler keeps tagged tests on one worker (a pytest too new for the pytest-xdist
+    installed silently drops the tag: pyproject pins pytest below it)."""
+    if getattr(request.config.option, "loadgroup", False):  # on a worker of --dist loadgroup
+        assert request.node.nodeid.endswith("@archive")
+
+
 def run(*args: str, db: Path | None = None) -> Result:
     """One command through click; never a traceback."""
     argv = [*args, "--db", str(db)] if db is not None else list(args)
