@@ -240,7 +240,8 @@ def read_log_bytes(data: bytes, name: str, max_events: int | None = None) -> Log
     if max_events is None:
         _, max_events = limits()
     is_array = data.lstrip()[:1] == b"["
-    if not is_array and sum(1 for line in data.split(b"\n") if line.strip()) > max_events:
+    if not is_array and data.count(b"\n") >= max_events and sum(  # else too few lines
+            1 for line in data.split(b"\n") if line.strip()) > max_events:
         raise too_many_events(name, max_events)
     try:
         log = (parse_json_array if is_array else parse_jsonl)(data, name)
