@@ -3,6 +3,8 @@ user runs them, with every figure checked against the audit of the files."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import shutil
@@ -18,6 +20,7 @@ from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
 from yaniv_audit import analytics
+from yaniv_audit import cli as cli_module
 from yaniv_audit.archive import DERIVED, VIEWS, Archive
 from yaniv_audit.audit import audit_file, audit_log
 from yaniv_audit.cli import cli, log_files
@@ -377,6 +380,28 @@ def test_cli_reports_print_tables_and_json(archive_path: Path, tmp_path: Path) -
     result = run("report", "rules-impact", "--rules", "classic", db=db)
     assert result.exit_code == 0
     assert "auditing" in result.output and "under classic, of " in result.output
+
+
+def test_rules_impact_lists_the_first_games_and_says_how_many_more(
+        archive_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "r.duckdb"
+    shutil.copy(archive_path, db)
+    every = list(csv.reader(io.StringIO(run(
+        "report", "rules-impact", "--rules", "classic", "--format", "csv", db=db).stdout)))
+    changed = every[1:]
+    assert len(changed) >= 3
+    monkeypatch.setattr(cli_module, "IMPACT_SHOWN", 2)  # a table shows the first 2
+    lines = run("report", "rules-impact", "--rules", "classic", db=db).stdout.splitlines()
+    assert lines[0].startswith("under classic, of ")
+    assert [line.split()[0] for line in lines[3:5]] == [changed[0][0], changed[1][0]]
+    assert lines[5:] == [f"... and {len(changed) - 2:,} more games: --all lists every one "
+                         "(so do --format csv and json)"]
+    lines = run("report", "rules-impact", "--rules", "classic", "--all", db=db).stdout
+    assert len(lines.splitlines()) == 3 + len(changed) and "more games" not in lines
+    # two rule sets: the first 2 of each
+    two = run("report", "rules-impact", "--rules", "classic", "--rules", "namu", db=db)
+    table = two.stdout.splitlines()
+    assert [line.split()[0] for line in table[3:7]] == ["classic"] * 2 + ["namu"] * 2
     result = run("odds", "assaf", "5", "--players", "3", db=db)
     assert result.output.startswith("Yaniv at 5 with 3 players: Assafed ")
     # the spelling before odds became a group: the same command

@@ -108,8 +108,11 @@ JOIN audits d ON d.game_no = g.game_no AND d.rules_key = g.rules_key
 JOIN audits o ON o.game_no = g.game_no AND o.rules_key = w.want
 WHERE d.verdict <> 'corrupt' AND ($3 IS NULL OR len(g.players) = $3)
 """
+#: ``$4``: at most this many games per rule set (the first by game_no; NULL: all)
 RULES_IMPACT = f"""
-SELECT * FROM (
+SELECT rules, game_id, declared, declared_verdict, declared_winners, other_verdict,
+       other_winners, change
+FROM (
     SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
            d.winners AS declared_winners, o.verdict AS other_verdict,
            o.winners AS other_winners,
@@ -119,10 +122,19 @@ SELECT * FROM (
            g.game_no
     {RULES_IMPACT_PAIRS}
 ) WHERE change IS NOT NULL
+QUALIFY $4 IS NULL OR row_number() OVER (PARTITION BY rules ORDER BY game_no) <= $4
 ORDER BY rules, game_no
 """
-#: how many games each rule set of $1 was compared on
-RULES_IMPACT_SEEN = f"SELECT w.rules, count(*) {RULES_IMPACT_PAIRS} GROUP BY w.rules"
+#: how many games each rule set of $1 was compared on, and how many change and how
+RULES_IMPACT_SEEN = f"""
+SELECT w.rules, count(*),
+       count(*) FILTER (WHERE o.verdict = 'corrupt'),
+       count(*) FILTER (WHERE o.verdict <> 'corrupt' AND o.winners <> d.winners),
+       count(*) FILTER (WHERE o.verdict <> 'corrupt' AND o.winners = d.winners
+                          AND o.verdict <> d.verdict)
+{RULES_IMPACT_PAIRS}
+GROUP BY w.rules
+"""
 
 ODDS = f"""
 WITH {CHOSEN_ALL}
@@ -349,6 +361,8 @@ class Table:
     columns: list[str]
     rows: list[tuple[Any, ...]]
     summary: str
+    #: rows left out (rules-impact with a ``limit``)
+    more: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"report": self.name, "summary": self.summary, "columns": self.columns,
@@ -384,17 +398,17 @@ def _run(archive: Archive, sql: str, rule_sets: Sequence[RuleSet | None],
     labels = [label(r) for r in rule_sets]
     columns, rows = archive.query(sql, [[None if r is None else r.key for r in rule_sets],
                                         labels, players, *extra])
-    order = {name: i for i, name in enumerate(labels)}
-    rows = sorted(rows, key=lambda row: order[row[0]])  # stable: each query's order kept
     if len(rule_sets) == 1:
         return columns[1:], [row[1:] for row in rows]
-    return columns, rows
+    order = {name: i for i, name in enumerate(labels)}
+    return columns, sorted(rows, key=lambda row: order[row[0]])  # stable: each query's order
 
 
 def report(archive: Archive, name: str, rules: RuleSets = None,
-           players: int | None = None) -> Table:
+           players: int | None = None, limit: int | None = None) -> Table:
     """Report ``name`` of :data:`REPORTS` under one rule set or several (the games must
-    be audited under them; for rules-impact under the declared rules too)."""
+    be audited under them; for rules-impact under the declared rules too). ``limit``:
+    rules-impact lists at most that many games of each rule set (the summary counts all)."""
     if name not in REPORTS:
         raise ValueError(f"unknown report {name!r}; expected one of {', '.join(REPORTS)}")
     rule_sets = rule_sets_of(rules)
@@ -402,7 +416,7 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
     if name == "rules-impact":
         if None in rule_sets:
             raise ValueError("rules-impact needs --rules R: the rule set to compare with")
-        return _rules_impact(archive, rule_sets, players)
+        return _rules_impact(archive, rule_sets, players, limit)
     if name == "deal-odds":
         return _deal_odds(archive, rule_sets, players)
     extra = _limits(archive) if name == "reductions" else ()
@@ -462,24 +476,21 @@ def _limits(archive: Archive) -> tuple[list[str], list[str | None], list[int | N
 
 
 def _rules_impact(archive: Archive, rule_sets: list[RuleSet | None],
-                  players: int | None) -> Table:
-    columns, rows = _run(archive, RULES_IMPACT, rule_sets, players)
-    columns, rows = columns[:-1], [row[:-1] for row in rows]  # without game_no
+                  players: int | None, limit: int | None) -> Table:
+    columns, rows = _run(archive, RULES_IMPACT, rule_sets, players, limit)
     keys = [None if r is None else r.key for r in rule_sets]
     labels = [label(r) for r in rule_sets]
-    seen = dict(archive.query(RULES_IMPACT_SEEN, [keys, labels, players])[1])
-    counts: dict[str, dict[str, int]] = {}
-    for row in rows:
-        under = row[0] if len(rule_sets) > 1 else labels[0]
-        count = counts.setdefault(under, {"winner": 0, "unplayable": 0, "verdict": 0})
-        count[row[-1]] += 1
+    counts = {under: counted for under, *counted in
+              archive.query(RULES_IMPACT_SEEN, [keys, labels, players])[1]}
     parts = []
     for name in labels:
-        c = counts.get(name, {"winner": 0, "unplayable": 0, "verdict": 0})
-        parts.append(f"under {name}, of {seen.get(name, 0)} games: {c['winner']} have "
-                     f"another winner, {c['verdict']} another verdict only, "
-                     f"{c['unplayable']} cannot be played (corrupt under those rules)")
-    return Table("rules-impact", columns, rows, "; ".join(parts))
+        seen, unplayable, winner, verdict = counts.get(name, (0, 0, 0, 0))
+        parts.append(f"under {name}, of {seen} games: {winner} have another winner, "
+                     f"{verdict} another verdict only, {unplayable} cannot be played "
+                     "(corrupt under those rules)")
+    changed = sum(unplayable + winner + verdict for _, unplayable, winner, verdict
+                  in counts.values())
+    return Table("rules-impact", columns, rows, "; ".join(parts), changed - len(rows))
 
 
 def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],

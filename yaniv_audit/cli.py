@@ -1274,6 +1274,10 @@ def csv_cell(value: Any) -> Any:
     return "" if value is None else value
 
 
+#: games of each rule set that ``report rules-impact`` lists in a table, without --all
+IMPACT_SHOWN = 50
+
+
 @cli.command()
 @click.argument("name", type=click.Choice(REPORT_NAMES))
 @db_option
@@ -1283,8 +1287,11 @@ def csv_cell(value: Any) -> Any:
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default=None,
               help="a table (the default) with a summary line, one JSON object, or CSV")
 @click.option("--json", "as_json", is_flag=True, help="the same as --format json")
+@click.option("--all", "every", is_flag=True,
+              help=f"rules-impact: every game in the table (else the first {IMPACT_SHOWN} of "
+                   "each rule set; csv and json give every one)")
 def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int | None,
-           fmt: str | None, as_json: bool) -> None:
+           fmt: str | None, as_json: bool, every: bool) -> None:
     """An analytics report over the archive (games not audited yet are audited first).
 
     Each game counts once (its latest version), under its declared rules or
@@ -1318,7 +1325,8 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     needed = ([None, *rule_sets] if name == "rules-impact"
               else [] if name == "deal-odds" else rule_sets)
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
-        table = analytics.report(archive, name, rule_sets, players)
+        table = analytics.report(archive, name, rule_sets, players,
+                                 None if every or fmt != "table" else IMPACT_SHOWN)
     if fmt == "json":
         emit_json(table.to_json())
     elif fmt == "csv":
@@ -1329,6 +1337,9 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         click.echo(table.summary)
         if table.rows:
             click.echo(render_table(table.columns, table.rows))
+        if table.more:
+            click.echo(f"... and {table.more:,} more games: --all lists every one (so do "
+                       "--format csv and json)")
 
 
 class OddsGroup(click.Group):
