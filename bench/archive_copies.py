@@ -11,8 +11,8 @@ copy under game numbers of its own and with fingerprints of its own (the SHA-256
 original's and the copy's number), as ``bench/archive.py`` makes its archives from
 copies of 500 simulated games. What the reports read is then what ingesting and
 auditing that many copies would store, but the copies' fingerprints are not those of
-their events: ``verify`` refuses such an archive (it is marked as copied in
-``archive_info``), and ``bench/archive.py`` is the measure of ingest and audit.
+their events, so ``verify`` finds every copy altered (the archive says it was copied,
+in ``archive_info``); ``bench/archive.py`` is the measure of ingest, audit and verify.
 """
 
 from __future__ import annotations

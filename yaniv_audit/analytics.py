@@ -185,23 +185,28 @@ ORDER BY c.rules, wins DESC, win_pct DESC NULLS LAST, s.player
 ROUNDS = f"""
 WITH {CHOSEN},
 games AS (
-    SELECT rules, rules_key, seated, count(*) AS games FROM chosen GROUP BY ALL
+    SELECT rules, rules_key, seated, count(*) AS games,
+           row_number() OVER () AS kind  -- a number for the group: the join below carries
+    FROM chosen GROUP BY ALL              -- only numbers (twice as fast as the strings)
 ),
-turns AS (
-    SELECT t.game_no, t.round, t.turns
-    FROM round_turns t
-    WHERE t.game_no IN (SELECT game_no FROM chosen)
+each AS (
+    SELECT g.kind, r.game_no::BIGINT * 4294967296 + r.round AS spot,  -- one number a round
+           r."end" IS NOT NULL AS ended,
+           r."end" = 'yaniv' AS yaniv, r.assafed, r."end" = 'stock' AS stock
+    FROM rounds r JOIN chosen c USING (game_no, rules_key)
+    JOIN games g ON g.rules = c.rules AND g.rules_key = c.rules_key AND g.seated = c.seated
 ),
 ended AS (
-    SELECT c.rules, c.rules_key, c.seated, count(*) AS rounds,
-           count(*) FILTER (WHERE r."end" = 'yaniv') AS yaniv,
-           count(*) FILTER (WHERE r.assafed) AS assafed,
-           count(*) FILTER (WHERE r."end" = 'stock') AS stock,
-           count(*) FILTER (WHERE r."end" IS NULL) AS unfinished,
-           avg(t.turns) FILTER (WHERE r."end" IS NOT NULL) AS turns
-    FROM rounds r JOIN chosen c USING (game_no, rules_key)
-    LEFT JOIN turns t ON t.game_no = c.game_no AND t.round = r.round
-    GROUP BY ALL
+    SELECT e.kind, count(*) AS rounds,
+           count(*) FILTER (WHERE e.yaniv) AS yaniv,
+           count(*) FILTER (WHERE e.assafed) AS assafed,
+           count(*) FILTER (WHERE e.stock) AS stock,
+           count(*) FILTER (WHERE NOT e.ended) AS unfinished,
+           avg(t.turns) FILTER (WHERE e.ended) AS turns
+    FROM each e
+    LEFT JOIN (SELECT game_no::BIGINT * 4294967296 + round AS spot, turns
+               FROM round_turns) t USING (spot)
+    GROUP BY e.kind
 )
 SELECT g.rules, g.rules_key, g.seated AS players, g.games,
        coalesce(e.rounds, 0) AS rounds,
@@ -209,7 +214,7 @@ SELECT g.rules, g.rules_key, g.seated AS players, g.games,
        coalesce(e.yaniv, 0) AS yaniv, coalesce(e.assafed, 0) AS assafed,
        coalesce(e.stock, 0) AS stock, coalesce(e.unfinished, 0) AS unfinished,
        round(e.turns, 2) AS turns_per_round
-FROM games g LEFT JOIN ended e USING (rules, rules_key, seated)
+FROM games g LEFT JOIN ended e USING (kind)
 ORDER BY g.rules, g.rules_key, players
 """
 
