@@ -87,6 +87,16 @@ def test_the_three_steps_show_the_template_and_its_real_ruling(
     assert "\n".join("   " + line for line in ruling.splitlines()) in steps
 
 
+def test_ci_runs_exactly_the_readmes_test_command() -> None:
+    """CI runs the second command at the top of the README, as a new user would: it
+    installs the test dependencies and the browser (side by side) and runs the suite."""
+    second = (ROOT / "README.md").read_text().split("```sh\n", 3)[2].split("\n", 1)[0]
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert ci[-1] == second and "set -euo pipefail" in ci
+    assert "tests/install-browser.sh &" in second and "&& wait &&" in second
+    assert second.endswith("&& .venv/bin/python -m pytest")
+
+
 def test_the_readme_main_job_runs(tmp_path: Path) -> None:
     """The README's first command, after the install: its yaniv-audit steps, twice."""
     first = (ROOT / "README.md").read_text().split("```sh\n", 1)[1].split("\n", 1)[0]
