@@ -394,14 +394,17 @@ def test_rules_impact_lists_the_first_games_and_says_how_many_more(
     lines = run("report", "rules-impact", "--rules", "classic", db=db).stdout.splitlines()
     assert lines[0].startswith("under classic, of ")
     assert [line.split()[0] for line in lines[3:5]] == [changed[0][0], changed[1][0]]
-    assert lines[5:] == [f"... and {len(changed) - 2:,} more games: --all lists every one "
-                         "(so do --format csv and json)"]
+    more = len(changed) - 2
+    assert lines[5:] == [f"... and {more:,} more game{'s' if more > 1 else ''}: --all lists "
+                         "every one (so do --format csv and json)"]
     lines = run("report", "rules-impact", "--rules", "classic", "--all", db=db).stdout
     assert len(lines.splitlines()) == 3 + len(changed) and "more games" not in lines
     # two rule sets: the first 2 of each
     two = run("report", "rules-impact", "--rules", "classic", "--rules", "namu", db=db)
     table = two.stdout.splitlines()
     assert [line.split()[0] for line in table[3:7]] == ["classic"] * 2 + ["namu"] * 2
+    refused = run("report", "rounds", "--all", db=db)
+    assert refused.exit_code == 2 and "--all is for rules-impact" in refused.output
     result = run("odds", "assaf", "5", "--players", "3", db=db)
     assert result.output.startswith("Yaniv at 5 with 3 players: Assafed ")
     # the spelling before odds became a group: the same command

@@ -1322,6 +1322,8 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [None]
     if name == "rules-impact" and None in rule_sets:
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
+    if every and name != "rules-impact":
+        raise click.UsageError(f"--all is for rules-impact (report {name} lists every row)")
     needed = ([None, *rule_sets] if name == "rules-impact"
               else [] if name == "deal-odds" else rule_sets)
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
@@ -1338,8 +1340,8 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         if table.rows:
             click.echo(render_table(table.columns, table.rows))
         if table.more:
-            click.echo(f"... and {table.more:,} more games: --all lists every one (so do "
-                       "--format csv and json)")
+            click.echo(f"... and {table.more:,} more game{'s' if table.more != 1 else ''}: "
+                       "--all lists every one (so do --format csv and json)")
 
 
 class OddsGroup(click.Group):
