@@ -53,6 +53,8 @@ def main() -> int:
     parser.add_argument("--times", type=int, default=10,
                         help="the copy holds this many times the source's games (default 10)")
     args = parser.parse_args()
+    if args.times < 2:
+        sys.exit(f"--times {args.times}: at least 2 (the source's games and one copy)")
     if args.dest.exists():
         sys.exit(f"{args.dest}: exists already")
     shutil.copyfile(args.source, args.dest)
