@@ -25,9 +25,13 @@ from pathlib import Path
 
 import duckdb
 
-#: every table with a game_no, in the order they are copied
-TABLES = ("events", "deals", "round_turns", "draw_cards", "audits", "findings", "rounds",
-          "standings", "player_rounds")
+#: every table but games with a game_no column, as the archive's own schema says
+TABLES = """
+SELECT c.table_name FROM information_schema.columns c
+JOIN information_schema.tables t USING (table_schema, table_name)
+WHERE t.table_type = 'BASE TABLE' AND c.column_name = 'game_no' AND c.table_name <> 'games'
+ORDER BY c.table_name
+"""
 #: the columns of games holding a fingerprint (a link to another version included)
 FINGERPRINTS = ("fingerprint", "extends", "part_of", "rewrites")
 
@@ -40,7 +44,7 @@ def copy_games(db: duckdb.DuckDBPyConnection, copy: int, games: int) -> None:
     db.execute(f"INSERT INTO games SELECT * REPLACE (game_no + {offset} AS game_no, {renamed}, "
                f"md5(opening_md5 || '/{copy}') AS opening_md5) FROM games "
                f"WHERE game_no BETWEEN 1 AND {games}")
-    for table in TABLES:
+    for (table,) in db.execute(TABLES).fetchall():
         db.execute(f"INSERT INTO {table} SELECT * REPLACE (game_no + {offset} AS game_no) "
                    f"FROM {table} WHERE game_no BETWEEN 1 AND {games}")
     db.execute("COMMIT")

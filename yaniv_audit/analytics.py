@@ -99,41 +99,37 @@ GROUP BY ALL
 ORDER BY c.rules, findings DESC, f.code
 """
 
-#: per rule set asked for ($1, never NULL here): each latest game whose winner or verdict
-#: changes between its declared rules and that rule set, and how (``change``)
+#: per rule set asked for ($1, never NULL here): each latest game compared between its
+#: declared rules and that rule set, and how its winner or verdict changes (``change``,
+#: NULL: it does not)
 RULES_IMPACT_PAIRS = """
+SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
+       d.winners AS declared_winners, o.verdict AS other_verdict,
+       o.winners AS other_winners,
+       CASE WHEN o.verdict = 'corrupt' THEN 'unplayable'
+            WHEN o.winners <> d.winners THEN 'winner'
+            WHEN o.verdict <> d.verdict THEN 'verdict' END AS change,
+       g.game_no
 FROM (SELECT unnest($1::VARCHAR[]) AS want, unnest($2::VARCHAR[]) AS rules) w
 CROSS JOIN latest_games g
 JOIN audits d ON d.game_no = g.game_no AND d.rules_key = g.rules_key
 JOIN audits o ON o.game_no = g.game_no AND o.rules_key = w.want
 WHERE d.verdict <> 'corrupt' AND ($3 IS NULL OR len(g.players) = $3)
 """
-#: ``$4``: at most this many games per rule set (the first by game_no; NULL: all)
+#: the games that change; ``$4``: at most this many per rule set (the first by game_no;
+#: NULL: all)
 RULES_IMPACT = f"""
 SELECT rules, game_id, declared, declared_verdict, declared_winners, other_verdict,
        other_winners, change
-FROM (
-    SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
-           d.winners AS declared_winners, o.verdict AS other_verdict,
-           o.winners AS other_winners,
-           CASE WHEN o.verdict = 'corrupt' THEN 'unplayable'
-                WHEN o.winners <> d.winners THEN 'winner'
-                WHEN o.verdict <> d.verdict THEN 'verdict' END AS change,
-           g.game_no
-    {RULES_IMPACT_PAIRS}
-) WHERE change IS NOT NULL
+FROM ({RULES_IMPACT_PAIRS}) WHERE change IS NOT NULL
 QUALIFY $4 IS NULL OR row_number() OVER (PARTITION BY rules ORDER BY game_no) <= $4
 ORDER BY rules, game_no
 """
 #: how many games each rule set of $1 was compared on, and how many change and how
 RULES_IMPACT_SEEN = f"""
-SELECT w.rules, count(*),
-       count(*) FILTER (WHERE o.verdict = 'corrupt'),
-       count(*) FILTER (WHERE o.verdict <> 'corrupt' AND o.winners <> d.winners),
-       count(*) FILTER (WHERE o.verdict <> 'corrupt' AND o.winners = d.winners
-                          AND o.verdict <> d.verdict)
-{RULES_IMPACT_PAIRS}
-GROUP BY w.rules
+SELECT rules, count(*), count(*) FILTER (WHERE change = 'unplayable'),
+       count(*) FILTER (WHERE change = 'winner'), count(*) FILTER (WHERE change = 'verdict')
+FROM ({RULES_IMPACT_PAIRS}) GROUP BY rules
 """
 
 ODDS = f"""
