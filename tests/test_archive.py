@@ -178,6 +178,36 @@ def test_archive_audit_only_audits_what_is_new(archive: Archive) -> None:
     assert audits == len(CORPUS)  # replaced, not added
 
 
+def test_audit_writes_a_batch_of_games_at_a_time_whatever_their_rounds(
+        archive: Archive, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games that end at their first deal (corrupt under rules without jokers) have one
+    round each: the rows are still written every few games, not held to the end, and
+    are the same rows; each game says whether simulate wrote it."""
+    import yaniv_audit.archive as archive_module
+
+    namu = resolve_rules("namu")
+    todo = archive.games_to_audit(namu)
+    written: list[int] = []
+    write = Archive._write_derived
+
+    def counted(self: Archive, rows: dict[str, list[Any]]) -> None:
+        written.append(len(rows["audits"]))
+        write(self, rows)
+
+    monkeypatch.setattr(archive_module, "DERIVED_GAMES", 3)
+    monkeypatch.setattr(Archive, "_write_derived", counted)
+    games = list(archive.audit_games({namu: todo}, jobs=1))
+    assert [game.game_no for game in games] == todo
+    assert sum(written) == len(todo) and max(written) == 3
+    stored = [row for row in archive.query(
+        "SELECT game_no, verdict FROM audits WHERE rules_key = ? ORDER BY game_no",
+        [namu.key])[1] if row[0] in todo]  # the namu games were audited before
+    assert stored == [(game.game_no, game.reports[0]["verdict"]) for game in games]
+    sources = dict(archive.query("SELECT game_no, source FROM games")[1])
+    assert {game.game_no for game in games if game.simulated} == {
+        n for n in todo if "/simulated/" in sources[n]}
+
+
 def test_rule_sets_are_keyed_by_their_parameters(archive: Archive) -> None:
     classic, same = resolve_rules("classic"), resolve_rules("israeli(yaniv_max=5)")
     reports = list(archive.audit(classic))

@@ -61,9 +61,13 @@ SCHEMA_VERSION = "5"
 MIGRATES_FROM = ("1", "2", "3", "4")
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
-#: rounds of audited games (about a tenth of their derived rows) collected before they are
-#: written, by audit --db
-DERIVED_BATCH = 50_000
+#: audit --db writes the derived rows of the games it audited when it holds this many
+#: rounds (about a tenth of the rows) or this many games' audits, whichever comes first:
+#: a game its rules call corrupt at the first deal has one round, and counting rounds
+#: alone held 100,000 such games' rows (and report JSON) until the end
+DERIVED_BATCH, DERIVED_GAMES = 50_000, 5_000
+#: what marks a log that ``yaniv-audit simulate`` wrote (bots playing), in its first event
+SIMULATED = "json_extract_string(e.event, '$.meta.recorder') = 'yaniv-audit simulate'"
 #: event rows collected before they are written, when ingesting: four of DuckDB's row
 #: groups (122,880 rows each), which it compresses and writes whole, in parallel, without
 #: the write-ahead log; in batches of 50,000 the same games took 2.8 times as long to store
@@ -647,13 +651,24 @@ def check_stored(job: tuple[str, bytes, int, str | None, int | None],
     return fingerprint, None
 
 
-def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int],
-                      ) -> tuple[list[dict[str, Any]], dict[str, list[tuple[Any, ...]]]]:
-    """:func:`audit_archived` for ``audit --db`` (the job adds the game's ``game_no``):
-    the reports, and the rows they give each derived table (:func:`derived_rows`, here
-    in the worker), stamped with this moment. The parent turns the rows of many games
-    into Arrow tables at once (per game, building them cost a fifth of the audit)."""
-    fingerprint, source, data, rule_sets, game_no = job
+@dataclass(frozen=True, slots=True)
+class AuditedGame:
+    """One archived game as ``audit --db`` audited it: its number, whether ``simulate``
+    wrote it (bots playing), and its reports, one per rule set asked for."""
+
+    game_no: int
+    simulated: bool
+    reports: list[dict[str, Any]]
+
+
+def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int, bool],
+                      ) -> tuple[AuditedGame, dict[str, list[tuple[Any, ...]]]]:
+    """:func:`audit_archived` for ``audit --db`` (the job adds the game's ``game_no`` and
+    whether ``simulate`` wrote it): the game's reports, and the rows they give each
+    derived table (:func:`derived_rows`, here in the worker), stamped with this moment.
+    The parent turns the rows of many games into Arrow tables at once (per game, building
+    them cost a fifth of the audit)."""
+    fingerprint, source, data, rule_sets, game_no, simulated = job
     with no_gc():
         reports = _audit_stored(fingerprint, source, data, rule_sets)
         now = datetime.now(UTC)
@@ -661,7 +676,7 @@ def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int]
         keys: dict[str, str] = {}
         for report in reports:
             add_derived(rows, report, game_no, keys, now)
-        return reports, rows
+        return AuditedGame(game_no, simulated, reports), rows
 
 
 def add_derived(rows: dict[str, list[tuple[Any, ...]]], report: dict[str, Any], game_no: int,
@@ -751,6 +766,18 @@ class IngestResult:
     @property
     def events(self) -> int:
         return sum(row.events for row in self.added)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredLog:
+    """One game's log as the archive holds it, read back as JSON Lines."""
+
+    game_no: int
+    fingerprint: str
+    source: str
+    data: bytes
+    #: whether ``yaniv-audit simulate`` wrote it (bots playing)
+    simulated: bool
 
 
 @dataclass(slots=True)
@@ -1067,13 +1094,12 @@ class Archive:
             "SELECT DISTINCT game_no FROM events WHERE type = 'round_started' "
             "AND event LIKE '%\"hands\"%' ORDER BY game_no").fetchall()]
         rules_of = dict(con.execute("SELECT game_no, rules_id FROM games").fetchall())
-        number_of = dict(con.execute("SELECT fingerprint, game_no FROM games").fetchall())
-        for fingerprint, source, data in self._stored_logs(numbers):
+        for stored in self._stored_logs(numbers):
             try:
-                log = parse_jsonl(data, source)
+                log = parse_jsonl(stored.data, stored.source)
             except LogFormatError:
                 continue  # altered since it was stored: verify says so
-            n = number_of[fingerprint]
+            n = stored.game_no
             deals = [(n, *deal) for deal in deal_rows(log.events, resolve_rules(rules_of[n]))]
             if deals:
                 _insert(con, "deals", [list(column) for column in zip(*deals, strict=True)])
@@ -1264,15 +1290,9 @@ class Archive:
         events = (found[0] if found else None) or []
         return "".join(f"{event}\n" for event in events).encode("utf-8")
 
-    def _game_fingerprints(self, game_nos: Sequence[int]) -> list[tuple[int, str]]:
-        rows = self.con.execute(
-            "SELECT game_no, fingerprint FROM games WHERE game_no IN "
-            "(SELECT unnest($1::INTEGER[]))", [list(game_nos)]).fetchall()
-        return [(n, fp) for n, fp in rows]
-
-    def _stored_logs(self, game_nos: Sequence[int]) -> Iterator[tuple[str, str, bytes]]:
-        """(fingerprint, source, JSON Lines) of the given games, in order, a batch at a time.
-        (A game without stored events is left out: ``verify`` says so.)
+    def _stored_logs(self, game_nos: Sequence[int]) -> Iterator[StoredLog]:
+        """The stored logs of the given games, in order, a batch at a time (a game without
+        stored events is left out: ``verify`` says so).
 
         It reads on a cursor of its own: a worker pool consumes it from another
         thread while this connection stores results.
@@ -1281,15 +1301,19 @@ class Archive:
         for start in range(0, len(game_nos), READ_BATCH):
             batch = list(game_nos[start:start + READ_BATCH])
             rows = cursor.execute(
-                "SELECT g.fingerprint, g.source, string_agg(e.event, chr(10) ORDER BY e.seq) "
+                "SELECT g.game_no, g.fingerprint, g.source, "
+                "string_agg(e.event, chr(10) ORDER BY e.seq), "
+                f"coalesce(bool_or({SIMULATED}) FILTER (WHERE e.seq = 0), false) "  # noqa: S608
                 "FROM games g JOIN events e USING (game_no) "
                 "WHERE g.game_no IN (SELECT unnest($1::INTEGER[])) "
                 "AND e.game_no BETWEEN $2 AND $3 "
                 "GROUP BY g.game_no, g.fingerprint, g.source ORDER BY g.game_no",
                 [batch, min(batch), max(batch)],
             ).fetchall()
-            for fingerprint, source, events in rows:  # one line per event, joined by DuckDB
-                yield fingerprint, source, (events + "\n").encode("utf-8")
+            for game_no, fingerprint, source, events, simulated in rows:
+                # one line per event, joined by DuckDB
+                yield StoredLog(game_no, fingerprint, source, (events + "\n").encode("utf-8"),
+                                simulated)
         cursor.close()
 
     # --- audit ---------------------------------------------------------------
@@ -1326,26 +1350,47 @@ class Archive:
         """Audit each game under the rule sets that list it in ``todo``, in one pass over
         the archive (each game read and parsed once, on ``jobs`` processes), and store the
         results; yields each report, game by game, in the order of ``todo``'s rule sets."""
-        wanted: dict[int, list[RuleSet | None]] = {}
-        for rules, games in todo.items():
-            for game in games:
-                wanted.setdefault(game, []).append(rules)
-        order = sorted(wanted)
-        number_of = {fp: game for game, fp in self._game_fingerprints(order)}
-        rules_of = {fp: wanted[game] for fp, game in number_of.items()}
-        jobs_iter = ((fp, source, data, rules_of[fp], number_of[fp])
-                     for fp, source, data in self._stored_logs(order))
+        for game in self.audit_games(todo, jobs=jobs, progress=progress):
+            yield from game.reports
+
+    def audit_games(self, todo: dict[RuleSet | None, list[int]], *, jobs: int | None = None,
+                    progress: Progress = _no_progress) -> Iterator[AuditedGame]:
+        """:meth:`audit_under`, a game at a time: each with its reports.
+
+        What it holds does not grow with the games: their logs are read a batch at a
+        time, at most a window of them is out at the workers, and the derived rows are
+        written every :data:`DERIVED_BATCH` rounds or :data:`DERIVED_GAMES` games. (Only
+        with several rule sets that want different games does it keep which wants which.)
+        """
+        under: Callable[[int], list[RuleSet | None]]
+        if len(todo) == 1:
+            ((rules, games),) = todo.items()
+            order = sorted(set(games))
+            only = [rules]
+
+            def under(_game: int) -> list[RuleSet | None]:
+                return only
+        else:
+            wanted: dict[int, list[RuleSet | None]] = {}
+            for rules, games in todo.items():
+                for game in games:
+                    wanted.setdefault(game, []).append(rules)
+            order = sorted(wanted)
+            under = wanted.__getitem__
+        jobs_iter = ((log.fingerprint, log.source, log.data, under(log.game_no), log.game_no,
+                      log.simulated) for log in self._stored_logs(order))
         batch: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
         with writer_thread("audit-writer") as write, \
                 mapped(audit_for_archive, jobs_iter, len(order), jobs) as results:
             with progress(results, len(order), "auditing") as bar:
-                for reports, rows in bar:
+                for game, rows in bar:
                     for table, found in rows.items():
                         batch[table] += found
-                    if len(batch["rounds"]) >= DERIVED_BATCH:
+                    if (len(batch["rounds"]) >= DERIVED_BATCH
+                            or len(batch["audits"]) >= DERIVED_GAMES):
                         write(self._write_derived, batch)
                         batch = {table: [] for table in DERIVED}
-                    yield from reports
+                    yield game
             if batch["audits"]:
                 write(self._write_derived, batch)
 
@@ -1466,7 +1511,7 @@ class Archive:
             events, _, extends = info[fingerprint]
             return fingerprint, data, events, extends, info[extends][0] if extends in info else None
 
-        work = (job(fingerprint, data) for fingerprint, _, data in self._stored_logs(numbers))
+        work = (job(log.fingerprint, log.data) for log in self._stored_logs(numbers))
         mismatches = []
         seen = 0
         with mapped(check_stored, work, len(numbers), jobs) as results, \
@@ -1516,8 +1561,8 @@ class Archive:
             wanted.setdefault(fp, []).append(resolve_rules(rules_id))
             game_of[fp] = (game_no, game_id)
         order = sorted(wanted, key=lambda fp: game_of[fp][0])
-        jobs_iter = ((fp, source, data, wanted[fp]) for fp, source, data
-                     in self._stored_logs([game_of[fp][0] for fp in order]))
+        jobs_iter = ((log.fingerprint, log.source, log.data, wanted[log.fingerprint])
+                     for log in self._stored_logs([game_of[fp][0] for fp in order]))
         mismatches: list[Mismatch] = []
         checked = 0
         keys: dict[str, str] = {}

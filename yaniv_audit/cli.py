@@ -1054,11 +1054,12 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
             note(f"every game of {archive.path} is audited under {under} by this "
                  "version already (--again audits them again)")
             return EXIT_OK
-        reports = archive.audit_under(todo, jobs=jobs)
         if as_json or all_lines:
-            codes = print_reports(reports, count, as_json, render_line)
+            codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
+                                  render_line)
         else:
-            codes = print_summary(reports, count, simulated_games(archive))
+            games = len(set().union(*todo.values()))
+            codes = print_summary(archive.audit_games(todo, jobs=jobs), games)
     return EXIT_OK if exit_zero else worst(codes)
 
 
@@ -1066,51 +1067,47 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
 SUMMARY_LINES, SUMMARY_PLAYERS = 20, 10
 
 
-def simulated_games(archive: Any) -> set[str]:
-    """The fingerprints of the archive's games that ``simulate`` wrote (bots playing)."""
-    rows = archive.con.execute(
-        "SELECT g.fingerprint FROM games g JOIN events e ON e.game_no = g.game_no "
-        "WHERE e.seq = 0 AND json_extract_string(e.event, '$.meta.recorder') = "
-        "'yaniv-audit simulate'").fetchall()
-    return {fingerprint for (fingerprint,) in rows}
+def print_summary(games: Any, count: int) -> list[int]:
+    """``audit --db``'s summary of the ``count`` audited games (:class:`AuditedGame`s):
+    the verdicts, a ruling line for each report that is not clean, and the players of
+    the games not simulated (each game under its first rule set); the exit codes seen.
 
-
-def print_summary(reports: Any, count: int, simulated: set[str]) -> list[int]:
-    """``audit --db``'s summary: the verdicts, a ruling line for each game that is not
-    clean, and the players of the games not simulated; the reports' exit codes."""
+    It keeps counts, not the games: its memory does not grow with them."""
     from .audit import EXIT_BY_VERDICT, render_line
 
     counts: dict[str, int] = {}
-    codes: list[int] = []
+    codes: set[int] = set()
+    reports = 0
     not_clean: list[str] = []
     more = 0
     players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
-    seen: set[str] = set()
-    bots = 0
-    with progress(reports, count, "auditing") as bar:
-        for report in bar:
-            verdict = report["verdict"]
-            counts[verdict] = counts.get(verdict, 0) + 1
-            codes.append(EXIT_BY_VERDICT[verdict])
-            if verdict != "clean":
-                if len(not_clean) < SUMMARY_LINES:
-                    not_clean.append(render_line(report))
-                else:
-                    more += 1
-            fingerprint = report.get("fingerprint", "")
-            if verdict == "unreadable" or fingerprint in seen:
-                continue  # each game once, under the first rule set
-            seen.add(fingerprint)
-            if fingerprint in simulated:
+    humans = bots = 0
+    with progress(games, count, "auditing") as bar:
+        for game in bar:
+            for report in game.reports:
+                reports += 1
+                verdict = report["verdict"]
+                counts[verdict] = counts.get(verdict, 0) + 1
+                codes.add(EXIT_BY_VERDICT[verdict])
+                if verdict != "clean":
+                    if len(not_clean) < SUMMARY_LINES:
+                        not_clean.append(render_line(report))
+                    else:
+                        more += 1
+            first = game.reports[0]
+            if first["verdict"] == "unreadable":
+                continue
+            if game.simulated:
                 bots += 1
                 continue
-            final = report["final"]
+            humans += 1
+            final = first["final"]
             for player in final["scores"]:
                 tally = players.setdefault(player, [0, 0, 0])
                 tally[0] += 1
                 tally[1] += player in final["winners"]
                 tally[2] += final["finished"]
-    click.echo(f"{len(codes)} games: {counts.get('clean', 0)} clean, "
+    click.echo(f"{reports} games: {counts.get('clean', 0)} clean, "
                f"{counts.get('claims', 0)} with claims only, "
                f"{counts.get('violations', 0)} with violations, "
                f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
@@ -1120,7 +1117,6 @@ def print_summary(reports: Any, count: int, simulated: set[str]) -> list[int]:
             click.echo("  " + paint(line))
         if more:
             click.echo(f"  and {more} more (--all prints every ruling line)")
-    humans = len(seen) - bots
     if players:
         left = f" (the {bots} simulated games left out)" if bots else ""
         click.echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
@@ -1133,7 +1129,7 @@ def print_summary(reports: Any, count: int, simulated: set[str]) -> list[int]:
             click.echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
                        "report players lists them all)")
     note("every ruling line: audit --db --again --all; more: yaniv-audit report NAME")
-    return codes
+    return sorted(codes)
 
 
 def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
