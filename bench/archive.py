@@ -72,7 +72,7 @@ def timed(args: list[str]) -> tuple[float, float]:
     return seconds, peak
 
 
-def measure(base: Path, games: int, work: Path) -> Path:
+def measure(base: Path, games: int, work: Path, quick: bool = False) -> Path:
     logs = work / "logs"
     events = corpus(base, games, logs)
     db = work / "archive.duckdb"
@@ -86,6 +86,8 @@ def measure(base: Path, games: int, work: Path) -> Path:
     size = os.path.getsize(db)
     print(f"  archive size            {size / 2**20:8.1f} MiB  "
           f"{size / games / 1024:.1f} KiB a game")
+    if quick:
+        return db
     for name in REPORTS:
         seconds, _ = timed(["report", name, "--db", str(db)])
         print(f"  report {name:16} {seconds:8.2f} s")
@@ -108,6 +110,9 @@ def main() -> None:
                         help="archive size to measure (repeatable; default 1000 and 10000)")
     parser.add_argument("--base", type=int, default=500,
                         help="simulated games the archive is built from (default 500)")
+    parser.add_argument("--quick", action="store_true",
+                        help="ingest and audit --db only (their speed and peak memory): "
+                        "no reports, no verify")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep each archive built, as DIR/archive-GAMES.duckdb")
     args = parser.parse_args()
@@ -118,7 +123,7 @@ def main() -> None:
           f"{os.getloadavg()[0]:.2f}")
     for games in sizes:
         with tempfile.TemporaryDirectory(prefix="yaniv-archive-bench-") as work:
-            db = measure(base, games, Path(work))
+            db = measure(base, games, Path(work), args.quick)
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 shutil.move(db, args.keep / f"archive-{games}.duckdb")

@@ -957,7 +957,7 @@ def seed_archive(path: str) -> None:
             result = ingest_into(archive, samples)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    click.echo(f"the archive was empty: ingested the {len(result.added)} sample games of "
+    click.echo(f"the archive was empty: ingested the {result.games} sample games of "
                f"{SAMPLES.name}/ into {path} (and audited them)", err=True)
 
 
@@ -997,7 +997,8 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     with open_archive(db, create=True) as archive:
-        result = archive.ingest(files, jobs=1 if "-" in files else jobs, progress=progress)
+        result = archive.ingest(files, jobs=1 if "-" in files else jobs, progress=progress,
+                                list_added=as_json)
         total = archive.count_games()
         where = archive.path
     code = EXIT_FOUND if result.refused or result.conflicts else EXIT_OK
@@ -1032,7 +1033,7 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
                    f"({other[:16]}): they differ from event {same} on; kept as evidence, "
                    "never counted in the reports")
     click.echo(
-        f"ingested {len(result.added)} game{'s' if len(result.added) != 1 else ''} "
+        f"ingested {result.games} game{'s' if result.games != 1 else ''} "
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
         f"{len(result.refused)} refused; the archive holds {total} games"
     )
