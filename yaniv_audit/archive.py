@@ -608,8 +608,21 @@ def _audit_difference(stored: dict[str, list[tuple[Any, ...]]],
     return None
 
 
+def out_of_memory(path: str | None, exc: BaseException) -> ArchiveError:
+    """The error for a command that needed more memory than DuckDB may use (its
+    ``memory_limit``, :data:`MEMORY_ENV`): what was allowed and what to do."""
+    allowed = memory_limit()["memory_limit"]
+    return ArchiveError(f"{path + ': ' if path else ''}DuckDB needed more memory than the "
+                        f"{allowed} it may use ({_first_line(str(exc))}); set {MEMORY_ENV} "
+                        f"higher (by default it is {DEFAULT_MEMORY}) and run the command "
+                        "again (what it stored so far is whole, and kept)")
+
+
 def damaged(path: str | None, exc: BaseException) -> ArchiveError:
-    """The error for an archive file DuckDB cannot read (truncated or overwritten)."""
+    """The error for an archive file DuckDB cannot read (truncated or overwritten), or,
+    if it is out of memory instead, :func:`out_of_memory`."""
+    if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in str(exc):
+        return out_of_memory(path, exc)
     return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
                         f"be read ({_first_line(str(exc))}); restore it from a copy or an "
                         "export")
@@ -910,6 +923,8 @@ class Archive:
                                           config=memory)
         except duckdb.Error as exc:
             text = _first_line(str(exc))
+            if "Out of Memory" in text:
+                raise out_of_memory(self.path, exc) from None
             if "memory" in text.lower() and MEMORY_ENV in os.environ:
                 raise ArchiveError(
                     f"{MEMORY_ENV}={memory['memory_limit']!r}: expected a size such as 512MB "

@@ -1575,9 +1575,10 @@ def main(argv: list[str] | None = None) -> None:
             import traceback
 
             traceback.print_exc()
-        if isinstance(exc, (duckdb.IOException, duckdb.SerializationException)):
-            from .archive import damaged  # a damaged block found after the archive opened
-            fail(str(damaged(None, exc)), EXIT_BAD_INPUT)
+        if isinstance(exc, (duckdb.IOException, duckdb.SerializationException,
+                            duckdb.OutOfMemoryException)):
+            from .archive import damaged  # a damaged block found after the archive opened,
+            fail(str(damaged(None, exc)), EXIT_BAD_INPUT)  # or too little memory
         fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in yaniv-audit: "
              "please send us the command and the log", EXIT_INTERNAL)
 
