@@ -86,6 +86,10 @@ def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
         pool.join()
 
 
+def _terminal_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("work", ["audit", "simulate"])
 def test_ctrl_c_stops_bulk_work_at_once(work: str, tmp_path: Path) -> None:
     """SIGINT to the whole process group, as a terminal sends it: one line, exit 130,
@@ -96,8 +100,11 @@ def test_ctrl_c_stops_bulk_work_at_once(work: str, tmp_path: Path) -> None:
     args = ([*[replays] * 12] if work == "audit" else
             ["--games", "5000", "--bot", "random", "--out", str(tmp_path / "games")])
     command = [sys.executable, "-m", "yaniv_audit.cli", work, *args, "--jobs", "2"]
+    # Ctrl-C as at a terminal, whatever started the suite: a job a shell put in the
+    # background (CI scripts, nohup) runs with SIGINT ignored, which its children inherit
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=_terminal_sigint)
     try:
         deadline = time.monotonic() + 30
         while len(marked(mark)) < 4 and time.monotonic() < deadline:  # + fork server, 2 workers
