@@ -515,24 +515,34 @@ def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -
     assert f"{db}: the archive is in use by another process" in result.output
 
 
-@pytest.mark.parametrize("limit", ["1MB", "4MB"])
+@pytest.mark.parametrize("command, limit", [("audit", "1MB"), ("audit", "4MB"),
+                                            ("ingest", "4MB")])
 def test_too_little_memory_says_so_and_what_to_do(archive_path: Path, tmp_path: Path,
-                                                  limit: str) -> None:
+                                                  command: str, limit: str) -> None:
     """A memory limit DuckDB cannot work in (1MB: opening the archive; 4MB: in the
-    middle of the audit) is said as such, never as a damaged file or an internal error;
-    the archive is whole and the audit completes with the default."""
+    middle of the audit, or of storing a batch of games) is said as such, never as a
+    damaged file or an internal error; the archive is whole and the command completes
+    with the default."""
     db = tmp_path / "small.duckdb"
-    shutil.copy(archive_path, db)
-    done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--db", str(db),
-                           "--again", "--exit-zero"], capture_output=True, text=True,
+    if command == "audit":
+        shutil.copy(archive_path, db)
+        args = ["audit", "--db", str(db), "--again", "--exit-zero"]
+    else:
+        args = ["ingest", *CORPUS[:40], "--db", str(db)]
+    done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args],
+                          capture_output=True, text=True,
                           env={**os.environ, "YANIV_AUDIT_MEMORY_LIMIT": limit}, check=False)
     assert done.returncode == 3, done.stderr
     assert f"DuckDB needed more memory than the {limit} it may use" in done.stderr
     assert "set YANIV_AUDIT_MEMORY_LIMIT higher (by default it is 512MB)" in done.stderr
     assert "damaged" not in done.stderr and "internal error" not in done.stderr
     assert run("verify", db=db).exit_code == 0
-    again = run("audit", "--db", str(db), "--again", "--exit-zero")
-    assert again.exit_code == 0 and f"{len(CORPUS)} games:" in again.output
+    again = run(*args)
+    assert again.exit_code == 0, again.output
+    if command == "audit":
+        assert f"{len(CORPUS)} games:" in again.output
+    else:
+        assert "ingested 40 games" in again.output
 
 
 def test_archive_error_is_a_yaniv_audit_error(tmp_path: Path) -> None:

@@ -1863,11 +1863,12 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
         return
     batch = pa.concat_tables(tables).add_column(0, "game_no", pa.array(numbers, pa.int32()))
     con.register("_appended", batch)
-    try:
-        con.execute(f"INSERT INTO {table} SELECT game_no, {', '.join(columns)} "  # noqa: S608
-                    "FROM _appended")
-    finally:
-        con.unregister("_appended")
+    # not in a finally: after a failed statement the transaction is aborted and any
+    # other statement, this one too, would replace the error with "transaction is
+    # aborted"; the caller rolls back, and the next register replaces the view
+    con.execute(f"INSERT INTO {table} SELECT game_no, {', '.join(columns)} "  # noqa: S608
+                "FROM _appended")
+    con.unregister("_appended")
 
 
 def _summarize(con: duckdb.DuckDBPyConnection, first: int, last: int) -> None:
