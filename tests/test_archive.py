@@ -209,6 +209,14 @@ def test_audit_writes_a_batch_of_games_at_a_time_whatever_their_rounds(
         n for n in todo if "/simulated/" in sources[n]}
 
 
+def test_audit_again_under_named_rules(archive_path: Path, tmp_path: Path) -> None:
+    db = tmp_path / "again.duckdb"
+    shutil.copy(archive_path, db)
+    result = run("audit", "--db", str(db), "--again", "--rules", "classic", "--exit-zero")
+    assert result.exit_code == 0, result.output
+    assert f"{len(CORPUS)} games:" in result.output
+
+
 def test_rule_sets_are_keyed_by_their_parameters(archive: Archive) -> None:
     classic, same = resolve_rules("classic"), resolve_rules("israeli(yaniv_max=5)")
     reports = list(archive.audit(classic))
@@ -516,7 +524,7 @@ def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -
 
 
 @pytest.mark.parametrize("command, limit", [("audit", "1MB"), ("audit", "4MB"),
-                                            ("ingest", "4MB")])
+                                            ("ingest", "1MB"), ("ingest", "4MB")])
 def test_too_little_memory_says_so_and_what_to_do(archive_path: Path, tmp_path: Path,
                                                   command: str, limit: str) -> None:
     """A memory limit DuckDB cannot work in (1MB: opening the archive; 4MB: in the
@@ -536,9 +544,11 @@ def test_too_little_memory_says_so_and_what_to_do(archive_path: Path, tmp_path: 
     assert f"DuckDB needed more memory than the {limit} it may use" in done.stderr
     assert "set YANIV_AUDIT_MEMORY_LIMIT higher (by default it is 512MB)" in done.stderr
     assert "damaged" not in done.stderr and "internal error" not in done.stderr
-    assert run("verify", db=db).exit_code == 0
+    if command == "audit":
+        assert run("verify", db=db).exit_code == 0, "the archive is whole"
     again = run(*args)
     assert again.exit_code == 0, again.output
+    assert run("verify", db=db).exit_code == 0
     if command == "audit":
         assert f"{len(CORPUS)} games:" in again.output
     else:

@@ -615,13 +615,20 @@ def out_of_memory(path: str | None, exc: BaseException) -> ArchiveError:
     return ArchiveError(f"{path + ': ' if path else ''}DuckDB needed more memory than the "
                         f"{allowed} it may use ({_first_line(str(exc))}); set {MEMORY_ENV} "
                         f"higher (by default it is {DEFAULT_MEMORY}) and run the command "
-                        "again (what it stored so far is whole, and kept)")
+                        "again (ingest and audit --db keep every batch they stored whole)")
+
+
+def _short_of_memory(text: str) -> bool:
+    """Whether DuckDB's error text says it ran out of its memory limit (as an
+    out-of-memory error, or as a fatal one while it built the archive's tables)."""
+    return any(words in text for words in ("Out of Memory", "could not allocate block",
+                                           "failed to allocate data", "failed to pin block"))
 
 
 def damaged(path: str | None, exc: BaseException) -> ArchiveError:
     """The error for an archive file DuckDB cannot read (truncated or overwritten), or,
     if it is out of memory instead, :func:`out_of_memory`."""
-    if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in str(exc):
+    if isinstance(exc, duckdb.OutOfMemoryException) or _short_of_memory(str(exc)):
         return out_of_memory(path, exc)
     return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
                         f"be read ({_first_line(str(exc))}); restore it from a copy or an "
@@ -923,7 +930,7 @@ class Archive:
                                           config=memory)
         except duckdb.Error as exc:
             text = _first_line(str(exc))
-            if "Out of Memory" in text:
+            if _short_of_memory(text):
                 raise out_of_memory(self.path, exc) from None
             if "memory" in text.lower() and MEMORY_ENV in os.environ:
                 raise ArchiveError(
@@ -1366,7 +1373,7 @@ class Archive:
         key = "g.rules_key" if rules is None else "?"
         params: list[Any] = [] if rules is None else [rules.key]
         if again:
-            sql = "SELECT game_no FROM games g ORDER BY game_no"
+            sql, params = "SELECT game_no FROM games g ORDER BY game_no", []
         else:
             sql = (f"SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
                    f"WHERE a.game_no = g.game_no AND a.rules_key = {key} "
@@ -1726,6 +1733,8 @@ class Archive:
         try:
             cursor = self.con.execute(sql, list(params))
         except duckdb.Error as exc:
+            if isinstance(exc, duckdb.OutOfMemoryException) or _short_of_memory(str(exc)):
+                raise out_of_memory(self.path, exc) from None
             raise ArchiveError(f"query failed: {_first_line(str(exc))}") from None
         if cursor.description is None:
             return [], []
