@@ -618,17 +618,19 @@ def out_of_memory(path: str | None, exc: BaseException) -> ArchiveError:
                         "again (ingest and audit --db keep every batch they stored whole)")
 
 
-def _short_of_memory(text: str) -> bool:
-    """Whether DuckDB's error text says it ran out of its memory limit (as an
-    out-of-memory error, or as a fatal one while it built the archive's tables)."""
-    return any(words in text for words in ("Out of Memory", "could not allocate block",
-                                           "failed to allocate data", "failed to pin block"))
+def _short_of_memory(exc: BaseException) -> bool:
+    """Whether DuckDB's error says it ran out of its memory limit (an out-of-memory
+    error, or a fatal one while it built the archive's tables)."""
+    text = str(exc)
+    return isinstance(exc, duckdb.OutOfMemoryException) or any(
+        words in text for words in ("Out of Memory", "could not allocate block",
+                                    "failed to allocate data", "failed to pin block"))
 
 
 def damaged(path: str | None, exc: BaseException) -> ArchiveError:
     """The error for an archive file DuckDB cannot read (truncated or overwritten), or,
     if it is out of memory instead, :func:`out_of_memory`."""
-    if isinstance(exc, duckdb.OutOfMemoryException) or _short_of_memory(str(exc)):
+    if _short_of_memory(exc):
         return out_of_memory(path, exc)
     return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
                         f"be read ({_first_line(str(exc))}); restore it from a copy or an "
@@ -930,7 +932,7 @@ class Archive:
                                           config=memory)
         except duckdb.Error as exc:
             text = _first_line(str(exc))
-            if _short_of_memory(text):
+            if _short_of_memory(exc):
                 raise out_of_memory(self.path, exc) from None
             if "memory" in text.lower() and MEMORY_ENV in os.environ:
                 raise ArchiveError(
@@ -1733,7 +1735,7 @@ class Archive:
         try:
             cursor = self.con.execute(sql, list(params))
         except duckdb.Error as exc:
-            if isinstance(exc, duckdb.OutOfMemoryException) or _short_of_memory(str(exc)):
+            if _short_of_memory(exc):
                 raise out_of_memory(self.path, exc) from None
             raise ArchiveError(f"query failed: {_first_line(str(exc))}") from None
         if cursor.description is None:

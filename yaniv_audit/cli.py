@@ -1078,7 +1078,6 @@ def print_summary(games: Any, count: int) -> list[int]:
 
     counts: dict[str, int] = {}
     codes: set[int] = set()
-    reports = 0
     not_clean: list[str] = []
     more = 0
     players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
@@ -1086,7 +1085,6 @@ def print_summary(games: Any, count: int) -> list[int]:
     with progress(games, count, "auditing") as bar:
         for game in bar:
             for report in game.reports:
-                reports += 1
                 verdict = report["verdict"]
                 counts[verdict] = counts.get(verdict, 0) + 1
                 codes.add(EXIT_BY_VERDICT[verdict])
@@ -1108,7 +1106,7 @@ def print_summary(games: Any, count: int) -> list[int]:
                 tally[0] += 1
                 tally[1] += player in final["winners"]
                 tally[2] += final["finished"]
-    click.echo(f"{reports} games: {counts.get('clean', 0)} clean, "
+    click.echo(f"{sum(counts.values())} games: {counts.get('clean', 0)} clean, "
                f"{counts.get('claims', 0)} with claims only, "
                f"{counts.get('violations', 0)} with violations, "
                f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
