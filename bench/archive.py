@@ -5,7 +5,8 @@ Run from the repository root (not part of the test suite):
     .venv/bin/python bench/archive.py --games 1000 --games 10000
 
 For each size it builds a fresh archive in a temporary directory and prints one
-line per measured step. Simulating games is slower than archiving them, so
+line per measured step (the bulk audit of the same logs as files beside
+audit --db, for comparison). Simulating games is slower than archiving them, so
 the archive is built from a base of simulated games (``--base``, default 500,
 cached in the temp directory) written out again as many times as needed, each
 copy with a recorder field (``"_copy": N`` on its first event) so that every
@@ -83,6 +84,9 @@ def measure(base: Path, games: int, work: Path, quick: bool = False) -> Path:
     seconds, rss = timed(["audit", "--db", str(db), "--exit-zero"])
     print(f"  audit --db              {seconds:8.2f} s  {events / seconds:>10,.0f} events/s  "
           f"peak RSS {rss:,.0f} MiB")
+    files, rss = timed(["audit", str(logs), "--exit-zero"])
+    print(f"  audit of the files      {files:8.2f} s  {events / files:>10,.0f} events/s  "
+          f"peak RSS {rss:,.0f} MiB  (the bulk audit; audit --db took {seconds / files:.2f}x)")
     size = os.path.getsize(db)
     print(f"  archive size            {size / 2**20:8.1f} MiB  "
           f"{size / games / 1024:.1f} KiB a game")
@@ -111,8 +115,8 @@ def main() -> None:
     parser.add_argument("--base", type=int, default=500,
                         help="simulated games the archive is built from (default 500)")
     parser.add_argument("--quick", action="store_true",
-                        help="ingest and audit --db only (their speed and peak memory): "
-                        "no reports, no verify")
+                        help="ingest, audit --db and the audit of the files only (speed, "
+                        "peak memory): no reports, no verify")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep each archive built, as DIR/archive-GAMES.duckdb")
     args = parser.parse_args()
