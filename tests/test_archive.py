@@ -267,6 +267,12 @@ def test_audit_db_under_several_rule_sets_in_one_pass(archive_path: Path, tmp_pa
     assert counts["namu"] == len(CORPUS) and counts["de-wiki"] == len(CORPUS)
     again = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki")
     assert again.exit_code == 0 and "audited under namu, de-wiki" in again.output
+    # the summary counts each game once and each of its audits under its rule sets
+    summary = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki", "--again",
+                  "--exit-zero").stdout.splitlines()[0]
+    head, verdicts = summary.split(": ", 1)
+    assert head == f"{len(CORPUS)} games, {2 * len(CORPUS)} audits under 2 rule sets"
+    assert sum(int(part.split()[0]) for part in verdicts.split(", ")) == 2 * len(CORPUS)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -132,7 +132,7 @@ def test_the_export_holds_each_game_in_one_partition_with_what_it_needs(made: di
 def test_the_dask_audit_gives_the_rows_of_audit_db(made: dict[str, Any]) -> None:
     by_db, by_dask = made["by_db"], made["by_dask"]
     assert by_dask.exit_code == by_db.exit_code == 3  # a corrupt dispute among them
-    summary = next(line for line in by_db.output.splitlines() if " games: " in line)
+    summary = next(line for line in by_db.output.splitlines() if " clean, " in line)
     assert summary in by_dask.output.splitlines()
     assert f"audited {GAMES + len(DISPUTES)} games" in by_dask.output
     assert "on 2 workers" in by_dask.output

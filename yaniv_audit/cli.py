@@ -590,7 +590,10 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
     except DistributedError as exc:
         fail(str(exc), EXIT_USAGE if exc.usage else EXIT_BAD_INPUT)
     n = done.counts
-    click.echo(f"{n['audits'] + n['unreadable']} games: {n['clean']} clean, "
+    reports = n["audits"] + n["unreadable"]
+    under = (f", {reports} audits under {done.rule_sets} rule sets" if reports != n["games"]
+             else "")  # as audit --db says it
+    click.echo(f"{n['games']} game{'s' if n['games'] != 1 else ''}{under}: {n['clean']} clean, "
                f"{n['claims']} with claims only, {n['violations']} with violations, "
                f"{n['corrupt']} corrupt, {n['unreadable']} unreadable")
     click.echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
@@ -1081,10 +1084,14 @@ def print_summary(games: Any, count: int) -> list[int]:
     not_clean: list[str] = []
     more = 0
     players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
-    humans = bots = 0
+    humans = bots = audited = 0
+    rule_sets: set[str] = set()
     with progress(games, count, "auditing") as bar:
         for game in bar:
+            audited += 1
             for report in game.reports:
+                if "rules" in report:  # an unreadable log's report has none
+                    rule_sets.add(report["rules"]["id"])
                 verdict = report["verdict"]
                 counts[verdict] = counts.get(verdict, 0) + 1
                 codes.add(EXIT_BY_VERDICT[verdict])
@@ -1106,7 +1113,12 @@ def print_summary(games: Any, count: int) -> list[int]:
                 tally[0] += 1
                 tally[1] += player in final["winners"]
                 tally[2] += final["finished"]
-    click.echo(f"{sum(counts.values())} games: {counts.get('clean', 0)} clean, "
+    audits = sum(counts.values())
+    # several rule sets: each game counted once, its verdicts once per rule set
+    under = (f", {audits} audits under {len(rule_sets)} rule sets" if audits != audited
+             else "")
+    click.echo(f"{audited} game{'s' if audited != 1 else ''}{under}: "
+               f"{counts.get('clean', 0)} clean, "
                f"{counts.get('claims', 0)} with claims only, "
                f"{counts.get('violations', 0)} with violations, "
                f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
