@@ -267,12 +267,28 @@ def test_audit_db_under_several_rule_sets_in_one_pass(archive_path: Path, tmp_pa
     assert counts["namu"] == len(CORPUS) and counts["de-wiki"] == len(CORPUS)
     again = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki")
     assert again.exit_code == 0 and "audited under namu, de-wiki" in again.output
-    # the summary counts each game once and each of its audits under its rule sets
-    summary = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki", "--again",
-                  "--exit-zero").stdout.splitlines()[0]
-    head, verdicts = summary.split(": ", 1)
-    assert head == f"{len(CORPUS)} games, {2 * len(CORPUS)} audits under 2 rule sets"
+    # the summary counts each game once and each of its audits under its rule sets, the
+    # same with --json (on stderr), and its hint repeats the archive and the rules
+    both = ("--rules", "namu", "--rules", "de-wiki", "--again", "--exit-zero")
+    summary = run("audit", "--db", str(db), *both)
+    first = summary.stdout.splitlines()[0]
+    head, verdicts = first.split(": ", 1)
+    assert head == (f"{len(CORPUS)} games, {2 * len(CORPUS)} audits under 2 rule sets "
+                    "(namu, de-wiki)")
     assert sum(int(part.split()[0]) for part in verdicts.split(", ")) == 2 * len(CORPUS)
+    not_clean = sum(int(part.split()[0]) for part in verdicts.split(", ")[1:])
+    assert f"Not clean ({not_clean} audits):" in summary.stdout
+    assert (f"every ruling line: yaniv-audit audit --db {db} --rules namu --rules de-wiki "
+            "--again --all") in summary.stderr
+    as_json = run("audit", "--db", str(db), *both, "--json")
+    assert as_json.stderr.splitlines()[-1] == first
+    # a rule set with nothing left to do is said, and the others' summary is of them alone
+    third = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki", "--rules",
+                "mcleod", "--exit-zero")
+    assert "audited under namu, de-wiki by this version already" in third.stderr
+    mcleod = resolve_rules("mcleod").key
+    wanted = sum(read_log(p).game.rules.key != mcleod for p in CORPUS)
+    assert third.stdout.startswith(f"{wanted} games: ")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -9,9 +9,10 @@ from __future__ import annotations
 import glob
 import json
 import os
+import shlex
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -24,6 +25,7 @@ from .rules import format_value
 
 if TYPE_CHECKING:
     from .events import Log
+    from .rules import RuleSet
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
@@ -578,7 +580,7 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
                                "has the workers it has")
     rule_sets = [resolve_or_usage(spec) for spec in rules_specs]
     try:
-        from .distributed import DistributedError, run_audit
+        from .distributed import VERDICTS, DistributedError, run_audit
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("dask", "distributed", "pandas", "pyarrow",
                                                   "fsspec"):
@@ -590,12 +592,8 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
     except DistributedError as exc:
         fail(str(exc), EXIT_USAGE if exc.usage else EXIT_BAD_INPUT)
     n = done.counts
-    reports = n["audits"] + n["unreadable"]
-    under = (f", {reports} audits under {done.rule_sets} rule sets" if reports != n["games"]
-             else "")  # as audit --db says it
-    click.echo(f"{n['games']} game{'s' if n['games'] != 1 else ''}{under}: {n['clean']} clean, "
-               f"{n['claims']} with claims only, {n['violations']} with violations, "
-               f"{n['corrupt']} corrupt, {n['unreadable']} unreadable")
+    click.echo(verdict_line(n["games"], {v: n[v] for v in VERDICTS},  # as audit --db says it
+                            [name_of(r) for r in rule_sets]))
     click.echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
                f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
                f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
@@ -606,9 +604,25 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
     return EXIT_BAD_INPUT if verdicts[0] in ("corrupt", "unreadable") else EXIT_FOUND
 
 
+def verdict_line(games: int, counts: dict[str, int], rule_sets: Sequence[str] = ()) -> str:
+    """The summary's first line: the games (each once) and their verdicts, and, under
+    several ``rule_sets``, how many audits (a game and a rule set each) that makes."""
+    audits = sum(counts.values())
+    under = (f", {audits} audits under {len(rule_sets)} rule sets ({', '.join(rule_sets)})"
+             if len(rule_sets) > 1 else "")
+    return (f"{games} game{'s' if games != 1 else ''}{under}: {counts.get('clean', 0)} clean, "
+            f"{counts.get('claims', 0)} with claims only, "
+            f"{counts.get('violations', 0)} with violations, "
+            f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
+
+
 def print_reports(reports: Any, count: int, as_json: bool,
-                  render: Callable[[dict[str, Any]], str]) -> list[int]:
-    """Print each report (and a summary when there are several); their exit codes."""
+                  render: Callable[[dict[str, Any]], str], games: int | None = None,
+                  rule_sets: Sequence[str] = ()) -> list[int]:
+    """Print each report (and a summary when there are several); their exit codes.
+
+    ``games``: how many games the ``count`` reports are of (under ``rule_sets``), when
+    that is not one report each."""
     from .audit import EXIT_BY_VERDICT, to_json_line
 
     counts: dict[str, int] = {}
@@ -624,11 +638,8 @@ def print_reports(reports: Any, count: int, as_json: bool,
             elif verdict != "clean" or VERBOSITY >= 0:
                 echo("\n".join(paint(line) for line in render(report).split("\n")))
     if count > 1 or not codes:
-        summary = (f"{len(codes)} games: {counts.get('clean', 0)} clean, "
-                   f"{counts.get('claims', 0)} with claims only, "
-                   f"{counts.get('violations', 0)} with violations, "
-                   f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
-        click.echo(summary, err=as_json)
+        click.echo(verdict_line(len(codes) if games is None else games, counts, rule_sets),
+                   err=as_json)
     return codes
 
 
@@ -1053,25 +1064,41 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
     with open_archive(db or None) as archive:
         todo = archive.todo_under(rule_sets, again=again)
         count = sum(len(games) for games in todo.values())
-        if not count:
-            under = ", ".join(r.id if r else "its declared rules" for r in rule_sets)
-            note(f"every game of {archive.path} is audited under {under} by this "
+        done = [name_of(r) for r, games in todo.items() if not games]
+        if done:
+            note(f"every game of {archive.path} is audited under {', '.join(done)} by this "
                  "version already (--again audits them again)")
+        if not count:
             return EXIT_OK
+        todo = {r: games for r, games in todo.items() if games}
+        names = [name_of(r) for r in todo]
+        games = len(set().union(*todo.values()))
         if as_json or all_lines:
             codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
-                                  render_line)
+                                  render_line, games, names)
         else:
-            games = len(set().union(*todo.values()))
-            codes = print_summary(archive.audit_games(todo, jobs=jobs), games)
+            again_args = ["audit", "--db", str(archive.path) if db else None,
+                          *(a for spec in rules_specs for a in ("--rules", spec)),
+                          "--again", "--all"]
+            hint = " ".join(shlex.quote(a) for a in again_args if a is not None)
+            codes = print_summary(archive.audit_games(todo, jobs=jobs), games, names,
+                                  f"every ruling line: yaniv-audit {hint}; "
+                                  "more: yaniv-audit report NAME")
     return EXIT_OK if exit_zero else worst(codes)
+
+
+def name_of(rules: RuleSet | None) -> str:
+    """How a summary names a rule set of ``audit --db`` (None: each game's own)."""
+    return rules.id if rules is not None else "its declared rules"
 
 
 #: the ruling lines of games that are not clean, and the players, a summary shows at most
 SUMMARY_LINES, SUMMARY_PLAYERS = 20, 10
 
 
-def print_summary(games: Any, count: int) -> list[int]:
+def print_summary(games: Any, count: int, rule_sets: Sequence[str] = (),
+                  hint: str = "every ruling line: yaniv-audit audit --db --again --all; "
+                  "more: yaniv-audit report NAME") -> list[int]:
     """``audit --db``'s summary of the ``count`` audited games (:class:`AuditedGame`s):
     the verdicts, a ruling line for each report that is not clean, and the players of
     the games not simulated (each game under its first rule set); the exit codes seen.
@@ -1085,13 +1112,10 @@ def print_summary(games: Any, count: int) -> list[int]:
     more = 0
     players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
     humans = bots = audited = 0
-    rule_sets: set[str] = set()
     with progress(games, count, "auditing") as bar:
         for game in bar:
             audited += 1
             for report in game.reports:
-                if "rules" in report:  # an unreadable log's report has none
-                    rule_sets.add(report["rules"]["id"])
                 verdict = report["verdict"]
                 counts[verdict] = counts.get(verdict, 0) + 1
                 codes.add(EXIT_BY_VERDICT[verdict])
@@ -1113,17 +1137,10 @@ def print_summary(games: Any, count: int) -> list[int]:
                 tally[0] += 1
                 tally[1] += player in final["winners"]
                 tally[2] += final["finished"]
-    audits = sum(counts.values())
-    # several rule sets: each game counted once, its verdicts once per rule set
-    under = (f", {audits} audits under {len(rule_sets)} rule sets" if audits != audited
-             else "")
-    click.echo(f"{audited} game{'s' if audited != 1 else ''}{under}: "
-               f"{counts.get('clean', 0)} clean, "
-               f"{counts.get('claims', 0)} with claims only, "
-               f"{counts.get('violations', 0)} with violations, "
-               f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
+    click.echo(verdict_line(audited, counts, rule_sets))
     if not_clean:
-        click.echo(f"Not clean ({len(not_clean) + more}):")
+        several = " audits" if len(rule_sets) > 1 else ""  # a line per game and rule set
+        click.echo(f"Not clean ({len(not_clean) + more}{several}):")
         for line in not_clean:
             click.echo("  " + paint(line))
         if more:
@@ -1139,7 +1156,7 @@ def print_summary(games: Any, count: int) -> list[int]:
         if len(ranked) > SUMMARY_PLAYERS:
             click.echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
                        "report players lists them all)")
-    note("every ruling line: audit --db --again --all; more: yaniv-audit report NAME")
+    note(hint)
     return sorted(codes)
 
 
