@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from yaniv_audit.cli import cli
+from yaniv_audit.cli import cli, log_files
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
@@ -621,3 +621,25 @@ def test_progress_on_a_terminal_is_cleared_and_never_glued_to_a_ruling() -> None
     assert all(line.startswith(str(REPLAYS)) for line in rulings), [
         line for line in rulings if not line.startswith(str(REPLAYS))][:3]
     assert any(line.startswith("258 games: ") for line in shown)
+
+
+def test_a_directory_names_its_logs_as_pathlib_does(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every .jsonl/.json file under a directory, nested and hidden ones too, sorted and
+    named from the directory as given ('.' names none); not other files, not a directory
+    named like a log, not the logs of a linked directory (a linked file is a file)."""
+    logs, other = tmp_path / "logs", tmp_path / "other"
+    for name in ("b.jsonl", "a.json", "notes.txt", "sub/c.jsonl", ".hidden.jsonl", ".jsonl",
+                 "dir.jsonl/d.jsonl"):
+        (logs / name).parent.mkdir(parents=True, exist_ok=True)
+        (logs / name).write_text("{}\n")
+    (other / "e.jsonl").parent.mkdir()
+    (other / "e.jsonl").write_text("{}\n")
+    (logs / "link").symlink_to(other, target_is_directory=True)
+    (logs / "f.jsonl").symlink_to(other / "e.jsonl")
+    found = [".hidden.jsonl", "a.json", "b.jsonl", "dir.jsonl/d.jsonl", "f.jsonl", "sub/c.jsonl"]
+    assert log_files((f"{logs}/",)) == [f"{logs}/{name}" for name in found]
+    monkeypatch.chdir(logs)
+    assert log_files((".",)) == found
+    monkeypatch.chdir(tmp_path)
+    assert log_files(("./logs",)) == [f"logs/{name}" for name in found]
