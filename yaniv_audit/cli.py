@@ -1088,13 +1088,11 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
             codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
                                   render_line, games, names)
         else:
-            again_args = ["audit", "--db", str(archive.path) if db else None,
-                          *(a for spec in rules_specs for a in ("--rules", spec)),
-                          "--again", "--all"]
-            hint = " ".join(shlex.quote(a) for a in again_args if a is not None)
+            where = ["--db", str(archive.path)] if db else ["--db"]
+            rules = [arg for spec in rules_specs for arg in ("--rules", spec)]
+            every = shlex.join(["yaniv-audit", "audit", *where, *rules, "--again", "--all"])
             codes = print_summary(archive.audit_games(todo, jobs=jobs), games, names,
-                                  f"every ruling line: yaniv-audit {hint}; "
-                                  "more: yaniv-audit report NAME")
+                                  f"every ruling line: {every}; more: yaniv-audit report NAME")
     return EXIT_OK if exit_zero else worst(codes)
 
 
@@ -1107,12 +1105,11 @@ def name_of(rules: RuleSet | None) -> str:
 SUMMARY_LINES, SUMMARY_PLAYERS = 20, 10
 
 
-def print_summary(games: Any, count: int, rule_sets: Sequence[str] = (),
-                  hint: str = "every ruling line: yaniv-audit audit --db --again --all; "
-                  "more: yaniv-audit report NAME") -> list[int]:
-    """``audit --db``'s summary of the ``count`` audited games (:class:`AuditedGame`s):
-    the verdicts, a ruling line for each report that is not clean, and the players of
-    the games not simulated (each game under its first rule set); the exit codes seen.
+def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -> list[int]:
+    """``audit --db``'s summary of the ``count`` audited games (:class:`AuditedGame`s)
+    under ``rule_sets``: the verdicts, a ruling line for each report that is not clean,
+    and the players of the games not simulated (each game under its first rule set),
+    then ``hint`` on standard error; the exit codes seen.
 
     It keeps counts, not the games: its memory does not grow with them."""
     from .audit import EXIT_BY_VERDICT, render_line
