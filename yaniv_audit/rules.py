@@ -13,6 +13,7 @@ canonical id such as ``israeli(assaf_penalty=50,yaniv_max=5)``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import tomllib
@@ -374,6 +375,17 @@ def _parse_value(name: str, text: str) -> Any:
 
 def parse_rules(text: str) -> RuleSet:
     """A rule set from its id, e.g. ``classic`` or ``israeli(yaniv_max=5)``."""
+    if isinstance(text, str):
+        return _parse_id(text)  # each log names its rules: the same few ids, parsed once
+    return _parse_id_uncached(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_id(text: str) -> RuleSet:
+    return _parse_id_uncached(text)  # a RuleSet is frozen; a RulesError is not cached
+
+
+def _parse_id_uncached(text: str) -> RuleSet:
     compact = "".join(text.split()) if isinstance(text, str) else ""
     match = _ID.match(compact)
     if not match:

@@ -84,8 +84,9 @@ class Replay(Deal, Turns, PileAndStock, RoundEnd, TableClaims, LegalMoves):
         HANDLERS[type(event)](self, event)
 
     def run(self, events: Iterable[Event]) -> Replay:
+        handlers = HANDLERS  # apply(event), inline: one call less for every event
         for event in events:
-            self.apply(event)
+            handlers[type(event)](self, event)
         self.finish()
         return self
 
