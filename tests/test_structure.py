@@ -1,18 +1,20 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from yaniv_audit.cards import parse_card
-from yaniv_audit.codec import event_from_dict, parse_json_array, parse_jsonl
+from yaniv_audit.codec import event_from_dict, parse_json_array, parse_jsonl, read_log
 from yaniv_audit.errors import LogFormatError
 from yaniv_audit.events import Discard, Event, GameStarted, Note
 from yaniv_audit.rules import PRESETS
 from yaniv_audit.structure import (
     Problem,
     StructureCheck,
+    all_seated,
     check_players,
     check_seq,
     first_problem,
@@ -164,6 +166,28 @@ def test_named_players_lists_every_player_naming_field() -> None:
     assert named_players(events[2]) == [("points.dana", "dana"), ("scores.lior", "lior")]
     assert named_players(events[3]) == [("winner.0", "omer"), ("scores.dana", "dana")]
     assert named_players(events[4]) == []
+
+
+def test_the_quick_seating_check_agrees_with_named_players() -> None:
+    """all_seated (set operations) says what checking named_players one by one says:
+    for every event of the sample games, with everyone seated and with each player it
+    names left out in turn."""
+    root = Path(__file__).resolve().parent.parent
+    logs = sorted((root / "replays").glob("*.jsonl"))
+    events = [e for path in logs for e in read_log(path).events] + typed([
+        GAME, {**DEAL, "dealer": "omer"},
+        {"type": "showdown", "caller": "omer", "hands": {"dana": ["5H"]},
+         "totals": {"lior": 3}},  # a total for someone whose hand is not written
+        {"type": "note", "text": "x", "player": "lior"}])
+    assert len({type(e) for e in events}) >= 8  # every kind that names players, and more
+    tried = 0
+    for event in events:
+        everyone = frozenset(p for _, p in named_players(event))
+        for seated in [everyone, *(everyone - {p} for p in everyone)]:
+            expected = all(p in seated for _, p in named_players(event))
+            assert all_seated(event, seated) == expected, (event, seated)
+            tried += not expected
+    assert tried > 100  # the left-out cases were met, not only the seated ones
 
 
 # --- rounds -----------------------------------------------------------------------

@@ -85,28 +85,51 @@ def check_players(players: Sequence[str]) -> tuple[str, str] | None:
 
 def named_players(event: Event) -> list[tuple[str, str]]:
     """Every (field path, player id) an event names, for the seating check."""
+    # type(event) is X, not isinstance: an isinstance that fails costs 80 ns on a
+    # msgspec type (its metaclass's __instancecheck__), and events have no subclasses
     named: list[tuple[str, str]] = []
-    if isinstance(event, (Discard, Draw, Slap, Yaniv)):
-        named.append(("player", event.player))
-    elif isinstance(event, RoundStarted):
+    kind = type(event)
+    if kind in _MOVES:
+        named.append(("player", event.player))  # type: ignore[attr-defined]
+    elif type(event) is RoundStarted:
         named.append(("starter", event.starter))
         if event.dealer is not None:
             named.append(("dealer", event.dealer))
         named.extend((f"hands.{p}", p) for p in event.hands or ())
-    elif isinstance(event, Showdown):
+    elif type(event) is Showdown:
         if event.caller is not None:
             named.append(("caller", event.caller))
         named.extend((f"hands.{p}", p) for p in event.hands)
         named.extend((f"totals.{p}", p) for p in event.totals or ())
-    elif isinstance(event, RoundEnded):
+    elif type(event) is RoundEnded:
         named.extend((f"points.{p}", p) for p in event.points or ())
         named.extend((f"scores.{p}", p) for p in event.scores or ())
-    elif isinstance(event, GameEnded):
+    elif type(event) is GameEnded:
         named.extend((f"winner.{i}", p) for i, p in enumerate(event.winner or ()))
         named.extend((f"scores.{p}", p) for p in event.scores or ())
-    elif isinstance(event, Note) and event.player is not None:
+    elif type(event) is Note and event.player is not None:
         named.append(("player", event.player))
     return named
+
+
+#: the moves of a turn, by exact type
+_MOVES = frozenset((Discard, Draw, Slap, Yaniv))
+
+
+def all_seated(event: Event, seated: frozenset[str]) -> bool:
+    """Whether every player of :func:`named_players` is in ``seated``, without building
+    their field paths (the common events in set operations; a deal's check is 3x faster)."""
+    if type(event) is RoundStarted:
+        return (event.starter in seated and (event.dealer is None or event.dealer in seated)
+                and seated.issuperset(event.hands or ()))
+    if type(event) is Showdown:
+        return ((event.caller is None or event.caller in seated)
+                and seated.issuperset(event.hands) and seated.issuperset(event.totals or ()))
+    if type(event) is RoundEnded:
+        return seated.issuperset(event.points or ()) and seated.issuperset(event.scores or ())
+    if type(event) is GameEnded:
+        return seated.issuperset(event.winner or ()) and seated.issuperset(event.scores or ())
+    return all(player in seated for _, player in named_players(event))
 
 
 class StructureCheck:
@@ -141,13 +164,15 @@ class StructureCheck:
         """The first structural problem of ``event`` given the events before it."""
         if self.game is None:
             return self._first(event)
-        if isinstance(event, (Discard, Draw, Slap, Yaniv)):
-            if event.player not in self.seated:
-                return self._not_seated(event, "player", event.player)
+        kind = type(event)  # not isinstance: see named_players
+        if kind in _MOVES:
+            player: str = event.player  # type: ignore[attr-defined]
+            if player not in self.seated:
+                return self._not_seated(event, "player", player)
             # a scoresheet round (no hands) may record the call, never the other moves
-            if not self.hands and not (isinstance(event, Yaniv) and self.round > 0):
+            if not self.hands and not (kind is Yaniv and self.round > 0):
                 return self._no_deal(event, "a move")
-            if isinstance(event, Draw):
+            if type(event) is Draw:
                 if event.source == "pile":
                     if event.card is None:
                         return Problem(event, "card", "required for a draw from the pile")
@@ -159,25 +184,26 @@ class StructureCheck:
                     if not self.stock:
                         self.stock = None  # drawn to the end: the next order is unknown
             return None
-        for field, player in named_players(event):
-            if player not in self.seated:
-                return self._not_seated(event, field, player)
-        if isinstance(event, RoundStarted):
+        if not all_seated(event, self.seated):
+            for field, player in named_players(event):
+                if player not in self.seated:
+                    return self._not_seated(event, field, player)
+        if type(event) is RoundStarted:
             return self._round_started(event)
-        if isinstance(event, RoundEnded):
+        if type(event) is RoundEnded:
             if self.round == 0:
                 return Problem(event, "round", "no round has started yet")
             if event.round != self.round:
                 return Problem(
                     event, "round", f"expected {self.round}, the round under way, got {event.round}"
                 )
-        elif isinstance(event, (Showdown, Reshuffle)):
+        elif kind is Showdown or type(event) is Reshuffle:
             if self.round == 0:
                 return Problem(event, None, "before round 1; it needs a round_started first")
-            if isinstance(event, Reshuffle):
+            if type(event) is Reshuffle:
                 self.stock = None if event.stock is None else len(event.stock)
                 self.stock_from = "reshuffle"
-        elif isinstance(event, GameStarted):
+        elif type(event) is GameStarted:
             return Problem(
                 event, None, f"a log holds one game, and it started at {self.game.where}"
             )
