@@ -817,6 +817,8 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
         if not ok:  # read again line by line
             checker.restore(saved)
             return False
+        if written != index:  # no seq written
+            _set(event, "index", index)
         # names_to_codes(event), inline for the moves (msgspec read names, typed as codes);
         # type(event) is X, not isinstance, which costs 80 ns on a msgspec type it is not
         if type(event) is Discard:
@@ -828,7 +830,6 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
                 _set(event, "swap", code(event.swap))  # type: ignore[arg-type]
         else:
             names_to_codes(event)
-        _set(event, "index", index)
         _set(event, "line", line)
         problem = check(event)
         if problem is not None:
