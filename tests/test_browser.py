@@ -83,8 +83,8 @@ def test_other_rules_from_the_form(server: str, page: Page) -> None:
     assert page.text_content("#verdict") == "violations"
     page.click("details.tools summary")
     page.fill("input[name=rules]", "namu")
-    page.click("#replay")
-    page.wait_for_load_state()  # the new page's scripts have run: its ticks are drawn
+    with page.expect_navigation():  # to the new page, loaded: its scripts drew the ticks
+        page.click("#replay")
     assert page.text_content("#verdict") == "clean"
     assert page.text_content("#rules-id") == "namu"
     assert page.locator("#ticks .tick").count() == 0
@@ -94,10 +94,10 @@ def test_open_a_log_file_from_the_start_page(server: str, page: Page) -> None:
     page.goto(server + "/")
     assert page.locator("#game-list li.game").count() == len(list(REPLAYS.glob("*.jsonl")))
     page.set_input_files("input[name=log]", str(REPLAYS / "impossible-draw.jsonl"))
-    page.click("#check-log")
     # The verdict is in the page's HTML; the finding button works once viewer.js has run
-    # (a click before that was lost: seen once in CI).
-    page.wait_for_load_state()
+    # (a click before that was lost: seen once in CI), so wait for the page's load.
+    with page.expect_navigation():
+        page.click("#check-log")
     assert page.text_content("#verdict") == "corrupt"
     page.click("#next-finding")
     texts = page.locator("#step-findings li").all_inner_texts()

@@ -9,7 +9,7 @@ import pytest
 from yaniv_audit.cards import parse_card
 from yaniv_audit.codec import event_from_dict, parse_json_array, parse_jsonl, read_log
 from yaniv_audit.errors import LogFormatError
-from yaniv_audit.events import Discard, Event, GameStarted, Note
+from yaniv_audit.events import EVENT_TYPES, Discard, Event, GameStarted, Note
 from yaniv_audit.rules import PRESETS
 from yaniv_audit.structure import (
     Problem,
@@ -166,6 +166,17 @@ def test_named_players_lists_every_player_naming_field() -> None:
     assert named_players(events[2]) == [("points.dana", "dana"), ("scores.lior", "lior")]
     assert named_players(events[3]) == [("winner.0", "omer"), ("scores.dana", "dana")]
     assert named_players(events[4]) == []
+
+
+def test_the_event_types_have_no_subclasses() -> None:
+    """The reader, the structural checks and the engine test an event's exact type
+    (``type(event) is Draw``: an isinstance that fails on a msgspec type is slow), so a
+    subclass of an event type would slip past their checks."""
+    def below(cls: type) -> list[type]:
+        return [c for sub in cls.__subclasses__() for c in (sub, *below(sub))]
+
+    assert set(below(Event)) == set(EVENT_TYPES.values())
+    assert all(not cls.__subclasses__() for cls in EVENT_TYPES.values())
 
 
 def test_the_quick_seating_check_agrees_with_named_players() -> None:
