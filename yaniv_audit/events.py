@@ -147,8 +147,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 EVENT_TYPES_BY_CLASS: dict[type[Event], str] = {cls: name for name, cls in EVENT_TYPES.items()}
 
-#: events that are moves of a turn
-MOVES = (Discard, Draw, Slap, Yaniv)
+#: events that are moves of a turn (a set of exact types: ``type(event) in MOVES``)
+MOVES = frozenset((Discard, Draw, Slap, Yaniv))
 
 
 # --- msgspec: the fast way in ------------------------------------------------------

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .events import (
-    Discard,
+    MOVES,
     Draw,
     Event,
     GameEnded,
@@ -32,7 +32,6 @@ from .events import (
     RoundEnded,
     RoundStarted,
     Showdown,
-    Slap,
     Yaniv,
 )
 
@@ -88,8 +87,7 @@ def named_players(event: Event) -> list[tuple[str, str]]:
     # type(event) is X, not isinstance: an isinstance that fails costs 80 ns on a
     # msgspec type (its metaclass's __instancecheck__), and events have no subclasses
     named: list[tuple[str, str]] = []
-    kind = type(event)
-    if kind in _MOVES:
+    if type(event) in MOVES:
         named.append(("player", event.player))  # type: ignore[attr-defined]
     elif type(event) is RoundStarted:
         named.append(("starter", event.starter))
@@ -110,10 +108,6 @@ def named_players(event: Event) -> list[tuple[str, str]]:
     elif type(event) is Note and event.player is not None:
         named.append(("player", event.player))
     return named
-
-
-#: the moves of a turn, by exact type
-_MOVES = frozenset((Discard, Draw, Slap, Yaniv))
 
 
 def all_seated(event: Event, seated: frozenset[str]) -> bool:
@@ -165,7 +159,7 @@ class StructureCheck:
         if self.game is None:
             return self._first(event)
         kind = type(event)  # not isinstance: see named_players
-        if kind in _MOVES:
+        if kind in MOVES:
             player: str = event.player  # type: ignore[attr-defined]
             if player not in self.seated:
                 return self._not_seated(event, "player", player)
@@ -197,7 +191,7 @@ class StructureCheck:
                 return Problem(
                     event, "round", f"expected {self.round}, the round under way, got {event.round}"
                 )
-        elif kind is Showdown or type(event) is Reshuffle:
+        elif type(event) is Showdown or type(event) is Reshuffle:
             if self.round == 0:
                 return Problem(event, None, "before round 1; it needs a round_started first")
             if type(event) is Reshuffle:
