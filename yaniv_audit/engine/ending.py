@@ -40,17 +40,17 @@ class RoundEnd(ReplayBase):
     def _call(self, r: RoundState, event: Event, caller: str) -> None:
         """End a replayed round by ``caller``'s Yaniv at ``event``."""
         hands, values = r.hands, self.values
-        total = hand_total(hands.get(caller, ()), values)
+        totals = {p: hand_total(hands.get(p, ()), values) for p in r.rotation}
+        total = totals[caller] if caller in totals else hand_total(hands.get(caller, ()), values)
         if total > self.rules.yaniv_max:
             self._violation(event, "yaniv.threshold", caller,
                             f"{caller} called Yaniv at {total} "
                             f"({format_cards(r.hands.get(caller, []))}); yaniv_max="
                             f"{self.rules.yaniv_max}")
-        if isinstance(event, Yaniv) and event.total is not None and event.total != total:
+        if type(event) is Yaniv and event.total is not None and event.total != total:
             self._claim(event, "claim.yaniv_total", caller,
                         f"{caller} announced {event.total}, but "
                         f"{format_cards(r.hands.get(caller, []))} makes {total}")
-        totals = {p: hand_total(hands.get(p, ()), values) for p in r.rotation}
         self._score(r, event, caller, totals, "yaniv")
 
     # --- scoring the round -------------------------------------------------
@@ -107,13 +107,17 @@ class RoundEnd(ReplayBase):
                             f"{r.stock_count} card{'' if r.stock_count == 1 else 's'}: under "
                             "reshuffle=round_ends only an exhausted stock ends a round without "
                             "a Yaniv")
-        self._check_counts(event, Counter(chain.from_iterable(event.hands.values())),
-                           "the showdown")
+        hands = r.hands
+        as_held = r.moves_checked and all(
+            sorted(cards) == sorted(hands.get(p, ())) for p, cards in event.hands.items())
+        if not as_held:  # hands shown as the replay holds them are within the deck
+            self._check_counts(event, Counter(chain.from_iterable(event.hands.values())),
+                               "the showdown")
         for p in event.hands:
             if p in self.out and (r.moves_checked is False or p not in r.rotation):
                 self._player_out(event, p)
         if r.moves_checked:
-            self._showdown_after_moves(r, event)
+            self._showdown_after_moves(r, event, as_held)
             return
         if r.ended:
             return
@@ -157,7 +161,9 @@ class RoundEnd(ReplayBase):
         order = {p: i for i, p in enumerate(self.seating)}
         return dict(sorted(totals.items(), key=lambda item: order.get(item[0], 0)))
 
-    def _showdown_after_moves(self, r: RoundState, event: Showdown) -> None:
+    def _showdown_after_moves(self, r: RoundState, event: Showdown, as_held: bool) -> None:
+        """A showdown after replayed moves: it ends the round if nothing did, and its
+        hands (``as_held``: each as the replay holds it) and totals are claims."""
         if not r.ended:
             if event.caller is not None:
                 self._enter(r, Yaniv(event.caller, index=event.index, line=event.line, at=event.at))
@@ -174,7 +180,7 @@ class RoundEnd(ReplayBase):
             if p not in event.hands and p not in written and p not in self.out:
                 self._claim(event, "claim.showdown", p,
                             f"the showdown shows no hand for {p}, who is still in")
-        for p, cards in event.hands.items():
+        for p, cards in () if as_held else event.hands.items():
             held = r.hands.get(p, [])
             if sorted(cards) != sorted(held):
                 self._claim(event, "claim.showdown", p,

@@ -130,14 +130,19 @@ class Turns(ReplayBase):
             r.last_drawn = None
         else:
             self._enter(r, event)
-        self._take_from_hand(event, p, event.cards)
-        reading = classify(event.cards, self.rules)
+        cards = event.cards
+        hand = r.hands.get(p)
+        if len(cards) == 1 and hand is not None and cards[0] in hand:
+            hand.remove(cards[0])  # _take_from_hand's usual case, inline
+        else:
+            self._take_from_hand(event, p, cards)
+        reading = classify(cards, self.rules)
         meld = reading if isinstance(reading, Meld) else None
         if meld is None:
             self._violation(event, "discard.combo", p, f"{p} threw {reading}")
-        r.pile.append(Layer(p, list(event.cards), meld))
+        r.pile.append(Layer(p, list(cards), meld))
         r.phase = THREW
-        r.throw_size = len(event.cards)
+        r.throw_size = len(cards)
 
     def _slap(self, event: Slap) -> None:
         r = self._move_round(event)
