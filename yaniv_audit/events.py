@@ -156,7 +156,7 @@ MOVES = frozenset((Discard, Draw, Slap, Yaniv))
 
 def names_to_codes(event: Event) -> None:
     """The cards of an event msgspec just read, from their names to their codes."""
-    code, codes = CODES.__getitem__, _codes
+    code = CODES.__getitem__
     for name in _CARD_FIELDS[type(event)]:
         value: Any = getattr(event, name)
         if value is None:
@@ -164,14 +164,13 @@ def names_to_codes(event: Event) -> None:
         if type(value) is str:
             value = code(value)
         elif type(value) is tuple:
-            value = codes(value)
+            value = tuple(map(code, value))
         else:  # hands
-            value = {player: codes(cards) for player, cards in value.items()}
-        msgspec.structs.force_setattr(event, name, value)
+            value = {player: tuple(map(code, cards)) for player, cards in value.items()}
+        _force_setattr(event, name, value)
 
 
-def _codes(names: tuple[str, ...]) -> tuple[Card, ...]:
-    return tuple(map(CODES.__getitem__, names))
+_force_setattr = msgspec.structs.force_setattr
 
 
 #: the fields of each event type that hold cards (those normalize_event rewrites)
