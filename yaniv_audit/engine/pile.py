@@ -33,7 +33,13 @@ class PileAndStock(ReplayBase):
         if not had_throw:
             self._enter(r, event)
         if event.source == "stock":
-            card = self._draw_stock(r, event)
+            stock = r.stock
+            if stock and r.stock_count > 1 and (event.card is None or event.card == stock[-1]):
+                card = stock.pop()  # _draw_stock's usual case, inline: the stock does not end
+                r.seen[card] += 1
+                r.stock_count -= 1
+            else:
+                card = self._draw_stock(r, event)
             r.drew_from_stock = True
         else:
             card = self._draw_pile(r, event, had_throw)
