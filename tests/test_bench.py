@@ -9,12 +9,14 @@ import io
 import json
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from yaniv_audit import bench
-from yaniv_audit.bench import best_of, parse_floor
+from yaniv_audit.bench import best_of, interleaved, parse_floor
 from yaniv_audit.chess_bench import (
     INSTALL_HINT,
     MAX_PLIES,
@@ -157,3 +159,25 @@ def test_best_of_keeps_the_fastest_and_stops_at_the_budget() -> None:
     calls.clear()
     _, _, runs = best_of(lambda: calls.append(1), repeat=5, budget=0.0)
     assert runs == 1
+
+
+def test_interleaved_runs_every_stage_once_a_round_and_keeps_each_fastest() -> None:
+    order: list[str] = []
+    pause = iter([0.02, 0.0, 0.0, 0.02])  # "slow" is slow in round 1, "fast" in round 2
+
+    def stage(name: str) -> Callable[[], int]:
+        def run() -> int:
+            order.append(name)
+            time.sleep(next(pause))
+            return len(order)
+        return run
+
+    timed = interleaved({"slow": stage("slow"), "fast": stage("fast")}, repeat=2)
+    assert order == ["slow", "fast", "slow", "fast"]  # in turn, not one stage's runs together
+    assert timed["slow"][1] == [1, 3] and timed["fast"][1] == [2, 4]
+    assert timed["slow"][2] == timed["fast"][2] == 2
+    assert timed["slow"][0] < 0.015 and timed["fast"][0] < 0.015  # each one's best round
+    order.clear()
+    assert interleaved({"a": lambda: order.append("a"), "b": lambda: order.append("b")},
+                       repeat=5, budget=0.0)["a"][2] == 1
+    assert order == ["a", "b"]  # the budget ends the rounds, never a round half run

@@ -22,10 +22,12 @@ On a corpus of simulated games it measures, in one run and on the same files:
     random legal PGN games and playing every move (:mod:`yaniv_audit.chess_bench`),
     in plies per second, and (d)'s events per second divided by it.
 
-Times are ``time.perf_counter`` wall times, the best of ``repeat`` runs (a run
-is repeated only while that stage's total stays under a time budget), after a
-warm-up on a few files. Events per second always divide the same event count:
-the non-blank lines of the corpus.
+Times are ``time.perf_counter`` wall times, the best of ``repeat`` rounds after a
+warm-up on a few files. A round runs every stage once, (a) to (g) in turn
+(:func:`interleaved`), so that a machine whose speed changes while the bench runs
+(a shared host, a neighbour's load) slows every stage alike and the ratios between
+them hold; rounds stop early once the bench has spent its time budget. Events per
+second always divide the same event count: the non-blank lines of the corpus.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ TARGET_SPEEDUP_PER_CORE = 0.9  # 1.8x on 2 cores (issue 10: "bulk audit >= 1.8x 
 TARGET_CHESS = 8.0  # audit events/s over python-chess plies/s
 MEMORY_FACTOR = 4  # the streaming check audits this many times the games
 MEMORY_SLACK = 0.10  # ... and its peak RSS may grow by at most this fraction
-REPEAT_BUDGET = 20.0  # seconds: no further repeats of a stage once it has taken this long
+REPEAT_BUDGET = 20.0  # seconds a stage: no further rounds once the stages have taken this long
 WARMUP_FILES = 3
 BULK_CORES = 2  # the issue's machine
 
@@ -236,6 +238,30 @@ def best_of(run: Callable[[], Any], repeat: int, budget: float = REPEAT_BUDGET,
     return best, result, runs
 
 
+def interleaved(runs: dict[str, Callable[[], Any]], repeat: int,
+                budget: float | None = None) -> dict[str, tuple[float, list[Any], int]]:
+    """Each of ``runs`` once a round, in turn, for up to ``repeat`` rounds (no further
+    round once ``budget`` seconds are spent; by default REPEAT_BUDGET a run): for each,
+    its fastest time, the results of every round and the number of rounds."""
+    if budget is None:
+        budget = REPEAT_BUDGET * len(runs)
+    best = dict.fromkeys(runs, float("inf"))
+    results: dict[str, list[Any]] = {name: [] for name in runs}
+    rounds = 0
+    spent = 0.0
+    while rounds < max(1, repeat):
+        for name, run in runs.items():
+            t0 = time.perf_counter()
+            results[name].append(run())
+            elapsed = time.perf_counter() - t0
+            best[name] = min(best[name], elapsed)
+            spent += elapsed
+        rounds += 1
+        if spent >= budget:
+            break
+    return {name: (best[name], results[name], rounds) for name in runs}
+
+
 # --- memory -----------------------------------------------------------------
 
 
@@ -300,51 +326,49 @@ def run_bench(
     replay_alone(warm)
     audit_corpus(warm, jobs=1)
 
-    stages: dict[str, dict[str, Any]] = {}
+    from .chess_bench import CHESS_GAMES, chess_figures, chess_run
 
-    t_parse, events, runs = best_of(lambda: parse_floor(files), repeat)
-    stages["parse"] = {"seconds": t_parse, "runs": runs}
-    t_hashed, hashed_events, runs = best_of(lambda: hashed_floor(files), repeat)
-    stages["hashed"] = {"seconds": t_hashed, "runs": runs}
-    if hashed_events != events:
-        raise RuntimeError(f"the leaves counted {hashed_events} events, the parser {events}")
-    t_codec, codec_events, runs = best_of(lambda: codec_path(files), repeat)
-    stages["codec"] = {"seconds": t_codec, "runs": runs}
-    if codec_events != events:
-        raise RuntimeError(f"the codec read {codec_events} events, the parser {events}")
-    stages["validation"] = {"seconds": max(t_codec - t_parse, 1e-9), "derived": "codec - parse"}
-
-    replays = []
-    runs = 0
-    spent = 0.0
-    while runs < max(1, repeat) and spent < REPEAT_BUDGET:
-        t0 = time.perf_counter()
-        replays.append(replay_alone(files))
-        spent += time.perf_counter() - t0
-        runs += 1
-    stages["replay"] = {"seconds": min(r["replay"] for r in replays), "runs": runs}
-    stages["fingerprint"] = {"seconds": min(r["fingerprint"] for r in replays), "runs": runs}
-
-    # one core and all cores alternate, so that a load that comes and goes hits both
-    t_audit = t_bulk = float("inf")
-    verdicts: dict[str, int] = {}
-    runs = 0
-    spent = 0.0
+    chess_timed, chess_info = chess_run(chess_games or CHESS_GAMES)
     self_rss = 0
-    while runs < max(1, repeat) and spent < 2 * REPEAT_BUDGET:
-        t0 = time.perf_counter()
+
+    def audit_one_core() -> dict[str, int]:
+        nonlocal self_rss
         verdicts = audit_corpus(files, jobs=1)
-        t1 = time.perf_counter()
-        self_rss = max(self_rss, maxrss_bytes())
-        bulk_verdicts = audit_corpus(files, jobs=jobs, progress=progress)
-        t2 = time.perf_counter()
-        if bulk_verdicts != verdicts:
-            raise RuntimeError(f"bulk verdicts {bulk_verdicts} differ from one core's {verdicts}")
-        t_audit, t_bulk = min(t_audit, t1 - t0), min(t_bulk, t2 - t1)
-        spent += t2 - t0
-        runs += 1
-    stages["audit"] = {"seconds": t_audit, "runs": runs, "jobs": 1}
-    stages["bulk"] = {"seconds": t_bulk, "runs": runs, "jobs": jobs}
+        self_rss = self_rss or maxrss_bytes()  # before python-chess first runs
+        return verdicts
+
+    runs: dict[str, Callable[[], Any]] = {
+        "parse": lambda: parse_floor(files),
+        "hashed": lambda: hashed_floor(files),
+        "codec": lambda: codec_path(files),
+        "replay": lambda: replay_alone(files),
+        "audit": audit_one_core,
+        "bulk": lambda: audit_corpus(files, jobs=jobs, progress=progress),
+    }
+    if chess_timed is not None:
+        runs["chess"] = chess_timed
+    timed = interleaved(runs, repeat)
+    rounds = timed["parse"][2]
+
+    stages: dict[str, dict[str, Any]] = {
+        name: {"seconds": timed[name][0], "runs": rounds} for name in ("parse", "hashed", "codec")}
+    t_parse = timed["parse"][0]
+    events = timed["parse"][1][0]
+    for name, what in (("hashed", "the leaves counted"), ("codec", "the codec read")):
+        if timed[name][1][0] != events:
+            raise RuntimeError(f"{what} {timed[name][1][0]} events, the parser {events}")
+    stages["validation"] = {"seconds": max(timed["codec"][0] - t_parse, 1e-9),
+                            "derived": "codec - parse"}
+    replays = timed["replay"][1]
+    stages["replay"] = {"seconds": min(r["replay"] for r in replays), "runs": rounds}
+    stages["fingerprint"] = {"seconds": min(r["fingerprint"] for r in replays), "runs": rounds}
+    t_audit, audit_verdicts, _ = timed["audit"]
+    t_bulk, bulk_verdicts, _ = timed["bulk"]
+    verdicts = audit_verdicts[0]
+    if any(v != verdicts for v in audit_verdicts + bulk_verdicts):
+        raise RuntimeError(f"bulk verdicts {bulk_verdicts[0]} differ from one core's {verdicts}")
+    stages["audit"] = {"seconds": t_audit, "runs": rounds, "jobs": 1}
+    stages["bulk"] = {"seconds": t_bulk, "runs": rounds, "jobs": jobs}
     worker_rss = maxrss_bytes(resource.RUSAGE_CHILDREN)
 
     for stage in stages.values():
@@ -359,9 +383,11 @@ def run_bench(
         "bulk_speedup": speedup,
         "memory": {"maxrss": self_rss, "maxrss_workers": worker_rss},
     }
-    from .chess_bench import CHESS_GAMES, chess_stage
-
-    chess = chess_stage(repeat, best_of, chess_games or CHESS_GAMES)
+    if chess_timed is None:
+        chess = chess_info
+    else:
+        t_chess, chess_results, _ = timed["chess"]
+        chess = chess_figures(chess_info, t_chess, chess_results[-1], rounds)
     if "plies_per_s" in chess:
         chess["ratio"] = stages["audit"]["events_per_s"] / chess["plies_per_s"]
     result["chess"] = chess
@@ -434,7 +460,7 @@ def render(result: dict[str, Any]) -> str:
         f"{corpus['bytes'] / 1e6:.1f} MB in {info['corpus_dir']}"
         f" ({'reused' if info['reused'] else 'generated'})",
         f"machine: {info['cpus']} cores, Python {info['python']}, orjson {info['orjson']}, "
-        f"yaniv-audit {info['version']}; best of up to {info['repeat']} runs",
+        f"yaniv-audit {info['version']}; best of up to {info['repeat']} rounds of all stages",
         "",
         f"{'stage':50} {'seconds':>9} {'events/s':>12} {'vs parse':>9}",
     ]

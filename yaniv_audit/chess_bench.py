@@ -87,17 +87,34 @@ def cached_pgn(games: int, seed: int) -> str:
     return text
 
 
-def chess_stage(repeat: int, best_of: Callable[..., tuple[float, Any, int]],
-                games: int = CHESS_GAMES, seed: int = CHESS_SEED) -> dict[str, Any]:
-    """python-chess replaying the games, the best of ``repeat`` runs; or, when it is
-    not installed, ``{"skipped": INSTALL_HINT}``."""
+def chess_run(games: int = CHESS_GAMES, seed: int = CHESS_SEED,
+              ) -> tuple[Callable[[], tuple[int, int]] | None, dict[str, Any]]:
+    """The run to time (python-chess replaying the games: (games, plies)) and what to say
+    of it; or, when python-chess is not installed, None and ``{"skipped": INSTALL_HINT}``."""
     try:
         import chess
         import chess.pgn  # noqa: F401 - the reader itself
     except ImportError:
-        return {"skipped": INSTALL_HINT}
+        return None, {"skipped": INSTALL_HINT}
     text = cached_pgn(games, seed)
-    seconds, (count, plies), runs = best_of(lambda: replay_pgn(text), repeat)
-    return {"version": chess.__version__, "games": count, "plies": plies,
-            "bytes": len(text.encode()), "seconds": seconds, "runs": runs,
+    return (lambda: replay_pgn(text)), {"version": chess.__version__,
+                                        "bytes": len(text.encode())}
+
+
+def chess_figures(info: dict[str, Any], seconds: float, result: tuple[int, int],
+                  runs: int) -> dict[str, Any]:
+    """The stage's figures from the best time of :func:`chess_run`'s run."""
+    count, plies = result
+    return {**info, "games": count, "plies": plies, "seconds": seconds, "runs": runs,
             "plies_per_s": plies / seconds}
+
+
+def chess_stage(repeat: int, best_of: Callable[..., tuple[float, Any, int]],
+                games: int = CHESS_GAMES, seed: int = CHESS_SEED) -> dict[str, Any]:
+    """python-chess replaying the games, the best of ``repeat`` runs; or, when it is
+    not installed, ``{"skipped": INSTALL_HINT}``."""
+    run, info = chess_run(games, seed)
+    if run is None:
+        return info
+    seconds, result, runs = best_of(run, repeat)
+    return chess_figures(info, seconds, result, runs)

@@ -812,7 +812,7 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="processes for the bulk audit and the simulation (default: all cores)")
 @click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
-              help="take the best of up to this many runs of each stage")
+              help="take the best of up to this many rounds, each running every stage once in turn")
 @click.option("--no-memory-check", "no_memory", is_flag=True,
               help="skip the streaming check (two audits in fresh processes)")
 @click.option("--chess-games", type=click.IntRange(min=1), default=200, show_default=True,
