@@ -158,6 +158,19 @@ def test_joker_swap_must_put_in_the_card_the_joker_stands_for() -> None:
     assert "does not stand for QS" in f["message"]
 
 
+def test_a_swap_with_a_stock_draw_is_draw_swap_and_does_not_count() -> None:
+    b = (LogBuilder(rules="de-wiki").deal(1, "dana", SWAP_HANDS, "7C", "2S 3S 5S 7S 8S")
+         .turn("dana", "4H JK 6H")
+         .discard("lior", "9C 9D").draw("lior", "stock", swap="5H")
+         .turn("omer", "8D").turn("dana", "KC").turn("lior", "5H"))  # lior still holds 5H
+    report = b.audit()
+    assert codes(report) == ["draw.swap"] and report["verdict"] == "violations"
+    (f,) = findings(report, "draw.swap")
+    assert f["player"] == "lior" and f["message"] == (
+        "lior drew from the stock and swapped 5H; a joker swap takes the joker from the pile "
+        "in place of the draw, so it is not made with a stock draw (the swap does not count)")
+
+
 # --- slap-down -----------------------------------------------------------
 
 SLAP_HANDS = {"dana": "4C 4D 9H KS QS", "lior": HANDS["lior"], "omer": HANDS["omer"]}

@@ -42,6 +42,8 @@ def built() -> list[tuple[LogBuilder, str | None]]:
          .deal(1, "p1", BIG, "KS", "", rest=False).turn("p1", "AC", "stock"), None),
         (LogBuilder().deal(1, "dana", HANDS, UPCARD, STOCK, rest=False), None),
         (standard().turn("dana", "AH 2H 3H", "pile", "QH"), None),  # card.not_on_pile
+        (standard().discard("dana", "AH 2H 3H").draw("dana", "stock", swap="KD"),
+         None),  # draw.swap with a stock draw
     ]
 
 

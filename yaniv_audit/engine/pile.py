@@ -33,6 +33,12 @@ class PileAndStock(ReplayBase):
         if not had_throw:
             self._enter(r, event)
         if event.source == "stock":
+            if event.swap is not None:
+                self._violation(event, "draw.swap", event.player,
+                                f"{event.player} drew from the stock and swapped "
+                                f"{format_cards([event.swap])}; a joker swap takes the joker from "
+                                "the pile in place of the draw, so it is not made with a stock "
+                                "draw (the swap does not count)")
             stock = r.stock
             if stock and r.stock_count > 1 and (event.card is None or event.card == stock[-1]):
                 card = stock.pop()  # _draw_stock's usual case, inline: the stock does not end

@@ -206,7 +206,20 @@ MESSAGES: dict[str, list[Pattern]] = {
            "{p} החליף {a} תמורת {b}: {why_p}",
            "{p} обменял {a} на {b}: {why_p}",
            "{p} tauschte {a} gegen {b}: {why_p}",
-           "{p}이(가) {a}을(를) {b}와(과) 바꿨습니다: {why_p}")],
+           "{p}이(가) {a}을(를) {b}와(과) 바꿨습니다: {why_p}"),
+        _p(rf"{S} drew from the stock and swapped (?P<a><CARD>); a joker swap takes the joker "
+           r"from the pile in place of the draw, so it is not made with a stock draw \(the "
+           r"swap does not count\)",
+           "{p} שלף מהקופה והחליף {a}; החלפת ג'וקר לוקחת את הג'וקר מהערימה במקום השליפה, "
+           "ולכן אינה נעשית עם שליפה מהקופה (ההחלפה אינה נחשבת)",
+           "{p} взял карту из колоды и обменял {a}; обмен джокера забирает джокера из сброса "
+           "вместо взятия карты, поэтому с колодой он не делается (обмен не засчитан)",
+           "{p} zog vom Stapel und tauschte {a}; ein Jokertausch nimmt den Joker vom "
+           "Ablagestapel anstelle des Ziehens und geht daher nicht mit einem Zug vom Stapel "
+           "(der Tausch zählt nicht)",
+           "{p}이(가) 더미에서 뽑고 {a}을(를) 교환했습니다; 조커 교환은 뽑는 대신 버림패에서 "
+           "조커를 가져오는 것이므로 더미에서 뽑을 때는 할 수 없습니다 (교환은 인정되지 "
+           "않습니다)")],
     "slap.no_match": [_p(
         rf"{S} slapped (?P<c><CARD>), which does not extend (?P<layer><CARDS>) "
         r"\((?P<a>set_max=\d+), (?P<b>run_max=(?:\d+|null))\)",
