@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from builders import HANDS, STOCK, UPCARD, LogBuilder, codes, findings, standard
 
+from yaniv_audit.cards import parse_card
+from yaniv_audit.events import Draw
+
 # --- a clean round --------------------------------------------------------
 
 
@@ -169,6 +172,15 @@ def test_a_swap_with_a_stock_draw_is_draw_swap_and_does_not_count() -> None:
     assert f["player"] == "lior" and f["message"] == (
         "lior drew from the stock and swapped 5H; a joker swap takes the joker from the pile "
         "in place of the draw, so it is not made with a stock draw (the swap does not count)")
+
+
+def test_the_steps_read_a_swap_on_a_stock_draw_as_the_stock_draw() -> None:
+    from yaniv_audit.replay_view import describe
+
+    pile = Draw("lior", "pile", parse_card("JK"), parse_card("5H"), index=5, line=6)
+    stock = Draw("lior", "stock", parse_card("2S"), parse_card("5H"), index=5, line=6)
+    assert describe(pile) == "lior swaps 5H for JK"
+    assert describe(stock) == "lior draws 2S from the stock"  # the swap does not count
 
 
 # --- slap-down -----------------------------------------------------------

@@ -43,7 +43,7 @@ def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = (
     if isinstance(event, Draw):
         hidden = seat is not None and event.source == "stock" and event.player != seat
         what = format_cards([event.card]) if event.card is not None and not hidden else "a card"
-        if event.swap is not None:
+        if event.swap is not None and event.source == "pile":  # (on a stock draw: draw.swap)
             return f"{event.player} swaps {format_cards([event.swap])} for {what}"
         return f"{event.player} draws {what} from the {event.source}"
     if isinstance(event, Slap):

@@ -71,7 +71,8 @@
     switch (step.type) {
       case "discard": fill(t("%(player)s throws %(cards)s"), { player: who, cards: inline(m.cards) }); break;
       case "draw":
-        if (m.swap) fill(t("%(player)s swaps %(card)s for the joker"), { player: who, card: inline([m.swap]) });
+        // a swap written on a stock draw does not count (draw.swap): the stock draw does
+        if (m.swap && m.source === "pile") fill(t("%(player)s swaps %(card)s for the joker"), { player: who, card: inline([m.swap]) });
         else if (!m.cards.length) fill(t("%(player)s draws a card from the stock"), { player: who });
         else fill(m.source === "pile" ? t("%(player)s takes %(cards)s from the pile") : t("%(player)s draws %(cards)s from the stock"),
                   { player: who, cards: inline(m.cards) });
