@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from yaniv_audit import bench
-from yaniv_audit.bench import best_of, interleaved, parse_floor
+from yaniv_audit.bench import interleaved, parse_floor
 from yaniv_audit.chess_bench import (
     INSTALL_HINT,
     MAX_PLIES,
-    chess_stage,
+    chess_run,
     random_games_pgn,
     replay_pgn,
 )
@@ -114,8 +114,8 @@ def test_random_chess_games_are_legal_and_the_same_every_time() -> None:
 def test_without_python_chess_the_bench_says_how_to_install_it(
         bench_json: tuple[dict, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "chess", None)  # import chess fails, as when missing
-    skipped = chess_stage(1, best_of, games=2)
-    assert skipped == {"skipped": INSTALL_HINT}
+    run, skipped = chess_run(games=2)
+    assert run is None and skipped == {"skipped": INSTALL_HINT}
     assert "pip install 'yaniv-audit[bench]'" in INSTALL_HINT
     result, _ = bench_json
     result = {**result, "chess": skipped, "run": {
@@ -152,12 +152,13 @@ def test_parse_floor_counts_non_blank_lines(tmp_path: Path) -> None:
     assert parse_floor([str(log)]) == 2
 
 
-def test_best_of_keeps_the_fastest_and_stops_at_the_budget() -> None:
+def test_one_stage_keeps_the_fastest_and_stops_at_the_budget() -> None:
     calls: list[int] = []
-    seconds, result, runs = best_of(lambda: calls.append(1) or len(calls), repeat=3)
-    assert runs == 3 and result == 3 and seconds >= 0
+    seconds, results, runs = interleaved({"x": lambda: calls.append(1) or len(calls)},
+                                         repeat=3)["x"]
+    assert runs == 3 and results[-1] == 3 and seconds >= 0
     calls.clear()
-    _, _, runs = best_of(lambda: calls.append(1), repeat=5, budget=0.0)
+    _, _, runs = interleaved({"x": lambda: calls.append(1)}, repeat=5, budget=0.0)["x"]
     assert runs == 1
 
 

@@ -219,25 +219,6 @@ def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] |
     return counts
 
 
-def best_of(run: Callable[[], Any], repeat: int, budget: float = REPEAT_BUDGET,
-            ) -> tuple[float, Any, int]:
-    """The fastest of up to ``repeat`` runs (fewer once ``budget`` seconds are spent)."""
-    best = float("inf")
-    result: Any = None
-    spent = 0.0
-    runs = 0
-    while runs < max(1, repeat):
-        t0 = time.perf_counter()
-        result = run()
-        elapsed = time.perf_counter() - t0
-        runs += 1
-        spent += elapsed
-        best = min(best, elapsed)
-        if spent >= budget:
-            break
-    return best, result, runs
-
-
 def interleaved(runs: dict[str, Callable[[], Any]], repeat: int,
                 budget: float | None = None) -> dict[str, tuple[float, list[Any], int]]:
     """Each of ``runs`` once a round, in turn, for up to ``repeat`` rounds (no further

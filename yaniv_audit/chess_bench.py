@@ -108,13 +108,3 @@ def chess_figures(info: dict[str, Any], seconds: float, result: tuple[int, int],
     return {**info, "games": count, "plies": plies, "seconds": seconds, "runs": runs,
             "plies_per_s": plies / seconds}
 
-
-def chess_stage(repeat: int, best_of: Callable[..., tuple[float, Any, int]],
-                games: int = CHESS_GAMES, seed: int = CHESS_SEED) -> dict[str, Any]:
-    """python-chess replaying the games, the best of ``repeat`` runs; or, when it is
-    not installed, ``{"skipped": INSTALL_HINT}``."""
-    run, info = chess_run(games, seed)
-    if run is None:
-        return info
-    seconds, result, runs = best_of(run, repeat)
-    return chess_figures(info, seconds, result, runs)
