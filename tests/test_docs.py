@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -71,7 +72,7 @@ def run_here(monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
     return CliRunner().invoke(cli, list(args)).stdout
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/log-format.md"])
+@pytest.mark.parametrize("doc", ["docs/cli.md", "docs/log-format.md"])
 def test_the_typos_example_is_the_real_output(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert shown(doc, "yaniv-audit validate docs/typos.jsonl") == run_here(
         monkeypatch, "validate", "docs/typos.jsonl")
@@ -122,3 +123,36 @@ def test_the_readme_main_job_runs(tmp_path: Path) -> None:
     assert "ingested 0 games (0 events)" in outputs[1][0]
     assert "audited under its declared rules by this version already" in outputs[1][1]
     assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")
+
+
+def commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, click.Command]]:
+    """Every command a user can type, as its words after ``yaniv-audit`` ("odds deal")."""
+    found = []
+    for name, command in sorted(group.commands.items()):
+        if isinstance(command, click.Group):
+            found += commands(command, (*path, name))
+        else:
+            found.append((" ".join((*path, name)), command))
+    return found
+
+
+def test_the_readme_is_a_front_page_under_200_lines() -> None:
+    """Issue 29: the README says what the tool is and links the reference, it does not hold it."""
+    assert len(text("README.md").splitlines()) < 200
+
+
+@pytest.mark.parametrize(("name", "command"), commands(cli), ids=[n for n, _ in commands(cli)])
+def test_cli_md_shows_every_command_with_every_option(name: str, command: click.Command) -> None:
+    """docs/cli.md is the reference the README's table points to: every command has a
+    synopsis there naming each of its options, and a line in the README's table."""
+    body = text("docs/cli.md")
+    synopses = [line for line in re.findall(r"^yaniv-audit (.+)$", body, re.M)
+                if f"{line} ".startswith(f"{name} ")]
+    assert synopses, f"docs/cli.md has no synopsis of {name}"
+    shared = body.split("## What every command shares", 1)[1].split("\n## ", 1)[0]
+    for param in command.params:
+        for opt in (o for o in getattr(param, "opts", ()) if o.startswith("--")):
+            where = shared if opt in ("--verbose", "--quiet") else " ".join(synopses)
+            assert re.search(rf"{re.escape(opt)}\b", where), f"{name} {opt}"
+    table = text("README.md").split("## Commands", 1)[1].split("\n## ", 1)[0]
+    assert f"`{name}" in table or f"`{name.split()[0]} --" in table, name
