@@ -5,7 +5,7 @@ may come next, and what is wrong (the engine of the ``/record`` page, ``POST /ap
 between) and a rule set in, a JSON-ready dict out, nothing kept. Every judgement is the
 engine's own: the state is a :class:`~yaniv_audit.engine.Replay` of the log, the legal
 next moves are :meth:`~yaniv_audit.engine.Replay.legal_moves` (the generator the
-simulator's bots are checked against), and the report (findings, rounds with their
+simulator's bots choose from), and the report (findings, rounds with their
 totals, Assaf, points, reductions, running scores and who went out, the final result) is
 the one ``yaniv-audit audit`` gives for the same log: :func:`~yaniv_audit.audit.report_of`
 of the same replay. A recorder that sends its log with a candidate entry as the last
