@@ -415,6 +415,8 @@ def test_replay_shows_the_steps_the_table_and_the_findings() -> None:
     assert ("      !! violation draw.pile_card (line 6): noa took 8H from the middle of 7H 8H 9H"
             in out)
     assert "top throw: 7H 8H 9H | stock: 38 | turn: ariel" in out
+    # after ariel's draw (event 3) the turn has passed to noa
+    assert re.search(r"\[  3\] ariel draws 2D from the stock\n.*\| turn: noa$", out, re.M)
     assert re.search(r"^\s+ariel: 7H 8H 9H KS 3D \(37\)$", out, re.M)
     assert re.search(r"^\s+noa: 8C 8D 2S 5C QH \(33\)$", out, re.M)
     assert "[ 21] ariel calls Yaniv (4)" in out

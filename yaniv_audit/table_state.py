@@ -4,13 +4,13 @@ may come next, and what is wrong (the engine of the ``/record`` page, ``POST /ap
 :func:`table_state` is pure: a readable log (unfinished, a scoresheet, or anything
 between) and a rule set in, a JSON-ready dict out, nothing kept. Every judgement is the
 engine's own: the state is a :class:`~yaniv_audit.engine.Replay` of the log, the legal
-next moves are :meth:`~yaniv_audit.engine.Replay.legal_moves` (the generator the
-simulator's bots are checked against), and the report (findings, rounds with their
-totals, Assaf, points, reductions, running scores and who went out, the final result) is
-the one ``yaniv-audit audit`` gives for the same log: :func:`~yaniv_audit.audit.report_of`
-of the same replay. A recorder that sends its log with a candidate entry as the last
-event learns at once what the audit will say of it (``last``: the findings that entry
-raised).
+next moves are :meth:`~yaniv_audit.engine.Replay.next_moves` (the legal-move generator the
+simulator's bots are checked against; after a draw, the next player's moves too), and the
+report (findings, rounds with their totals, Assaf, points, reductions, running scores
+and who went out, the final result) is the one ``yaniv-audit audit`` gives for the same
+log: :func:`~yaniv_audit.audit.report_of` of the same replay. A recorder that sends its
+log with a candidate entry as the last event learns at once what the audit will say of it
+(``last``: the findings that entry raised).
 
 >>> from yaniv_audit.codec import parse_jsonl
 >>> log = parse_jsonl(b"\\n".join([
@@ -36,7 +36,7 @@ from .engine import DREW, START, THREW, Replay
 from .errors import InconsistentLogError
 from .events import Log
 from .rules import RuleSet
-from .scoring import next_starter, seat_after
+from .scoring import next_starter
 
 PHASES = {START: "start", THREW: "threw", DREW: "drew"}
 #: what stands for a card on the pile that the log did not record (the upcard)
@@ -56,7 +56,7 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
             replay.apply(event)
     except InconsistentLogError:
         stopped = True  # the log is impossible from here; the audit stops here too
-    moves = [] if stopped else replay.legal_moves()
+    moves = [] if stopped else replay.next_moves()
     exhaust_pending = replay.round is not None and replay.round.exhaust_pending
     if not stopped:
         replay.finish()  # as the audit's replay ends
@@ -101,8 +101,7 @@ def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
     })
     if in_play and r.moves_checked:
         # who opens the next turn: after a draw, the next seat (a slap may still come first)
-        out["up"] = r.current if r.phase != DREW else (
-            r.next_seat.get(r.current) or seat_after(replay.seating, r.rotation, r.current))
+        out["up"] = replay.up()
     if r.moves_checked:
         out.update({
             "hands": {p: format_cards(h).split() for p, h in r.hands.items()},

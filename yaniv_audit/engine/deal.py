@@ -84,8 +84,11 @@ class Deal(ReplayBase):
         else:
             r.stock_count = max(self.deck_size - len(in_hands) - 1, 0)
         r.current = event.starter
-        # the turn order among the dealt players, known now (others are looked up if they move)
-        r.next_seat = dict(zip(rotation, rotation[1:] + rotation[:1], strict=True))
+        # the turn order among the dealt players still in, known now (others are looked up if
+        # they move); a player who is out but dealt in (an online table deals everyone) is
+        # skipped: their moves are that round's one player.out
+        playing = [p for p in rotation if p not in self.out] if self.out else rotation
+        r.next_seat = dict(zip(playing, playing[1:] + playing[:1], strict=True))
 
     def _check_whole_deck(self, event: RoundStarted, on_table: Counter[Card]) -> Card | None:
         """Recorded hands and stock leave exactly the upcard: the deck, card for card.

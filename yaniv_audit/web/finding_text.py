@@ -185,7 +185,18 @@ MESSAGES: dict[str, list[Pattern]] = {
            "{p} nahm {c} aus einem älteren Abwurf ({layer}); genommen werden darf nur aus dem "
            "vorigen Abwurf ({prev_w})",
            "{p}이(가) 더 오래된 버림패({layer})에서 {c}을(를) 가져갔습니다; 직전에 버린 패"
-           "({prev_w})에서만 가져갈 수 있습니다")],
+           "({prev_w})에서만 가져갈 수 있습니다"),
+        _p(rf"{S} took (?P<c><CARD>) as the upcard from under a later throw "
+           r"\((?P<layer><CARDS>)\); only the previous throw \((?P<prev_w><CARDS>|none)\) may be "
+           r"taken from",
+           "{p} לקח {c} כקלף הפתוח מתחת לזריקה מאוחרת יותר ({layer}); מותר לקחת רק מהזריקה "
+           "הקודמת ({prev_w})",
+           "{p} взял {c} как открытую карту из-под более позднего сброса ({layer}); брать "
+           "можно только из предыдущего сброса ({prev_w})",
+           "{p} nahm {c} als aufgedeckte Karte unter einem späteren Abwurf ({layer}) hervor; "
+           "genommen werden darf nur aus dem vorigen Abwurf ({prev_w})",
+           "{p}이(가) 나중에 버린 패({layer}) 밑에서 {c}을(를) 펼쳐진 패로 가져갔습니다; 직전에 "
+           "버린 패({prev_w})에서만 가져갈 수 있습니다")],
     "draw.swap": [
         _p(rf"{S} swapped (?P<a><CARD>) for (?P<b><CARD>) of an older throw \((?P<layer><CARDS>)"
            r"\); a swap takes the joker from the previous throw only \((?P<prev_p>.+)\)",
@@ -382,7 +393,12 @@ MESSAGES: dict[str, list[Pattern]] = {
         "ב{where_p} יש {c}, שאין בחפיסה ({j})",
         "в {where_p} есть {c}, которой нет в колоде ({j})",
         "{where_p} enthält {c}, das es im Spiel nicht gibt ({j})",
-        "{where_p}에 덱에 없는 {c}이(가) 있습니다 ({j})")],
+        "{where_p}에 덱에 없는 {c}이(가) 있습니다 ({j})"),
+        _p(rf"{S} names (?P<c><CARD>), which the deck does not have \((?P<j>jokers=\d+)\)",
+           "{p} ציין את {c}, שאין בחפיסה ({j})",
+           "{p} называет {c}, которой нет в колоде ({j})",
+           "{p} nennt {c}, das es im Spiel nicht gibt ({j})",
+           "{p}이(가) 덱에 없는 {c}을(를) 적었습니다 ({j})")],
     "card.too_many": [_p(
         r"(?P<where_p>the deal|the showdown) holds (?P<n>\d+) copies of (?P<c><CARD>); the "
         r"deck has (?P<m>\d+) \((?P<d>decks=\d+)\)",

@@ -1,0 +1,78 @@
+"""The rulings of the small logs in tests/cases/fidelity2 (their README says what each must give).
+
+The second set, from games played by three independent Yaniv programs and an independent
+reading of the spec: the upcard taken from under a later throw, a game decided by the stock,
+a card the deck does not have, a repeated showdown, a player out but dealt in, and the
+withdrawals. The findings listed for a case are all of its findings: none may be missing and
+none added.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from yaniv_audit.audit import audit_file, render_report
+
+CASES = Path(__file__).parent / "cases" / "fidelity2"
+
+#: case -> (verdict, [(seq, code), ...]) with every finding of the audit
+RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {
+    "01-upcard-unrecorded-older-throw-draw": ("violations", [(5, "draw.pile_card")]),
+    "02-upcard-unrecorded-older-throw-draw-2decks": ("violations", [(5, "draw.pile_card")]),
+    "03-game-over-after-stock-decides": ("violations", [(28, "game.over")]),
+    "04-joker-drawn-no-jokers": ("corrupt", [(3, "card.not_in_deck")]),
+    "05-duplicate-showdown-player-goes-out": ("clean", []),
+    "06-out-player-dealt-in-never-moves": ("violations", [(5, "player.out")]),
+}
+
+
+def audit(name: str) -> dict[str, Any]:
+    return audit_file(str(CASES / f"{name}.jsonl"))
+
+
+def messages(report: dict[str, Any], code: str) -> list[str]:
+    return [f["message"] for f in report["findings"] if f["code"] == code]
+
+
+def test_every_case_has_a_ruling() -> None:
+    assert sorted(RULINGS) == sorted(p.stem for p in CASES.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("name", sorted(RULINGS))
+def test_ruling(name: str) -> None:
+    verdict, expected = RULINGS[name]
+    report = audit(name)
+    assert report["verdict"] == verdict, report.get("findings", report)
+    assert [(f["seq"], f["code"]) for f in report["findings"]] == expected
+    render_report(report)  # the ruling a person reads renders for every case
+
+
+def test_the_unrecorded_upcard_under_a_later_throw_is_on_the_pile() -> None:
+    for name, card in (("01-upcard-unrecorded-older-throw-draw", "5H"),
+                       ("02-upcard-unrecorded-older-throw-draw-2decks", "7C")):
+        report = audit(name)
+        (message,) = messages(report, "draw.pile_card")
+        assert f"took {card} as the upcard" in message, message
+        assert "KD" in message and "holds" not in message and "accounted" not in message
+        assert report["rounds"][0]["moves_checked"] is True
+
+
+def test_a_game_decided_by_the_stock_is_over_for_the_stray_moves() -> None:
+    report = audit("03-game-over-after-stock-decides")
+    assert report["final"]["winners"] == ["b"]
+    (over,) = messages(report, "game.over")
+    assert "b won" in over
+
+
+def test_a_joker_without_jokers_names_the_deck() -> None:
+    (message,) = messages(audit("04-joker-drawn-no-jokers"), "card.not_in_deck")
+    assert "JK" in message and "jokers=0" in message
+
+
+def test_a_player_out_but_dealt_in_is_skipped() -> None:
+    report = audit("06-out-player-dealt-in-never-moves")
+    (out,) = messages(report, "player.out")
+    assert out.startswith("a is out")
