@@ -151,9 +151,10 @@ def _next(replay: Replay, stopped: bool, moves: list[Any],
         if r is not None:
             record = replay.records[-1]
             winners = record.score.winners if record.score else ()
-            if not (replay.rules.starter == "round_winner" and record.score is None):
+            if not (replay.rules.starter in ("round_winner", "caller")
+                    and record.score is None):
                 allowed = next_starter(replay.rules, replay.seating, replay.still_in, winners,
-                                       record.starter)
+                                       record.starter, record.caller)
                 if allowed is not None:
                     out["starters"] = [p for p in replay.seating if p in allowed]
     out["expects"] = [*expects, "note"]

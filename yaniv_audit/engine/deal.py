@@ -118,14 +118,18 @@ class Deal(ReplayBase):
         rules = self.rules
         if rules.starter == "free":
             return
-        if rules.starter == "round_winner" and previous.score is None:
+        if rules.starter in ("round_winner", "caller") and previous.score is None:
             return
         winners = previous.score.winners if previous.score else ()
-        allowed = next_starter(rules, self.seating, still_in, winners, previous.starter)
+        caller = previous.caller if rules.starter == "caller" else None
+        allowed = next_starter(rules, self.seating, still_in, winners, previous.starter, caller)
         if allowed is not None and event.starter not in allowed:
-            why = (f"round {previous.round} was won by {', '.join(winners)}"
-                   if rules.starter == "round_winner"
-                   else f"{previous.starter} opened round {previous.round}")
+            if caller is not None:
+                why = f"{caller} called Yaniv in round {previous.round}"
+            elif rules.starter in ("round_winner", "caller"):
+                why = f"round {previous.round} was won by {', '.join(winners)}"
+            else:
+                why = f"{previous.starter} opened round {previous.round}"
             self._violation(event, "deal.starter", event.starter,
                             f"{event.starter} opened round {event.round}, but "
                             f"{' or '.join(sorted(allowed))} should have: {why} "
