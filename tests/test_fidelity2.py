@@ -26,6 +26,9 @@ RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {
     "04-joker-drawn-no-jokers": ("corrupt", [(3, "card.not_in_deck")]),
     "05-duplicate-showdown-player-goes-out": ("clean", []),
     "06-out-player-dealt-in-never-moves": ("violations", [(5, "player.out")]),
+    "07-withdraw-last-throw": ("clean", []),
+    "08-withdraw-older-event": ("violations", [(4, "log.withdraw")]),
+    "09-withdraw-scoresheet-round": ("clean", []),
 }
 
 
@@ -76,3 +79,21 @@ def test_a_player_out_but_dealt_in_is_skipped() -> None:
     report = audit("06-out-player-dealt-in-never-moves")
     (out,) = messages(report, "player.out")
     assert out.startswith("a is out")
+
+
+def test_withdrawn_entries_are_listed_and_read_as_never_written() -> None:
+    report = audit("07-withdraw-last-throw")
+    assert report["withdrawn"] == [{"seq": 2, "by": 3}]
+    report = audit("09-withdraw-scoresheet-round")
+    assert report["withdrawn"] == [{"seq": 4, "by": 7}, {"seq": 5, "by": 7}, {"seq": 6, "by": 7}]
+    assert report["final"]["scores"] == {"a": 20, "b": 28, "c": 10}
+    assert [r["caller"] for r in report["rounds"]] == ["a", "c"]  # round 2 as written again
+
+
+def test_a_withdrawal_naming_an_older_entry_takes_nothing_back() -> None:
+    report = audit("08-withdraw-older-event")
+    assert "withdrawn" not in report
+    (message,) = messages(report, "log.withdraw")
+    assert message == ("the withdrawal takes nothing back: it names 2, but the latest entry "
+                       "still standing is 3")
+    assert report["rounds"][0]["starter"] == "a"  # a's turn stands

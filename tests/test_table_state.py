@@ -300,3 +300,16 @@ def test_after_a_stock_draw_the_turn_passes_and_the_next_players_moves_are_offer
     assert {"type": "discard", "player": "lior", "cards": ["QH"]} in moves
     assert {m["player"] for m in moves} == {"lior"}
     assert "yaniv" not in [m["type"] for m in moves]
+
+
+def test_a_withdrawn_throw_is_read_as_never_written() -> None:
+    events = [game(), deal(upcard="TH"),
+              {"type": "discard", "player": "dana", "cards": ["KS"]},
+              {"type": "withdraw", "seqs": [2], "player": "dana"}]
+    table = state_of(events)
+    assert table["last"] == [] and table["report"]["withdrawn"] == [{"seq": 2, "by": 3}]
+    assert table["state"]["hands"]["dana"] == HANDS["dana"] and table["state"]["phase"] == "start"
+    assert {"type": "discard", "player": "dana", "cards": ["KS"]} in table["next"]["moves"]
+    events.append({"type": "withdraw", "seqs": [2]})  # taken back already
+    assert [(f["code"], f["message"]) for f in state_of(events)["last"]] == [
+        ("log.withdraw", "the withdrawal takes nothing back: 2 was already taken back (by 3)")]

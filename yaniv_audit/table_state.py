@@ -50,10 +50,13 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
     Raises LogFormatError when the replay finds the log unreadable (as the audit does).
     """
     replay = Replay(log.game, rules or log.game.rules)
+    replay.withdrawals = log.withdrawals
+    withdrawn = log.withdrawals.withdrawn if log.withdrawals else {}
     stopped = False
     try:
         for event in log.events:
-            replay.apply(event)
+            if event.index not in withdrawn:  # an entry taken back is read as never written
+                replay.apply(event)
     except InconsistentLogError:
         stopped = True  # the log is impossible from here; the audit stops here too
     moves = [] if stopped else replay.next_moves()

@@ -25,6 +25,7 @@ from ..events import (
     RoundEnded,
     RoundStarted,
     Slap,
+    Withdrawals,
     Yaniv,
 )
 from ..rules import RuleSet
@@ -83,6 +84,9 @@ class ReplayBase:
         self.closing_allowed: set[str] = set()
         self.game_over_reported = False
         self.written_diff: dict[str, int] = {}
+        #: what the log's withdrawals take back (set by run, or by a caller folding the
+        #: standing events one by one); None: the log has none
+        self.withdrawals: Withdrawals | None = None
 
     @property
     def finished(self) -> bool:

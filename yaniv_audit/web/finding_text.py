@@ -77,6 +77,44 @@ MESSAGES: dict[str, list[Pattern]] = {
         "{p} начал раунд {r}, но начинать должен был {q_or}: {why_p} ({s})",
         "{p} eröffnete Runde {r}, aber {q_or} hätte eröffnen sollen: {why_p} ({s})",
         "{p}이(가) {r}라운드를 시작했지만 {q_or}이(가) 시작했어야 합니다: {why_p} ({s})")],
+    "log.withdraw": [
+        _p(r"the withdrawal takes nothing back: it names (?P<s>\d+) twice",
+           "הביטול אינו מבטל דבר: הוא מציין את {s} פעמיים",
+           "отмена ничего не отменяет: она называет {s} дважды",
+           "die Rücknahme nimmt nichts zurück: sie nennt {s} zweimal",
+           "취소가 아무것도 되돌리지 않습니다: {s}을(를) 두 번 적었습니다"),
+        _p(r"the withdrawal takes nothing back: it names itself",
+           "הביטול אינו מבטל דבר: הוא מציין את עצמו",
+           "отмена ничего не отменяет: она называет саму себя",
+           "die Rücknahme nimmt nichts zurück: sie nennt sich selbst",
+           "취소가 아무것도 되돌리지 않습니다: 자기 자신을 적었습니다"),
+        _p(r"the withdrawal takes nothing back: (?P<s>\d+) comes after it",
+           "הביטול אינו מבטל דבר: {s} בא אחריו",
+           "отмена ничего не отменяет: {s} идёт после неё",
+           "die Rücknahme nimmt nichts zurück: {s} kommt nach ihr",
+           "취소가 아무것도 되돌리지 않습니다: {s}은(는) 취소보다 뒤에 있습니다"),
+        _p(r"the withdrawal takes nothing back: (?P<s>\d+) was already taken back "
+           r"\(by (?P<b>\d+)\)",
+           "הביטול אינו מבטל דבר: {s} כבר בוטל (על ידי {b})",
+           "отмена ничего не отменяет: {s} уже отменено (записью {b})",
+           "die Rücknahme nimmt nichts zurück: {s} wurde schon zurückgenommen (von {b})",
+           "취소가 아무것도 되돌리지 않습니다: {s}은(는) 이미 취소되었습니다 ({b})"),
+        _p(r"the withdrawal takes nothing back: (?P<s>\d+) is a (?P<k>note|withdraw|"
+           r"game_started), not an entry",
+           "הביטול אינו מבטל דבר: {s} הוא {k}, לא רישום",
+           "отмена ничего не отменяет: {s} это {k}, а не запись",
+           "die Rücknahme nimmt nichts zurück: {s} ist ein {k}, kein Eintrag",
+           "취소가 아무것도 되돌리지 않습니다: {s}은(는) 기록이 아니라 {k}입니다"),
+        _p(r"the withdrawal takes nothing back: it names (?P<s>[\d, ]+), but the latest "
+           r"(?:\d+ entries still standing are|entry still standing is) (?P<l_w>[\d, ]+|none)",
+           "הביטול אינו מבטל דבר: הוא מציין את {s}, אבל הרישומים האחרונים שעדיין עומדים "
+           "הם {l_w}",
+           "отмена ничего не отменяет: она называет {s}, но последние действующие записи: "
+           "{l_w}",
+           "die Rücknahme nimmt nichts zurück: sie nennt {s}, aber die letzten noch "
+           "stehenden Einträge sind {l_w}",
+           "취소가 아무것도 되돌리지 않습니다: {s}을(를) 적었지만 아직 유효한 마지막 기록은 "
+           "{l_w}입니다")],
     "player.out": [_p(
         rf"{S} is out \(score (?P<s>\d+), (?P<l>score_limit=\d+), (?P<lr>limit_rule=\w+)\) "
         r"but still takes part in round (?P<r>\d+)",
