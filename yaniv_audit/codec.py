@@ -398,8 +398,9 @@ class ShowdownSchema(EventSchema):
     caller = _player(required=True, allow_none=True,
                      metadata={"description": "null when the stock ran out (round_ends)"})
     hands = _hands(required=True)
-    totals = _scores(metadata={"description": "the hand totals of players whose cards were "
-                                              "not kept (a scoresheet of totals)"})
+    totals = _scores(metadata={"description": "scoresheets only: player -> the total shown, "
+                                              "for players whose cards were not kept (a "
+                                              "player is in hands or in totals, not both)"})
 
 
 class RoundEndedSchema(EventSchema):
