@@ -135,6 +135,21 @@ def test_wrong_usage_is_exit_2_with_a_message_and_no_report(args: list[str]) -> 
     assert result.stdout == ""
 
 
+def test_rules_out_of_range_are_exit_2_naming_the_range_before_any_work(tmp_path: Path) -> None:
+    """``--rules 'israeli(decks=20000000)'`` took 8.5 GB (issue 27); a log that names such
+    rules is unreadable (exit 3), its line and the range said."""
+    result = audit(replay_path("middle-card"), "--rules", "israeli(decks=20000000)")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "decks: expected a whole number from 1 to 4, got 20000000" in result.stderr
+    log = tmp_path / "big.jsonl"
+    log.write_text('{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"], '
+                   '"rules": "israeli(hand_size=10000000)"}\n')
+    result = audit(str(log))
+    assert result.exit_code == 3
+    assert "line 1" in result.output and "hand_size: expected a whole number from 1 to 30" \
+        in result.output
+
+
 def test_audit_without_a_path_is_exit_2() -> None:
     assert run("audit").exit_code == 2
 

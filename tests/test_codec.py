@@ -303,7 +303,7 @@ PLAYER = "expected a player id (a non-empty string)"
          {"players.1": ['expected a player id or an object {"id": ..., "name": ...}, '
                         'got {"id":"omer","nick":"O"}']}),
         ({**GAME, "rules": "israeli(yaniv_max=-1)"},
-         {"rules": ["yaniv_max: expected a whole number >= 0, got -1"]}),
+         {"rules": ["yaniv_max: expected a whole number from 0 to 99999, got -1"]}),
         ({**GAME, "rules": {"yaniv_max": 5}},
          {"rules": ["a rules object needs 'base': one of israeli, classic, cardgames-zone, "
                     "namu, de-wiki, mcleod, jhyap"]}),

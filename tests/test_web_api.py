@@ -130,6 +130,12 @@ def test_posted_log_errors(client: FlaskClient) -> None:
                            "bad_rules", "rules")
     error(client.post("/api/v1/board?seat=x", data=MIDDLE.read_bytes()), 400,
           "bad_parameter", "seat")
+    # no rule set beyond its ranges: ten million decks took one worker 4.3 GB (issue 27)
+    for rules in ("israeli(decks=10000000)", "israeli(score_limit=9223372036854775808)"):
+        for path in ("/api/v1/audit", "/api/v1/board", "/api/v1/state", "/api/v1/compare"):
+            message = error(client.post(f"{path}?rules={rules}", data=MIDDLE.read_bytes()),
+                            400, "bad_rules", "rules")
+            assert "expected a whole number from " in message, message
     error(client.get("/api/v1/nothing-here"), 404, "not_found")
     error(client.get("/api/v1/audit"), 405, "method_not_allowed")
 

@@ -209,10 +209,11 @@ class RulesField(fields.Field[Any]):
             elif p.kind == "choice":
                 s = {"enum": list(p.choices)}
             elif p.kind == "table":
-                s = {"type": "object", "propertyNames": {"pattern": r"^\s*[0-9]+\s*$"},
-                     "additionalProperties": {"type": "integer", "minimum": 0}}
+                s = {"type": "object", "propertyNames": {"pattern": r"^\s*[0-9]{1,5}\s*$"},
+                     "additionalProperties": {"type": "integer", "minimum": 0,
+                                              "maximum": p.maximum - 1}}
             else:
-                s = {"type": "integer", "minimum": p.minimum}
+                s = {"type": "integer", "minimum": p.minimum, "maximum": p.maximum}
             if p.nullable:
                 s = {"anyOf": [s, {"type": "null"}]}
             params[p.name] = {"description": p.help, **s}
