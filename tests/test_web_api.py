@@ -136,6 +136,14 @@ def test_posted_log_errors(client: FlaskClient) -> None:
             message = error(client.post(f"{path}?rules={rules}", data=MIDDLE.read_bytes()),
                             400, "bad_rules", "rules")
             assert "expected a whole number from " in message, message
+    # nor a number of 2**63 or more in the log, which orjson cannot write (a 500 before)
+    lines = MIDDLE.read_bytes().splitlines()
+    game = json.loads(lines[0])
+    for big in ({**game, "meta": {"n": 2**63}}, {**game, "_serial": -(10**30)}):
+        data = b"\n".join([json.dumps(big).encode(), *lines[1:]])
+        for path in ("/api/v1/audit", "/api/v1/board", "/api/v1/state", "/api/v1/compare"):
+            message = error(client.post(path, data=data), 422, "unreadable_log", "log")
+            assert "line 1: game_started: field " in message and " got a number of " in message
     error(client.get("/api/v1/nothing-here"), 404, "not_found")
     error(client.get("/api/v1/audit"), 405, "method_not_allowed")
 
