@@ -879,10 +879,13 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
               help="processes that audit posted logs, so that requests use every core "
                    "(default: $YANIV_AUDIT_WORKERS, else one per core up to --threads; 0: "
                    "in the server, as --dev does by default)")
+@click.option("--client-timeout", "client_timeout", type=click.IntRange(1, 3600), default=15,
+              show_default=True, metavar="SECONDS",
+              help="a connection that sends nothing for this long is closed (slow clients)")
 @click.option("--dev", is_flag=True,
               help="Flask's development server, reloading when the code changes")
 def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
-          workers: int | None, dev: bool) -> None:
+          workers: int | None, client_timeout: int, dev: bool) -> None:
     """Serve the step-through viewer (/) and the JSON API (/api/v1/).
 
     The viewer lists the archive's games (--db) and opens any log file; the API
@@ -913,7 +916,7 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         settings["WORKERS"] = 0
     if not dev or reloader_parent:  # once, not per reload
         seed_archive(path)
-    app = create_app({"ARCHIVE": path, **settings})
+    app = create_app({"ARCHIVE": path, "LISTEN_HOST": host.lower(), **settings})
     token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
         "writes from this machine only"
     pool = app.extensions.get("yaniv_workers")
@@ -944,12 +947,38 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         # log through its read loop eight times, about 30 % of its time in a profile)
         waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
                        max_request_body_size=2 * limit + (1 << 20), recv_bytes=1 << 16,
-                       _quiet=True)
+                       _quiet=True, **slow_client_settings(client_timeout))
     finally:
         if pool:
             pool.close()
     if interrupted:
         raise KeyboardInterrupt
+
+
+#: connections waitress holds at once: its default, 100, let 120 clients sending a byte
+#: every 17 s keep every other request waiting (issue 27); each costs a file descriptor
+CONNECTION_LIMIT = 1000
+
+
+def slow_client_settings(client_timeout: int) -> dict[str, Any]:
+    """waitress's settings against slow clients: a connection waits in its event loop (no
+    thread) until its request is whole, so only their number and idle time need bounds.
+    The proxy headers are kept for the app (waitress drops X-Forwarded-For and Forwarded
+    unless told otherwise), which refuses a write without a token that a proxy forwarded.
+    The file-descriptor limit is raised to the connections' need where the system lets."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = CONNECTION_LIMIT + 100
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (
+                want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    except (ImportError, ValueError, OSError):  # not on Windows; a hard limit below
+        pass
+    return {"connection_limit": CONNECTION_LIMIT, "channel_timeout": client_timeout,
+            "cleanup_interval": max(1, min(5, client_timeout // 2)),
+            "max_request_header_size": 64 << 10, "clear_untrusted_proxy_headers": False}
 
 
 def usable_cores() -> int:

@@ -350,15 +350,30 @@ def check_write_allowed(token: str | None = None) -> None:
                                 "with the server's YANIV_AUDIT_TOKEN", None, "unauthorized",
                            "Not allowed")
         return
-    forwarded = "X-Forwarded-For" in request.headers or "Forwarded" in request.headers
-    try:
-        local = ipaddress.ip_address(request.remote_addr or "").is_loopback
-    except ValueError:
-        local = False
-    if not local or forwarded:
+    forwarded = any(name in request.headers for name in PROXY_HEADERS)
+    if not is_loopback(request.remote_addr or "") or forwarded:
         raise ApiError(401, "writing to the archive is allowed only from this machine: set "
                             "YANIV_AUDIT_TOKEN on the server and send Authorization: Bearer "
                             "<token>", None, "unauthorized", "Not allowed")
+    host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
+    if host.lower() not in ("localhost", current_app.config.get("LISTEN_HOST") or "localhost") \
+            and not is_loopback(host.strip("[]")):
+        # a page of another site whose name resolves to 127.0.0.1 (DNS rebinding) is the
+        # same origin to the browser: only the name the server listens on is this machine
+        raise ApiError(403, f"a write addressed to {host!r} is refused: without a token, "
+                            "write to this machine by its own address (http://127.0.0.1:PORT/ "
+                            "or http://localhost:PORT/)", None, "forbidden", "Not allowed")
+
+
+#: the headers a proxy adds (``serve`` has waitress keep them: it would drop the first two)
+PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Forwarded-Host", "X-Real-IP", "Via")
+
+
+def is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def store_logs(files: list[tuple[str, bytes]]) -> dict[str, Any]:
