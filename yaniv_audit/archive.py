@@ -1746,14 +1746,17 @@ class Archive:
                    ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Column names and rows of a user's SQL: one SELECT that reads only the archive's
         tables (:mod:`yaniv_audit.safe_sql`), stopped after ``timeout`` seconds (None:
-        the default, 30). Anything else raises :class:`~yaniv_audit.errors.QueryError`
+        the default, 30), in a process of its own whose memory the system bounds and which
+        is killed at the time limit (:func:`~yaniv_audit.safe_sql.run_isolated`). Anything
+        else raises :class:`~yaniv_audit.errors.QueryError`
         (:class:`~yaniv_audit.errors.QueryRefused`, :class:`~yaniv_audit.errors.QueryTimeout`)
         with what and why, on one line. The archive must be open ``locked``."""
         if not self.locked:
             raise ArchiveError("a user's SQL runs only on an archive opened locked "
                                "(Archive(path, locked=True))")
-        return safe_sql.run(self.con, sql, safe_sql.DEFAULT_TIMEOUT if timeout is None
-                            else timeout)
+        return safe_sql.run_isolated(
+            self.path, sql, safe_sql.DEFAULT_TIMEOUT if timeout is None else timeout,
+            str(memory_limit()["memory_limit"]))
 
 
 def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:

@@ -1223,13 +1223,24 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     return "\n".join(out)
 
 
+def finite_seconds(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A time limit is a finite number: FloatRange lets ``nan``, ``inf`` and ``1e400``
+    (which is inf) by, and a timer of inf seconds raised OverflowError."""
+    import math
+
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value!r} is not a number of seconds: expected a finite "
+                                 "number above 0, such as 30 or 2.5", ctx, param)
+    return value
+
+
 @cli.command()
 @click.argument("sql", required=False)
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per row (JSON Lines)")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV with a header row")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30,
-              show_default=True, metavar="SECONDS",
+              show_default=True, metavar="SECONDS", callback=finite_seconds,
               help="stop the statement when it runs longer than this")
 def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
           timeout: float) -> None:
