@@ -733,7 +733,7 @@ def derived_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table
 def derived_schemas() -> dict[str, pa.Schema]:
     """The Arrow schema of each derived table, as DuckDB gives the archive's own
     CREATE TABLEs (so that Arrow tables and Parquet files have the archive's types)."""
-    con = duckdb.connect(config={"threads": 1})
+    con = duckdb.connect(config={"threads": 1, **NO_EXTENSIONS})
     try:
         con.execute(DERIVED_TABLES)
         return {table: con.table(table).to_arrow_table().schema for table in DERIVED}
@@ -896,7 +896,14 @@ def memory_limit() -> dict[str, str | bool | int | float | list[str]]:
     long ingest grew by the size of what it wrote; with one, the cache stays within it
     and a query that needs more spills to a temporary file.
     """
-    return {"memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY}
+    return {"memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY,
+            **NO_EXTENSIONS}
+
+
+#: every connection's: no extension installed or loaded on demand (a foreign file given
+#: as an archive made DuckDB try to download sqlite_scanner)
+NO_EXTENSIONS: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 
 class Archive:

@@ -77,6 +77,8 @@ TABLE_FUNCTIONS = frozenset({
 DENIED_FUNCTIONS = {
     "getenv": "it reads the environment of the process",
     "write_log": "it writes to DuckDB's log",
+    "current_setting": "it shows DuckDB's settings (directories included), not the archive",
+    "getvariable": "it reads DuckDB's variables, not the archive",
 }
 #: DuckDB's own views a user's statement may not read, and why
 DENIED_VIEWS = {
