@@ -318,6 +318,21 @@ def test_a_report_under_rules_not_audited_yet(archive_file: Path, tmp_path: Path
 # --- writes ------------------------------------------------------------------------------
 
 
+def test_an_upload_named_with_a_nul_or_too_long_a_name_is_stored(tmp_path: Path) -> None:
+    """Such names gave 500 (issue 27): kept as the archive's source, cleaned and cut."""
+    client = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "a.duckdb")}).test_client()
+    names = {"a\x00b.jsonl": "a_b.jsonl", "x" * 300 + ".jsonl": "x" * 234 + ".jsonl",
+             "é" * 200 + ".jsonl": "é" * 117 + ".jsonl", "x" * 300: "x" * 240, "..": "upload"}
+    for sent, kept in names.items():
+        answer = client.post("/api/v1/games", data={"log": (io.BytesIO(MIDDLE.read_bytes()),
+                                                            sent)},
+                             content_type="multipart/form-data")
+        assert answer.status_code in (200, 201), answer.get_data(as_text=True)[:300]
+        body = answer.get_json()
+        (stored,) = body["added"] + body["duplicates"]
+        assert stored["source"] in (kept, kept + ".jsonl"), stored["source"]
+
+
 def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
     db = tmp_path / "new.duckdb"
     local = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()

@@ -215,9 +215,9 @@ def body_files() -> list[tuple[str, bytes]]:
     """The logs a request carries: the ``log`` files (or ``log``/``text`` fields) of a
     multipart form, else the raw body, whatever its content type."""
     if request.mimetype == "multipart/form-data":
-        logs = [(base_name(f.filename or "upload"), f.read())
+        logs = [(upload_name(f.filename), f.read())
                 for f in request.files.getlist("log") if f.filename]
-        logs += [(base_name(f.filename or "upload"), f.read())
+        logs += [(upload_name(f.filename), f.read())
                  for name, f in request.files.items(multi=True) if name != "log" and f.filename]
         for name in ("log", "text"):
             text = request.form.get(name)
@@ -232,6 +232,22 @@ def body_files() -> list[tuple[str, bytes]]:
         raise ApiError(400, "No log: send the log in the request body (JSON Lines or a JSON "
                             "array of events)", "log", "no_log", "No log")
     return [("request", data)]
+
+
+def upload_name(filename: str | None) -> str:
+    """An uploaded file's name as the archive keeps it: its base name, with no control
+    character (a NUL made storing it a 500) and at most 240 bytes (a file name's limit is
+    255, and ``.jsonl`` may be added; the extension kept); no file's name is ``upload``."""
+    name = "".join(c if c.isprintable() else "_" for c in base_name(filename or ""))
+    if name.strip(". ") == "":
+        return "upload"
+    stem, dot, extension = name.rpartition(".")
+    if not dot or len(extension) > 16:
+        stem, extension = name, ""
+    tail = f".{extension}" if extension else ""
+    while len((stem + tail).encode("utf-8")) > 240:
+        stem = stem[:-1]
+    return stem + tail
 
 
 def read_log_bytes(data: bytes, name: str, max_events: int | None = None) -> Log:
