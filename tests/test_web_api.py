@@ -145,7 +145,9 @@ def test_posted_log_errors(client: FlaskClient) -> None:
             message = error(client.post(path, data=data), 422, "unreadable_log", "log")
             assert "line 1: game_started: field " in message and " got a number of " in message
     error(client.get("/api/v1/nothing-here"), 404, "not_found")
-    error(client.get("/api/v1/audit"), 405, "method_not_allowed")
+    not_allowed = client.get("/api/v1/audit")
+    error(not_allowed, 405, "method_not_allowed")
+    assert "POST" in not_allowed.headers["Allow"]  # it had none (schemathesis, issue 27)
 
 
 def test_board_and_compare_of_a_posted_log(client: FlaskClient) -> None:
