@@ -135,6 +135,21 @@ def test_wrong_usage_is_exit_2_with_a_message_and_no_report(args: list[str]) -> 
     assert result.stdout == ""
 
 
+def test_rules_out_of_range_are_exit_2_naming_the_range_before_any_work(tmp_path: Path) -> None:
+    """``--rules 'israeli(decks=20000000)'`` took 8.5 GB (issue 27); a log that names such
+    rules is unreadable (exit 3), its line and the range said."""
+    result = audit(replay_path("middle-card"), "--rules", "israeli(decks=20000000)")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "decks: expected a whole number from 1 to 4, got 20000000" in result.stderr
+    log = tmp_path / "big.jsonl"
+    log.write_text('{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"], '
+                   '"rules": "israeli(hand_size=10000000)"}\n')
+    result = audit(str(log))
+    assert result.exit_code == 3
+    assert "line 1" in result.output and "hand_size: expected a whole number from 1 to 30" \
+        in result.output
+
+
 def test_audit_without_a_path_is_exit_2() -> None:
     assert run("audit").exit_code == 2
 
@@ -651,3 +666,42 @@ def test_a_directory_names_its_logs_as_pathlib_does(tmp_path: Path,
     assert log_files((".",)) == found
     monkeypatch.chdir(tmp_path)
     assert log_files(("./logs",)) == [f"logs/{name}" for name in found]
+
+
+# --- control characters never reach the terminal ---------------------------------------------
+
+#: what a hostile log can write in a name, a note or an id: a title change (ESC ] ... BEL),
+#: a screen clear (ESC [ 2J), a bare carriage return, a C1 CSI and a right-to-left override
+HOSTILE = "ev\x1b]0;owned\x07il\x1b[2J\r\x9b31m\u202e"
+
+
+def test_control_characters_of_a_log_are_shown_as_question_marks(tmp_path: Path) -> None:
+    """Names, notes and ids with terminal control sequences reached the terminal raw in
+    audit, replay, compare, query and report (issue 27)."""
+    text = (REPLAYS / "middle-card.jsonl").read_text()
+    log = tmp_path / "hostile.jsonl"
+    log.write_text(text.replace('"ariel"', json.dumps("ariel" + HOSTILE)).replace(
+        '"meta": {', f'"game_id": {json.dumps("g" + HOSTILE)}, "meta": {{', 1))
+    db = str(tmp_path / "games.duckdb")
+    assert run("ingest", "--db", db, str(log)).exit_code == 0
+    outputs = {
+        "audit": audit(str(log)),
+        "audit -v": audit("-v", str(log)),
+        "replay": run("replay", str(log)),
+        "compare": run("compare", str(log), "--rules", "classic"),
+        "query": run("query", "SELECT player, chr(27) || ']0;x' || chr(7) AS t FROM standings",
+                     "--db", db),
+        "report": run("report", "players", "--db", db),
+    }
+    for name, result in outputs.items():
+        assert result.exit_code in (0, 1), (name, result.output)
+        shown = result.output
+        assert "ariel" in shown or name.startswith("query"), name
+        for control in ("\x1b", "\x07", "\r", "\x9b", "\u202e"):
+            assert control not in shown, (name, control, shown[:400])
+    assert "arielev?]0;owned?il?[2J??31m?" in outputs["replay"].output
+    # into a pipe CSV keeps the text exactly, and JSON too (its encoder escapes them)
+    assert run("query", "SELECT chr(27) || '[2J' AS t", "--csv", "--db", db).output == \
+        "t\n\x1b[2J\n"
+    report = json.loads(audit("--json", str(log)).output.splitlines()[0])
+    assert report["game_id"] == "g" + HOSTILE

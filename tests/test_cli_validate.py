@@ -87,7 +87,7 @@ MALFORMED: list[tuple[str, bytes, str]] = [
     ("not-object.jsonl", lines(GAME, b'["discard"]'),
      'line 2: expected an event object {"type": ...}, got ["discard"]'),
     ("rules.jsonl", lines({**GAME, "rules": "israeli(yaniv_max=lots)"}),
-     'line 1: game_started: field "rules": yaniv_max: expected a whole number >= 0, '
+     'line 1: game_started: field "rules": yaniv_max: expected a whole number from 0 to 99999, '
      'got "lots"'),
     ("array.json", json.dumps([GAME, {**DEAL, "upcard": "7"}]).encode(),
      'event 1: round_started: field "upcard": expected a card (rank A 2-9 T (or 10) J Q K then '

@@ -52,6 +52,18 @@ def test_rules_md_has_every_parameter_and_every_preset_with_its_source() -> None
         assert set(re.findall(r"`([a-z_]+)=", row.group(1))) == changed, name
 
 
+def test_rules_md_gives_every_number_its_range_as_the_code_checks_it() -> None:
+    """The ranges are one table in the code (rules.PARAMS); the reference repeats it."""
+    body = text("docs/rules.md")
+    for param in PARAMS:
+        row = re.search(rf"^\| `{param.name}` \| [^|]+ \| ([^|]+) \|", body, re.M)
+        assert row is not None, param.name
+        if param.kind == "int":
+            assert row.group(1).startswith(f"{param.minimum} to {param.maximum}"), param.name
+        elif param.kind == "table":
+            assert f"scores 1 to {param.maximum}" in row.group(1)
+
+
 def test_log_format_md_has_every_finding_code_and_exit_status() -> None:
     body = text("docs/log-format.md")
     for kind, codes in CODES.items():

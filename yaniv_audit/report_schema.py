@@ -105,11 +105,13 @@ def _param_field(param: Param) -> fields.Field[Any]:
         field = fields.String(required=True, validate=validate.OneOf(param.choices),
                               metadata=meta)
     elif param.kind == "table":
-        field = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]+$")),
-                            values=_count(), required=True, metadata=meta)
+        field = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,5}$")),
+                            values=StrictInteger(validate=validate.Range(0, param.maximum)),
+                            required=True, metadata=meta)
     else:
         field = StrictInteger(required=True, allow_none=param.nullable,
-                              validate=validate.Range(min=param.minimum), metadata=meta)
+                              validate=validate.Range(param.minimum, param.maximum),
+                              metadata=meta)
     return field
 
 

@@ -26,6 +26,11 @@ from .errors import RulesError, did_you_mean
 
 Reductions = tuple[tuple[int, int], ...]
 
+#: the bound of every score and points parameter (limits, penalties, card values, the
+#: reduction table's scores): far above any table's game, and a whole number every
+#: JSON reader and DuckDB's BIGINT carry exactly (2**63 and more made orjson fail)
+SCORE_MAX = 99_999
+
 
 @dataclass(frozen=True, slots=True)
 class Param:
@@ -37,6 +42,9 @@ class Param:
     help: str
     choices: tuple[str, ...] = ()
     minimum: int = 0
+    #: every whole number has an upper bound too: a rule set of ten million decks made
+    #: one request take 4 GB before any check could refuse it (issue 27)
+    maximum: int = SCORE_MAX
     nullable: bool = False
 
     def accepts(self) -> str:
@@ -45,25 +53,34 @@ class Param:
         elif self.kind == "choice":
             text = "one of " + ", ".join(self.choices)
         elif self.kind == "table":
-            text = "a table of whole numbers {score: reduced score}, e.g. {100:50,200:100}"
+            text = (f"a table {{score: reduced score}} of whole numbers, scores from 1 to "
+                    f"{self.maximum}, e.g. {{100:50,200:100}}")
         else:
-            text = f"a whole number >= {self.minimum}"
+            text = f"a whole number from {self.minimum} to {self.maximum}"
         return text + (" or null" if self.nullable else "")
 
 
+#: a set holds at most one rank's cards of four decks with all their jokers (4 x 4 + 4 x 8);
+#: a run never repeats a rank, so it holds at most the 13 ranks (or 14 with ace_high)
+SET_MAX, RUN_MAX = 48, 14
+
+#: the one table of every parameter: its name, type, default and range (``minimum`` to
+#: ``maximum``), read by the id parser, the rules files, the report's schema, the JSON
+#: Schema, the rules page and ``rules show``; docs/rules.md states the same ranges
 PARAMS: tuple[Param, ...] = (
-    Param("decks", "int", 1, "standard 52-card decks shuffled together", minimum=1),
-    Param("jokers", "int", 2, "jokers per deck"),
-    Param("hand_size", "int", 5, "cards dealt to each player", minimum=1),
+    Param("decks", "int", 1, "standard 52-card decks shuffled together", minimum=1,
+          maximum=4),
+    Param("jokers", "int", 2, "jokers per deck", maximum=8),
+    Param("hand_size", "int", 5, "cards dealt to each player", minimum=1, maximum=30),
     Param("face_values", "choice", "flat", "flat: J Q K = 10; ranked: J 11, Q 12, K 13",
           choices=("flat", "ranked")),
     Param("joker_value", "int", 0, "points of a joker in hand"),
     Param("wild_jacks", "bool", False, "jacks act as jokers (Nepal)"),
-    Param("set_min", "int", 2, "fewest cards in a set", minimum=2),
-    Param("set_max", "int", 4, "most cards in a set", minimum=2),
-    Param("run_min", "int", 3, "fewest cards in a run", minimum=2),
+    Param("set_min", "int", 2, "fewest cards in a set", minimum=2, maximum=SET_MAX),
+    Param("set_max", "int", 4, "most cards in a set", minimum=2, maximum=SET_MAX),
+    Param("run_min", "int", 3, "fewest cards in a run", minimum=2, maximum=RUN_MAX),
     Param("run_max", "int", None, "most cards in a run (null: no bound)", minimum=2,
-          nullable=True),
+          maximum=RUN_MAX, nullable=True),
     Param("ace_high", "bool", False, "Q-K-A is a run too"),
     Param("run_wrap", "bool", False, "runs go round the corner (K-A-2)"),
     Param("jokers_in_runs", "bool", True, "a joker may stand in a run"),
@@ -88,7 +105,8 @@ PARAMS: tuple[Param, ...] = (
           choices=("exceed", "reach")),
     Param("game_end", "choice", "elimination", "when the game ends",
           choices=("elimination", "first_out", "rounds")),
-    Param("rounds", "int", None, "rounds played when game_end=rounds", minimum=1, nullable=True),
+    Param("rounds", "int", None, "rounds played when game_end=rounds", minimum=1,
+          maximum=1000, nullable=True),
     Param("reductions", "table", ((100, 50), (200, 100)),
           "a score landing exactly on a key drops to its value"),
     Param("starter", "choice", "round_winner", "who opens rounds after the first",
@@ -223,7 +241,8 @@ def _check_value(param: Param, value: Any) -> Any:
             return value
         raise refuse()
     if param.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or value < param.minimum:
+        if (isinstance(value, bool) or not isinstance(value, int)
+                or not param.minimum <= value <= param.maximum):
             raise refuse()
         return value
     if param.kind == "choice":
@@ -238,7 +257,7 @@ def _check_value(param: Param, value: Any) -> Any:
     table: dict[int, int] = {}
     for key, target in value.items():
         number = _table_key(key)
-        if number is None or number < 1:
+        if number is None or not 1 <= number <= param.maximum:
             raise RulesError(
                 f"{param.name}: key {_show(key)} is not a score; expected {param.accepts()}"
             )
@@ -258,20 +277,24 @@ def _table_key(key: Any) -> int | None:
         return None
     if isinstance(key, int):
         return key
-    if isinstance(key, str) and re.fullmatch(r"\s*\d+\s*", key):
+    if isinstance(key, str) and re.fullmatch(r"\s*\d{1,40}\s*", key):
         return int(key)
     return None
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    """The value as an error message quotes it, cut to 40 characters (a value can be a
+    number of a million digits, which the message must not repeat)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
+        return f"a number of {len(str(abs(value)))} digits"
     if isinstance(value, tuple):
-        return format_value(value)
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
+        text = format_value(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _check_combination(rules: RuleSet) -> None:
@@ -286,7 +309,8 @@ def _check_combination(rules: RuleSet) -> None:
             "run_max must be null or at least run_min"
         )
     if rules.game_end == "rounds" and rules.rounds is None:
-        raise RulesError("game_end=rounds needs rounds: a whole number >= 1 of rounds to play")
+        raise RulesError("game_end=rounds needs rounds: the rounds to play, a whole number "
+                         f"from 1 to {PARAM_BY_NAME['rounds'].maximum}")
 
 
 def make_rules(base: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
@@ -348,7 +372,9 @@ def _parse_scalar(text: str) -> Any:
     if text == "null":
         return None
     if re.fullmatch(r"-?\d+", text):
-        return int(text)
+        # past 40 digits it is out of every range: kept as text (refused as not a whole
+        # number in range), never given to int(), which refuses 4,300 digits and more
+        return int(text) if len(text) <= 40 else text
     if len(text) >= 2 and text[0] == text[-1] == '"':
         return text[1:-1]
     if re.fullmatch(r"-?\d+\.\d*(e-?\d+)?", text):

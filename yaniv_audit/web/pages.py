@@ -186,7 +186,7 @@ def rules_page_data() -> dict[str, Any]:
                         for preset, source, said in VARIANTS if name in said]
             rows.append({"name": name, "kind": param.kind, "choices": param.choices,
                          "default": format_value(param.default), "nullable": param.nullable,
-                         "minimum": param.minimum,
+                         "minimum": param.minimum, "maximum": param.maximum,
                          "meaning": marked_up(gettext(MEANING[name]), param.choices),
                          "in_presets": values, "variants": variants})
         groups.append({"key": key, "title": gettext(title), "params": rows})
