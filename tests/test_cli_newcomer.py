@@ -292,7 +292,7 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
     assert lines[3].startswith(f"  {replay('wrong-score')}: CLAIMS under israeli")
     assert lines[4] == ("Players of the 3 games played by people, by wins (the 3 simulated "
                         "games left out):")
-    assert lines[5].split() == ["player", "games", "wins", "finished"]
+    assert lines[5].split() == ["player", "games", "finished", "wins"]  # as the leaderboard
     assert lines[7].split() == ["dana", "1", "1", "1"]  # the one win of a finished game
     named = {line.split()[0] for line in lines[7:] if not line.startswith("  and ")}
     assert "ana" not in named and "carmel" not in named  # the bots' names

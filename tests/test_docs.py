@@ -123,6 +123,13 @@ def test_the_readme_main_job_runs(tmp_path: Path) -> None:
     assert "ingested 0 games (0 events)" in outputs[1][0]
     assert "audited under its declared rules by this version already" in outputs[1][1]
     assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")
+    # it ends on the people's games: the leaderboard leaves the bots' out and says so
+    board = outputs[0][2].splitlines()
+    assert board[0].endswith(f"(the {games - 8} simulated games left out); --simulated "
+                             "counts them")
+    assert board[1].split()[:4] == ["player", "games", "finished", "wins"]
+    rows = {line.split()[0]: line.split()[1] for line in board[3:]}
+    assert "ana" not in rows and "carmel" not in rows and rows["ben"] == "1"  # not the bot ben
 
 
 def commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, click.Command]]:

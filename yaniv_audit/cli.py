@@ -1158,8 +1158,8 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
         click.echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
                    f"people, by wins{left}:")
         ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
-        table = render_table(["player", "games", "wins", "finished"],
-                             [(name, g, w, f) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
+        table = render_table(["player", "games", "finished", "wins"],  # as the leaderboard
+                             [(name, g, f, w) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
         click.echo("\n".join("  " + line for line in table.split("\n")))
         if len(ranked) > SUMMARY_PLAYERS:
             click.echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
@@ -1322,13 +1322,16 @@ IMPACT_SHOWN = 50
 @click.option("--all", "every", is_flag=True,
               help=f"rules-impact: every game in the table (else the first {IMPACT_SHOWN} of "
                    "each rule set; csv and json give every one)")
+@click.option("--simulated", is_flag=True,
+              help="leaderboard: count the games bots played (yaniv-audit simulate) too")
 def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int | None,
-           fmt: str | None, as_json: bool, every: bool) -> None:
+           fmt: str | None, as_json: bool, every: bool, simulated: bool) -> None:
     """An analytics report over the archive (games not audited yet are audited first).
 
     Each game counts once (its latest version), under its declared rules or
     under --rules R; several --rules give the report under each, with a rules
-    column. Corrupt games are left out.
+    column. Corrupt games are left out, and so are the games bots played from the
+    leaderboard (--simulated counts them).
 
     \b
     players         per player: games, wins, points per round, Yanivs, Assafs, eliminations
@@ -1337,7 +1340,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     seat-advantage  win rate by seat, and the round win rate of the player who opens
     reductions      reductions that saved a player from elimination; Victor calls
     violations      findings by code and by player
-    leaderboard     players by wins, with Yaniv calls and Assafs
+    leaderboard     players by wins, with Yaniv calls and Assafs (people's games)
     assaf-risk      how often a Yaniv at each total was Assafed
     findings        which rules get broken, how often
     rules-impact    which games change winner under --rules R
@@ -1356,11 +1359,15 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
     if every and name != "rules-impact":
         raise click.UsageError(f"--all is for rules-impact (report {name} lists every row)")
+    if simulated and name != "leaderboard":
+        raise click.UsageError(f"--simulated is for the leaderboard (report {name} counts "
+                               "every game)")
     needed = ([None, *rule_sets] if name == "rules-impact"
               else [] if name == "deal-odds" else rule_sets)
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
         table = analytics.report(archive, name, rule_sets, players,
-                                 None if every or fmt != "table" else IMPACT_SHOWN)
+                                 None if every or fmt != "table" else IMPACT_SHOWN,
+                                 simulated=simulated)
     if fmt == "json":
         emit_json(table.to_json())
     elif fmt == "csv":
@@ -1368,7 +1375,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         writer.writerow(table.columns)
         writer.writerows([csv_cell(v) for v in row] for row in table.rows)
     else:
-        click.echo(table.summary)
+        click.echo(table.summary + ("; --simulated counts them" if table.bots_left_out else ""))
         if table.rows:
             click.echo(render_table(table.columns, table.rows))
         if table.more:

@@ -310,8 +310,9 @@ def analytics_page() -> str:
                          if o.interval else "" for o in odds]
             reports.append(_report(risk, risk_chart(odds), {"interval": intervals}))
             board = analytics.report(archive, "leaderboard")
+            pct = board.columns.index("win_pct")
             reports.append(_report(board, bar_chart(
-                [(str(row[0]), row[3]) for row in board.rows if row[3] is not None][:12],
+                [(str(row[0]), row[pct]) for row in board.rows if row[pct] is not None][:12],
                 gettext("win %"), 100)))
             seats = analytics.report(archive, "seat-advantage")
             reports.append(_report(seats, seat_chart(seats.rows)))
