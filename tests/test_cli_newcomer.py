@@ -300,3 +300,26 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
     every = run("audit", "--db", db, "--again", "--all").output.splitlines()
     assert len(every) == 7 and every[-1].startswith("6 games: ")
     assert sum(" CLEAN under " in line for line in every) == 4
+
+
+def test_a_file_named_like_a_preset_does_not_hide_it(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """--rules classic is the preset, with a note that names the file's own spelling."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "classic").write_text("a shopping list\n")
+    result = run("audit", replay("middle-card"), "--rules", "classic")
+    assert "VIOLATIONS under classic" in result.stdout
+    assert "rules: classic is the preset; the file classic here is read as --rules ./classic" \
+        in result.stderr
+    file = run("audit", replay("middle-card"), "--rules", "./classic")
+    assert file.exit_code == 2
+    assert "./classic: read as a rules file, and not valid TOML" in file.output
+
+
+def test_a_rules_file_with_several_mistakes_lists_them_all(tmp_path: Path) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text('base = "israeli"\nyaniv_max = "seven"\npickup = "anywhere"\n')
+    result = run("audit", replay("middle-card"), "--rules", str(house))
+    assert result.exit_code == 2
+    assert f"{house}: 2 problems:\n  yaniv_max: expected" in result.output
+    assert '\n  pickup: expected one of' in result.output

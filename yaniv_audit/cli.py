@@ -147,12 +147,18 @@ def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
 
 
 def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
-    from .rules import resolve_rules
+    """The rule set ``spec`` names, or a usage error; a preset's name is the preset, and
+    when a file of that name is here too a note says which was taken."""
+    from .rules import names_a_preset, resolve_rules
 
     try:
-        return resolve_rules(spec)
+        rules = resolve_rules(spec)
     except RulesError as exc:
         raise click.BadParameter(str(exc), param_hint=hint) from None
+    if names_a_preset(spec) and os.path.exists(spec):
+        note(f"rules: {spec} is the preset; the file {spec} here is read as "
+             f"--rules {shlex.quote(os.path.join('.', spec))}")
+    return rules
 
 
 def house_rules(*, say: bool = True) -> tuple[Any, str] | None:

@@ -198,7 +198,7 @@ class RulesField(fields.Field[Any]):
             if isinstance(value, dict):
                 return rules_from_mapping(value)
         except RulesError as exc:
-            raise ValidationError(str(exc)) from None
+            raise ValidationError(exc.problems) from None
         raise self.make_error("invalid")
 
     def json_schema(self, convert: Convert) -> JsonSchema:
