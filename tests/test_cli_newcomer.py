@@ -323,3 +323,33 @@ def test_a_rules_file_with_several_mistakes_lists_them_all(tmp_path: Path) -> No
     assert result.exit_code == 2
     assert f"{house}: 2 problems:\n  yaniv_max: expected" in result.output
     assert '\n  pickup: expected one of' in result.output
+
+
+def complete(words: str, shell: str = "bash") -> list[str]:
+    """What click's shell completion offers for the last word of ``words``."""
+    parts = words.split(" ")
+    env = {"_YANIV_AUDIT_COMPLETE": f"{shell}_complete", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(parts) - 1)}
+    result = CliRunner().invoke(cli, [], env=env, prog_name="yaniv-audit")
+    return result.output.splitlines()
+
+
+def test_shell_completion_offers_the_presets_for_rules() -> None:
+    """--rules c<Tab> offers classic and cardgames-zone, then the files there (a rules
+    file is a path); rules show <Tab> every preset."""
+    assert complete("yaniv-audit audit --rules c") == [
+        "plain,classic", "plain,cardgames-zone", "file,c"]
+    assert complete("yaniv-audit compare x.jsonl --rules na") == ["plain,namu", "file,na"]
+    offered = complete("yaniv-audit rules show ")
+    assert [line.split(",", 1)[1] for line in offered if line.startswith("plain,")] == [
+        "israeli", "classic", "cardgames-zone", "namu", "de-wiki", "mcleod", "jhyap"]
+
+
+def test_rules_list_says_which_presets_are_the_same_rules() -> None:
+    lines = run("rules", "list").output.splitlines()
+    assert lines[1].strip() == ("(the defaults); the same rules as cardgames-zone, from "
+                                "another source")
+    assert lines[5].strip() == "(the defaults); the same rules as israeli, from another source"
+    assert lines[3].strip() == "yaniv_max=5"  # classic: like no other preset
+    listed = {p["id"]: p["same_as"] for p in json.loads(run("rules", "list", "--json").output)}
+    assert listed["israeli"] == ["cardgames-zone"] and listed["classic"] == []

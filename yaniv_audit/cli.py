@@ -136,12 +136,26 @@ def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str,
+                   ) -> list[click.shell_completion.CompletionItem]:
+    """Shell completion of a rule set: the presets that start with what is typed (each
+    with its source), then the files there, as a rules file is a path."""
+    from click.shell_completion import CompletionItem
+
+    from .rules import PRESET_SOURCES, PRESETS
+
+    presets = [CompletionItem(name, help=PRESET_SOURCES[name])
+               for name in PRESETS if name.startswith(incomplete)]
+    return [*presets, CompletionItem(incomplete, type="file")]
+
+
 def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
     return click.option(
         "--rules",
         "rules_specs",
         multiple=multiple,
         metavar="R",
+        shell_complete=complete_rules,
         help="a rule-set id (classic, israeli(yaniv_max=5)) or a TOML/JSON rules file",
     )
 
@@ -274,9 +288,13 @@ def rules_list(as_json: bool) -> None:
     """Every preset, what it changes and where it comes from."""
     from .rules import PRESET_SOURCES, PRESETS
 
+    # presets equal by their parameters: the same rules, written down by two sources
+    same = {name: [other for other, o in PRESETS.items() if o == r and other != name]
+            for name, r in PRESETS.items()}
     if as_json:
         emit_json([
-            {"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
+            {"id": name, "source": PRESET_SOURCES[name], "params": r.params(),
+             "same_as": same[name]}
             for name, r in PRESETS.items()
         ])
         return
@@ -285,12 +303,16 @@ def rules_list(as_json: bool) -> None:
         changed = [
             f"{k}={format_value(v)}" for k, v in r.values().items() if getattr(default, k) != v
         ]
+        what = ", ".join(changed) if changed else "(the defaults)"
+        if same[name]:
+            what += (f"; the same rules as {' and '.join(same[name])}, from "
+                     f"{'another source' if len(same[name]) == 1 else 'other sources'}")
         click.echo(f"{name:15} {PRESET_SOURCES[name]}")
-        click.echo(f"{'':15} {', '.join(changed) if changed else '(the defaults)'}")
+        click.echo(f"{'':15} {what}")
 
 
 @rules.command("show")
-@click.argument("rule_set", metavar="R", required=False)
+@click.argument("rule_set", metavar="R", required=False, shell_complete=complete_rules)
 @click.option("--json", "as_json", is_flag=True)
 def rules_show(rule_set: str | None, as_json: bool) -> None:
     """Every parameter of rule set R (a preset, an id or a rules file).
