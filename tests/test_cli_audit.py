@@ -319,7 +319,7 @@ def test_a_bad_toml_rules_file_is_wrong_usage(tmp_path: Path) -> None:
     broken.write_text("base = \n", encoding="utf-8")
     result = audit("--rules", str(broken), replay_path("middle-card"))
     assert result.exit_code == 2
-    assert "not a valid toml file" in result.stderr.lower()
+    assert "read as a rules file, and not valid toml" in result.stderr.lower()
 
 
 # --- compare --------------------------------------------------------------------------
