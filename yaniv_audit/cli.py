@@ -129,6 +129,11 @@ def say(line: str) -> None:
     tqdm.write(line, file=sys.stdout)
 
 
+#: the archive ``serve --demo`` serves, in the current directory: the sample games apart
+#: from the archive a club keeps its own games in
+DEMO_DB = "yaniv-demo.duckdb"
+
+
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--db", "db", default=None, metavar="FILE",
@@ -909,22 +914,25 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
                    "in the server, as --dev does by default)")
 @click.option("--dev", is_flag=True,
               help="Flask's development server, reloading when the code changes")
+@click.option("--demo", is_flag=True,
+              help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
+                   "sample games of replays/ (stored on its first start)")
 def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
-          workers: int | None, dev: bool) -> None:
+          workers: int | None, dev: bool, demo: bool) -> None:
     """Serve the step-through viewer (/) and the JSON API (/api/v1/).
 
     The viewer lists the archive's games (--db) and opens any log file; the API
     is described at /api/v1/openapi.json. It runs on waitress (a production WSGI
     server); --dev runs Flask's reloader instead. Writes (storing a log) need
-    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. On a first
-    start with no archive (or an empty one), the sample games in replays/ are
-    ingested into it.
+    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. The sample
+    games are stored only with --demo, in a demo archive of their own, so that
+    the archive that becomes the club's holds only its games.
     """
     from .archive import default_db
     from .web import create_app, settings_from_env
     from .web.store import base_name
 
-    path = db or default_db()
+    path = db or (DEMO_DB if demo else default_db())
     try:
         settings = settings_from_env()
     except ValueError as exc:
@@ -940,7 +948,12 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     if reloader_parent:
         settings["WORKERS"] = 0
     if not dev or reloader_parent:  # once, not per reload
-        seed_archive(path)
+        if demo:
+            seed_archive(path)
+        elif not holds_games(path):
+            note(f"the archive {path} holds no games yet: yaniv-audit ingest PATH stores "
+                 "your logs (or post them in the viewer); yaniv-audit serve --demo shows the "
+                 "sample games, in an archive of their own")
     app = create_app({"ARCHIVE": path, **settings})
     token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
         "writes from this machine only"
@@ -988,29 +1001,41 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-#: the sample games a first start stores
+#: the sample games ``serve --demo`` stores
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 
 
+def holds_games(path: str) -> bool:
+    """Whether the archive at ``path`` exists and holds a game (or cannot be read: the
+    server's own error then says why)."""
+    from .archive import Archive
+    from .errors import ArchiveError
+
+    if path == ":memory:" or not Path(path).is_file():
+        return False
+    try:
+        with Archive(path, read_only=True) as archive:
+            return bool(archive.count_games())
+    except ArchiveError:
+        return True
+
+
 def seed_archive(path: str) -> None:
-    """Ingest the sample games (replays/*.jsonl) into a missing or empty archive, and say so."""
+    """Ingest the sample games (replays/*.jsonl) into a missing or empty demo archive, and
+    say so."""
     from .archive import Archive
     from .errors import ArchiveError
     from .web.store import ingest_into
 
     samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
-    if not samples or path == ":memory:":
+    if not samples or path == ":memory:" or holds_games(path):
         return
     try:
-        if Path(path).is_file():
-            with Archive(path, read_only=True) as archive:
-                if archive.count_games():
-                    return
         with Archive(path) as archive:
             result = ingest_into(archive, samples)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    click.echo(f"the archive was empty: ingested the {result.games} sample games of "
+    click.echo(f"the demo archive was empty: ingested the {result.games} sample games of "
                f"{SAMPLES.name}/ into {path} (and audited them)", err=True)
 
 
