@@ -1,5 +1,5 @@
 """`yaniv-audit audit`, `compare` and `replay` end to end, as a user runs them
-(LOG_FORMAT.md sections 5 and 6): exit codes, output, JSON lines, directories,
+(docs/log-format.md and the README's commands): exit codes, output, JSON lines, directories,
 unreadable files among good ones, --strict, --rules ids and files, --seat."""
 
 from __future__ import annotations

@@ -163,3 +163,21 @@ def test_cli_md_shows_every_command_with_every_option(name: str, command: click.
             assert re.search(rf"{re.escape(opt)}\b", where), f"{name} {opt}"
     table = text("README.md").split("## Commands", 1)[1].split("\n## ", 1)[0]
     assert f"`{name}" in table or f"`{name.split()[0]} --" in table, name
+
+
+def test_the_code_and_the_generated_schemas_point_into_docs() -> None:
+    """Docstrings and the JSON Schemas named LOG_FORMAT.md sections and ARCHITECTURE.md,
+    which are not in the repository: they point to docs/, and every docs/ page they name
+    is there."""
+    files = [*(ROOT / "yaniv_audit").rglob("*.py"), *(ROOT / "schemas").glob("*"),
+             *(p for p in (ROOT / "tests").rglob("*") if p.suffix in (".py", ".md")
+               and p.name != "test_docs.py")]
+    named: set[str] = set()
+    for path in files:
+        body = path.read_text(encoding="utf-8")
+        for outside in ("RULES.md", "LOG_FORMAT", "ARCHITECTURE.md"):
+            assert outside not in body, f"{path.relative_to(ROOT)} names {outside}"
+        named.update(re.findall(r"docs/([\w-]+\.md)", body))
+    assert {"log-format.md", "rules.md", "fingerprints.md"} <= named
+    for page in named:
+        assert (ROOT / "docs" / page).is_file(), page

@@ -1,7 +1,7 @@
 """Reading logs: JSON Lines or a JSON array -> typed events and fingerprint leaves.
 
 The marshmallow schemas below are the one definition of what an event may hold
-(LOG_FORMAT.md section 1); ``schemas/log-event.schema.json`` is generated from
+(docs/log-format.md); ``schemas/log-event.schema.json`` is generated from
 them. Every field is strict: nothing is coerced, so ``"5"`` is not a number and
 ``true`` is not an integer. The structural checks (first event, seated players,
 round order...) live in :mod:`yaniv_audit.structure`; :func:`read_log` runs both
@@ -438,7 +438,7 @@ class NoteSchema(EventSchema):
     player = _player()
 
 
-#: one schema instance per event type, in LOG_FORMAT.md order
+#: one schema instance per event type, in the order of docs/log-format.md's events
 SCHEMAS: dict[str, EventSchema] = {
     "game_started": GameStartedSchema(),
     "round_started": RoundStartedSchema(),

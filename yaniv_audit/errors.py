@@ -45,7 +45,8 @@ def where(line: int | None, index: int | None) -> str:
 
 
 class LogFormatError(YanivAuditError):
-    """A log that cannot be read: the 'unreadable' class of LOG_FORMAT.md.
+    """A log that cannot be read: the 'unreadable' class of docs/log-format.md ("Three
+    kinds of trouble").
 
     ``line`` is the 1-based line of a ``.jsonl`` file, ``index`` the 0-based
     event index (always set when known); ``messages`` maps a field path to

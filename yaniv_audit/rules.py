@@ -99,7 +99,7 @@ PARAM_BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every parameter of RULES.md. Equality and hashing go by the parameters;
+    """Every parameter of docs/rules.md. Equality and hashing go by the parameters;
     ``name`` is the preset the user chose, kept for display in :attr:`id`."""
 
     decks: int = 1
@@ -136,7 +136,7 @@ class RuleSet:
     name: str = field(default="israeli", compare=False)
 
     def values(self) -> dict[str, Any]:
-        """Every parameter by name, in RULES.md order (tables as tuples)."""
+        """Every parameter by name, in docs/rules.md order (tables as tuples)."""
         return {p.name: getattr(self, p.name) for p in PARAMS}
 
     def params(self) -> dict[str, Any]:

@@ -137,7 +137,7 @@ SOURCES: dict[str, str] = {
     "jhyap": N_("Nepal, as McLeod describes it"),
 }
 
-#: the variants each source lists beside its base rules (docs/rules.md, section 7)
+#: the variants each source lists beside its base rules (docs/rules.md, "The presets")
 VARIANTS: list[tuple[str, str, dict[str, str]]] = [
     ("namu", N_("the Korean wiki article"), {
         "face_values": "ranked", "ace_high": "true", "pickup": "ends", "hand_size": "7",
