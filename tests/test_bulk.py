@@ -86,6 +86,14 @@ def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
         pool.join()
 
 
+def none_left(mark: str, wait: float = 5) -> bool:
+    """Whether the processes marked ``mark`` are all gone within ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return marked(mark) == []
+
+
 def _terminal_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
@@ -117,10 +125,7 @@ def test_ctrl_c_stops_bulk_work_at_once(work: str, tmp_path: Path) -> None:
         assert time.monotonic() - started < 5
         assert process.returncode == 130
         assert err.strip() == "yaniv-audit: interrupted"
-        deadline = time.monotonic() + 5
-        while marked(mark) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert marked(mark) == []
+        assert none_left(mark)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -147,10 +152,7 @@ def test_ctrl_c_while_the_workers_start_is_one_line_and_130(tmp_path: Path) -> N
             process.send_signal(signal.SIGINT)
             _, err = process.communicate(timeout=30)
             assert (process.returncode, err.strip()) == (130, "yaniv-audit: interrupted")
-            deadline = time.monotonic() + 5
-            while marked(mark) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert marked(mark) == []
+            assert none_left(mark)
         finally:
             if process.poll() is None:
                 process.kill()
