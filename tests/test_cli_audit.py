@@ -1,5 +1,5 @@
 """`yaniv-audit audit`, `compare` and `replay` end to end, as a user runs them
-(LOG_FORMAT.md sections 5 and 6): exit codes, output, JSON lines, directories,
+(docs/log-format.md and the README's commands): exit codes, output, JSON lines, directories,
 unreadable files among good ones, --strict, --rules ids and files, --seat."""
 
 from __future__ import annotations
@@ -334,7 +334,7 @@ def test_a_bad_toml_rules_file_is_wrong_usage(tmp_path: Path) -> None:
     broken.write_text("base = \n", encoding="utf-8")
     result = audit("--rules", str(broken), replay_path("middle-card"))
     assert result.exit_code == 2
-    assert "not a valid toml file" in result.stderr.lower()
+    assert "read as a rules file, and not valid toml" in result.stderr.lower()
 
 
 # --- compare --------------------------------------------------------------------------
@@ -347,7 +347,7 @@ def test_compare_text_shows_both_rule_sets_and_what_changes() -> None:
     assert lines[0].startswith("game d454a4a5a6e99848: baseline israeli")
     assert re.search(r"^  israeli\s+violations\s+winner: unfinished", result.output, re.M)
     assert re.search(r"^  namu\s+clean\s+winner: unfinished", result.output, re.M)
-    assert ("What changes:\n  - under namu, 1 finding removed (draw.pile_card at event 5)\n"
+    assert ("What changes:\n  - under namu, 1 finding removed (draw.pile_card of noa at event 5)\n"
             "  - under namu the verdict is clean instead of violations") in result.output
 
 
@@ -367,7 +367,7 @@ def test_compare_json_has_baseline_results_and_changes() -> None:
                                 "winners": ["ariel"]}]
     assert out["changes"] == [{
         "rules": "namu", "round": None, "field": "findings", "from": ["draw.pile_card@5"],
-        "to": [], "message": "under namu, 1 finding removed (draw.pile_card at event 5)"}, {
+        "to": [], "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)"}, {
         "rules": "namu", "round": None, "field": "verdict", "from": "violations",
         "to": "clean", "message": "under namu the verdict is clean instead of violations"}]
 
@@ -400,7 +400,7 @@ def test_compare_without_rules_meets_the_declared_rules_with_every_other_preset(
     assert {c["rules"] for c in out["changes"] if c["field"] == "findings"} == {
         "israeli", "classic", "namu", "de-wiki", "mcleod", "jhyap"}  # the slaps are illegal
     text = run("compare", replay_path("slap-down")).output
-    assert "under israeli, 2 findings added (slap.not_allowed at event 4" in text
+    assert "under israeli, 2 findings added (slap.not_allowed of rami at event 4" in text
     same = run("compare", replay_path("slap-down"), "--rules", "israeli(slap_down=true)",
                "--rules", "israeli(slap_down=true,pickup=ends)").output
     assert "Nothing changes: every rule set gives the same rounds and result." in same

@@ -197,7 +197,7 @@ def strip_optional(events: Events, rnd: random.Random) -> tuple[Events, set[str]
 
     The upcard and a round's stock may go; a reshuffle's stock may go; a stock
     draw's card may go, but only where what is left of the log still fixes
-    the stock's order (LOG_FORMAT section 2: every other stock draw names its
+    the stock's order (docs/log-format.md: every other stock draw names its
     card). Returns the log and the kinds of information that were taken out.
     """
     out: list[dict[str, Any]] = []

@@ -27,7 +27,7 @@ LOGS = sorted(REPLAYS.glob("*.jsonl"))
 #: the golden reports (outside replays/, so that auditing that directory finds only logs)
 GOLDEN_DIR = ROOT / "tests" / "golden"
 GOLDEN = sorted(GOLDEN_DIR.glob("*.json"))
-#: LOG_FORMAT.md section 3, verbatim, plus the code this project added
+#: docs/log-format.md's finding codes, verbatim, plus the code this project added
 SPEC_CODES = {
     "violation": {"turn.order", "turn.no_throw", "turn.no_draw", "discard.combo",
                   "draw.pile_card", "draw.pile_needs_combo", "draw.swap", "slap.not_allowed",

@@ -443,3 +443,22 @@ def test_a_write_while_another_process_holds_the_archive_is_a_503(archive_file: 
     message = error(busy, 503, "archive_unavailable")
     assert message.startswith("held.duckdb: the archive is in use by another process")
     assert str(tmp_path) not in busy.get_data(as_text=True)
+
+
+def test_the_leaderboard_leaves_the_bots_out_unless_asked(tmp_path: Path) -> None:
+    """As `report leaderboard` does: simulated games are left out and the summary says so;
+    ?simulated=true counts them."""
+    db = tmp_path / "bots.duckdb"
+    bots = sorted((REPLAYS / "simulated" / "classic").glob("*.jsonl"))[:2]
+    with Archive(db) as archive:
+        archive.ingest([str(REPLAYS / "wrong-score.jsonl"), *map(str, bots)], jobs=1)
+        list(archive.audit(jobs=1))
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    people = client.get("/api/v1/reports/leaderboard").get_json()
+    assert people["summary"].endswith("(the 2 simulated games left out)")
+    assert {row["games"] for row in people["rows"]} == {1}
+    every = client.get("/api/v1/reports/leaderboard?simulated=true").get_json()
+    assert "left out" not in every["summary"]
+    assert len(every["rows"]) > len(people["rows"])
+    error(client.get("/api/v1/reports/leaderboard?simulated=maybe"), 400, "bad_parameter",
+          "simulated")

@@ -446,3 +446,20 @@ def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> No
     game = web.get("/api/v1/games/friday-at-dana-2024-05-17").get_json()
     assert game["fingerprint"] == first and game["rewrites"] is None
     assert web.get(f"/api/v1/games/{second}").get_json()["rewrites"] == first
+
+
+def test_compare_page_lists_each_finding_added_at_one_event(tmp_path: Path) -> None:
+    """A tie scored as an Assaf: under assaf_on_tie=false dana's and omer's points are both
+    wrong at one round_ended, and the page lists both (it listed one)."""
+    from test_compare import tie_dispute
+
+    log = tmp_path / "tie.jsonl"
+    log.write_bytes(tie_dispute().jsonl())
+    db = tmp_path / "tie.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(log)], jobs=1)
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    html = client.get(f"/games/{fingerprint_of(log)}/compare?rules=israeli"
+                      "&rules=israeli(assaf_on_tie=false)").get_data(as_text=True)
+    added = re.findall(r'<li class="added">.*?<code>([\w.]+)</code>', html)
+    assert added == ["claim.points", "claim.points"]

@@ -1,6 +1,6 @@
 """The archive: many games in one DuckDB file, audited in bulk, asked in SQL.
 
-A shell around the pure core (ARCHITECTURE.md): logs are read by the codec,
+A shell around the pure core (docs/design.md): logs are read by the codec,
 audited by :mod:`yaniv_audit.audit`, and stored here.
 
 - ``games`` and ``events`` hold what was ingested and are append-only: a game

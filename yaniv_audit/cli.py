@@ -152,11 +152,29 @@ def echo(message: Any = "", *, err: bool = False, nl: bool = True, painted: bool
     click.echo(text if exact else terminal_text(text, painted), err=err, nl=nl)
 
 
+#: the archive ``serve --demo`` serves, in the current directory: the sample games apart
+#: from the archive a club keeps its own games in
+DEMO_DB = "yaniv-demo.duckdb"
+
+
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--db", "db", default=None, metavar="FILE",
         help="the archive (default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb here)",
     )(f)
+
+
+def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str,
+                   ) -> list[click.shell_completion.CompletionItem]:
+    """Shell completion of a rule set: the presets that start with what is typed (each
+    with its source), then the files there, as a rules file is a path."""
+    from click.shell_completion import CompletionItem
+
+    from .rules import PRESET_SOURCES, PRESETS
+
+    presets = [CompletionItem(name, help=PRESET_SOURCES[name])
+               for name in PRESETS if name.startswith(incomplete)]
+    return [*presets, CompletionItem(incomplete, type="file")]
 
 
 def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
@@ -165,17 +183,24 @@ def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
         "rules_specs",
         multiple=multiple,
         metavar="R",
+        shell_complete=complete_rules,
         help="a rule-set id (classic, israeli(yaniv_max=5)) or a TOML/JSON rules file",
     )
 
 
 def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
-    from .rules import resolve_rules
+    """The rule set ``spec`` names, or a usage error; a preset's name is the preset, and
+    when a file of that name is here too a note says which was taken."""
+    from .rules import names_a_preset, resolve_rules
 
     try:
-        return resolve_rules(spec)
+        rules = resolve_rules(spec)
     except RulesError as exc:
         raise click.BadParameter(str(exc), param_hint=hint) from None
+    if names_a_preset(spec) and os.path.exists(spec):
+        note(f"rules: {spec} is the preset; the file {spec} here is read as "
+             f"--rules {shlex.quote(os.path.join('.', spec))}")
+    return rules
 
 
 def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
@@ -291,9 +316,13 @@ def rules_list(as_json: bool) -> None:
     """Every preset, what it changes and where it comes from."""
     from .rules import PRESET_SOURCES, PRESETS
 
+    # presets equal by their parameters: the same rules, written down by two sources
+    same = {name: [other for other, o in PRESETS.items() if o == r and other != name]
+            for name, r in PRESETS.items()}
     if as_json:
         emit_json([
-            {"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
+            {"id": name, "source": PRESET_SOURCES[name], "params": r.params(),
+             "same_as": same[name]}
             for name, r in PRESETS.items()
         ])
         return
@@ -302,12 +331,16 @@ def rules_list(as_json: bool) -> None:
         changed = [
             f"{k}={format_value(v)}" for k, v in r.values().items() if getattr(default, k) != v
         ]
+        what = ", ".join(changed) if changed else "(the defaults)"
+        if same[name]:
+            what += (f"; the same rules as {' and '.join(same[name])}, from "
+                     f"{'another source' if len(same[name]) == 1 else 'other sources'}")
         echo(f"{name:15} {PRESET_SOURCES[name]}")
-        echo(f"{'':15} {', '.join(changed) if changed else '(the defaults)'}")
+        echo(f"{'':15} {what}")
 
 
 @rules.command("show")
-@click.argument("rule_set", metavar="R", required=False)
+@click.argument("rule_set", metavar="R", required=False, shell_complete=complete_rules)
 @click.option("--json", "as_json", is_flag=True)
 def rules_show(rule_set: str | None, as_json: bool) -> None:
     """Every parameter of rule set R (a preset, an id or a rules file).
@@ -905,22 +938,25 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
               help="a connection that sends nothing for this long is closed (slow clients)")
 @click.option("--dev", is_flag=True,
               help="Flask's development server, reloading when the code changes")
+@click.option("--demo", is_flag=True,
+              help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
+                   "sample games of replays/ (stored on its first start)")
 def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
-          workers: int | None, client_timeout: int, dev: bool) -> None:
+          workers: int | None, client_timeout: int, dev: bool, demo: bool) -> None:
     """Serve the step-through viewer (/) and the JSON API (/api/v1/).
 
     The viewer lists the archive's games (--db) and opens any log file; the API
     is described at /api/v1/openapi.json. It runs on waitress (a production WSGI
     server); --dev runs Flask's reloader instead. Writes (storing a log) need
-    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. On a first
-    start with no archive (or an empty one), the sample games in replays/ are
-    ingested into it.
+    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. The sample
+    games are stored only with --demo, in a demo archive of their own, so that
+    the archive that becomes the club's holds only its games.
     """
     from .archive import default_db
     from .web import create_app, settings_from_env
     from .web.store import base_name
 
-    path = db or default_db()
+    path = db or (DEMO_DB if demo else default_db())
     try:
         settings = settings_from_env()
     except ValueError as exc:
@@ -936,7 +972,12 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     if reloader_parent:
         settings["WORKERS"] = 0
     if not dev or reloader_parent:  # once, not per reload
-        seed_archive(path)
+        if demo:
+            seed_archive(path)
+        elif not holds_games(path):
+            note(f"the archive {path} holds no games yet: yaniv-audit ingest PATH stores "
+                 "your logs (or post them in the viewer); yaniv-audit serve --demo shows the "
+                 "sample games, in an archive of their own")
     app = create_app({"ARCHIVE": path, "LISTEN_HOST": host.lower(), **settings})
     token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
         "writes from this machine only"
@@ -1010,29 +1051,41 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-#: the sample games a first start stores
+#: the sample games ``serve --demo`` stores
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 
 
+def holds_games(path: str) -> bool:
+    """Whether the archive at ``path`` exists and holds a game (or cannot be read: the
+    server's own error then says why)."""
+    from .archive import Archive
+    from .errors import ArchiveError
+
+    if path == ":memory:" or not Path(path).is_file():
+        return False
+    try:
+        with Archive(path, read_only=True) as archive:
+            return bool(archive.count_games())
+    except ArchiveError:
+        return True
+
+
 def seed_archive(path: str) -> None:
-    """Ingest the sample games (replays/*.jsonl) into a missing or empty archive, and say so."""
+    """Ingest the sample games (replays/*.jsonl) into a missing or empty demo archive, and
+    say so."""
     from .archive import Archive
     from .errors import ArchiveError
     from .web.store import ingest_into
 
     samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
-    if not samples or path == ":memory:":
+    if not samples or path == ":memory:" or holds_games(path):
         return
     try:
-        if Path(path).is_file():
-            with Archive(path, read_only=True) as archive:
-                if archive.count_games():
-                    return
         with Archive(path) as archive:
             result = ingest_into(archive, samples)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    echo(f"the archive was empty: ingested the {result.games} sample games of "
+    echo(f"the demo archive was empty: ingested the {result.games} sample games of "
                f"{SAMPLES.name}/ into {path} (and audited them)", err=True)
 
 
@@ -1208,8 +1261,8 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
         echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
                    f"people, by wins{left}:")
         ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
-        table = render_table(["player", "games", "wins", "finished"],
-                             [(name, g, w, f) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
+        table = render_table(["player", "games", "finished", "wins"],  # as the leaderboard
+                             [(name, g, f, w) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
         echo("\n".join("  " + line for line in table.split("\n")))
         if len(ranked) > SUMMARY_PLAYERS:
             echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
@@ -1403,13 +1456,16 @@ IMPACT_SHOWN = 50
 @click.option("--all", "every", is_flag=True,
               help=f"rules-impact: every game in the table (else the first {IMPACT_SHOWN} of "
                    "each rule set; csv and json give every one)")
+@click.option("--simulated", is_flag=True,
+              help="leaderboard: count the games bots played (yaniv-audit simulate) too")
 def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int | None,
-           fmt: str | None, as_json: bool, every: bool) -> None:
+           fmt: str | None, as_json: bool, every: bool, simulated: bool) -> None:
     """An analytics report over the archive (games not audited yet are audited first).
 
     Each game counts once (its latest version), under its declared rules or
     under --rules R; several --rules give the report under each, with a rules
-    column. Corrupt games are left out.
+    column. Corrupt games are left out, and so are the games bots played from the
+    leaderboard (--simulated counts them).
 
     \b
     players         per player: games, wins, points per round, Yanivs, Assafs, eliminations
@@ -1418,7 +1474,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     seat-advantage  win rate by seat, and the round win rate of the player who opens
     reductions      reductions that saved a player from elimination; Victor calls
     violations      findings by code and by player
-    leaderboard     players by wins, with Yaniv calls and Assafs
+    leaderboard     players by wins, with Yaniv calls and Assafs (people's games)
     assaf-risk      how often a Yaniv at each total was Assafed
     findings        which rules get broken, how often
     rules-impact    which games change winner under --rules R
@@ -1437,11 +1493,15 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
     if every and name != "rules-impact":
         raise click.UsageError(f"--all is for rules-impact (report {name} lists every row)")
+    if simulated and name != "leaderboard":
+        raise click.UsageError(f"--simulated is for the leaderboard (report {name} counts "
+                               "every game)")
     needed = ([None, *rule_sets] if name == "rules-impact"
               else [] if name == "deal-odds" else rule_sets)
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
         table = analytics.report(archive, name, rule_sets, players,
-                                 None if every or fmt != "table" else IMPACT_SHOWN)
+                                 None if every or fmt != "table" else IMPACT_SHOWN,
+                                 simulated=simulated)
     if fmt == "json":
         emit_json(table.to_json())
     elif fmt == "csv":
@@ -1449,7 +1509,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         writer.writerow(table.columns)
         writer.writerows(shown_rows([csv_cell(v) for v in row] for row in table.rows))
     else:
-        echo(table.summary)
+        echo(table.summary + ("; --simulated counts them" if table.bots_left_out else ""))
         if table.rows:
             echo(render_table(table.columns, table.rows))
         if table.more:

@@ -1,7 +1,7 @@
 """Reading logs: JSON Lines or a JSON array -> typed events and fingerprint leaves.
 
 The marshmallow schemas below are the one definition of what an event may hold
-(LOG_FORMAT.md section 1); ``schemas/log-event.schema.json`` is generated from
+(docs/log-format.md); ``schemas/log-event.schema.json`` is generated from
 them. Every field is strict: nothing is coerced, so ``"5"`` is not a number and
 ``true`` is not an integer. The structural checks (first event, seated players,
 round order...) live in :mod:`yaniv_audit.structure`; :func:`read_log` runs both
@@ -202,7 +202,7 @@ class RulesField(fields.Field[Any]):
             if isinstance(value, dict):
                 return rules_from_mapping(value)
         except RulesError as exc:
-            raise ValidationError(str(exc)) from None
+            raise ValidationError(exc.problems) from None
         raise self.make_error("invalid")
 
     def json_schema(self, convert: Convert) -> JsonSchema:
@@ -462,7 +462,7 @@ class WithdrawSchema(EventSchema):
     reason = _text()
 
 
-#: one schema instance per event type, in LOG_FORMAT.md order
+#: one schema instance per event type, in the order of docs/log-format.md's events
 SCHEMAS: dict[str, EventSchema] = {
     "game_started": GameStartedSchema(),
     "round_started": RoundStartedSchema(),

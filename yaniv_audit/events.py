@@ -1,4 +1,4 @@
-"""Typed, frozen events of a game log (LOG_FORMAT.md section 1).
+"""Typed, frozen events of a game log (docs/log-format.md).
 
 Every event knows its 0-based ``index`` in the log (what ``seq`` must equal),
 the ``line`` it came from in a ``.jsonl`` file (None for ``.json``) and its

@@ -1,4 +1,4 @@
-"""What ``audit --json`` and ``compare --json`` print (LOG_FORMAT.md section 5), as
+"""What ``audit --json`` and ``compare --json`` print (docs/log-format.md, "The audit report"), as
 marshmallow schemas.
 
 They are the one definition of the report's shape: ``schemas/report.schema.json``
@@ -29,7 +29,7 @@ from .schema_export import DRAFT, object_schema
 
 JsonSchema = dict[str, Any]
 
-#: finding codes by kind (LOG_FORMAT.md section 3, plus ``card.not_on_pile``:
+#: finding codes by kind (docs/log-format.md, "Finding codes", plus ``card.not_on_pile``:
 #: a pile draw or joker swap naming a card the previous throw does not hold)
 CODES: dict[str, tuple[str, ...]] = {
     "violation": (
@@ -123,7 +123,7 @@ class _Closed(Schema):
 # --- the report ------------------------------------------------------------
 
 ParamsSchema = _Closed.from_dict({p.name: _param_field(p) for p in PARAMS}, name="ParamsSchema")
-ParamsSchema.__doc__ = "Every rule parameter of RULES.md, with its value in this rule set."
+ParamsSchema.__doc__ = "Every rule parameter of docs/rules.md, with its value in this rule set."
 
 
 class RulesSchema(_Closed):
@@ -149,7 +149,7 @@ class FindingSchema(_Closed):
     player = _player(required=True, allow_none=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     code = fields.String(required=True, validate=validate.OneOf(ALL_CODES),
-                         metadata={"description": "LOG_FORMAT.md section 3"})
+                         metadata={"description": "docs/log-format.md#finding-codes"})
     message = fields.String(required=True, validate=validate.Length(min=1))
 
     @validates_schema
@@ -359,8 +359,8 @@ def report_document() -> JsonSchema:
         "title": "One line of `yaniv-audit audit --json`: the audit report of one log",
         "description": (
             "Generated from yaniv_audit/report_schema.py by `python -m "
-            "yaniv_audit.schema_export`; do not edit. See LOG_FORMAT.md section 5. Either "
-            "a report (verdict clean, claims, violations or corrupt) or, for a log that "
+            "yaniv_audit.schema_export`; do not edit. See docs/log-format.md#the-audit-report. "
+            "Either a report (verdict clean, claims, violations or corrupt) or, for a log that "
             "cannot be read, {file, verdict: \"unreadable\", error}."
         ),
         "type": "object",
@@ -376,7 +376,7 @@ def compare_document() -> JsonSchema:
         "title": "The output of `yaniv-audit compare --json`",
         "description": (
             "Generated from yaniv_audit/report_schema.py by `python -m "
-            "yaniv_audit.schema_export`; do not edit. See LOG_FORMAT.md section 5."
+            "yaniv_audit.schema_export`; do not edit. See docs/log-format.md#the-audit-report."
         ),
     }
     doc.update({k: v for k, v in object_schema(COMPARE).items() if k != "description"})

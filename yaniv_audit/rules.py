@@ -117,7 +117,7 @@ PARAM_BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every parameter of RULES.md. Equality and hashing go by the parameters;
+    """Every parameter of docs/rules.md. Equality and hashing go by the parameters;
     ``name`` is the preset the user chose, kept for display in :attr:`id`."""
 
     decks: int = 1
@@ -154,7 +154,7 @@ class RuleSet:
     name: str = field(default="israeli", compare=False)
 
     def values(self) -> dict[str, Any]:
-        """Every parameter by name, in RULES.md order (tables as tuples)."""
+        """Every parameter by name, in docs/rules.md order (tables as tuples)."""
         return {p.name: getattr(self, p.name) for p in PARAMS}
 
     def params(self) -> dict[str, Any]:
@@ -297,38 +297,45 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _check_combination(rules: RuleSet) -> None:
+def _combination_problems(rules: RuleSet) -> list[str]:
+    problems = []
     if rules.set_min > rules.set_max:
-        raise RulesError(
-            f"set_min={rules.set_min} is above set_max={rules.set_max}: "
-            "set_min must be at most set_max"
-        )
+        problems.append(f"set_min={rules.set_min} is above set_max={rules.set_max}: "
+                        "set_min must be at most set_max")
     if rules.run_max is not None and rules.run_max < rules.run_min:
-        raise RulesError(
-            f"run_max={rules.run_max} is below run_min={rules.run_min}: "
-            "run_max must be null or at least run_min"
-        )
+        problems.append(f"run_max={rules.run_max} is below run_min={rules.run_min}: "
+                        "run_max must be null or at least run_min")
     if rules.game_end == "rounds" and rules.rounds is None:
-        raise RulesError("game_end=rounds needs rounds: the rounds to play, a whole number "
-                         f"from 1 to {PARAM_BY_NAME['rounds'].maximum}")
+        problems.append("game_end=rounds needs rounds: the rounds to play, a whole number "
+                        f"from 1 to {PARAM_BY_NAME['rounds'].maximum}")
+    return problems
 
 
-def make_rules(base: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
-    """The preset ``base`` with ``overrides`` applied and checked."""
-    if base not in PRESETS:
-        raise RulesError(
+def make_rules(base: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """The preset ``base`` with ``overrides`` applied and checked: a RulesError lists
+    every problem (an unknown preset, each unknown parameter or bad value), not the
+    first, as a log's are; the combinations are checked once the values are good."""
+    problems = []
+    if not isinstance(base, str) or base not in PRESETS:
+        problems.append(
             f"unknown preset {_show(base)}: expected one of " + ", ".join(PRESETS)
-            + did_you_mean(base, PRESETS)
-        )
+            + (did_you_mean(base, PRESETS) if isinstance(base, str) else ""))
     changes: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         param = PARAM_BY_NAME.get(key)
         if param is None:
-            raise RulesError(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
-                             f"show'{did_you_mean(key, PARAM_BY_NAME)}")
-        changes[key] = _check_value(param, value)
-    rules = dataclasses.replace(PRESETS[base], name=base, **changes)
-    _check_combination(rules)
+            problems.append(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
+                            f"show'{did_you_mean(key, PARAM_BY_NAME)}")
+            continue
+        try:
+            changes[key] = _check_value(param, value)
+        except RulesError as exc:
+            problems.append(str(exc))
+    if not problems:
+        rules = dataclasses.replace(PRESETS[base], name=base, **changes)
+        problems = _combination_problems(rules)
+    if problems:
+        raise RulesError.of(problems)
     return rules
 
 
@@ -437,21 +444,27 @@ def rules_from_mapping(data: Mapping[str, Any]) -> RuleSet:
     """A rule set from ``{"base": "israeli", "yaniv_max": 5, ...}`` (a file or a log)."""
     if not isinstance(data, Mapping):
         raise RulesError("a rules object must be a table with a 'base' preset and overrides")
-    if "base" not in data:
-        raise RulesError("a rules object needs 'base': one of " + ", ".join(PRESETS))
-    base = data["base"]
-    if not isinstance(base, str):
-        raise RulesError("base: expected one of " + ", ".join(PRESETS) + f", got {_show(base)}")
-    return make_rules(base, {k: v for k, v in data.items() if k != "base"})
+    overrides = {k: v for k, v in data.items() if k != "base"}
+    base = data.get("base")
+    if isinstance(base, str):
+        return make_rules(base, overrides)
+    problems = ["a rules object needs 'base': one of " + ", ".join(PRESETS) if "base" not in data
+                else "base: expected one of " + ", ".join(PRESETS) + f", got {_show(base)}"]
+    try:
+        make_rules("israeli", overrides)  # its other problems, listed with this one
+    except RulesError as exc:
+        problems += exc.problems
+    raise RulesError.of(problems)
 
 
 def load_rules_file(path: str | Path) -> RuleSet:
-    """A house-rules file: TOML or JSON with a ``base`` preset and overrides."""
-    path = Path(path)
+    """A house-rules file: TOML or JSON with a ``base`` preset and overrides; every
+    problem in it listed, each named by the file as given (``./classic``)."""
+    name, path = str(path), Path(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise RulesError(f"{path}: cannot read the rules file ({exc.strerror})") from exc
+        raise RulesError(f"{name}: cannot read the rules file ({exc.strerror})") from exc
     try:
         if path.suffix.lower() == ".json":
             data = json.loads(raw.decode("utf-8-sig"))
@@ -459,21 +472,34 @@ def load_rules_file(path: str | Path) -> RuleSet:
             data = tomllib.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
-        raise RulesError(f"{path}: not a valid {kind} file: {exc}") from None
+        raise RulesError(f"{name}: read as a rules file, and not valid {kind}: {exc}") from None
     try:
         return rules_from_mapping(data)
     except RulesError as exc:
-        raise RulesError(f"{path}: {exc}") from None
+        raise RulesError.of(exc.problems, f"{name}: ") from None
+
+
+def names_a_preset(spec: str) -> bool:
+    """Whether ``spec`` is a preset's name, alone or with parameters (``classic``,
+    ``israeli(yaniv_max=5)``)."""
+    match = _ID.match("".join(spec.split()))
+    return match is not None and match.group(1) in PRESETS
 
 
 def resolve_rules(spec: str) -> RuleSet:
-    """``--rules``: a rule-set id, or a path to a TOML/JSON rules file."""
-    candidate = Path(spec)
-    if spec.lower().endswith((".toml", ".json")) or (
-        "(" not in spec and candidate.is_file()
-    ):
-        return load_rules_file(candidate)
-    return parse_rules(spec)
+    """``--rules``: a rule-set id, or a path to a TOML/JSON rules file. A preset's name is
+    the preset even when a file of that name is in the current directory (``./classic``
+    is the file): what ``--rules classic`` means must not depend on where it is run."""
+    if names_a_preset(spec):
+        return parse_rules(spec)
+    if spec.lower().endswith((".toml", ".json")) or ("(" not in spec and Path(spec).is_file()):
+        return load_rules_file(spec)
+    try:
+        return parse_rules(spec)
+    except RulesError as exc:
+        if "(" in spec or len(exc.problems) > 1:
+            raise
+        raise RulesError(f"{exc}; nor is there a rules file {spec} here") from None
 
 
 #: the house-rules file looked for in the current directory, and the variable that

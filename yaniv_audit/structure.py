@@ -1,4 +1,4 @@
-"""The structural checks of a log: the "unreadable" class of LOG_FORMAT.md section 3
+"""The structural checks of a log: the "unreadable" class of docs/log-format.md
 that holds under every rule set.
 
 Pure code over typed events, with no I/O and no marshmallow, so the codec runs it

@@ -643,6 +643,7 @@ def report_show(name: str) -> Response:
                        "No such report")
     rule_sets: list[RuleSet | None] = list(rule_sets_arg()) or [None]
     players = int_arg("players", 0, 2, 8) if arg("players") else None
+    simulated = bool(bool_arg("simulated"))
     if name == "rules-impact" and None in rule_sets:
         raise ApiError(400, "rules-impact needs rules=R, the rule set to compare with",
                        "rules", "bad_parameter")
@@ -655,14 +656,15 @@ def report_show(name: str) -> Response:
         missing = {rules: r.audited(None if rules is None else rules.key) for rules in needed}
         todo = [rules for rules, (games, done) in missing.items() if done < games]
         if not todo:
-            return cached(("report", store().generation, name, tuple(rule_sets), players),
-                          lambda: analytics.report(r.archive, name, rule_sets, players)
-                          .to_json())
-    return report_after_auditing(name, rule_sets, players, todo)
+            return cached(("report", store().generation, name, tuple(rule_sets), players,
+                           simulated),
+                          lambda: analytics.report(r.archive, name, rule_sets, players,
+                                                   simulated=simulated).to_json())
+    return report_after_auditing(name, rule_sets, players, todo, simulated)
 
 
 def report_after_auditing(name: str, rule_sets: list[RuleSet | None], players: int | None,
-                          todo: list[RuleSet | None]) -> Response:
+                          todo: list[RuleSet | None], simulated: bool = False) -> Response:
     """A report whose games are not all audited under its rule sets: audited first, as
     ``yaniv-audit report`` does, when this request may write; else a 409 saying how."""
     under = ", ".join("their declared rules" if r is None else r.id for r in todo)
@@ -676,7 +678,8 @@ def report_after_auditing(name: str, rule_sets: list[RuleSet | None], players: i
         for rules in todo:
             for _ in archive.audit(rules, jobs=1):
                 pass
-        return json_response(analytics.report(archive, name, rule_sets, players).to_json())
+        return json_response(analytics.report(archive, name, rule_sets, players,
+                                              simulated=simulated).to_json())
 
 
 def wants_json() -> bool:

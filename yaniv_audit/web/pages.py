@@ -138,7 +138,7 @@ SOURCES: dict[str, str] = {
     "jhyap": N_("Nepal, as McLeod describes it"),
 }
 
-#: the variants each source lists beside its base rules (docs/rules.md, section 7)
+#: the variants each source lists beside its base rules (docs/rules.md, "The presets")
 VARIANTS: list[tuple[str, str, dict[str, str]]] = [
     ("namu", N_("the Korean wiki article"), {
         "face_values": "ranked", "ace_high": "true", "pickup": "ends", "hand_size": "7",
@@ -311,8 +311,9 @@ def analytics_page() -> str:
                          if o.interval else "" for o in odds]
             reports.append(_report(risk, risk_chart(odds), {"interval": intervals}))
             board = analytics.report(archive, "leaderboard")
+            pct = board.columns.index("win_pct")
             reports.append(_report(board, bar_chart(
-                [(str(row[0]), row[3]) for row in board.rows if row[3] is not None][:12],
+                [(str(row[0]), row[pct]) for row in board.rows if row[pct] is not None][:12],
                 gettext("win %"), 100)))
             seats = analytics.report(archive, "seat-advantage")
             reports.append(_report(seats, seat_chart(seats.rows)))

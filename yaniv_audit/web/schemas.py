@@ -332,6 +332,9 @@ class ReportQuery(Schema):
     rules = _rules(many=True)
     players = fields.Integer(validate=validate.Range(min=2, max=8),
                              metadata={"description": "only games of N players"})
+    simulated = fields.Boolean(metadata={
+        "description": "leaderboard: count the games bots played (yaniv-audit simulate) "
+                       "too; by default they are left out and the summary says how many"})
 
 
 __all__ = ["AuditReportSchema", "CompareSchema"]
