@@ -9,6 +9,7 @@ into text a person reads like a referee's ruling.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,7 +54,7 @@ def replay_log(log: Log, rules: RuleSet | None = None, *, strict: bool = False) 
     """
     replay = Replay(log.game, rules or log.game.rules, strict=strict)
     try:
-        replay.run(log.events)
+        replay.run(log.events, log.withdrawals)
     except (InconsistentLogError, StopReplay):
         pass
     return replay
@@ -114,7 +115,17 @@ def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> dict[
         "findings": [f.to_json() for f in replay.findings],
         "rounds": [round_json(r) for r in replay.records],
         "final": final_json(replay),
+        **withdrawn_json(log),
     }
+
+
+def withdrawn_json(log: Log) -> dict[str, Any]:
+    """The report's ``withdrawn`` list (each entry taken back and the withdrawal that took
+    it back), for a log that holds withdrawals; nothing for one that holds none."""
+    plan = log.withdrawals
+    if plan is None or not plan.withdrawn:
+        return {}
+    return {"withdrawn": [{"seq": seq, "by": by} for seq, by in sorted(plan.withdrawn.items())]}
 
 
 def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:
@@ -192,20 +203,42 @@ def compare_with_reports(log: Log, rule_sets: Sequence[RuleSet],
     }, reports
 
 
-def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
-    """The findings ``other`` adds and removes against ``base`` (by event and code)."""
-    def found(report: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
-        return {(f["seq"], f["code"]): f for f in report["findings"]}
+def finding_difference(base: list[dict[str, Any]], other: list[dict[str, Any]],
+                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The findings ``other`` adds to ``base`` and those it removes, each counted once: a
+    finding is its event, code and player (its message names the rules' parameters, so it
+    is not compared), and the same one twice at an event is matched twice. Two players'
+    points wrong at one round_ended are two findings, not one."""
+    def unmatched(mine: list[dict[str, Any]], theirs: list[dict[str, Any]],
+                  ) -> list[dict[str, Any]]:
+        left = Counter(_finding_key(f) for f in theirs)
+        out = []
+        for f in mine:
+            key = _finding_key(f)
+            if left[key]:
+                left[key] -= 1
+            else:
+                out.append(f)
+        return out
 
-    before, after = found(base), found(other)
-    added = [after[k] for k in after if k not in before]
-    removed = [before[k] for k in before if k not in after]
+    return unmatched(other, base), unmatched(base, other)
+
+
+def _finding_key(finding: dict[str, Any]) -> tuple[int, str, str | None]:
+    return finding["seq"], finding["code"], finding.get("player")
+
+
+def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings ``other`` adds and removes against ``base`` (:func:`finding_difference`)."""
+    added, removed = finding_difference(base["findings"], other["findings"])
     if not added and not removed:
         return []
     rid = other["rules"]["id"]
 
     def listed(items: list[dict[str, Any]]) -> str:
-        shown = ", ".join(f"{f['code']} at event {f['seq']}" for f in items[:3])
+        shown = ", ".join(
+            f"{f['code']}{' of ' + f['player'] if f.get('player') else ''} at event {f['seq']}"
+            for f in items[:3])
         return shown + (f" and {len(items) - 3} more" if len(items) > 3 else "")
 
     parts = []

@@ -3,7 +3,8 @@
 :meth:`LegalMoves.legal_moves` lists every move the player whose turn it is may
 make now, in a fixed order: the simulator's bots choose from it (by phase:
 :meth:`~LegalMoves.start_moves`, :meth:`~LegalMoves.draw_moves`,
-:meth:`~LegalMoves.slap_moves`) and the recorder's page offers it;
+:meth:`~LegalMoves.slap_moves`), and the recorder's page offers it with, after a
+draw, the next player's moves (:meth:`LegalMoves.next_moves`);
 :meth:`LegalMoves.snapshot` is the state as the terminal and web viewers show it.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 from ..cards import Card, format_cards
 from ..melds import extend, throws_finder
 from .base import ReplayBase
-from .state import START, THREW, Move
+from .state import DREW, START, THREW, Move
 
 
 class LegalMoves(ReplayBase):
@@ -97,6 +98,26 @@ class LegalMoves(ReplayBase):
             return [Move("slap", r.current, card=card)]
         return []
 
+    def up(self) -> str | None:
+        """Who moves next in the round under way: after a draw the turn is over, and the next
+        player still in opens theirs (the drawer may still slap first); None between rounds."""
+        r = self.round
+        if r is None or r.ended or r.closed or not r.moves_checked or self.winners is not None:
+            return None
+        if r.phase != DREW:
+            return r.current
+        return r.next_seat.get(r.current) or self._next_player(r, r.current)
+
+    def next_moves(self) -> list[Move]:
+        """Every legal move that may come next: :meth:`legal_moves`, and after a draw (when the
+        turn has passed) the next player's Yaniv and throws too, which a recorder offers."""
+        moves = self.legal_moves()
+        r = self.round
+        up = self.up()
+        if r is not None and r.phase == DREW and up is not None:
+            moves += self.start_moves(up)
+        return moves
+
     @cached_property
     def _find_throws(self) -> Callable[[Sequence[Card]], list[tuple[Card, ...]]]:
         """:func:`~yaniv_audit.melds.legal_throws` under this replay's rules, their tables
@@ -118,7 +139,7 @@ class LegalMoves(ReplayBase):
             view["round"] = {
                 "round": r.number,
                 "moves_checked": r.moves_checked,
-                "turn": r.current,
+                "turn": self.up() or r.current,  # after a draw, the turn has passed
                 "phase": ("start", "threw", "drew")[r.phase],
                 "hands": {p: format_cards(h).split() for p, h in r.hands.items()},
                 "totals": {p: self._total(h) for p, h in r.hands.items()},
