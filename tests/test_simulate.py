@@ -17,7 +17,7 @@ from yaniv_audit.audit import audit_file
 from yaniv_audit.cards import JOKER
 from yaniv_audit.cli import cli
 from yaniv_audit.codec import parse_jsonl, read_log
-from yaniv_audit.engine import Move, Replay
+from yaniv_audit.engine import DrawOption, Move, Replay, Throw
 from yaniv_audit.rules import PRESETS, parse_rules
 from yaniv_audit.simulate import (
     BOTS,
@@ -136,16 +136,18 @@ def test_simulate_writes_the_same_bytes_whatever_the_number_of_jobs(tmp_path: Pa
 def test_the_bots_choose_among_the_engines_legal_moves(rules_id: str,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """At every choice a bot is offered exactly the moves a replay of the log written so
-    far offers (Replay.start_moves, draw_moves, slap_moves), in the same order: the
-    simulator plays through the engine and keeps no move generator of its own."""
+    far offers (Replay.start_options and draw_options, the values of start_moves and
+    draw_moves, and slap_moves), in the same order: the simulator plays through the
+    engine and keeps no move generator of its own."""
     offered: list[tuple[int, str, Any]] = []  # (events written, what was asked, the offer)
 
     class Spy(RandomBot):
-        def start(self, game: Any, player: str, moves: list[Move]) -> Move:
-            offered.append((game.count, f"start {player}", moves))
-            return super().start(game, player, moves)
+        def start(self, game: Any, player: str, throws: list[Throw], can_call: bool,
+                  ) -> Throw | None:
+            offered.append((game.count, f"start {player}", (can_call, throws)))
+            return super().start(game, player, throws, can_call)
 
-        def draw(self, game: Any, player: str, draws: list[Move]) -> Move:
+        def draw(self, game: Any, player: str, draws: list[DrawOption]) -> DrawOption:
             offered.append((game.count, "draw", draws))
             return super().draw(game, player, draws)
 
@@ -166,13 +168,19 @@ def test_the_bots_choose_among_the_engines_legal_moves(rules_id: str,
         for event in log.events[written:count]:
             replay.apply(event)
         written = count
+        assert replay.round is not None
         if what == "slap":
-            assert replay.round is not None
             assert replay.slap_moves() == [Move("slap", replay.round.current, card=offer)]
         elif what == "draw":
-            assert offer == replay.draw_moves() == replay.legal_moves()
+            assert offer == replay.draw_options()
+            assert replay.draw_moves() == replay.legal_moves() == [
+                Move("draw", replay.round.current, source=s, card=c, swap=w) for s, c, w in offer]
         else:
-            assert offer == replay.start_moves(what.split()[1])
+            player = what.split()[1]
+            can_call, throws = offer
+            assert offer == replay.start_options(player)
+            assert replay.start_moves(player) == [Move("yaniv", player)] * can_call + [
+                Move("discard", player, t) for t in throws]
 
 
 def test_a_move_the_engine_refuses_stops_the_game_as_a_bug(
@@ -180,8 +188,8 @@ def test_a_move_the_engine_refuses_stops_the_game_as_a_bug(
     """The engine referees the bots: a move it finds fault with is never written."""
 
     class Cheat(RandomBot):
-        def draw(self, game: Any, player: str, draws: list[Move]) -> Move:
-            return Move("draw", player, source="pile", card=JOKER)  # not on the pile
+        def draw(self, game: Any, player: str, draws: list[DrawOption]) -> DrawOption:
+            return ("pile", JOKER, None)  # not on the pile
 
     monkeypatch.setitem(BOTS, "random", Cheat)
     with pytest.raises(SimulationBug, match=r"sim-3-0: .*card\.not_on_pile"):

@@ -62,12 +62,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import orjson
 
 from .cards import JOKER, NAMES, Card, deck_counts
-from .engine import HANDLERS, Move, Replay, StopReplay
+from .engine import HANDLERS, DrawOption, Replay, StopReplay, Throw
 from .errors import InconsistentLogError, YanivAuditError
 from .events import (
     Discard,
@@ -90,6 +90,7 @@ MASK = TWO64 - 1
 T = TypeVar("T")
 #: the rejection limit of Rng.below(n) for small n: the largest multiple of n up to 2**64
 _LIMITS = (TWO64, *(TWO64 - TWO64 % n for n in range(1, 256)))
+_LIMIT_15 = _LIMITS[15]
 PLAYER_NAMES = ("ana", "ben", "carmel", "dov", "eden", "fadi", "gila", "hod")
 EPOCH = datetime(2026, 1, 1, 18, 0, tzinfo=UTC)
 
@@ -163,13 +164,16 @@ def derive_seed(*parts: object) -> int:
 class Bot:
     """A seat's player: it chooses among the legal moves the engine offers.
 
-    The moves are :meth:`Replay.legal_moves <yaniv_audit.engine.Replay.legal_moves>`, in
-    its order: at the start of a turn, Yaniv first when the hand allows it, then every
+    The moves are the engine's, as plain values and in its order
+    (:meth:`Replay.start_options <yaniv_audit.engine.Replay.start_options>` and
+    :meth:`~yaniv_audit.engine.Replay.draw_options`, :meth:`~yaniv_audit.engine.Replay.
+    legal_moves` by phase): at the start of a turn, whether Yaniv may be called and every
     legal throw; after the throw, every legal draw (the stock's top card first, which the
-    simulator knows, then the cards of the previous throw and the joker swaps). ``game`` is
-    the game in play, of which a bot reads what its strategy needs: ``values`` (points per
-    card code), ``hands``, ``rotation`` (the players dealt in, in seat order), ``out`` and
-    ``picked`` (the cards each player took from the pile this round, which everybody saw).
+    simulator knows, then the cards of the previous throw and the joker swaps), each a
+    ``(source, card, swap)``. ``game`` is the game in play, of which a bot reads what its
+    strategy needs: ``values`` (points per card code), ``hands``, ``rotation`` (the players
+    dealt in, in seat order), ``out`` and ``picked`` (the cards each player took from the
+    pile this round, which everybody saw).
     """
 
     name = "bot"
@@ -177,11 +181,12 @@ class Bot:
     def __init__(self, rng: Rng) -> None:
         self.rng = rng
 
-    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
-        """The move that opens the turn: a throw, or Yaniv (``moves[0]`` when offered)."""
+    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
+              ) -> Throw | None:
+        """The throw that opens the turn, or None to call Yaniv (offered when ``can_call``)."""
         raise NotImplementedError
 
-    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
+    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
         raise NotImplementedError
 
     def slap(self, game: _Game, player: str, card: Card) -> bool:
@@ -194,14 +199,13 @@ class RandomBot(Bot):
 
     name = "random"
 
-    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
-        can_call = moves[0].kind == "yaniv"
+    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
+              ) -> Throw | None:
         if can_call and self.rng.chance(1, 2):
-            return moves[0]
-        throws = len(moves) - can_call  # a hand that may not call holds a card to throw
-        return moves[can_call + self.rng.below(throws)] if throws else moves[0]
+            return None
+        return self.rng.choice(throws) if throws else None
 
-    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
+    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
         return self.rng.choice(draws)
 
     def slap(self, game: _Game, player: str, card: Card) -> bool:
@@ -217,18 +221,19 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
-        if moves[0].kind == "yaniv":
-            return moves[0]
+    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
+              ) -> Throw | None:
+        if can_call:
+            return None
         values = game.values
-        return max(moves, key=lambda m: (sum([values[c] for c in m.cards]), len(m.cards)))
+        return max(throws, key=lambda t: (sum([values[c] for c in t]), len(t)))
 
-    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
+    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
         values = game.values
-        pile = [d for d in draws if d.source == "pile" and d.swap is None]
-        stock = [d for d in draws if d.source == "stock"]
-        best = min(pile, key=lambda d: values[d.card], default=None)  # type: ignore[index]
-        if best is not None and (values[best.card] <= 3 or not stock):  # type: ignore[index]
+        pile = [d for d in draws if d[0] == "pile" and d[2] is None]
+        stock = [d for d in draws if d[0] == "stock"]
+        best = min(pile, key=lambda d: values[d[1]], default=None)  # type: ignore[index]
+        if best is not None and (values[best[1]] <= 3 or not stock):  # type: ignore[index]
             return best
         return stock[0] if stock else draws[0]
 
@@ -238,28 +243,27 @@ class CarefulBot(Bot):
 
     name = "careful"
 
-    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
+    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
+              ) -> Throw | None:
         values = game.values
         hand = game.hands[player]
-        can_call = moves[0].kind == "yaniv"
         if can_call and self._safe(game, player, _points(values, hand)):
-            return moves[0]
+            return None
         # throw the most points, but keep cards that pair up with the rest of the hand
         ranks = [c % 13 for c in hand if c != JOKER]
         paired = ({r for r in ranks if ranks.count(r) > 1} if len(set(ranks)) < len(ranks)
                   else _NO_RANKS)
 
         # the first throw of the most worth, as max(throws, key=worth) would give
-        best, most = moves[can_call], (-1 << 30, 0)
-        for m in moves[can_call:] if can_call else moves:
-            t = m.cards
+        best, most = throws[0], (-1 << 30, 0)
+        for t in throws:
             if len(t) == 1:  # a single that breaks a pair is worth 5 points less
                 c = t[0]
                 worth = (values[c] - 5 if c != JOKER and c % 13 in paired else values[c], 1)
             else:
                 worth = (sum([values[c] for c in t]), len(t))
             if worth > most:
-                best, most = m, worth
+                best, most = t, worth
         return best
 
     def _safe(self, game: _Game, me: str, mine: int) -> bool:
@@ -279,14 +283,14 @@ class CarefulBot(Bot):
                 return False
         return True
 
-    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
+    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
         values = game.values
         ranks = {c % 13 for c in game.hands[player] if c != JOKER}
         for d in draws:
-            card: Card = d.card  # type: ignore[assignment]
-            if d.source == "pile" and (values[card] <= 2 or (card != JOKER and card % 13 in ranks)):
+            card: Card = d[1]  # type: ignore[assignment]
+            if d[0] == "pile" and (values[card] <= 2 or (card != JOKER and card % 13 in ranks)):
                 return d
-        stock = [d for d in draws if d.source == "stock"]
+        stock = [d for d in draws if d[0] == "stock"]
         return stock[0] if stock else draws[-1]
 
 
@@ -477,18 +481,28 @@ class _Game:
 
     # --- the play -----------------------------------------------------------
 
-    def emit(self, kind: str, fields: dict[str, Any], event: Event) -> None:
+    def emit(self, record: dict[str, Any], event: Event) -> None:
         """One event of the fully recorded game, 2 to 16 seconds after the last one: the
-        recorder writes what it keeps of the log event (``kind`` and ``fields``, cards in
-        canonical form) and the engine applies ``event``, the same event typed."""
-        second = self.second + 2 + self.rng.below(15)
+        recorder writes what it keeps of the log event ``record`` (cards in canonical form;
+        its ``seq`` and ``at`` are given here, so it is written with them as placeholders,
+        right after its ``type``) and the engine applies ``event``, the same event typed."""
+        rng = self.rng  # second = self.second + 2 + rng.below(15), below inlined
+        while True:
+            z = rng.state = (rng.state + 0x9E3779B97F4A7C15) & MASK
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+            z ^= z >> 31
+            if z < _LIMIT_15:
+                break
+        second = self.second + 2 + z % 15
         if second >= 60:  # at most one minute later
             second -= 60
             self.minute += 1
             self.prefix = _minute_text(self.minute)
         self.second = second
-        self.write({"type": kind, "seq": self.count, "at": self.prefix + _SECONDS[second],
-                    **fields})
+        record["seq"] = self.count
+        record["at"] = self.prefix + _SECONDS[second]
+        self.write(record)
         self.count += 1
         HANDLERS[type(event)](self.replay, event)  # Replay.apply, one call less an event
 
@@ -496,9 +510,9 @@ class _Game:
         replay = self.replay
         game = replay.game
         try:
-            self.emit("game_started", {"format": game.format, "players": self.names,
-                                       "rules": self.rules.id, "game_id": self.game_id,
-                                       "meta": game.meta}, game)
+            self.emit({"type": "game_started", "seq": 0, "at": "", "format": game.format,
+                       "players": self.names, "rules": self.rules.id, "game_id": self.game_id,
+                       "meta": game.meta}, game)
             opener = self.rng.choice(self.names)
             for number in range(1, max_rounds + 1):
                 if number > 1:
@@ -506,7 +520,8 @@ class _Game:
                 self._round(number, opener, max_turns)
                 if replay.winners is not None:
                     winners, scores = replay.winners, dict(replay.scores)
-                    self.emit("game_ended", {"winner": list(winners), "scores": scores},
+                    self.emit({"type": "game_ended", "seq": 0, "at": "",
+                               "winner": list(winners), "scores": scores},
                               GameEnded(winner=winners, scores=scores, index=self.count))
                     break
         except (StopReplay, InconsistentLogError):
@@ -531,8 +546,9 @@ class _Game:
         replay = self.replay
         # the engine's legal moves, phase by phase (legal_moves would still offer the
         # previous player's slap when a turn starts: passing it is no event)
-        start_moves, draw_moves, slap_moves = (
-            replay.start_moves, replay.draw_moves, replay.slap_moves)
+        start_options, draw_options, slap_moves = (
+            replay.start_options, replay.draw_options, replay.slap_moves)
+        slap_down = rules.slap_down  # else no slap is ever legal: not asked
         deck = replay.deck.copy()
         rng.shuffle(deck)
         seats = replay.still_in
@@ -546,9 +562,9 @@ class _Game:
         stock = deck[::-1]  # top card first, as the log writes it
         picked: dict[str, list[Card]] = {p: [] for p in seats}
         self.picked = picked
-        emit("round_started", {"round": number, "starter": opener,
-                               "hands": {p: [NAMES[c] for c in dealt[p]] for p in seats},
-                               "upcard": NAMES[upcard], "stock": [NAMES[c] for c in stock]},
+        emit({"type": "round_started", "seq": 0, "at": "", "round": number, "starter": opener,
+              "hands": {p: [NAMES[c] for c in dealt[p]] for p in seats},
+              "upcard": NAMES[upcard], "stock": [NAMES[c] for c in stock]},
              RoundStarted(round=number, starter=opener, upcard=upcard, stock=tuple(stock),
                           hands={p: tuple(h) for p, h in dealt.items()}, index=self.count))
         r = replay.round
@@ -559,51 +575,54 @@ class _Game:
         player = opener
         for _ in range(max_turns):
             bot = self.bots[player]
-            start = bot.start(self, player, start_moves(player))
-            if start.kind == "yaniv":
-                emit("yaniv", {"player": player}, Yaniv(player=player, index=self.count))
+            can_call, throws = start_options(player)
+            throw = bot.start(self, player, throws, can_call)
+            if throw is None:
+                emit({"type": "yaniv", "seq": 0, "at": "", "player": player},
+                     Yaniv(player=player, index=self.count))
                 caller = player
                 break
-            throw = start.cards
-            emit("discard", {"player": player, "cards": [NAMES[c] for c in throw]},
+            emit({"type": "discard", "seq": 0, "at": "", "player": player,
+                  "cards": [NAMES[c] for c in throw]},
                  Discard(player=player, cards=throw, index=self.count))
-            draw = bot.draw(self, player, draw_moves())
-            card = draw.card
+            source, card, swap = bot.draw(self, player, draw_options())
             assert card is not None  # the simulator knows the stock's order
-            source: Literal["stock", "pile"] = "stock" if draw.source == "stock" else "pile"
-            swap = draw.swap
             if swap is None:
-                emit("draw", {"player": player, "source": source, "card": NAMES[card]},
-                     Draw(player=player, source=source, card=card, index=self.count))
+                emit({"type": "draw", "seq": 0, "at": "", "player": player, "source": source,
+                      "card": NAMES[card]},
+                     Draw(player=player, source=source,  # type: ignore[arg-type]
+                          card=card, index=self.count))
             else:  # a joker swap
-                emit("draw", {"player": player, "source": source, "card": NAMES[card],
-                              "swap": NAMES[swap]},
-                     Draw(player=player, source=source, card=card, swap=swap, index=self.count))
+                emit({"type": "draw", "seq": 0, "at": "", "player": player, "source": source,
+                      "card": NAMES[card], "swap": NAMES[swap]},
+                     Draw(player=player, source=source,  # type: ignore[arg-type]
+                          card=card, swap=swap, index=self.count))
             if source == "pile":
                 picked[player].append(card)
             # a slap may follow a stock draw: the one move then legal, if any, is that card's
-            elif slap_moves() and bot.slap(self, player, card):
-                emit("slap", {"player": player, "card": NAMES[card]},
+            elif slap_down and slap_moves() and bot.slap(self, player, card):
+                emit({"type": "slap", "seq": 0, "at": "", "player": player, "card": NAMES[card]},
                      Slap(player=player, card=card, index=self.count))
             if r.exhaust_pending:  # the stock ran out in this turn
                 old = replay.reshuffle_due()
                 if old is None:  # reshuffle=round_ends: the round is over
                     break
                 rng.shuffle(old)
-                emit("reshuffle", {"stock": [NAMES[c] for c in old]},
+                emit({"type": "reshuffle", "seq": 0, "at": "", "stock": [NAMES[c] for c in old]},
                      Reshuffle(stock=tuple(old), index=self.count))
             player = following[player]
         else:
             return  # a round that does not end within max_turns stays unscored
         hands = r.hands
-        emit("showdown", {"caller": caller,
-                          "hands": {p: [NAMES[c] for c in hands[p]] for p in seats}},
+        emit({"type": "showdown", "seq": 0, "at": "", "caller": caller,
+              "hands": {p: [NAMES[c] for c in hands[p]] for p in seats}},
              Showdown(caller=caller, hands={p: tuple(hands[p]) for p in seats},
                       index=self.count))
         score = r.score
         assert score is not None  # the Yaniv call or the empty stock scored the round
         points, scores = dict(score.points), dict(replay.scores)
-        emit("round_ended", {"round": number, "points": points, "scores": scores},
+        emit({"type": "round_ended", "seq": 0, "at": "", "round": number, "points": points,
+              "scores": scores},
              RoundEnded(round=number, points=points, scores=scores, index=self.count))
 
 

@@ -54,7 +54,7 @@ from ..events import (
 from .claims import TableClaims
 from .deal import Deal
 from .ending import RoundEnd
-from .moves import LegalMoves
+from .moves import DrawOption, LegalMoves, Throw
 from .pile import PileAndStock
 from .state import (
     CLAIM,
@@ -73,8 +73,8 @@ from .state import (
 from .turns import Turns
 
 __all__ = [
-    "CLAIM", "DREW", "HANDLERS", "INCONSISTENCY", "START", "THREW", "VIOLATION", "Finding",
-    "Layer", "Move", "Replay", "RoundRecord", "RoundState", "StopReplay",
+    "CLAIM", "DREW", "HANDLERS", "INCONSISTENCY", "START", "THREW", "VIOLATION", "DrawOption",
+    "Finding", "Layer", "Move", "Replay", "RoundRecord", "RoundState", "StopReplay", "Throw",
 ]
 
 

@@ -2,8 +2,9 @@
 
 :meth:`LegalMoves.legal_moves` lists every move the player whose turn it is may
 make now, in a fixed order: the simulator's bots choose from it (by phase:
-:meth:`~LegalMoves.start_moves`, :meth:`~LegalMoves.draw_moves`,
-:meth:`~LegalMoves.slap_moves`), and the recorder's page offers it with, after a
+:meth:`~LegalMoves.start_options` and :meth:`~LegalMoves.draw_options`, the moves of
+:meth:`~LegalMoves.start_moves` and :meth:`~LegalMoves.draw_moves` as plain values,
+then :meth:`~LegalMoves.slap_moves`), and the recorder's page offers it with, after a
 draw, the next player's moves (:meth:`LegalMoves.next_moves`);
 :meth:`LegalMoves.snapshot` is the state as the terminal and web viewers show it.
 """
@@ -18,6 +19,13 @@ from ..cards import Card, format_cards
 from ..melds import extend, throws_finder
 from .base import ReplayBase
 from .state import DREW, START, THREW, Move
+
+#: a throw, its cards as placed
+Throw = tuple[Card, ...]
+#: a draw as :meth:`LegalMoves.draw_options` offers it: (source, card, swap); the card is
+#: None for a stock draw whose card the replay does not know, swap the natural card a
+#: joker swap puts in (else None)
+DrawOption = tuple[str, "Card | None", "Card | None"]
 
 
 class LegalMoves(ReplayBase):
@@ -43,47 +51,62 @@ class LegalMoves(ReplayBase):
 
     def start_moves(self, player: str) -> list[Move]:
         """What ``player`` may do at the start of their turn: Yaniv, or any legal throw."""
-        r = self.round
-        hand = r.hands.get(player, []) if r is not None else []
-        moves = [Move("yaniv", player)] if self._total(hand) <= self.rules.yaniv_max else []
-        moves += [Move("discard", player, t) for t in self._find_throws(hand)]
+        can_call, throws = self.start_options(player)
+        moves = [Move("yaniv", player)] if can_call else []
+        moves += [Move("discard", player, t) for t in throws]
         return moves
+
+    def start_options(self, player: str) -> tuple[bool, list[Throw]]:
+        """:meth:`start_moves` as plain values: whether ``player`` may call Yaniv, and every
+        legal throw from their hand in order (the simulator's bots choose from these, a
+        dozen a turn, without a :class:`Move` built for each)."""
+        r = self.round
+        hand = r.hands.get(player, ()) if r is not None else ()
+        values = self.values
+        return sum([values[c] for c in hand]) <= self.rules.yaniv_max, self._find_throws(hand)
 
     def draw_moves(self) -> list[Move]:
         """The draws of the player who just threw, in order: the stock (its top card when
         its order is known), the cards of the previous throw that ``pickup`` allows, each
         once, then the joker swaps (the natural card each joker of a run stands for, from
         the hand). Call it after a throw (``legal_moves`` does)."""
+        p = self.round.current if self.round is not None else ""
+        return [Move("draw", p, source=source, card=card, swap=swap)
+                for source, card, swap in self.draw_options()]
+
+    def draw_options(self) -> list[DrawOption]:
+        """:meth:`draw_moves` as plain values, ``(source, card, swap)`` each (for the
+        simulator's bots, as :meth:`start_options`)."""
         r = self.round
         assert r is not None
-        p = r.current
+        stock = r.stock
+        options: list[DrawOption] = (
+            [("stock", stock[-1] if stock else None, None)] if r.stock_count > 0 else [])
+        pile = r.pile
         rules = self.rules
-        moves = []
-        if r.stock_count > 0:
-            moves.append(Move("draw", p, source="stock", card=r.stock[-1] if r.stock else None))
-        if len(r.pile) < 2 or (rules.pile_needs_combo and r.throw_size < 2):
-            return moves
-        previous = r.pile[-2]
+        if len(pile) < 2 or (rules.pile_needs_combo and r.throw_size < 2):
+            return options
+        previous = pile[-2]
         cards = previous.cards
         if len(cards) == 1:  # the usual previous throw, a single: its card
             if cards[0] is not None:
-                moves.append(Move("draw", p, source="pile", card=cards[0]))
+                options.append(("pile", cards[0], None))
         else:
             for i in sorted(self._takeable(previous)):
                 card = cards[i] if i < len(cards) else None
                 if card is not None:
-                    move = Move("draw", p, source="pile", card=card)
-                    if move not in moves:
-                        moves.append(move)
+                    option: DrawOption = ("pile", card, None)
+                    if option not in options:
+                        options.append(option)
         meld = previous.meld
         if rules.joker_swap and meld is not None and meld.kind == "run":
-            hand = r.hands.get(p, [])
+            hand = r.hands.get(r.current, [])
             for i, natural in enumerate(meld.stands_for):
                 if natural is not None and natural in hand and i < len(cards):
                     joker = cards[i]
                     if joker is not None:
-                        moves.append(Move("draw", p, source="pile", card=joker, swap=natural))
-        return moves
+                        options.append(("pile", joker, natural))
+        return options
 
     def slap_moves(self) -> list[Move]:
         """After a draw: the slap of the card just drawn, if ``slap_down`` allows it (it
