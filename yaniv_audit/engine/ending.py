@@ -23,9 +23,12 @@ class RoundEnd(ReplayBase):
     """The Yaniv call, the showdown and the scoring of a round."""
 
     def _yaniv(self, event: Yaniv) -> None:
-        r = self._move_round(event)
-        if r is None:
-            return
+        r = self.round
+        if (r is None or self.winners is not None or self.out or r.exhaust_pending or r.ended
+                or r.closed):  # else _move_round's usual case, inline: r is the round
+            r = self._move_round(event)
+            if r is None:
+                return
         p = event.player
         if not r.moves_checked:
             r.announced = event.total

@@ -26,9 +26,12 @@ class PileAndStock(ReplayBase):
     # --- the draws ---------------------------------------------------------
 
     def _draw(self, event: Draw) -> None:
-        r = self._move_round(event)
-        if r is None:
-            return
+        r = self.round
+        if (r is None or self.winners is not None or self.out or r.exhaust_pending or r.ended
+                or r.closed):  # else _move_round's usual case, inline: r is the round
+            r = self._move_round(event)
+            if r is None:
+                return
         had_throw = r.phase == THREW and event.player == r.current
         if not had_throw:
             self._enter(r, event)

@@ -122,9 +122,12 @@ class Turns(ReplayBase):
                         f"{r.current} threw {thrown or 'cards'} but did not draw")
 
     def _discard(self, event: Discard) -> None:
-        r = self._move_round(event)
-        if r is None:
-            return
+        r = self.round
+        if (r is None or self.winners is not None or self.out or r.exhaust_pending or r.ended
+                or r.closed):  # else _move_round's usual case, inline: r is the round
+            r = self._move_round(event)
+            if r is None:
+                return
         p = event.player
         if r.phase == DREW and p != r.current and p == r.next_seat.get(r.current):
             r.current = p  # the usual case: the next player opens their turn
