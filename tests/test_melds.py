@@ -5,6 +5,7 @@ rules."""
 from __future__ import annotations
 
 import itertools
+import random
 from collections import Counter
 from collections.abc import Sequence
 
@@ -13,7 +14,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from yaniv_audit.cards import JACK, JOKER, RANK, SUIT, Card, format_cards, parse_cards
-from yaniv_audit.melds import Meld, classify, extend, legal_throws, swap_target
+from yaniv_audit.melds import (
+    Meld,
+    _legal_throws,
+    _tables,
+    _throws_of_counts,
+    classify,
+    extend,
+    legal_throws,
+    swap_target,
+)
 from yaniv_audit.rules import PRESETS, RuleSet, parse_rules
 
 
@@ -549,6 +559,29 @@ def test_legal_throws_on_big_hands_are_all_legal(rules_id: str, hand: list[Card]
     for throw in legal_throws(hand, rules):
         assert oracle_kinds(throw, rules)
         assert not Counter(throw) - Counter(hand)
+
+
+#: rule sets whose runs the bit test of the usual hand reads (no ace high, no wrap), and
+#: those it leaves to the loop over suits
+ORDER_VARIANTS = [*VARIANTS, "israeli(run_min=2)", "israeli(run_min=5,set_min=3)",
+                  "israeli(wild_jacks=true,jokers_in_runs=false)", "classic(set_max=2)"]
+
+
+@pytest.mark.parametrize("rules_id", ORDER_VARIANTS)
+def test_legal_throws_of_distinct_cards_are_those_counted_in_the_same_order(
+        rules_id: str) -> None:
+    """A hand of distinct cards (the usual one) is read from the bits of its cards; the
+    throws and their order (which the bots' choices, and so the simulated logs, depend
+    on) are those of the count of each card, the reading of any hand."""
+    rules = parse_rules(rules_id)
+    tables = _tables(rules)
+    deck = [c for c in range(JOKER)] + [JOKER]
+    rng = random.Random(rules_id)
+    near = [c for c in range(13, 26)] + [c % 13 + 26 for c in range(3, 9)] + [JOKER]
+    for size in range(2, 9):
+        for _ in range(300):
+            hand = rng.sample(deck if size % 2 else near, size)
+            assert _legal_throws(hand, tables) == _throws_of_counts(hand, tables), hand
 
 
 @settings(max_examples=200, deadline=None)

@@ -59,6 +59,13 @@ _SINGLES: tuple[Meld, ...] = tuple(Meld("single", (c,), (None,)) for c in range(
 _MEMO_LIMIT = 1 << 16
 #: each card's bit in its suit's mask of ranks held (rank 1 = bit 0)
 _BIT: tuple[int, ...] = tuple(1 << (RANK[c] - 1) if c != JOKER else 0 for c in range(JOKER + 1))
+#: each natural card's bit in a hand's mask of cards: bit ``code`` (13 * suit + rank - 1);
+#: the joker has none
+_CARD_BIT: tuple[int, ...] = tuple(1 << c for c in range(JOKER)) + (0,)
+#: the ranks of one suit in a hand's mask of cards
+_SUIT_MASK = (1 << 13) - 1
+#: the jacks' bits in a hand's mask
+_JACKS = sum(_CARD_BIT[c] for c in range(JOKER) if RANK[c] == JACK)
 
 
 class _Tables:
@@ -67,7 +74,7 @@ class _Tables:
     __slots__ = (
         "set_min", "set_max", "run_min", "run_max", "run_cap", "ace_high", "wrap", "top",
         "jokers_in_runs", "jokers_in_sets", "wild", "jokerish", "windows", "memo", "runs_memo",
-        "sets_memo", "runnable",
+        "sets_memo", "runnable", "rank_sets", "run_test",
     )
 
     def __init__(self, key: tuple[object, ...]) -> None:
@@ -99,6 +106,24 @@ class _Tables:
         self.runnable: dict[int, bool] = {}
         #: the sets of one rank's cards alone (see :func:`_sets`)
         self.sets_memo: dict[tuple[object, ...], list[tuple[Card, ...]]] = {}
+        #: the sets of one rank by (rank index, its suits held as 4 bits, the largest size)
+        self.rank_sets: dict[tuple[int, int, int], list[tuple[Card, ...]]] = {}
+        self.run_test = self._run_test()
+
+    def _run_test(self) -> tuple[tuple[int, ...], int] | None:
+        """A test of a hand's naturals for a run without jokers, on the bits of its cards
+        (:func:`_natural_runs`): the shifts that find ``k`` ranks in a row, ``k`` the
+        shortest run, and the bits where such a stretch may start; None where the ace
+        may be high or runs wrap (a run then need not be consecutive bits)."""
+        if self.ace_high or self.wrap:
+            return None
+        length = max(2, self.run_min)
+        starts = 0
+        if length <= self.run_cap:
+            for suit in range(4):
+                for rank in range(13 - length + 1):
+                    starts |= 1 << (13 * suit + rank)
+        return tuple(range(1, length)), starts
 
     def _windows(self) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
         """Every stretch of consecutive ranks a run may cover, as
@@ -545,6 +570,83 @@ def throws_finder(rules: RuleSet) -> Callable[[Sequence[Card]], list[tuple[Card,
 
 
 def _legal_throws(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
+    """The throws of a hand of distinct cards (at most one joker), the usual one, read
+    from the bits of its naturals (bit ``13 * suit + rank - 1``); any other hand, and
+    rules that allow jokers in sets, by :func:`_throws_of_counts`. The same throws in
+    the same order either way (the tests compare the two)."""
+    n = len(hand)
+    if n < 2:
+        return [(c,) for c in hand]
+    codes = sorted(hand)
+    held = sum([_CARD_BIT[c] for c in codes])
+    jokers = 1 if codes[-1] == JOKER else 0
+    if T.jokers_in_sets or held.bit_count() + jokers != n:  # a sum of bits: copies carry
+        return _throws_of_counts(hand, T)
+    out: list[tuple[Card, ...]] = [(c,) for c in codes]
+    s0 = held & _SUIT_MASK
+    s1 = held >> 13 & _SUIT_MASK
+    s2 = held >> 26 & _SUIT_MASK
+    s3 = held >> 39
+    twice = (s0 & s1) | (s2 & s3) | ((s0 | s1) & (s2 | s3))  # ranks held in 2+ suits
+    if twice:  # their sets, rank by rank in the order of their lowest code
+        set_max = min(T.set_max, n)
+        ranks: Sequence[int]
+        if twice & (twice - 1):
+            ranks = sorted((i for i in range(13) if twice >> i & 1),
+                           key=lambda i: (0 if s0 >> i & 1 else 1 if s1 >> i & 1 else 2, i))
+        else:
+            ranks = (twice.bit_length() - 1,)
+        rank_sets = T.rank_sets
+        for i in ranks:
+            suits = (s0 >> i & 1) | (s1 >> i & 1) << 1 | (s2 >> i & 1) << 2 | (s3 >> i & 1) << 3
+            found = rank_sets.get((i, suits, set_max))
+            if found is None:
+                found = rank_sets[i, suits, set_max] = _own_sets(
+                    [(13 * s + i, 1) for s in range(4) if suits >> s & 1], set_max, T)
+            out.extend(found)
+    if T.jokers_in_runs and (jokers or (T.wild and held & _JACKS)):
+        out.extend(_runs(dict.fromkeys(codes, 1), n, T))  # a joker or a wild jack
+    else:
+        out.extend(_natural_runs(held, T))
+    return out
+
+
+def _natural_runs(held: int, T: _Tables) -> list[tuple[Card, ...]]:
+    """The runs of the naturals ``held`` (their bits) with no card acting as a joker,
+    suit by suit: as :func:`_runs` finds them, the usual hand (no run) in a few bit
+    operations."""
+    test = T.run_test
+    if test is not None:
+        shifts, starts = test
+        for k in shifts:
+            starts &= held >> k
+        if not starts:
+            return []  # no stretch of ranks in a row long enough for a run
+    out: list[tuple[Card, ...]] = []
+    runnable = T.runnable
+    memo = T.runs_memo
+    for suit in range(4):
+        suit_held = held >> (13 * suit) & _SUIT_MASK
+        if not suit_held & (suit_held - 1):
+            continue  # fewer than two ranks held in the suit
+        can = runnable.get(suit_held)
+        if can is None:
+            can = runnable[suit_held] = _runnable(suit_held, 0, T)
+        if not can:
+            continue
+        longest = suit_held.bit_count()
+        key = (suit, suit_held, (), longest)
+        runs = memo.get(key)
+        if runs is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            runs = memo[key] = _suit_runs(suit, suit_held, (), longest, T)
+        out.extend(runs)
+    return out
+
+
+def _throws_of_counts(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
+    """The throws of any hand, from the count of each card."""
     n = len(hand)
     if n < 2:
         return [(c,) for c in hand]
