@@ -97,3 +97,20 @@ def test_a_player_out_under_one_rule_set_never_scores_0_instead_of_0() -> None:
     assert "under israeli(score_limit=30), in round 2 lior scores nothing (instead of 18)" in (
         messages)  # lior is out after round 1 under the lower limit
     assert not any("scores 0 instead of" in m for m in messages)
+
+
+def test_compare_counts_each_finding_not_each_event_and_code() -> None:
+    """Two findings of one code at one event are two (the comparison once keyed them by
+    event and code and counted one); the same finding under both rule sets is none."""
+    from yaniv_audit.audit import _finding_changes
+
+    def claim(player: str, right: int) -> dict[str, object]:
+        return {"seq": 9, "round": 1, "player": player, "kind": "claim", "code": "claim.scores",
+                "message": "...", "params": {"case": "round", "player": player, "round": 1,
+                                             "written": 40, "right": right}}
+
+    base = {"rules": {"id": "israeli"}, "findings": [claim("dana", 30)]}
+    other = {"rules": {"id": "classic"}, "findings": [claim("dana", 30), claim("lior", 35)]}
+    [change] = _finding_changes(base, other)
+    assert change["message"] == "under classic, 1 finding added (claim.scores at event 9)"
+    assert _finding_changes(base, base) == []

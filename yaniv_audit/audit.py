@@ -9,6 +9,7 @@ into text a person reads like a referee's ruling.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from .engine import CLAIM, INCONSISTENCY, VIOLATION, Finding, Replay, RoundRecor
 from .errors import InconsistentLogError, InternalError, LogFormatError
 from .events import Log
 from .merkle import tree_hash
+from .messages import Translate, render
 from .rules import RuleSet
 
 VERDICTS = ("clean", "claims", "violations", "corrupt")
@@ -193,13 +195,17 @@ def compare_with_reports(log: Log, rule_sets: Sequence[RuleSet],
 
 
 def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
-    """The findings ``other`` adds and removes against ``base`` (by event and code)."""
-    def found(report: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
-        return {(f["seq"], f["code"]): f for f in report["findings"]}
+    """The findings ``other`` adds and removes against ``base``, each counted: a finding is
+    the same under both when its event, code, player and values are (the rule parameters
+    that decided it may differ), so two findings of one code at one event count as two."""
+    def key(f: dict[str, Any]) -> str:
+        values = {k: v for k, v in f.get("params", {}).items() if k != "rule"}
+        return json.dumps([f["seq"], f["code"], f["player"], values], sort_keys=True)
 
-    before, after = found(base), found(other)
-    added = [after[k] for k in after if k not in before]
-    removed = [before[k] for k in before if k not in after]
+    before = Counter(key(f) for f in base["findings"])
+    after = Counter(key(f) for f in other["findings"])
+    added = [f for f in other["findings"] if _take(before, key(f))]
+    removed = [f for f in base["findings"] if _take(after, key(f))]
     if not added and not removed:
         return []
     rid = other["rules"]["id"]
@@ -221,6 +227,14 @@ def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[s
              "message": f"under {rid}, " + " and ".join(parts)}]
 
 
+def _take(counts: Counter[str], key: str) -> bool:
+    """True when ``key`` is not (or no more) in ``counts``; else count it off."""
+    if counts[key] > 0:
+        counts[key] -= 1
+        return False
+    return True
+
+
 def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
     """What ``other`` changes against ``base``: verdict, rounds, winners, final scores.
 
@@ -229,14 +243,17 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
     """
     rid = other["rules"]["id"]
     out: list[dict[str, Any]] = []
+    said: list[str] = []  # each change's message after its "under <rules>"
 
-    def change(round_no: int | None, name: str, a: Any, b: Any, message: str) -> None:
+    def change(round_no: int | None, name: str, a: Any, b: Any, text: str,
+               comma: bool = False) -> None:
         out.append({"rules": rid, "round": round_no, "field": name, "from": a, "to": b,
-                    "message": message})
+                    "message": f"under {rid}{',' if comma else ''} {text}"})
+        said.append(text)
 
     if base["verdict"] != other["verdict"]:
         change(None, "verdict", base["verdict"], other["verdict"],
-               f"under {rid} the verdict is {other['verdict']} instead of {base['verdict']}")
+               f"the verdict is {other['verdict']} instead of {base['verdict']}")
     rounds_a = {r["round"]: r for r in base["rounds"]}
     rounds_b = {r["round"]: r for r in other["rounds"]}
     numbers = sorted(set(rounds_a) | set(rounds_b))
@@ -248,13 +265,13 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             which = f"round {n}" if len(later) == 1 else f"rounds {n}-{later[-1]}"
             played = "played only" if b is None else "only played"
             change(n, "round", a is not None, b is not None,
-                   f"under {rid} {which} {'are' if len(later) > 1 else 'is'} "
+                   f"{which} {'are' if len(later) > 1 else 'is'} "
                    f"{'not played' if b is None else 'played'} "
                    f"({played} under {rid if b is not None else base['rules']['id']})")
             break
         if a["winners"] != b["winners"]:
             change(n, "winners", a["winners"], b["winners"],
-                   f"under {rid} round {n} is won by {_names(b['winners'])} instead of "
+                   f"round {n} is won by {_names(b['winners'])} instead of "
                    f"{_names(a['winners'])}")
         if a["points"] != b["points"]:
             if not b["points"] or not a["points"]:
@@ -264,36 +281,35 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
                     _points_change(p, a["points"].get(p), b["points"].get(p))
                     for p in dict.fromkeys([*a["points"], *b["points"]])
                     if a["points"].get(p) != b["points"].get(p))
-            change(n, "points", a["points"], b["points"], f"under {rid}, {text}")
+            change(n, "points", a["points"], b["points"], text, comma=True)
         moved = {p: b["scores"].get(p, 0) - a["scores"].get(p, 0)
                  for p in dict.fromkeys([*a["scores"], *b["scores"]])}
         shifted = [p for p, d in moved.items() if d != gap.get(p, 0)]
         if shifted:
             change(n, "scores", a["scores"], b["scores"],
-                   f"under {rid}, after round {n}: " + ", ".join(
+                   f"after round {n}: " + ", ".join(
                        f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}"
-                       for p in shifted))
+                       for p in shifted), comma=True)
         gap = moved
     fa, fb = base["final"], other["final"]
     if fa["winners"] != fb["winners"] or fa["finished"] != fb["finished"]:
-        first = next((c for c in out if c["field"] in ("points", "winners", "round")), None)
-        why = ""
-        if first is not None:
-            why = ": " + first["message"].removeprefix(f"under {rid}, ").removeprefix(
-                f"under {rid} ")
+        first = next((i for i, c in enumerate(out)
+                      if c["field"] in ("points", "winners", "round")), None)
+        why = "" if first is None else ": " + said[first]
         verb = "wins" if len(fb["winners"]) == 1 else "win"
         if fb["winners"] and fa["winners"]:
-            text = (f"under {rid}, {_names(fb['winners'])} {verb} instead of "
-                    f"{_names(fa['winners'])}{why}")
+            change(None, "winners", fa["winners"], fb["winners"],
+                   f"{_names(fb['winners'])} {verb} instead of {_names(fa['winners'])}{why}",
+                   comma=True)
         elif fb["winners"]:
-            text = f"under {rid}, {_names(fb['winners'])} {verb} and the game is over{why}"
+            change(None, "winners", fa["winners"], fb["winners"],
+                   f"{_names(fb['winners'])} {verb} and the game is over{why}", comma=True)
         else:
-            text = f"under {rid} the game is not finished{why}"
-        change(None, "winners", fa["winners"], fb["winners"], text)
+            change(None, "winners", fa["winners"], fb["winners"],
+                   f"the game is not finished{why}")
     if fa["scores"] != fb["scores"]:
         change(None, "scores", fa["scores"], fb["scores"],
-               f"under {rid} the final scores are "
-               + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))
+               "the final scores are " + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))
     return out
 
 
@@ -315,11 +331,12 @@ MARK = {VIOLATION: "VIOLATION", INCONSISTENCY: "IMPOSSIBLE", CLAIM: "CLAIM"}
 
 
 def render_report(report: dict[str, Any], *, strict: bool = False,
-                  lines: Sequence[int] | None = None) -> str:
+                  lines: Sequence[int] | None = None, gettext: Translate | None = None) -> str:
     """A ruling a person reads: round by round, each finding with its rule.
 
     ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
-    the file line of each event, to say where a finding is in the file too.
+    the file line of each event, to say where a finding is in the file too. ``gettext``:
+    a language's catalogue, to say the findings in it (``audit --lang``).
     """
     source = report.get("file", report.get("game_id", ""))
     if report["verdict"] == "unreadable":
@@ -335,14 +352,14 @@ def render_report(report: dict[str, Any], *, strict: bool = False,
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
-        out.append(_finding_line(f, lines))
+        out.append(_finding_line(f, lines, gettext))
     findings = report["findings"]
     stop = findings[-1] if findings and (strict or findings[-1]["kind"] == INCONSISTENCY) else None
     for r in report["rounds"]:
         cut = stop if stop is not None and stop["round"] == r["round"] else None
         out.append("  " + _round_line(r, cut, strict))
         for f in by_round.get(r["round"], []):
-            out.append(_finding_line(f, lines))
+            out.append(_finding_line(f, lines, gettext))
     final = report["final"]
     scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
     if final["finished"]:
@@ -373,8 +390,10 @@ def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> s
             f"{' (' + what + first + ')' if findings else ''}; {result}")
 
 
-def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None) -> str:
-    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {f['message']}"
+def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None,
+                  gettext: Translate | None = None) -> str:
+    said = f["message"] if gettext is None else render(f["code"], f["params"], gettext)
+    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
 
 
 def _at(seq: int, lines: Sequence[int] | None) -> str:

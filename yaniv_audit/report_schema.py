@@ -148,7 +148,19 @@ class FindingSchema(_Closed):
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     code = fields.String(required=True, validate=validate.OneOf(ALL_CODES),
                          metadata={"description": "LOG_FORMAT.md section 3"})
-    message = fields.String(required=True, validate=validate.Length(min=1))
+    message = fields.String(required=True, validate=validate.Length(min=1),
+                            metadata={"description": "in English: the code's template filled "
+                                                     "from params"})
+    params = fields.Dict(
+        keys=fields.String(),
+        metadata={"description": "the values the message is made from: players, cards in "
+                                 "canonical form, numbers, phrases ({\"phrase\": key, ...}), "
+                                 "\"case\" (which of the code's templates) and \"rule\" (the "
+                                 "rule parameters that decided it); every report has them, "
+                                 "findings read back from an archive do not (docs/findings.md)"})
+    text = fields.String(
+        metadata={"description": "the API only, asked with Accept-Language: the message in "
+                                 "that language, cards as the board draws them (8♥)"})
 
     @validates_schema
     def _code_of_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
