@@ -60,6 +60,8 @@ BASE: dict[str, dict[str, Any]] = {
     "game_ended": {"type": "game_ended", "seq": INDEX, "at": AT, "winner": ["omer", "lior"],
                    "scores": {"omer": 0}},
     "note": {"type": "note", "seq": INDEX, "at": AT, "text": "late slap", "player": "lior"},
+    "withdraw": {"type": "withdraw", "seq": INDEX, "at": AT, "seqs": [3, 4], "player": "lior",
+                 "reason": "meant the nines"},
 }
 
 CARD_SPELLINGS: list[Any] = [
@@ -522,12 +524,12 @@ def _jsonl(*events: Any) -> bytes:
 @pytest.mark.parametrize(
     "line",
     [
-        b'{"type":"note","text":"x","_n":123456789012345678901234567890}',
-        b'{"type":"note","text":"x","_n":-9223372036854775809,"_m":18446744073709551616}',
+        b'{"type":"note","text":"x","_n":1234567890123456789}',
+        b'{"type":"note","text":"x","_n":-9223372036854775807,"_m":9223372036854775807}',
         b'{"type":"note","text":"x","_f":1e16,"_g":[1.0,0.1,-0.0]}',
         b'{"type":"note","text":"x","_s":"12345678901234567890123"}',
-        b'{"type":"yaniv","player":"dana","total":-9223372036854775809}',
-        b'{"type":"round_ended","round":1,"points":{"dana":123456789012345678901234567890}}',
+        b'{"type":"yaniv","player":"dana","total":-9223372036854775807}',
+        b'{"type":"round_ended","round":1,"points":{"dana":1234567890123456789}}',
         b'{"type":"note","text":"\\u00e9\\n\\t\\"\\\\\\u0000\\ud83d\\ude00 caf\xc3\xa9"}',
         b'{"type":"discard","player":"dana","cards":["5h","10\xe2\x99\xa5"]}',
         b'{"type":"discard","cards":["5H"],"player":"dana","_x":{"b":1,"a":[true,null]}}',
@@ -548,12 +550,44 @@ def test_lines_with_big_numbers_floats_and_escapes_read_exactly(
     assert array.leaves == fast.leaves
 
 
-def test_an_integer_just_beyond_64_bits_keeps_its_digits() -> None:
-    """19 digits can already be beyond int64, which orjson reads as a float."""
+def test_the_largest_integers_keep_their_digits() -> None:
+    """19 digits can be int64's ends, which orjson reads as integers (exact)."""
     game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
-    data = _jsonl(game, b'{"type":"note","text":"x","_n":-9223372036854775809}')
+    data = _jsonl(game, b'{"type":"note","text":"x","_n":-9223372036854775807}')
     log = parse_jsonl(data, "t")
-    assert log.leaves[1] == b'{"_n":-9223372036854775809,"text":"x","type":"note"}'
+    assert log.leaves[1] == b'{"_n":-9223372036854775807,"text":"x","type":"note"}'
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        (b'{"type":"note","text":"x","_n":123456789012345678901234567890}', "_n"),
+        (b'{"type":"note","text":"x","_m":[1,{"k":9223372036854775808}]}', "_m.1.k"),
+        (b'{"type":"yaniv","player":"dana","total":-9223372036854775808}', "total"),
+        (b'{"type":"yaniv","player":"dana","total":18446744073709551615}', "total"),
+        (b'{"type":"round_ended","round":1,"points":{"dana":9223372036854775808}}',
+         "points.dana"),
+        (b'{"type":"note","text":"x","seq":9223372036854775808}', "seq"),
+    ],
+)
+@pytest.mark.parametrize("fast", [True, False])
+def test_integers_beyond_64_bits_are_refused_on_every_path(
+        line: bytes, field: str, fast: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A number of 2**63 or more was read, then made every answer about the game a 500
+    (orjson refuses it) and a stored game unviewable (issue 27): refused where it comes in,
+    in a .jsonl and a .json log alike, naming the line or event and the field."""
+    monkeypatch.setattr(codec, "FAST_PATH", fast)
+    game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
+    data = _jsonl(game, {"type": "round_started", "round": 1, "starter": "dana",
+                         "hands": {"dana": ["5H", "TH"]}}, line)
+    expected = f'field "{field}": expected a whole number from -9223372036854775807 to ' \
+               '9223372036854775807, got a number of '
+    err = pytest.raises(LogFormatError, parse_jsonl, data, "t").value
+    assert err.line == 3 and err.index == 2 and expected in str(err), str(err)
+    assert err.messages.keys() == {field}
+    array = b"[" + b",".join(data.split(b"\n")[:3]) + b"]"
+    err = pytest.raises(LogFormatError, parse_json_array, array, "t.json").value
+    assert err.index == 2 and expected in str(err), str(err)
 
 
 @pytest.mark.parametrize("on", [True, False])

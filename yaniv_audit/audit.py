@@ -55,7 +55,7 @@ def replay_log(log: Log, rules: RuleSet | None = None, *, strict: bool = False) 
     """
     replay = Replay(log.game, rules or log.game.rules, strict=strict)
     try:
-        replay.run(log.events)
+        replay.run(log.events, log.withdrawals)
     except (InconsistentLogError, StopReplay):
         pass
     return replay
@@ -116,7 +116,17 @@ def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> dict[
         "findings": [f.to_json() for f in replay.findings],
         "rounds": [round_json(r) for r in replay.records],
         "final": final_json(replay),
+        **withdrawn_json(log),
     }
+
+
+def withdrawn_json(log: Log) -> dict[str, Any]:
+    """The report's ``withdrawn`` list (each entry taken back and the withdrawal that took
+    it back), for a log that holds withdrawals; nothing for one that holds none."""
+    plan = log.withdrawals
+    if plan is None or not plan.withdrawn:
+        return {}
+    return {"withdrawn": [{"seq": seq, "by": by} for seq, by in sorted(plan.withdrawn.items())]}
 
 
 def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:
@@ -194,24 +204,42 @@ def compare_with_reports(log: Log, rule_sets: Sequence[RuleSet],
     }, reports
 
 
-def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
-    """The findings ``other`` adds and removes against ``base``, each counted: a finding is
-    the same under both when its event, code, player and values are (the rule parameters
-    that decided it may differ), so two findings of one code at one event count as two."""
-    def key(f: dict[str, Any]) -> str:
-        values = {k: v for k, v in f.get("params", {}).items() if k != "rule"}
-        return json.dumps([f["seq"], f["code"], f["player"], values], sort_keys=True)
+def finding_difference(base: list[dict[str, Any]], other: list[dict[str, Any]],
+                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The findings ``other`` adds to ``base`` and those it removes, each counted once: a
+    finding is its event, code and player (its message names the rules' parameters, so it
+    is not compared), and the same one twice at an event is matched twice. Two players'
+    points wrong at one round_ended are two findings, not one."""
+    def unmatched(mine: list[dict[str, Any]], theirs: list[dict[str, Any]],
+                  ) -> list[dict[str, Any]]:
+        left = Counter(_finding_key(f) for f in theirs)
+        out = []
+        for f in mine:
+            key = _finding_key(f)
+            if left[key]:
+                left[key] -= 1
+            else:
+                out.append(f)
+        return out
 
-    before = Counter(key(f) for f in base["findings"])
-    after = Counter(key(f) for f in other["findings"])
-    added = [f for f in other["findings"] if _take(before, key(f))]
-    removed = [f for f in base["findings"] if _take(after, key(f))]
+    return unmatched(other, base), unmatched(base, other)
+
+
+def _finding_key(finding: dict[str, Any]) -> tuple[int, str, str | None]:
+    return finding["seq"], finding["code"], finding.get("player")
+
+
+def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings ``other`` adds and removes against ``base`` (:func:`finding_difference`)."""
+    added, removed = finding_difference(base["findings"], other["findings"])
     if not added and not removed:
         return []
     rid = other["rules"]["id"]
 
     def listed(items: list[dict[str, Any]]) -> str:
-        shown = ", ".join(f"{f['code']} at event {f['seq']}" for f in items[:3])
+        shown = ", ".join(
+            f"{f['code']}{' of ' + f['player'] if f.get('player') else ''} at event {f['seq']}"
+            for f in items[:3])
         return shown + (f" and {len(items) - 3} more" if len(items) > 3 else "")
 
     parts = []
@@ -225,14 +253,6 @@ def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[s
              "from": [f"{f['code']}@{f['seq']}" for f in base["findings"]],
              "to": [f"{f['code']}@{f['seq']}" for f in other["findings"]],
              "message": f"under {rid}, " + " and ".join(parts)}]
-
-
-def _take(counts: Counter[str], key: str) -> bool:
-    """True when ``key`` is not (or no more) in ``counts``; else count it off."""
-    if counts[key] > 0:
-        counts[key] -= 1
-        return False
-    return True
 
 
 def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:

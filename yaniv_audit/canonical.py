@@ -1,4 +1,4 @@
-"""The canonical encoding of an event: the leaf of the fingerprint (LOG_FORMAT.md section 4).
+"""The canonical encoding of an event: the leaf of the fingerprint (docs/fingerprints.md).
 
 Exactly ``json.dumps(event, sort_keys=True, separators=(",", ":"),
 ensure_ascii=False).encode("utf-8")`` after one normalisation: every card

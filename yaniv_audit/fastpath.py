@@ -20,8 +20,8 @@ or writes the detailed error. The fast path therefore only has to be
 tests also show it is *complete* over JSON values (it rejects nothing
 marshmallow accepts), so a valid log never pays for marshmallow.
 
-It also tells the reader how to encode the event's leaf (LOG_FORMAT.md
-section 4): :data:`PLAIN` (every card already canonical and only JSON strings,
+It also tells the reader how to encode the event's leaf
+(docs/fingerprints.md): :data:`PLAIN` (every card already canonical and only JSON strings,
 integers, booleans, nulls, lists and objects: ``orjson.dumps`` with sorted keys
 gives exactly the bytes of the ``json.dumps`` definition), :data:`NORMALIZE`
 (the same after writing the cards canonically) or :data:`EXACT` (a float
@@ -112,7 +112,7 @@ def _plain(value: Any) -> bool:
 
 def canonical_leaf(event: Any) -> bytes:
     """Exactly ``json.dumps(event, sort_keys=True, separators=(",", ":"),
-    ensure_ascii=False).encode("utf-8")`` (the leaf of LOG_FORMAT.md section 4),
+    ensure_ascii=False).encode("utf-8")`` (the leaf of docs/fingerprints.md),
     through orjson where that is provably the same bytes."""
     if json_plain(event):
         try:

@@ -1,12 +1,12 @@
 """Throws: which cards may be discarded together, and how they read.
 
-A throw is a *single*, a *set* or a *run* (RULES.md section 3). This module is
+A throw is a *single*, a *set* or a *run* (docs/rules.md, "Throwing"). This module is
 pure and sits in the replay's and the bots' hot loop, so everything that
 depends only on the rule set is computed once per rule set (:func:`_tables`),
 classifications are memoised per rule set, and a single card is answered
 from a prebuilt table.
 
-Reading conventions, where RULES.md leaves a choice to the implementation:
+Reading conventions, where the rules leave a choice to the implementation:
 
 * With ``wild_jacks`` a jack is itself unless acting as a joker is needed;
   when a throw reads legally both as a set and as a run, the reading with

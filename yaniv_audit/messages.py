@@ -62,6 +62,19 @@ TEMPLATES: dict[str, str] = {
                     "events do not count"),
     "player.out": N_("{player} is out (score {score}, score_limit={rule[score_limit]}, "
                      "limit_rule={rule[limit_rule]}) but still takes part in round {round}"),
+    # withdrawals
+    "log.withdraw:twice": N_("the withdrawal takes nothing back: it names {seq} twice"),
+    "log.withdraw:itself": N_("the withdrawal takes nothing back: it names itself"),
+    "log.withdraw:later": N_("the withdrawal takes nothing back: {seq} comes after it"),
+    "log.withdraw:taken_back": N_("the withdrawal takes nothing back: {seq} was already taken "
+                                  "back (by {by})"),
+    "log.withdraw:not_entry": N_("the withdrawal takes nothing back: {seq} is a {kind}, not an "
+                                 "entry"),
+    "log.withdraw:not_latest": N_("the withdrawal takes nothing back: it names {seqs:names}, but "
+                                  "the latest entry still standing is {latest:names?none}"),
+    "log.withdraw:not_latest_many": N_("the withdrawal takes nothing back: it names "
+                                       "{seqs:names}, but the latest {count} entries still "
+                                       "standing are {latest:names?none}"),
     # turns
     "turn.order:round_over": N_("round {round} is over; moves before the next round_started do "
                                 "not count"),
@@ -89,6 +102,8 @@ TEMPLATES: dict[str, str] = {
     "slap.empties_hand": N_("{player} slapped their last card; a slap may not empty the hand"),
     # cards
     "card.not_in_hand": N_("{player} does not hold {missing:cards} (hand: {hand:cards?empty})"),
+    "card.not_in_deck:named": N_("{player} names {card:card}, which the deck does not have "
+                                 "(jokers={rule[jokers]})"),
     "card.not_in_deck": N_("{at:word} holds {card:card}, which the deck does not have "
                            "(jokers={rule[jokers]})"),
     "card.too_many": N_("{at:word} holds {count} copies of {card:card}; the deck has {allowed} "
@@ -109,6 +124,9 @@ TEMPLATES: dict[str, str] = {
     "deal.starter:round_winner": N_("{player} opened round {round}, but {allowed:or} should "
                                     "have: round {last_round} was won by {winners:names} "
                                     "(starter={rule[starter]})"),
+    "deal.starter:caller": N_("{player} opened round {round}, but {allowed:or} should have: "
+                              "{caller} called Yaniv in round {last_round} "
+                              "(starter={rule[starter]})"),
     "deal.starter:next": N_("{player} opened round {round}, but {allowed:or} should have: "
                             "{last_starter} opened round {last_round} "
                             "(starter={rule[starter]})"),
@@ -147,6 +165,9 @@ TEMPLATES: dict[str, str] = {
                                 "only {ends:or_cards} may be taken (pickup={rule[pickup]})"),
     "draw.pile_card:own": N_("{player} took {card:card} back from their own throw; a draw comes "
                              "from the previous player's throw"),
+    "draw.pile_card:under": N_("{player} took {card:card} as the upcard from under a later "
+                               "throw ({layer:cards}); only the previous throw "
+                               "({previous:cards!none}) may be taken from"),
     "draw.pile_card:older": N_("{player} took {card:card} from an older throw ({layer:cards}); "
                                "only the previous throw ({previous:cards!none}) may be taken "
                                "from"),
@@ -293,7 +314,7 @@ WORDS: dict[str, str] = {
     "nobody": N_("nobody"), "no caller": N_("no caller"), "no card": N_("no card"),
     "already taken": N_("already taken"), "deal": N_("the deal"),
     "showdown": N_("the showdown"), "throwing": N_("throwing"), "drawing": N_("drawing"),
-    "start": N_("start"), "end": N_("end"),
+    "start": N_("start"), "end": N_("end"), "reshuffled stock": N_("the reshuffled stock"),
 }
 OR = N_(" or ")
 _SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -338,7 +359,7 @@ class _Formatter(string.Formatter):
         if spec == "cards":
             return " ".join(card_text(c, self.suits) for c in value)
         if spec == "names":
-            return ", ".join(value)
+            return ", ".join(map(str, value))
         if spec == "or":
             return self.gettext(OR).join(value)
         if spec == "or_cards":

@@ -84,8 +84,11 @@ class Deal(ReplayBase):
         else:
             r.stock_count = max(self.deck_size - len(in_hands) - 1, 0)
         r.current = event.starter
-        # the turn order among the dealt players, known now (others are looked up if they move)
-        r.next_seat = dict(zip(rotation, rotation[1:] + rotation[:1], strict=True))
+        # the turn order among the dealt players still in, known now (others are looked up if
+        # they move); a player who is out but dealt in (an online table deals everyone) is
+        # skipped: their moves are that round's one player.out
+        playing = [p for p in rotation if p not in self.out] if self.out else rotation
+        r.next_seat = dict(zip(playing, playing[1:] + playing[:1], strict=True))
 
     def _check_whole_deck(self, event: RoundStarted, on_table: Counter[Card]) -> Card | None:
         """Recorded hands and stock leave exactly the upcard: the deck, card for card.
@@ -111,14 +114,16 @@ class Deal(ReplayBase):
         rules = self.rules
         if rules.starter == "free":
             return
-        if rules.starter == "round_winner" and previous.score is None:
+        if rules.starter in ("round_winner", "caller") and previous.score is None:
             return
         winners = previous.score.winners if previous.score else ()
-        allowed = next_starter(rules, self.seating, still_in, winners, previous.starter)
+        caller = previous.caller if rules.starter == "caller" else None
+        allowed = next_starter(rules, self.seating, still_in, winners, previous.starter, caller)
         if allowed is not None and event.starter not in allowed:
             self._violation(event, "deal.starter", event.starter,
-                            case="round_winner" if rules.starter == "round_winner" else "next",
+                            case="caller" if caller is not None else "round_winner"
+                            if rules.starter in ("round_winner", "caller") else "next",
                             player=event.starter, round=event.round, allowed=sorted(allowed),
                             last_round=previous.round, last_starter=previous.starter,
-                            winners=list(winners), rule=self._rule("starter"))
+                            winners=list(winners), caller=caller, rule=self._rule("starter"))
 

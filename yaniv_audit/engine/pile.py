@@ -60,6 +60,7 @@ class PileAndStock(ReplayBase):
         if r.stock is not None:
             top = r.stock[-1]
             if event.card is not None and event.card != top:
+                self._check_in_deck(event, event.card, p)
                 self._impossible(event, "stock.mismatch", p, case="top", player=p,
                                  card=NAMES[event.card], top=NAMES[top])
             card = r.stock.pop()
@@ -74,6 +75,7 @@ class PileAndStock(ReplayBase):
                     messages={"card": ["required: the stock's order is unknown here"]})
             card = event.card
             if r.seen[card] >= self.counts[card]:
+                self._check_in_deck(event, card, p)
                 self._impossible(event, "card.already_seen", p, case="stock", player=p,
                                  card=NAMES[card], where=self._where_is(r, card))
         r.seen[card] += 1
@@ -122,6 +124,7 @@ class PileAndStock(ReplayBase):
             previous.cards.pop((good or positions)[0])
             return card
         if previous is not None and None in previous.cards:
+            self._check_in_deck(event, card, p)
             if r.seen[card] >= self.counts[card] or (r.stock is not None and card in r.stock):
                 self._impossible(event, "card.already_seen", p, case="upcard", player=p,
                                  card=NAMES[card], where=self._where_is(r, card))
@@ -140,6 +143,17 @@ class PileAndStock(ReplayBase):
                 layer.cards.remove(card)
                 return card
         name = NAMES[card]
+        self._check_in_deck(event, card, p)
+        bottom = pile[0] if pile and previous is not pile[0] else None
+        if bottom is not None and None in bottom.cards and r.seen[card] < self.counts[card] and (
+                r.stock is None or card not in r.stock):
+            # the unrecorded upcard lies under later throws: on the pile, but not takeable
+            self._violation(event, "draw.pile_card", p, case="under", player=p, card=name,
+                            layer=names(pile[1].cards),
+                            previous=names(previous.cards) if previous else None)
+            bottom.cards.remove(None)
+            r.seen[card] += 1
+            return card
         if r.upcard_deduced and previous is pile[0]:
             self._impossible(event, "card.already_seen", p, case="deduced", player=p, card=name,
                              where=self._where_is(r, card), upcard=names(previous.cards))
@@ -250,6 +264,7 @@ class PileAndStock(ReplayBase):
             named = list(extra.elements())  # the cards that must be the unrecorded upcard
             if (min(extra.values(), default=0) < 0 or len(named) != unknown
                     or any(seen[c] >= self.counts[c] for c in named)):
+                self._check_counts(event, Counter(event.stock), "reshuffled stock")
                 self._impossible(event, "stock.mismatch", None,
                                  case="reshuffle_upcard" if unknown else "reshuffle",
                                  stock=names(event.stock), pile=names(sorted(cards)))
