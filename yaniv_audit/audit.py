@@ -249,9 +249,13 @@ def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[s
     if removed:
         what = "" if added else f" finding{'s' if len(removed) != 1 else ''}"
         parts.append(f"{len(removed)}{what} removed ({listed(removed)})")
+    def keys(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"seq": f["seq"], "code": f["code"], "player": f.get("player")} for f in items]
+
     return [{"rules": rid, "round": None, "field": "findings",
              "from": [f"{f['code']}@{f['seq']}" for f in base["findings"]],
              "to": [f"{f['code']}@{f['seq']}" for f in other["findings"]],
+             "params": {"added": keys(added), "removed": keys(removed)},
              "message": f"under {rid}, " + " and ".join(parts)}]
 
 
@@ -266,9 +270,9 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
     said: list[str] = []  # each change's message after its "under <rules>"
 
     def change(round_no: int | None, name: str, a: Any, b: Any, text: str,
-               comma: bool = False) -> None:
+               comma: bool = False, **params: Any) -> None:
         out.append({"rules": rid, "round": round_no, "field": name, "from": a, "to": b,
-                    "message": f"under {rid}{',' if comma else ''} {text}"})
+                    "params": params, "message": f"under {rid}{',' if comma else ''} {text}"})
         said.append(text)
 
     if base["verdict"] != other["verdict"]:
@@ -287,7 +291,8 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             change(n, "round", a is not None, b is not None,
                    f"{which} {'are' if len(later) > 1 else 'is'} "
                    f"{'not played' if b is None else 'played'} "
-                   f"({played} under {rid if b is not None else base['rules']['id']})")
+                   f"({played} under {rid if b is not None else base['rules']['id']})",
+                   first=n, last=later[-1])
             break
         if a["winners"] != b["winners"]:
             change(n, "winners", a["winners"], b["winners"],
@@ -309,24 +314,26 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             change(n, "scores", a["scores"], b["scores"],
                    f"after round {n}: " + ", ".join(
                        f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}"
-                       for p in shifted), comma=True)
+                       for p in shifted), comma=True, players=shifted)
         gap = moved
     fa, fb = base["final"], other["final"]
     if fa["winners"] != fb["winners"] or fa["finished"] != fb["finished"]:
         first = next((i for i, c in enumerate(out)
                       if c["field"] in ("points", "winners", "round")), None)
         why = "" if first is None else ": " + said[first]
+        reason = {"finished": fb["finished"], "because": first}
         verb = "wins" if len(fb["winners"]) == 1 else "win"
         if fb["winners"] and fa["winners"]:
             change(None, "winners", fa["winners"], fb["winners"],
                    f"{_names(fb['winners'])} {verb} instead of {_names(fa['winners'])}{why}",
-                   comma=True)
+                   comma=True, **reason)
         elif fb["winners"]:
             change(None, "winners", fa["winners"], fb["winners"],
-                   f"{_names(fb['winners'])} {verb} and the game is over{why}", comma=True)
+                   f"{_names(fb['winners'])} {verb} and the game is over{why}", comma=True,
+                   **reason)
         else:
             change(None, "winners", fa["winners"], fb["winners"],
-                   f"the game is not finished{why}")
+                   f"the game is not finished{why}", **reason)
     if fa["scores"] != fb["scores"]:
         change(None, "scores", fa["scores"], fb["scores"],
                "the final scores are " + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))

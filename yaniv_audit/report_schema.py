@@ -343,7 +343,16 @@ class ChangeSchema(_Closed):
                        metadata={"description": "the baseline's value"})
     to = fields.Raw(required=True,
                     metadata={"description": "the value under this rule set"})
-    message = fields.String(required=True, validate=validate.Length(min=1))
+    params = fields.Dict(
+        keys=fields.String(), required=True,
+        metadata={"description": "what the message says beyond from and to, as data: round: "
+                                 "first and last, the rounds played under one rule set only; "
+                                 "scores of a round: players, whose running score moved; "
+                                 "the final winners: finished, and because (the index in "
+                                 "changes of the change that decided it, or null); findings: "
+                                 "added and removed, each {seq, code, player}"})
+    message = fields.String(required=True, validate=validate.Length(min=1),
+                            metadata={"description": "in English, from the fields and params"})
 
 
 class CompareSchema(_Closed):
