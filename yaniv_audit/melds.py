@@ -31,7 +31,8 @@ from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card
 from .messages import phrase, render_phrase
 from .rules import RuleSet
 
-__all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target", "throws_finder"]
+__all__ = ["SINGLES", "Meld", "classify", "extend", "legal_throws", "swap_target",
+           "throws_finder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,9 @@ class Meld:
     stands_for: tuple[Card | None, ...]
 
 
-_SINGLES: tuple[Meld, ...] = tuple(Meld("single", (c,), (None,)) for c in range(JOKER + 1))
+#: the reading of each card thrown alone, by its code (what :func:`classify` answers)
+SINGLES: tuple[Meld, ...] = tuple(Meld("single", (c,), (None,)) for c in range(JOKER + 1))
+_SINGLES = SINGLES
 _MEMO_LIMIT = 1 << 16
 #: each card's bit in its suit's mask of ranks held (rank 1 = bit 0)
 _BIT: tuple[int, ...] = tuple(1 << (RANK[c] - 1) if c != JOKER else 0 for c in range(JOKER + 1))

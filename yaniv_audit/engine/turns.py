@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..cards import NAMES
 from ..events import Discard, Draw, Event, Slap, Yaniv
-from ..melds import Meld, classify, explain, extend
+from ..melds import SINGLES, Meld, classify, explain, extend
 from ..messages import names, rule_of
 from ..scoring import seat_after
 from .base import ReplayBase
@@ -132,12 +132,14 @@ class Turns(ReplayBase):
             self._enter(r, event)
         cards = event.cards
         hand = r.hands.get(p)
+        meld: Meld | None
         if len(cards) == 1 and hand is not None and cards[0] in hand:
             hand.remove(cards[0])  # _take_from_hand's usual case, inline
+            meld = SINGLES[cards[0]]  # classify's answer for a card (a card held is one)
         else:
             self._take_from_hand(event, p, cards)
-        reading = classify(cards, self.rules)
-        meld = reading if isinstance(reading, Meld) else None
+            reading = classify(cards, self.rules)
+            meld = reading if isinstance(reading, Meld) else None
         if meld is None:
             why = explain(cards, self.rules)
             self._violation(event, "discard.combo", p, player=p, cards=names(cards),
