@@ -254,16 +254,18 @@ class CarefulBot(Bot):
         paired = ({r for r in ranks if ranks.count(r) > 1} if len(set(ranks)) < len(ranks)
                   else _NO_RANKS)
 
-        # the first throw of the most worth, as max(throws, key=worth) would give
-        best, most = throws[0], (-1 << 30, 0)
+        # the first throw of the most worth (points, then cards), as max(throws, key=worth)
+        # would give: compared without a tuple built for each
+        best, most, size = throws[0], -1 << 30, 0
         for t in throws:
-            if len(t) == 1:  # a single that breaks a pair is worth 5 points less
+            n = len(t)
+            if n == 1:  # a single that breaks a pair is worth 5 points less
                 c = t[0]
-                worth = (values[c] - 5 if c != JOKER and c % 13 in paired else values[c], 1)
+                points = values[c] - 5 if c != JOKER and c % 13 in paired else values[c]
             else:
-                worth = (sum([values[c] for c in t]), len(t))
-            if worth > most:
-                best, most = t, worth
+                points = sum([values[c] for c in t])
+            if points > most or (points == most and n > size):
+                best, most, size = t, points, n
         return best
 
     def _safe(self, game: _Game, me: str, mine: int) -> bool:
