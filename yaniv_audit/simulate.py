@@ -292,8 +292,8 @@ class CarefulBot(Bot):
             card: Card = d[1]  # type: ignore[assignment]
             if d[0] == "pile" and (values[card] <= 2 or (card != JOKER and card % 13 in ranks)):
                 return d
-        stock = [d for d in draws if d[0] == "stock"]
-        return stock[0] if stock else draws[-1]
+        # the stock, offered first when it is offered, else the last draw
+        return draws[0] if draws[0][0] == "stock" else draws[-1]
 
 
 _NO_RANKS: frozenset[int] = frozenset()
