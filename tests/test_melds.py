@@ -581,7 +581,7 @@ def test_legal_throws_of_distinct_cards_are_those_counted_in_the_same_order(
     for size in range(2, 9):
         for _ in range(300):
             hand = rng.sample(deck if size % 2 else near, size)
-            assert _legal_throws(hand, tables) == _throws_of_counts(hand, tables), hand
+            assert _legal_throws(tables, hand) == _throws_of_counts(hand, tables), hand
 
 
 @settings(max_examples=200, deadline=None)

@@ -24,7 +24,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card
@@ -117,7 +117,7 @@ class _Tables:
 
     def _run_test(self) -> tuple[tuple[int, ...], int] | None:
         """A test of a hand's naturals for a run without jokers, on the bits of its cards
-        (:func:`_natural_runs`): the shifts that find ``k`` ranks in a row, ``k`` the
+        (:func:`_legal_throws`): the shifts that find ``k`` ranks in a row, ``k`` the
         shortest run, and the bits where such a stretch may start; None where the ace
         may be high or runs wrap (a run then need not be consecutive bits)."""
         if self.ace_high or self.wrap:
@@ -563,17 +563,16 @@ def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]
     """Every distinct legal throw from ``hand`` (a multiset), once per kind, in a
     canonical placement: singles, then sets (sorted by code where that reads as
     a set), then runs (ascending)."""
-    return _legal_throws(hand, _tables(rules))
+    return _legal_throws(_tables(rules), hand)
 
 
 def throws_finder(rules: RuleSet) -> Callable[[Sequence[Card]], list[tuple[Card, ...]]]:
     """:func:`legal_throws` under ``rules``, the rule set's tables looked up once (the
     simulator asks for every turn's throws)."""
-    T = _tables(rules)
-    return lambda hand: _legal_throws(hand, T)
+    return partial(_legal_throws, _tables(rules))  # no Python frame of its own
 
 
-def _legal_throws(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
+def _legal_throws(T: _Tables, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
     """The throws of a hand of distinct cards (at most one joker), the usual one, read
     from the bits of its naturals (bit ``13 * suit + rank - 1``); any other hand, and
     rules that allow jokers in sets, by :func:`_throws_of_counts`. The same throws in
@@ -610,22 +609,21 @@ def _legal_throws(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
             out.extend(found)
     if T.jokers_in_runs and (jokers or (T.wild and held & _JACKS)):
         out.extend(_runs(dict.fromkeys(codes, 1), n, T))  # a joker or a wild jack
-    else:
-        out.extend(_natural_runs(held, T))
-    return out
-
-
-def _natural_runs(held: int, T: _Tables) -> list[tuple[Card, ...]]:
-    """The runs of the naturals ``held`` (their bits) with no card acting as a joker,
-    suit by suit: as :func:`_runs` finds them, the usual hand (no run) in a few bit
-    operations."""
+        return out
     test = T.run_test
     if test is not None:
         shifts, starts = test
         for k in shifts:
             starts &= held >> k
         if not starts:
-            return []  # no stretch of ranks in a row long enough for a run
+            return out  # the usual hand: no stretch of ranks in a row long enough for a run
+    out.extend(_natural_runs(held, T))
+    return out
+
+
+def _natural_runs(held: int, T: _Tables) -> list[tuple[Card, ...]]:
+    """The runs of the naturals ``held`` (their bits) with no card acting as a joker,
+    suit by suit, as :func:`_runs` finds them."""
     out: list[tuple[Card, ...]] = []
     runnable = T.runnable
     memo = T.runs_memo

@@ -573,10 +573,11 @@ class _Game:
         assert r is not None
         self.hands = r.hands
         following = r.next_seat
+        bots = self.bots
         caller: str | None = None
         player = opener
         for _ in range(max_turns):
-            bot = self.bots[player]
+            bot = bots[player]
             can_call, throws = start_options(player)
             throw = bot.start(self, player, throws, can_call)
             if throw is None:
@@ -585,7 +586,7 @@ class _Game:
                 caller = player
                 break
             emit({"type": "discard", "seq": 0, "at": "", "player": player,
-                  "cards": [NAMES[c] for c in throw]},
+                  "cards": [NAMES[throw[0]]] if len(throw) == 1 else [NAMES[c] for c in throw]},
                  Discard(player=player, cards=throw, index=self.count))
             source, card, swap = bot.draw(self, player, draw_options())
             assert card is not None  # the simulator knows the stock's order
