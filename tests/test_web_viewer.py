@@ -431,3 +431,35 @@ def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> No
     game = web.get("/api/v1/games/friday-at-dana-2024-05-17").get_json()
     assert game["fingerprint"] == first and game["rewrites"] is None
     assert web.get(f"/api/v1/games/{second}").get_json()["rewrites"] == first
+
+
+def test_the_list_page_opens_on_the_games_stored_last(archive_file: Path) -> None:
+    web = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "GAMES_PER_PAGE": 3}
+                     ).test_client()
+    html = web.get("/").get_data(as_text=True)
+    shown = re.findall(r'<a class="title" href="/games/(\w+)"', html)
+    stored = [g["fingerprint"] for g in web.get("/api/v1/games?limit=100").get_json()["games"]]
+    assert shown == stored[::-1][:3]  # the API keeps the first stored first
+    assert '<option value="-ingested" selected>newest stored</option>' in html
+    oldest = re.findall(r'<a class="title" href="/games/(\w+)"',
+                        web.get("/?sort=ingested").get_data(as_text=True))
+    assert oldest == stored[:3]
+
+
+def test_pages_scripts_and_styles_come_gzipped_to_a_client_that_takes_it(
+        client: FlaskClient) -> None:
+    import gzip
+
+    game = fingerprint_of(MIDDLE)
+    for path in (f"/games/{game}", "/static/viewer.js", "/static/board.css", "/"):
+        plain = client.get(path)
+        packed = client.get(path, headers={"Accept-Encoding": "gzip, deflate, br"})
+        assert "Content-Encoding" not in plain.headers, path
+        assert packed.headers["Content-Encoding"] == "gzip", path
+        assert "Accept-Encoding" in packed.headers["Vary"]
+        body = gzip.decompress(packed.get_data())
+        assert body == plain.get_data(), path
+        assert len(packed.get_data()) < len(body) / 2, path
+    # a small answer is sent as it is
+    small = client.get("/static/i18n.js", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in small.headers

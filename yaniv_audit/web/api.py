@@ -482,11 +482,12 @@ def state_body() -> Response:
     return json_response(replayed(name, lambda: table_state(log, rules)))
 
 
-def listing_args() -> tuple[Filters, str]:
+def listing_args(default_sort: str = "ingested") -> tuple[Filters, str]:
     """The game list's filters and order from the query string (the API's and the
     list page's): ``player``, ``rules``, ``verdict``, ``has_findings``, ``since``,
-    ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``."""
-    sort = arg("sort") or "ingested"
+    ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``
+    (``default_sort`` when not given)."""
+    sort = arg("sort") or default_sort
     if sort.lstrip("-") not in SORTS:
         raise ApiError(400, f"sort: expected one of {', '.join(SORTS)} (a leading - for "
                             f"descending), got {sort!r}", "sort", "bad_parameter")

@@ -185,7 +185,9 @@ LIST_FILTERS = ("q", "player", "rules", "verdict", "has_findings", "since", "unt
 
 @viewer.get("/")
 def index() -> str:
-    filters, sort = listing_args()
+    # the page opens on the games stored last (a game just stored from /record is on
+    # top); the API keeps its stable order, the first stored first
+    filters, sort = listing_args(default_sort="-ingested")
     page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 20))
     per_page = int(current_app.config.get("GAMES_PER_PAGE", GAMES_PER_PAGE))
     with store().reading() as reader:
