@@ -35,23 +35,34 @@ def settled(page: Page) -> None:
 
 
 def pick(page: Page, *cards: str) -> None:
+    """A card is one tap in the picker."""
     for card in cards:
-        if card == "JK":
-            page.click("#picker-ranks [data-rank='JK']")
-            continue
-        page.click(f"#picker-ranks [data-rank='{card[:-1]}']")
-        page.click(f"#picker-suits [data-suit='{card[-1]}']")
+        page.click(f"#picker-cards [data-card='{card}']")
+
+
+def call(page: Page, caller: str) -> None:
+    """The caller's button, pressed (a tap on it when it is pressed already lifts it)."""
+    if page.get_attribute(f"#caller [data-player='{caller}']", "aria-pressed") != "true":
+        page.click(f"#caller [data-player='{caller}']")
+
+
+def entered_by(page: Page, player: str, how: str) -> None:
+    """The seat entered by its cards or its total (as it was last round unless changed)."""
+    toggle = f".rec-seat[data-player='{player}'] [data-how='{how}']"
+    if page.get_attribute(toggle, "aria-pressed") != "true":
+        page.click(toggle)
 
 
 def sheet_round(page: Page, caller: str, hands: dict[str, list[str]],
                 totals: dict[str, int], points: dict[str, int] | None = None) -> None:
     """One scoresheet round: the caller, each hand by its cards or its total."""
-    page.select_option("#caller", caller)
+    call(page, caller)
     for player, cards in hands.items():
+        entered_by(page, player, "cards")
         page.click(f".rec-seat[data-player='{player}'] .rec-seat-head strong")
         pick(page, *cards)
     for player, total in totals.items():
-        page.click(f".rec-seat[data-player='{player}'] [data-how='total']")
+        entered_by(page, player, "total")
         page.fill(f".rec-seat[data-player='{player}'] input", str(total))
     for player, written in (points or {}).items():
         if not page.locator("details.rec-wrote").get_attribute("open") == "":
@@ -109,14 +120,14 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     settled(page)
     assert scores(page) == {"dana": 50, "lior": 0, "omer": 50}
     # round 3, half entered, and the page reloaded: nothing is lost
-    page.select_option("#caller", "lior")
+    call(page, "lior")
     page.click(".rec-seat[data-player='lior'] .rec-seat-head strong")
     pick(page, "AS")
     settled(page)
     page.reload()
     page.wait_for_selector("#entry .rec-seat")
     settled(page)
-    assert page.input_value("#caller") == "lior"
+    assert page.get_attribute("#caller [data-player='lior']", "aria-pressed") == "true"
     assert page.locator(".rec-seat[data-player='lior'] .rc-card").all_inner_texts() == ["A\n♠"]
     assert scores(page) == {"dana": 50, "lior": 0, "omer": 50}
     # ... omer Assafs lior's 4 with his 4, dana goes out; the table writes lior down for 30
@@ -132,7 +143,7 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     assert page.locator("#scores tr[data-player='dana'] .badge").inner_text() == "out"
     assert page.locator("#rec-verdict").inner_text() == "claims"
     # a card twice in a one-deck game is flagged at once, before it is written
-    page.select_option("#caller", "omer")
+    call(page, "omer")
     page.click(".rec-seat[data-player='omer'] .rec-seat-head strong")
     pick(page, "AC")
     page.click(".rec-seat[data-player='lior'] .rec-seat-head strong")
@@ -194,23 +205,18 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     for player, cards in HANDS.items():
         page.click(f".rec-seat[data-player='{player}'] .rec-seat-head strong")
         pick(page, *cards)
-    pick(page, "3D")  # on to the upcard once the hands are full
+    pick(page, "3D")  # on to the upcard once the hands are full: its tap deals
     settled(page)
-    page.click("#write")
-    settled(page)
-    # dana throws a run and takes the upcard
+    assert page.locator(".rec-hand-pick").count() == 1
+    # dana throws a run and takes the upcard: the tap on it writes the turn
     throw(page, "7H", "8H", "9H")
     assert page.inner_text("#preview") == "Legal under these rules."
-    page.click("#write")
-    settled(page)
     page.click(".rec-pile.previous [data-card='3D']")
     settled(page)
-    page.click("#write")
-    settled(page)
+    assert page.locator("#log li").all_inner_texts()[-2:] == [
+        "dana: 7♥ 8♥ 9♥", "dana takes 3♦ from the pile"]
     # lior takes 8H from the middle of dana's run: refused by the rules, recorded anyway
     throw(page, "QH")
-    page.click("#write")
-    settled(page)
     middle = page.locator(".rec-pile.previous [data-card='8H']")
     assert "refused" in (middle.get_attribute("class") or "")
     middle.click()
@@ -219,6 +225,7 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     assert "draw.pile_card" in warning and \
         "lior took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in warning
     shots(page, screenshot, "record-moves", then=LAPTOP)
+    assert page.inner_text("#write") == "Record the turn anyway"
     page.click("#write")
     settled(page)
     # a reload in the middle of the round loses nothing
@@ -229,17 +236,11 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     assert page.locator(".rec-finding").first.inner_text().find("draw.pile_card") >= 0
     # omer throws and draws from the stock, naming the card (the stock is not recorded)
     throw(page, "JD")
-    page.click("#write")
-    settled(page)
     page.click("#draw-stock")
     pick(page, "5D")
     settled(page)
-    page.click("#write")
-    settled(page)
     # dana calls Yaniv at 6
     page.click("#call-yaniv")
-    settled(page)
-    page.click("#write")
     settled(page)
     assert "dana called Yaniv and won" in page.inner_text("#rounds")
     assert scores(page) == {"dana": 0, "lior": 16, "omer": 29}
