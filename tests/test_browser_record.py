@@ -12,13 +12,15 @@ from conftest import LAPTOP, PHONE
 from playwright.sync_api import Page, ViewportSize
 
 from yaniv_audit.audit import audit_file
+from yaniv_audit.rules import resolve_rules
+from yaniv_audit.simulate import simulate_game
 
 RULES = "israeli(score_limit=100)"
 
 
-def start(page: Page, server: str, players: list[str], rules: str) -> None:
+def start(page: Page, server: str, players: list[str], rules: str, lang: str = "en") -> None:
     page.on("dialog", lambda dialog: dialog.accept())
-    page.goto(server + "/record")
+    page.goto(server + "/record?lang=" + lang)
     if page.locator("#game").is_visible():
         page.click("#new-game")
     names = page.locator(".rec-player-name")
@@ -234,9 +236,9 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     settled(page)
     assert page.input_value("#mover") == "omer"
     assert page.locator(".rec-finding").first.inner_text().find("draw.pile_card") >= 0
-    # omer throws and draws from the stock, naming the card (the stock is not recorded)
+    # omer throws and draws from the stock: the stock is not recorded, so the tap names
+    # the card drawn
     throw(page, "JD")
-    page.click("#draw-stock")
     pick(page, "5D")
     settled(page)
     # dana calls Yaniv at 6
@@ -257,3 +259,114 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     assert [f["code"] for f in report["findings"]] == ["draw.pile_card"]
     assert report["final"]["scores"] == scores(page)
     assert report["rounds"][0]["moves_checked"] is True
+
+
+class Taps:
+    """The taps a player makes on the phone, counted (typing a number is not a tap; the
+    tap that puts the keyboard on the field is)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.count = 0
+
+    def __call__(self, selector: str) -> None:
+        self.page.locator(selector).first.tap()
+        self.count += 1
+
+    def since(self, before: int) -> int:
+        return self.count - before
+
+
+def totals_round(page: Page, tap: Taps, caller: str, totals: dict[str, int]) -> None:
+    """A round by its totals only: a tap on each total (then the number typed) and one
+    on the caller, which writes the round."""
+    for player, total in totals.items():
+        tap(f".rec-seat[data-player='{player}'] input.rec-number")
+        page.keyboard.type(str(total))
+    tap(f"#caller [data-player='{caller}']")
+    settled(page)
+
+
+def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
+        server: str, phone: Page, screenshot: Callable[[Page, str], Path],
+        tmp_path: Path) -> None:
+    """A round of every move (a simulated table's ten turns), then rounds of totals, at
+    390 px in Hebrew: a card is one tap, a turn is its cards and its draw, a totals round
+    is a tap a player and the caller; the downloaded log audits to the page's scores."""
+    page = phone
+    events = simulate_game(resolve_rules("israeli"), 3, ["careful"], seed=64, record="no_stock")
+    end = next(i for i, e in enumerate(events) if e["type"] == "round_ended")
+    dealt, moves = events[1], events[2:end]
+    start(page, server, ["ana", "ben", "carmel"], "israeli", lang="he")
+    assert page.get_attribute("html", "dir") == "rtl"
+    tap = Taps(page)
+    tap("#mode-moves")
+    settled(page)
+    if page.input_value("#starter") != dealt["starter"]:  # the table chose who opens
+        page.select_option("#starter", dealt["starter"])
+        tap.count += 2  # the list opened, a name tapped
+        settled(page)
+    # the deal: one tap a card, the hands in the order the page fills them, the upcard last
+    before = tap.count
+    for player in page.locator("#entry .rec-seat").evaluate_all(
+            "seats => seats.map(s => s.dataset.player)"):
+        for card in [dealt["upcard"]] if player == "upcard" else dealt["hands"][player]:
+            tap(f"#picker-cards [data-card='{card}']")
+    settled(page)
+    deal_taps = tap.since(before)
+    assert deal_taps == 3 * 5 + 1
+    assert page.locator(".rec-hand-pick").count() == 1  # dealt: the first turn is up
+    shot(page, screenshot, "record-he-turn-phone")
+    # the turns: the thrown cards, then the draw (a pile card, or the stock's card named)
+    turn_taps: list[int] = []
+    thrown: list[str] = []
+    for event in moves:
+        if event["type"] in ("showdown",):
+            continue
+        before = tap.count
+        if event["type"] == "yaniv":
+            tap("#call-yaniv")
+        elif event["type"] == "discard":
+            thrown = event["cards"]
+            for card in thrown:
+                tap(f".rec-hand-pick [data-card='{card}']:not(.chosen)")
+            settled(page)
+            continue
+        else:
+            assert event["type"] == "draw", event
+            if event["source"] == "pile":
+                tap(f".rec-pile.previous [data-card='{event['card']}']")
+            else:
+                tap(f"#picker-cards [data-card='{event['card']}']")
+        settled(page)
+        turn_taps.append(tap.since(before) + (len(thrown) if event["type"] == "draw" else 0))
+        assert page.locator("#rec-error").is_hidden()
+    assert len(turn_taps) == 10 + 1  # ten turns and the Yaniv
+    assert max(turn_taps) <= 3 and turn_taps[-1] == 1
+    assert page.locator("#rec-verdict").inner_text() == "תקין"  # clean
+    played = next(e for e in events if e["type"] == "round_ended")
+    assert scores(page) == played["scores"]
+    shot(page, screenshot, "record-he-round-over-phone")
+    # rounds of totals: the mode and each seat's way of entry are kept from round to round
+    tap("#next-round")
+    tap("#mode-scoresheet")
+    settled(page)
+    for player in ("ana", "ben", "carmel"):
+        tap(f".rec-seat[data-player='{player}'] [data-how='total']")
+    before = tap.count
+    totals_round(page, tap, "ben", {"ana": 20, "ben": 5, "carmel": 12})
+    assert page.inner_text("#round-title") == "סיבוב 3"
+    before = tap.count
+    shot(page, screenshot, "record-he-totals-phone")
+    totals_round(page, tap, "ana", {"ana": 3, "ben": 15, "carmel": 9})
+    totals_taps = tap.since(before)
+    assert totals_taps == 3 + 1
+    assert page.inner_text("#round-title") == "סיבוב 4"
+    expected = {p: played["scores"][p] + extra for p, extra in
+                {"ana": 20, "ben": 15, "carmel": 21}.items()}
+    assert scores(page) == expected
+    report = audit_file(str(download(page, tmp_path)))
+    assert report["final"]["scores"] == scores(page)
+    assert report["verdict"] == "clean"
+    print(f"\ntaps at 390 px: the deal {deal_taps} (16 cards), the turns {turn_taps}, "
+          f"a totals round of 3 players {totals_taps}, in all {tap.count}")

@@ -829,20 +829,25 @@
   // null while not known) marks what the rules let the player take
   function drawChoices(box, d, previous, legal) {
     const s = table.state;
-    const stock = button(t("From the stock (%(n)s left)", { n: s.stock }), "rec-tab" + (d.source === "stock" ? " on" : ""), () => {
-      d.source = "stock";
-      d.card = null;
-      d.swap = null;
-      d.naming = false;
-      commit();
-    });
-    stock.id = "draw-stock";
-    box.appendChild(stock);
-    if (d.source === "stock" && !s.stock_known) {
-      box.appendChild(el("p", "muted small", t("The stock's order is not recorded: name the card drawn.")));
-      if (d.card) box.appendChild(chips([d.card], () => { d.card = null; changed(); }));
-      picker = { label: t("The card drawn from the stock"), used: () => false, take: (card) => {
+    if (s.stock_known) {
+      const stock = button(t("From the stock (%(n)s left)", { n: s.stock }), "rec-tab" + (d.source === "stock" ? " on" : ""), () => {
+        d.source = "stock";
+        d.card = null;
+        d.swap = null;
+        d.naming = false;
+        commit();
+      });
+      stock.id = "draw-stock";
+      box.appendChild(stock);
+    } else {
+      // the stock's order is not recorded: the card drawn is named, and that one tap
+      // is the draw (the picker below, unless the upcard is being named)
+      if (d.source === "stock" && d.card) box.appendChild(pileBlock(t("Drawn from the stock"), [d.card], "drawn"));
+      picker = { label: t("From the stock (%(n)s left): tap the card drawn", { n: s.stock }), used: () => false, take: (card) => {
+        d.source = "stock";
         d.card = card;
+        d.swap = null;
+        d.naming = false;
         commit();
       } };
     }
@@ -1088,8 +1093,19 @@
     });
   }
 
+  // a name or cards kept whole inside a sentence of either direction (first strong
+  // isolate: "ben: 10♦" stays so in a Hebrew line)
+  function iso(text) {
+    return "\u2068" + text + "\u2069";
+  }
+
   function describe(e) {
-    const cards = (list) => (list || []).map(cardText).join(" ");
+    const said = describeRaw(Object.assign({}, e, e.player ? { player: iso(e.player) } : {}));
+    return said;
+  }
+
+  function describeRaw(e) {
+    const cards = (list) => iso((list || []).map(cardText).join(" "));
     switch (e.type) {
       case "game_started": return e.players.join(", ") + " \u00b7 " + (typeof e.rules === "string" ? e.rules : JSON.stringify(e.rules));
       case "round_started": return t("round %(n)s, opened by %(player)s", { n: e.round, player: e.starter }) + (e.hands ? " \u00b7 " + t("dealt") : "");
