@@ -463,3 +463,17 @@ def test_pages_scripts_and_styles_come_gzipped_to_a_client_that_takes_it(
     # a small answer is sent as it is
     small = client.get("/static/i18n.js", headers={"Accept-Encoding": "gzip"})
     assert "Content-Encoding" not in small.headers
+
+
+def test_the_game_page_offers_its_log_to_download(client: FlaskClient, tmp_path: Path) -> None:
+    game = fingerprint_of(MIDDLE)
+    html = client.get(f"/games/{game}").get_data(as_text=True)
+    assert f'href="/games/{game}/log.jsonl" id="download-log" download' in html
+    answer = client.get(f"/games/{game}/log.jsonl")
+    assert answer.status_code == 200 and answer.mimetype == "application/x-ndjson"
+    assert answer.headers["Content-Disposition"] == \
+        "attachment; filename*=UTF-8''middle-card.jsonl"
+    saved = tmp_path / "middle-card.jsonl"
+    saved.write_bytes(answer.get_data())
+    assert fingerprint_of(saved) == game  # the same game, byte for byte in its leaves
+    assert client.get("/games/ffffffffffff/log.jsonl").status_code == 404

@@ -87,8 +87,9 @@ def compressed(response: Response) -> Response:
     response.set_data(gzip.compress(body, compresslevel=6))
     response.headers["Content-Encoding"] = "gzip"
     response.vary.add("Accept-Encoding")
-    if response.headers.get("ETag"):  # another representation: another tag
-        response.set_etag(response.get_etag()[0] + "-gzip", weak=True)
+    tag = response.get_etag()[0]
+    if tag:  # another representation: another tag
+        response.set_etag(tag + "-gzip", weak=True)
     return response
 
 
