@@ -34,6 +34,8 @@ from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
+from .finding_text import localize
+from .i18n import LANGUAGES
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
 
@@ -475,11 +477,22 @@ def compare_body() -> Response:
 
 @api_v1.post("/state")
 def state_body() -> Response:
-    """A game being recorded (the /record page): nothing is kept between requests."""
+    """A game being recorded (the /record page): nothing is kept between requests.
+    ``lang`` (one of the pages' languages) adds ``texts``: each finding's message in it,
+    by ``"<seq>:<code>"``, for the table to read (the report stays as the audit gives
+    it, in English)."""
     rules = rules_arg()
+    lang = arg("lang")
+    if lang is not None and lang not in LANGUAGES:
+        raise ApiError(400, f"lang: expected one of {', '.join(LANGUAGES)}, got {lang!r}",
+                       "lang", "bad_parameter")
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(replayed(name, lambda: table_state(log, rules)))
+    state = replayed(name, lambda: table_state(log, rules))
+    if lang is not None:
+        state = {**state, "texts": {f"{f['seq']}:{f['code']}": localize(f, lang)
+                                    for f in [*state["report"]["findings"], *state["last"]]}}
+    return json_response(state)
 
 
 def listing_args(default_sort: str = "ingested") -> tuple[Filters, str]:

@@ -54,7 +54,7 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
     ("/api/v1/compare", "post", "The log in the body under several rule sets",
      s.CompareQuery, s.CompareSchema, True, "400 413 422"),
     ("/api/v1/state", "post", "A game being recorded: the state after the log in the body, "
-     "what may come next, the audit so far", s.RulesQuery, s.TableStateSchema, True,
+     "what may come next, the audit so far", s.StateQuery, s.TableStateSchema, True,
      "400 413 422"),
     ("/api/v1/games", "get", "The archive's games, filtered, sorted, a page at a time",
      s.GamesQuery, s.GameListSchema, False, "400 404 503"),

@@ -20,6 +20,7 @@ from ..report_schema import (
     FindingSchema,
     ParamsSchema,
 )
+from .i18n import LANGUAGES
 from .store import SORTS
 
 SORT_VALUES = [*SORTS, *(f"-{s}" for s in SORTS)]
@@ -273,6 +274,9 @@ class TableStateSchema(Schema):
                        metadata={"description": "the findings of the log's last event"})
     state = fields.Nested(TableSchema, required=True)
     next = fields.Nested(NextSchema, required=True)
+    texts = fields.Dict(keys=fields.String(), values=fields.String(), metadata={
+        "description": "with ?lang=: each finding's message in that language, by "
+                       "\"<seq>:<code>\""})
 
 
 # --- parameters -------------------------------------------------------------------------
@@ -313,6 +317,12 @@ class PageQuery(Schema):
 
 class RulesQuery(Schema):
     rules = _rules()
+
+
+class StateQuery(Schema):
+    rules = _rules()
+    lang = fields.String(validate=validate.OneOf(tuple(LANGUAGES)), metadata={
+        "description": "the language of the findings' texts (the answer's texts)"})
 
 
 class BoardQuery(Schema):

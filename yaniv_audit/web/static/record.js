@@ -117,7 +117,8 @@
   async function askNow(events) {
     let response;
     try {
-      response = await fetch("/api/v1/state", { method: "POST", body: jsonl(events),
+      // the findings come with their message in the page's language too (text)
+      response = await fetch("/api/v1/state?lang=" + encodeURIComponent(document.documentElement.lang || "en"), { method: "POST", body: jsonl(events),
         headers: { "Content-Type": "application/x-ndjson" } });
     } catch (e) {
       return { error: t("No connection to the server: the log is kept on this device; try again.") };
@@ -541,7 +542,7 @@
     cards.forEach((c, i) => {
       const face = cardFace(c, "button");
       face.type = "button";
-      face.setAttribute("aria-label", t("remove %(card)s", { card: c }));
+      face.setAttribute("aria-label", t("remove %(card)s", { card: cardText(c) }));
       face.addEventListener("click", (event) => {
         event.stopPropagation();
         onRemove(i);
@@ -925,7 +926,8 @@
     const item = el("li", "rec-finding " + f.kind);
     item.appendChild(el("span", "kind", WORDS[f.kind]));
     item.appendChild(el("code", null, f.code));
-    item.appendChild(el("span", "rec-message", f.message));
+    const said = (preview && preview.texts) || (table && table.texts) || {};
+    item.appendChild(el("span", "rec-message", said[f.seq + ":" + f.code] || f.message));
     return item;
   }
 
