@@ -230,7 +230,7 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     settled(page)
     warning = page.inner_text("#preview .rec-finding")
     assert "draw.pile_card" in warning and \
-        "lior took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in warning
+        "lior took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in warning
     shots(page, screenshot, "record-moves", then=LAPTOP)
     assert page.inner_text("#write") == "Record the turn anyway"
     page.click("#write")

@@ -128,7 +128,7 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     html = response.get_data(as_text=True)
     assert '<span class="verdict violations" id="verdict" data-verdict="violations">violations' \
            '</span>' in html
-    assert "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in html
+    assert "noa took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
     assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5">noa draws 8H from the ' \
            'pile</a></li>' in html
     data = embedded(html)

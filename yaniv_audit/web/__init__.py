@@ -166,11 +166,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             response.headers.setdefault("Cache-Control", "no-store")
         return compressed(response)
 
-    def page(exc: ApiError) -> tuple[Any, int]:
+    def page(exc: ApiError, said: str | None = None) -> tuple[Any, int]:
+        """The error as JSON, or as a page; ``said``: its message in the page's language
+        (else the English message is shown, marked as English)."""
         if wants_json():
             return exc.to_json(), exc.status
         return render_template("error.html", status=exc.status, title=exc.title,
-                               message=exc.message), exc.status
+                               message=said or exc.message,
+                               translated=said is not None), exc.status
 
     @app.errorhandler(ApiError)
     def bad_input(exc: ApiError) -> tuple[Any, int]:
@@ -200,12 +203,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     def http_error(exc: HTTPException) -> tuple[Any, int]:
         status = exc.code or 500
         message = exc.description or exc.name
+        said = None
         if status == 404:
             message = f"nothing at {request.path}" + (
                 ": the API is described at /api/v1/openapi.json" if wants_json() else "")
+            said = i18n.gettext("There is no page at %(path)s: the address may be mistyped, "
+                                "or the game was never stored here.", path=request.path)
         elif status == 405:
             message = f"{request.method} is not allowed on {request.path}"
-        return page(ApiError(status, message, None, None, exc.name))
+        return page(ApiError(status, message, None, None, exc.name), said)
 
     @app.errorhandler(Exception)
     def internal(exc: Exception) -> tuple[Any, int]:

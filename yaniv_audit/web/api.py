@@ -34,7 +34,7 @@ from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
-from .finding_text import localize
+from .finding_text import localize, with_suits
 from .i18n import LANGUAGES
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
@@ -490,7 +490,7 @@ def state_body() -> Response:
     log = read_log_bytes(data, name)
     state = replayed(name, lambda: table_state(log, rules))
     if lang is not None:
-        state = {**state, "texts": {f"{f['seq']}:{f['code']}": localize(f, lang)
+        state = {**state, "texts": {f"{f['seq']}:{f['code']}": with_suits(localize(f, lang))
                                     for f in [*state["report"]["findings"], *state["last"]]}}
     return json_response(state)
 

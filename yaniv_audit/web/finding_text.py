@@ -718,6 +718,17 @@ def translate(code: str, message: str, lang: str) -> str | None:
     return _phrase(message, lang, MESSAGES.get(code, []))
 
 
+_CODE_IN_TEXT = re.compile(r"(?<![\w.=])([A2-9TJQK])([CDHS])(?![\w])")
+_SUIT = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+
+
+def with_suits(text: str) -> str:
+    """``text`` with its card codes as a player reads them: 8H -> 8\u2665, TD -> 10\u2666 (the
+    reports keep the codes; the pages show the suits)."""
+    return _CODE_IN_TEXT.sub(
+        lambda m: ("10" if m[1] == "T" else m[1]) + _SUIT[m[2]], text)
+
+
 def localize(finding: Mapping[str, Any], lang: str) -> str:
     """The message of ``finding`` (a report's finding) in ``lang``; English as written."""
     message = str(finding["message"])

@@ -197,10 +197,11 @@ def site_pages() -> list[tuple[str, str]]:
 
 
 def finding_text(finding: Mapping[str, Any]) -> str:
-    """A finding's message in this request's language (the reports keep the English)."""
-    from .finding_text import localize
+    """A finding's message in this request's language, its cards with their suits (the
+    reports keep the English and the codes)."""
+    from .finding_text import localize, with_suits
 
-    return localize(finding, current().code)
+    return with_suits(localize(finding, current().code))
 
 
 def change_text(change: Mapping[str, Any], changes: Any = ()) -> str:
