@@ -415,6 +415,14 @@ def test_replay_shows_the_steps_the_table_and_the_findings() -> None:
     assert ("      !! violation draw.pile_card (line 6): noa took 8H from the middle of 7H 8H 9H"
             in out)
     assert "top throw: 7H 8H 9H | stock: 38 | turn: ariel" in out
+    withdrawn = run("replay", str(ROOT / "tests" / "cases" / "fidelity2" /
+                                  "07-withdraw-last-throw.jsonl")).output
+    assert "[  2] (withdrawn by 3, not counted) a throws KD" in withdrawn
+    assert "[  3] the table takes back 2 (a asked): meant to throw the nines" in withdrawn
+    # KD is back in a's hand when the nines are thrown
+    assert re.search(r"^\s+a: KD 2C 3C \(15\)$", withdrawn, re.M)
+    # after ariel's draw (event 3) the turn has passed to noa
+    assert re.search(r"\[  3\] ariel draws 2D from the stock\n.*\| turn: noa$", out, re.M)
     assert re.search(r"^\s+ariel: 7H 8H 9H KS 3D \(37\)$", out, re.M)
     assert re.search(r"^\s+noa: 8C 8D 2S 5C QH \(33\)$", out, re.M)
     assert "[ 21] ariel calls Yaniv (4)" in out

@@ -60,8 +60,8 @@ MALFORMED: list[tuple[str, bytes, str]] = [
      'C D H S (or ♣ ♦ ♥ ♠), or JK), got "5Z"'),
     ("unknown-type.jsonl", lines(GAME, DEAL, {"type": "dicard", "player": "dana"}),
      'line 3: unknown event type "dicard"; expected one of game_started, round_started, '
-     'discard, draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note; did you '
-     'mean "discard"?'),
+     'discard, draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw; '
+     'did you mean "discard"?'),
     ("crowd.jsonl", lines({**GAME, "players": [f"player-{i}" for i in range(10_000)]}),
      'line 1: game_started: field "players": expected 2 to 8 players, got a list of 10000 items'),
     ("not-seated.jsonl", lines(GAME, {**DEAL, "starter": "zoe"}),

@@ -424,20 +424,21 @@ def test_a_typo_in_a_field_name_reports_the_unknown_and_the_missing_field() -> N
     [
         ({"type": "dicard", "player": "dana"},
          'unknown event type "dicard"; expected one of game_started, round_started, discard, '
-         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note",
+         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw",
          {"type": ['unknown event type "dicard"']}),
         ({"player": "dana"},
          'missing field "type"; expected one of game_started, round_started, discard, draw, '
-         "slap, yaniv, showdown, round_ended, reshuffle, game_ended, note",
+         "slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw",
          {"type": ["missing (required)"]}),
         ({"type": ["discard"]},
          'field "type": expected one of game_started, round_started, discard, draw, slap, '
-         'yaniv, showdown, round_ended, reshuffle, game_ended, note, got ["discard"]',
+         'yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw, got ["discard"]',
          {"type": ["expected one of game_started, round_started, discard, draw, slap, yaniv, "
-                   'showdown, round_ended, reshuffle, game_ended, note, got ["discard"]']}),
+                   "showdown, round_ended, reshuffle, game_ended, note, withdraw, "
+                   'got ["discard"]']}),
         ({"type": "Discard", "player": "dana", "cards": ["5H"]},
          'unknown event type "Discard"; expected one of game_started, round_started, discard, '
-         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note",
+         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw",
          {"type": ['unknown event type "Discard"']}),
     ],
 )

@@ -60,6 +60,8 @@ BASE: dict[str, dict[str, Any]] = {
     "game_ended": {"type": "game_ended", "seq": INDEX, "at": AT, "winner": ["omer", "lior"],
                    "scores": {"omer": 0}},
     "note": {"type": "note", "seq": INDEX, "at": AT, "text": "late slap", "player": "lior"},
+    "withdraw": {"type": "withdraw", "seq": INDEX, "at": AT, "seqs": [3, 4], "player": "lior",
+                 "reason": "meant the nines"},
 }
 
 CARD_SPELLINGS: list[Any] = [

@@ -33,7 +33,7 @@ SPEC_CODES = {
                   "draw.pile_card", "draw.pile_needs_combo", "draw.swap", "slap.not_allowed",
                   "slap.no_match", "slap.empties_hand", "yaniv.threshold", "yaniv.timing",
                   "deal.hand_size", "deal.starter", "reshuffle.not_allowed",
-                  "showdown.no_caller", "player.out", "game.over"},
+                  "showdown.no_caller", "player.out", "game.over", "log.withdraw"},
     "inconsistency": {"card.not_in_hand", "card.not_in_deck", "card.too_many",
                       "card.already_seen", "stock.mismatch", "stock.empty", "deal.too_big",
                       "card.not_on_pile"},
@@ -80,7 +80,7 @@ def audit_json_lines(*args: str) -> tuple[int, list[dict[str, Any]]]:
 def test_the_codes_are_those_of_log_format_section_3() -> None:
     assert {kind: set(codes) for kind, codes in CODES.items()} == SPEC_CODES
     assert set(CODES) == {VIOLATION, INCONSISTENCY, CLAIM}
-    assert len(ALL_CODES) == len(set(ALL_CODES)) == 31
+    assert len(ALL_CODES) == len(set(ALL_CODES)) == 32
 
 
 def test_every_code_the_engine_can_raise_is_in_the_schema() -> None:

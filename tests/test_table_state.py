@@ -300,3 +300,30 @@ def test_the_findings_come_in_the_pages_language_too(client: FlaskClient) -> Non
     assert text != finding["message"] and "omer" in text and "נקוד" in text
     bad = client.post("/api/v1/state?lang=fr", data=body(events))
     assert bad.status_code == 400 and bad.get_json()["error"]["field"] == "lang"
+
+
+def test_after_a_stock_draw_the_turn_passes_and_the_next_players_moves_are_offered() -> None:
+    events = [game(), deal(upcard="TH"),
+              {"type": "discard", "player": "dana", "cards": ["KS"]},
+              {"type": "draw", "player": "dana", "source": "stock", "card": "5H"}]
+    table = state_of(events)
+    assert table["state"]["up"] == "lior"
+    moves = table["next"]["moves"]
+    # the next player's throws (and no call: lior holds 25), which the recorder offers
+    assert {"type": "discard", "player": "lior", "cards": ["2C", "2D"]} in moves
+    assert {"type": "discard", "player": "lior", "cards": ["QH"]} in moves
+    assert {m["player"] for m in moves} == {"lior"}
+    assert "yaniv" not in [m["type"] for m in moves]
+
+
+def test_a_withdrawn_throw_is_read_as_never_written() -> None:
+    events = [game(), deal(upcard="TH"),
+              {"type": "discard", "player": "dana", "cards": ["KS"]},
+              {"type": "withdraw", "seqs": [2], "player": "dana"}]
+    table = state_of(events)
+    assert table["last"] == [] and table["report"]["withdrawn"] == [{"seq": 2, "by": 3}]
+    assert table["state"]["hands"]["dana"] == HANDS["dana"] and table["state"]["phase"] == "start"
+    assert {"type": "discard", "player": "dana", "cards": ["KS"]} in table["next"]["moves"]
+    events.append({"type": "withdraw", "seqs": [2]})  # taken back already
+    assert [(f["code"], f["message"]) for f in state_of(events)["last"]] == [
+        ("log.withdraw", "the withdrawal takes nothing back: 2 was already taken back (by 3)")]

@@ -194,6 +194,21 @@ def test_upload_a_log_file(client: FlaskClient) -> None:
     assert data["report"]["findings"][0]["code"] == "draw.pile_card"
 
 
+def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskClient) -> None:
+    log = ROOT / "tests" / "cases" / "fidelity2" / "07-withdraw-last-throw.jsonl"
+    response = client.post("/view?lang=de", data={"text": log.read_text(), "rules": ""})
+    page = response.get_data(as_text=True)
+    data = embedded(page)
+    assert data["report"]["withdrawn"] == [{"seq": 2, "by": 3}]
+    assert [s["withdrawn_by"] for s in data["steps"]] == [None, None, 3, None, None, None]
+    assert data["steps"][3]["move"]["seqs"] == [2]
+    # the struck entry is said in words too, not by its look alone
+    item = re.search(r'<li id="ev-2" class="withdrawn">(.*?)</li>', page, re.S)
+    assert item and "<del>a throws KD</del>" in item.group(1)
+    assert "(zurückgenommen durch 3, zählt nicht)" in item.group(1)
+    assert '<li id="ev-4" class="">' in page  # the throw written again stands
+
+
 def test_paste_a_log_and_replay_it_under_other_rules(client: FlaskClient) -> None:
     response = client.post("/view", data={"text": MIDDLE.read_text(), "rules": "namu"})
     html = response.get_data(as_text=True)

@@ -53,7 +53,7 @@ def replay_log(log: Log, rules: RuleSet | None = None, *, strict: bool = False) 
     """
     replay = Replay(log.game, rules or log.game.rules, strict=strict)
     try:
-        replay.run(log.events)
+        replay.run(log.events, log.withdrawals)
     except (InconsistentLogError, StopReplay):
         pass
     return replay
@@ -114,7 +114,17 @@ def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> dict[
         "findings": [f.to_json() for f in replay.findings],
         "rounds": [round_json(r) for r in replay.records],
         "final": final_json(replay),
+        **withdrawn_json(log),
     }
+
+
+def withdrawn_json(log: Log) -> dict[str, Any]:
+    """The report's ``withdrawn`` list (each entry taken back and the withdrawal that took
+    it back), for a log that holds withdrawals; nothing for one that holds none."""
+    plan = log.withdrawals
+    if plan is None or not plan.withdrawn:
+        return {}
+    return {"withdrawn": [{"seq": seq, "by": by} for seq, by in sorted(plan.withdrawn.items())]}
 
 
 def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from .events import (
     GameEnded,
     GameStarted,
     Log,
+    Withdraw,
     names_to_codes,
 )
 from .fastpath import canonical_leaf
@@ -397,8 +398,9 @@ class ShowdownSchema(EventSchema):
     caller = _player(required=True, allow_none=True,
                      metadata={"description": "null when the stock ran out (round_ends)"})
     hands = _hands(required=True)
-    totals = _scores(metadata={"description": "the hand totals of players whose cards were "
-                                              "not kept (a scoresheet of totals)"})
+    totals = _scores(metadata={"description": "scoresheets only: player -> the total shown, "
+                                              "for players whose cards were not kept (a "
+                                              "player is in hands or in totals, not both)"})
 
 
 class RoundEndedSchema(EventSchema):
@@ -438,6 +440,24 @@ class NoteSchema(EventSchema):
     player = _player()
 
 
+class WithdrawSchema(EventSchema):
+    """The table takes back its latest entries (an undo at the table): the replay reads
+    the log as if they had never been written; they stay in the log."""
+
+    type = _type("withdraw")
+    seqs = fields.List(
+        _integer("an event's seq (a whole number >= 0)",
+                 validate=validate.Range(min=0, error="expected an event's seq (>= 0)")),
+        required=True,
+        validate=validate.Length(min=1, error="expected a non-empty list of seqs"),
+        error_messages=_expect("a non-empty list of seqs (whole numbers)"),
+        metadata={"description": "the seq numbers (0-based event indexes where the log "
+                                 "writes no seq) of the latest entries still standing, "
+                                 "taken back"})
+    player = _player(metadata={"description": "who asked"})
+    reason = _text()
+
+
 #: one schema instance per event type, in LOG_FORMAT.md order
 SCHEMAS: dict[str, EventSchema] = {
     "game_started": GameStartedSchema(),
@@ -451,6 +471,7 @@ SCHEMAS: dict[str, EventSchema] = {
     "reshuffle": ReshuffleSchema(),
     "game_ended": GameEndedSchema(),
     "note": NoteSchema(),
+    "withdraw": WithdrawSchema(),
 }
 assert SCHEMAS.keys() == EVENT_TYPES.keys()
 _TYPES_TEXT = ", ".join(SCHEMAS)
@@ -531,10 +552,16 @@ def _game_ended(data: dict[str, Any], index: int, line: int | None, at: str | No
     return GameEnded(index=index, line=line, at=at, **data)
 
 
+def _withdraw(data: dict[str, Any], index: int, line: int | None, at: str | None) -> Event:
+    data["seqs"] = tuple(data["seqs"])
+    return Withdraw(index=index, line=line, at=at, **data)
+
+
 #: the event types whose loaded data needs more than their dataclass constructor
 _BUILDERS: dict[str, Callable[[dict[str, Any], int, int | None, str | None], Event]] = {
     "game_started": _game_started,
     "game_ended": _game_ended,
+    "withdraw": _withdraw,
 }
 
 
@@ -684,7 +711,8 @@ class _LogBuilder:
         problem = self.checker.finish()
         if problem is not None:
             raise problem_error(problem)
-        return Log(self.source, tuple(self.events), tuple(self.leaves))
+        return Log(self.source, tuple(self.events), tuple(self.leaves),
+                   self.checker.withdrawals)
 
 
 def problem_error(problem: structure.Problem) -> LogFormatError:

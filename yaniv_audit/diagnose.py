@@ -16,8 +16,8 @@ on the fast path: it runs only for logs that cannot be read.
 >>> for problem in found.problems:
 ...     print(problem.text())
 line 2: unknown event type "round_startd"; expected one of game_started, round_started, \
-discard, draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note; did you mean \
-"round_started"?
+discard, draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw; did you \
+mean "round_started"?
 line 3: note: field "player": "dnaa" is not seated (the players are "dana", "omer"); did you \
 mean "dana"?
 """

@@ -24,6 +24,7 @@ kept in the leaf and never taken for the line number, which the reader sets.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
@@ -132,6 +133,14 @@ class Note(Event, tag="note", frozen=True):
     player: Player | None = None
 
 
+class Withdraw(Event, tag="withdraw", frozen=True):
+    """The table takes back its latest entries (an undo): ``seqs`` are their positions."""
+
+    seqs: Annotated[tuple[Annotated[int, Meta(ge=0)], ...], Meta(min_length=1)]
+    player: Player | None = None
+    reason: str | None = None
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     "game_started": GameStarted,
     "round_started": RoundStarted,
@@ -144,6 +153,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     "reshuffle": Reshuffle,
     "game_ended": GameEnded,
     "note": Note,
+    "withdraw": Withdraw,
 }
 EVENT_TYPES_BY_CLASS: dict[type[Event], str] = {cls: name for name, cls in EVENT_TYPES.items()}
 
@@ -190,13 +200,110 @@ ENCODER = msgspec.json.Encoder(order="sorted")
 
 
 @dataclass(frozen=True, slots=True)
+class Withdrawals:
+    """What a log's ``withdraw`` events take back (LOG_FORMAT section 2, "Withdrawals").
+
+    ``withdrawn`` maps the index of every event taken back to the index of the withdrawal
+    that took it back; ``refused`` maps each withdrawal that takes nothing back (the
+    violation ``log.withdraw``) to why. Both follow from the events alone, whatever the
+    rules, so the reader works them out once (:class:`WithdrawalPlan`).
+    """
+
+    withdrawn: dict[int, int]
+    refused: dict[int, str]
+
+
+class WithdrawalPlan:
+    """The withdrawals of a log, worked out event by event: an undo stack of the entries
+    still standing (every event but ``note`` and ``withdraw``; ``game_started`` is the
+    game itself and is never taken back)."""
+
+    __slots__ = ("standing", "others", "withdrawn", "refused")
+
+    def __init__(self) -> None:
+        self.standing: list[int] = []
+        #: the events that are not entries (the game's start, notes, withdrawals): their type
+        self.others: dict[int, str] = {}
+        self.withdrawn: dict[int, int] = {}
+        self.refused: dict[int, str] = {}
+
+    def add(self, event: Event) -> bool:
+        """Take ``event`` (the next one of the log) into account; True if it is a
+        withdrawal that takes entries back."""
+        if type(event) is Withdraw:
+            self.others[event.index] = "withdraw"
+            why = self._refusal(event)
+            if why is not None:
+                self.refused[event.index] = why
+                return False
+            del self.standing[-len(event.seqs):]
+            for seq in event.seqs:
+                self.withdrawn[seq] = event.index
+            return True
+        if type(event) is Note or type(event) is GameStarted:
+            self.others[event.index] = event.type
+        else:
+            self.standing.append(event.index)
+        return False
+
+    def _refusal(self, event: Withdraw) -> str | None:
+        """Why ``event`` takes nothing back (the words of ``log.withdraw``), or None."""
+        seqs, index = event.seqs, event.index
+        for i, seq in enumerate(seqs):
+            if seq in seqs[:i]:
+                return f"it names {seq} twice"
+            if seq == index:
+                return "it names itself"
+            if seq > index:
+                return f"{seq} comes after it"
+            if seq in self.withdrawn:
+                return f"{seq} was already taken back (by {self.withdrawn[seq]})"
+            if seq in self.others:
+                return f"{seq} is a {self.others[seq]}, not an entry"
+        latest = self.standing[-len(seqs):]
+        if sorted(seqs) == latest:
+            return None
+        if len(seqs) == 1:
+            return (f"it names {seqs[0]}, but the latest entry still standing is "
+                    f"{_seq_text(latest) or 'none'}")
+        return (f"it names {_seq_text(sorted(seqs))}, but the latest {len(seqs)} entries still "
+                f"standing are {_seq_text(latest) or 'none'}")
+
+    def copy(self) -> WithdrawalPlan:
+        plan = WithdrawalPlan()
+        plan.standing, plan.withdrawn = list(self.standing), dict(self.withdrawn)
+        plan.others = dict(self.others)
+        plan.refused = dict(self.refused)
+        return plan
+
+    def result(self) -> Withdrawals | None:
+        """The withdrawals so far, or None when the log has none."""
+        if not self.withdrawn and not self.refused:
+            return None
+        return Withdrawals(dict(self.withdrawn), dict(self.refused))
+
+
+def _seq_text(seqs: list[int]) -> str:
+    return ", ".join(map(str, seqs))
+
+
+def withdrawals_of(events: Sequence[Event]) -> Withdrawals | None:
+    """The withdrawals of a whole log (None: it has none)."""
+    plan = WithdrawalPlan()
+    for event in events:
+        plan.add(event)
+    return plan.result()
+
+
+@dataclass(frozen=True, slots=True)
 class Log:
     """A readable log: its events, and each event's canonical encoding
-    (the Merkle leaves of the fingerprint)."""
+    (the Merkle leaves of the fingerprint), and what its withdrawals take back."""
 
     source: str
     events: tuple[Event, ...]
     leaves: tuple[bytes, ...]
+    withdrawals: Withdrawals | None = None
 
     @property
     def game(self) -> GameStarted:

@@ -37,7 +37,7 @@ CODES: dict[str, tuple[str, ...]] = {
         "draw.pile_needs_combo", "draw.swap", "slap.not_allowed", "slap.no_match",
         "slap.empties_hand", "yaniv.threshold", "yaniv.timing", "deal.hand_size",
         "deal.starter", "reshuffle.not_allowed", "showdown.no_caller", "player.out",
-        "game.over",
+        "game.over", "log.withdraw",
     ),
     "inconsistency": (
         "card.not_in_hand", "card.not_in_deck", "card.too_many", "card.already_seen",
@@ -184,6 +184,15 @@ class RoundSchema(_Closed):
     out = _players(required=True, metadata={"description": "who went out in this round"})
 
 
+class WithdrawnSchema(_Closed):
+    """An entry of the log a withdrawal took back (the replay reads the log without it)."""
+
+    seq = _integer(required=True, validate=validate.Range(min=0),
+                   metadata={"description": "the entry taken back"})
+    by = _integer(required=True, validate=validate.Range(min=0),
+                  metadata={"description": "the withdraw that took it back"})
+
+
 class FinalSchema(_Closed):
     """Where the game stands at the end of the log."""
 
@@ -241,6 +250,9 @@ class AuditReportSchema(_Closed):
     findings = fields.List(fields.Nested(FindingSchema), required=True)
     rounds = fields.List(fields.Nested(RoundSchema), required=True)
     final = fields.Nested(FinalSchema, required=True)
+    withdrawn = fields.List(fields.Nested(WithdrawnSchema),
+                            metadata={"description": "the entries withdrawals took back, "
+                                                     "in log order (only when there are any)"})
 
     @validates_schema
     def _worst_kind(self, data: dict[str, Any], **kwargs: Any) -> None:

@@ -92,7 +92,7 @@ PARAMS: tuple[Param, ...] = (
     Param("reductions", "table", ((100, 50), (200, 100)),
           "a score landing exactly on a key drops to its value"),
     Param("starter", "choice", "round_winner", "who opens rounds after the first",
-          choices=("round_winner", "next_seat", "free")),
+          choices=("round_winner", "next_seat", "caller", "free")),
 )
 PARAM_BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 

@@ -25,6 +25,7 @@ from ..events import (
     RoundEnded,
     RoundStarted,
     Slap,
+    Withdrawals,
     Yaniv,
 )
 from ..rules import RuleSet
@@ -49,6 +50,8 @@ class ReplayBase:
     _move_round: Callable[[Event], RoundState | None]
     #: turns: the turn passes to the next player still in
     _advance: Callable[[RoundState], None]
+    #: turns: the next player still in after ``player`` (cached in the round's next_seat)
+    _next_player: Callable[[RoundState, str], str]
     #: turns: settle whose turn a move is; False for a slap made out of place
     _enter: Callable[[RoundState, Discard | Draw | Slap | Yaniv], bool]
     #: pile: the stock's last card was drawn and the turn is over
@@ -81,6 +84,9 @@ class ReplayBase:
         self.closing_allowed: set[str] = set()
         self.game_over_reported = False
         self.written_diff: dict[str, int] = {}
+        #: what the log's withdrawals take back (set by run, or by a caller folding the
+        #: standing events one by one); None: the log has none
+        self.withdrawals: Withdrawals | None = None
 
     @property
     def finished(self) -> bool:
@@ -165,9 +171,19 @@ class ReplayBase:
         except ValueError:
             hand.extend(removed)
             missing = Counter(cards) - Counter(hand)
+            for card in missing:
+                self._check_in_deck(event, card, player)
             self._impossible(event, "card.not_in_hand", player,
                              f"{player} does not hold {format_cards(sorted(missing.elements()))} "
                              f"(hand: {format_cards(hand) or 'empty'})")
+
+    def _check_in_deck(self, event: Event, card: Card, player: str) -> None:
+        """A card the rule set's deck does not have is the first impossibility of an event
+        (LOG_FORMAT section 2: before a card out of place, already seen or not on the pile)."""
+        if self.counts[card] == 0:
+            self._impossible(event, "card.not_in_deck", player,
+                             f"{player} names {format_cards([card])}, which the deck does not "
+                             f"have (jokers={self.rules.jokers})")
 
     def _check_counts(self, event: Event, cards: Counter[Card], where: str) -> None:
         for card, n in cards.items():

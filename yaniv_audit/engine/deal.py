@@ -84,8 +84,11 @@ class Deal(ReplayBase):
         else:
             r.stock_count = max(self.deck_size - len(in_hands) - 1, 0)
         r.current = event.starter
-        # the turn order among the dealt players, known now (others are looked up if they move)
-        r.next_seat = dict(zip(rotation, rotation[1:] + rotation[:1], strict=True))
+        # the turn order among the dealt players still in, known now (others are looked up if
+        # they move); a player who is out but dealt in (an online table deals everyone) is
+        # skipped: their moves are that round's one player.out
+        playing = [p for p in rotation if p not in self.out] if self.out else rotation
+        r.next_seat = dict(zip(playing, playing[1:] + playing[:1], strict=True))
 
     def _check_whole_deck(self, event: RoundStarted, on_table: Counter[Card]) -> Card | None:
         """Recorded hands and stock leave exactly the upcard: the deck, card for card.
@@ -115,14 +118,18 @@ class Deal(ReplayBase):
         rules = self.rules
         if rules.starter == "free":
             return
-        if rules.starter == "round_winner" and previous.score is None:
+        if rules.starter in ("round_winner", "caller") and previous.score is None:
             return
         winners = previous.score.winners if previous.score else ()
-        allowed = next_starter(rules, self.seating, still_in, winners, previous.starter)
+        caller = previous.caller if rules.starter == "caller" else None
+        allowed = next_starter(rules, self.seating, still_in, winners, previous.starter, caller)
         if allowed is not None and event.starter not in allowed:
-            why = (f"round {previous.round} was won by {', '.join(winners)}"
-                   if rules.starter == "round_winner"
-                   else f"{previous.starter} opened round {previous.round}")
+            if caller is not None:
+                why = f"{caller} called Yaniv in round {previous.round}"
+            elif rules.starter in ("round_winner", "caller"):
+                why = f"round {previous.round} was won by {', '.join(winners)}"
+            else:
+                why = f"{previous.starter} opened round {previous.round}"
             self._violation(event, "deal.starter", event.starter,
                             f"{event.starter} opened round {event.round}, but "
                             f"{' or '.join(sorted(allowed))} should have: {why} "

@@ -113,8 +113,10 @@ class RoundEnd(ReplayBase):
         if not as_held:  # hands shown as the replay holds them are within the deck
             self._check_counts(event, Counter(chain.from_iterable(event.hands.values())),
                                "the showdown")
+        went_out = r.score.out if r.score is not None else ()  # in this round: still part of it
         for p in event.hands:
-            if p in self.out and (r.moves_checked is False or p not in r.rotation):
+            if p in self.out and p not in went_out and (
+                    r.moves_checked is False or p not in r.rotation):
                 self._player_out(event, p)
         if r.moves_checked:
             self._showdown_after_moves(r, event, as_held)

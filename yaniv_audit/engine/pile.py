@@ -61,6 +61,7 @@ class PileAndStock(ReplayBase):
         if r.stock is not None:
             top = r.stock[-1]
             if event.card is not None and event.card != top:
+                self._check_in_deck(event, event.card, p)
                 self._impossible(event, "stock.mismatch", p,
                                  f"{p} drew {format_cards([event.card])} from the stock, but its "
                                  f"top card is {format_cards([top])}")
@@ -78,6 +79,7 @@ class PileAndStock(ReplayBase):
                     messages={"card": ["required: the stock's order is unknown here"]})
             card = event.card
             if r.seen[card] >= self.counts[card]:
+                self._check_in_deck(event, card, p)
                 where = self._where_is(r, card)
                 self._impossible(event, "card.already_seen", p,
                                  f"{p} drew {format_cards([card])} from the stock, but {where}")
@@ -127,6 +129,7 @@ class PileAndStock(ReplayBase):
             previous.cards.pop((good or positions)[0])
             return card
         if previous is not None and None in previous.cards:
+            self._check_in_deck(event, card, p)
             if r.seen[card] >= self.counts[card] or (r.stock is not None and card in r.stock):
                 self._impossible(event, "card.already_seen", p,
                                  f"{p} took {format_cards([card])} as the upcard, but "
@@ -149,6 +152,18 @@ class PileAndStock(ReplayBase):
                 layer.cards.remove(card)
                 return card
         name = format_cards([card])
+        self._check_in_deck(event, card, p)
+        bottom = pile[0] if pile and previous is not pile[0] else None
+        if bottom is not None and None in bottom.cards and r.seen[card] < self.counts[card] and (
+                r.stock is None or card not in r.stock):
+            # the unrecorded upcard lies under later throws: on the pile, but not takeable
+            self._violation(event, "draw.pile_card", p,
+                            f"{p} took {name} as the upcard from under a later throw "
+                            f"({pile[1].text()}); only the previous throw "
+                            f"({previous.text() if previous else 'none'}) may be taken from")
+            bottom.cards.remove(None)
+            r.seen[card] += 1
+            return card
         if r.upcard_deduced and previous is pile[0]:
             self._impossible(event, "card.already_seen", p,
                              f"{p} took {name} as the upcard, but {self._where_is(r, card)}; "
@@ -265,6 +280,7 @@ class PileAndStock(ReplayBase):
             named = list(extra.elements())  # the cards that must be the unrecorded upcard
             if (min(extra.values(), default=0) < 0 or len(named) != unknown
                     or any(seen[c] >= self.counts[c] for c in named)):
+                self._check_counts(event, Counter(event.stock), "the reshuffled stock")
                 pile = format_cards(sorted(cards)) or "no card"
                 if unknown:
                     pile += " and the unrecorded upcard"

@@ -39,6 +39,8 @@ class Turns(ReplayBase):
         assert r is not None
         if r.exhaust_pending and not (isinstance(event, Slap) and r.phase == DREW):
             self._exhaust(None)
+            if self._game_over(event):  # the stock's end decided the game
+                return None
         if r.ended or r.closed:
             if not r.gap_reported:
                 r.gap_reported = True
@@ -62,8 +64,9 @@ class Turns(ReplayBase):
     def _next_player(self, r: RoundState, player: str) -> str:
         following = r.next_seat.get(player)
         if following is None:
+            playing = [p for p in r.rotation if p not in self.out]
             following = r.next_seat[player] = (
-                seat_after(self.seating, r.rotation, player) if r.rotation else player)
+                seat_after(self.seating, playing, player) if playing else player)
         return following
 
     def _enter(self, r: RoundState, event: Discard | Draw | Slap | Yaniv) -> bool:
@@ -105,8 +108,9 @@ class Turns(ReplayBase):
                             "may only follow one's own draw from the stock")
             return False
         if p != r.current:
-            self._violation(event, "turn.order", p,
-                            f"it was {r.current}'s turn, not {p}'s")
+            if not (p in self.out and p in r.rotation):  # else covered by player.out
+                self._violation(event, "turn.order", p,
+                                f"it was {r.current}'s turn, not {p}'s")
             r.current = p
         if kind is Draw:
             self._violation(event, "turn.no_throw", p, f"{p} drew without throwing first")

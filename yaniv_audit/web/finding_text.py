@@ -77,6 +77,44 @@ MESSAGES: dict[str, list[Pattern]] = {
         "{p} начал раунд {r}, но начинать должен был {q_or}: {why_p} ({s})",
         "{p} eröffnete Runde {r}, aber {q_or} hätte eröffnen sollen: {why_p} ({s})",
         "{p}이(가) {r}라운드를 시작했지만 {q_or}이(가) 시작했어야 합니다: {why_p} ({s})")],
+    "log.withdraw": [
+        _p(r"the withdrawal takes nothing back: it names (?P<s>\d+) twice",
+           "הביטול אינו מבטל דבר: הוא מציין את {s} פעמיים",
+           "отмена ничего не отменяет: она называет {s} дважды",
+           "die Rücknahme nimmt nichts zurück: sie nennt {s} zweimal",
+           "취소가 아무것도 되돌리지 않습니다: {s}을(를) 두 번 적었습니다"),
+        _p(r"the withdrawal takes nothing back: it names itself",
+           "הביטול אינו מבטל דבר: הוא מציין את עצמו",
+           "отмена ничего не отменяет: она называет саму себя",
+           "die Rücknahme nimmt nichts zurück: sie nennt sich selbst",
+           "취소가 아무것도 되돌리지 않습니다: 자기 자신을 적었습니다"),
+        _p(r"the withdrawal takes nothing back: (?P<s>\d+) comes after it",
+           "הביטול אינו מבטל דבר: {s} בא אחריו",
+           "отмена ничего не отменяет: {s} идёт после неё",
+           "die Rücknahme nimmt nichts zurück: {s} kommt nach ihr",
+           "취소가 아무것도 되돌리지 않습니다: {s}은(는) 취소보다 뒤에 있습니다"),
+        _p(r"the withdrawal takes nothing back: (?P<s>\d+) was already taken back "
+           r"\(by (?P<b>\d+)\)",
+           "הביטול אינו מבטל דבר: {s} כבר בוטל (על ידי {b})",
+           "отмена ничего не отменяет: {s} уже отменено (записью {b})",
+           "die Rücknahme nimmt nichts zurück: {s} wurde schon zurückgenommen (von {b})",
+           "취소가 아무것도 되돌리지 않습니다: {s}은(는) 이미 취소되었습니다 ({b})"),
+        _p(r"the withdrawal takes nothing back: (?P<s>\d+) is a (?P<k>note|withdraw|"
+           r"game_started), not an entry",
+           "הביטול אינו מבטל דבר: {s} הוא {k}, לא רישום",
+           "отмена ничего не отменяет: {s} это {k}, а не запись",
+           "die Rücknahme nimmt nichts zurück: {s} ist ein {k}, kein Eintrag",
+           "취소가 아무것도 되돌리지 않습니다: {s}은(는) 기록이 아니라 {k}입니다"),
+        _p(r"the withdrawal takes nothing back: it names (?P<s>[\d, ]+), but the latest "
+           r"(?:\d+ entries still standing are|entry still standing is) (?P<l_w>[\d, ]+|none)",
+           "הביטול אינו מבטל דבר: הוא מציין את {s}, אבל הרישומים האחרונים שעדיין עומדים "
+           "הם {l_w}",
+           "отмена ничего не отменяет: она называет {s}, но последние действующие записи: "
+           "{l_w}",
+           "die Rücknahme nimmt nichts zurück: sie nennt {s}, aber die letzten noch "
+           "stehenden Einträge sind {l_w}",
+           "취소가 아무것도 되돌리지 않습니다: {s}을(를) 적었지만 아직 유효한 마지막 기록은 "
+           "{l_w}입니다")],
     "player.out": [_p(
         rf"{S} is out \(score (?P<s>\d+), (?P<l>score_limit=\d+), (?P<lr>limit_rule=\w+)\) "
         r"but still takes part in round (?P<r>\d+)",
@@ -185,7 +223,18 @@ MESSAGES: dict[str, list[Pattern]] = {
            "{p} nahm {c} aus einem älteren Abwurf ({layer}); genommen werden darf nur aus dem "
            "vorigen Abwurf ({prev_w})",
            "{p}이(가) 더 오래된 버림패({layer})에서 {c}을(를) 가져갔습니다; 직전에 버린 패"
-           "({prev_w})에서만 가져갈 수 있습니다")],
+           "({prev_w})에서만 가져갈 수 있습니다"),
+        _p(rf"{S} took (?P<c><CARD>) as the upcard from under a later throw "
+           r"\((?P<layer><CARDS>)\); only the previous throw \((?P<prev_w><CARDS>|none)\) may be "
+           r"taken from",
+           "{p} לקח {c} כקלף הפתוח מתחת לזריקה מאוחרת יותר ({layer}); מותר לקחת רק מהזריקה "
+           "הקודמת ({prev_w})",
+           "{p} взял {c} как открытую карту из-под более позднего сброса ({layer}); брать "
+           "можно только из предыдущего сброса ({prev_w})",
+           "{p} nahm {c} als aufgedeckte Karte unter einem späteren Abwurf ({layer}) hervor; "
+           "genommen werden darf nur aus dem vorigen Abwurf ({prev_w})",
+           "{p}이(가) 나중에 버린 패({layer}) 밑에서 {c}을(를) 펼쳐진 패로 가져갔습니다; 직전에 "
+           "버린 패({prev_w})에서만 가져갈 수 있습니다")],
     "draw.swap": [
         _p(rf"{S} swapped (?P<a><CARD>) for (?P<b><CARD>) of an older throw \((?P<layer><CARDS>)"
            r"\); a swap takes the joker from the previous throw only \((?P<prev_p>.+)\)",
@@ -382,7 +431,12 @@ MESSAGES: dict[str, list[Pattern]] = {
         "ב{where_p} יש {c}, שאין בחפיסה ({j})",
         "в {where_p} есть {c}, которой нет в колоде ({j})",
         "{where_p} enthält {c}, das es im Spiel nicht gibt ({j})",
-        "{where_p}에 덱에 없는 {c}이(가) 있습니다 ({j})")],
+        "{where_p}에 덱에 없는 {c}이(가) 있습니다 ({j})"),
+        _p(rf"{S} names (?P<c><CARD>), which the deck does not have \((?P<j>jokers=\d+)\)",
+           "{p} ציין את {c}, שאין בחפיסה ({j})",
+           "{p} называет {c}, которой нет в колоде ({j})",
+           "{p} nennt {c}, das es im Spiel nicht gibt ({j})",
+           "{p}이(가) 덱에 없는 {c}을(를) 적었습니다 ({j})")],
     "card.too_many": [_p(
         r"(?P<where_p>the deal|the showdown) holds (?P<n>\d+) copies of (?P<c><CARD>); the "
         r"deck has (?P<m>\d+) \((?P<d>decks=\d+)\)",
@@ -448,6 +502,9 @@ PHRASES: list[Pattern] = [
     _p(r"round (?P<r>\d+) was won by (?P<names>.+)",
        "את סיבוב {r} ניצחו {names}", "раунд {r} выиграл(и) {names}",
        "Runde {r} gewann(en) {names}", "{r}라운드 승자는 {names}입니다"),
+    _p(rf"{S} called Yaniv in round (?P<r>\d+)",
+       "{p} קרא יניב בסיבוב {r}", "{p} объявил Янив в раунде {r}",
+       "{p} rief Yaniv in Runde {r}", "{p}이(가) {r}라운드에서 야니브를 외쳤습니다"),
     _p(rf"{S} opened round (?P<r>\d+)",
        "{p} פתח את סיבוב {r}", "{p} начинал раунд {r}", "{p} eröffnete Runde {r}",
        "{p}이(가) {r}라운드를 시작했습니다"),

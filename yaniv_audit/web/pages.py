@@ -123,7 +123,8 @@ MEANING: dict[str, str] = {
                      "purpose with an Assaf is called a Victor."),
     "starter": N_("Who opens the rounds after the first. round_winner: the round's winner "
                   "(the caller, or the lowest Assafer); next_seat: the seat after the last "
-                  "opener; free: not checked."),
+                  "opener; caller: the player who called Yaniv, even after an Assaf; free: not "
+                  "checked."),
 }
 
 #: the presets' sources, as rules.PRESET_SOURCES writes them (translated here)

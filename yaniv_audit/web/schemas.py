@@ -138,6 +138,7 @@ class MoveSchema(Schema):
     hands = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                         metadata={"description": "a showdown's hands laid down"})
     players = fields.List(fields.String(), metadata={"description": "at the start"})
+    seqs = fields.List(fields.Integer(), metadata={"description": "a withdraw's entries"})
     rules = fields.String(metadata={"description": "the declared rules, at the start"})
 
 
@@ -150,6 +151,9 @@ class StepSchema(Schema):
     text = fields.String(required=True)
     findings = fields.List(fields.Dict(), required=True)
     stopped = fields.Boolean(required=True)
+    withdrawn_by = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the withdraw that took this entry back (the replay reads the log "
+                       "without it), or null"})
     state = fields.Dict(required=True)
     move = fields.Nested(MoveSchema, required=True)
 
