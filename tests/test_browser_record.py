@@ -251,19 +251,26 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     settled(page)
     assert "dana called Yaniv and won" in page.inner_text("#rounds")
     assert scores(page) == {"dana": 0, "lior": 16, "omer": 29}
-    # undo writes a note that withdraws the Yaniv: the log is only appended to
+    # Undo takes the Yaniv back: the log is only appended to (a withdraw), and the page
+    # and the audit read it as never written
     before = download(page, tmp_path).read_text().splitlines()
+    assert page.inner_text("#last-entry").replace("\u2068", "").replace("\u2069", "") \
+        == "dana: Yaniv"
     page.click("#undo")
     settled(page)
     assert read(page.locator("#log li.withdrawn").all_inner_texts()) == ["dana: Yaniv"]
     after = download(page, tmp_path).read_text().splitlines()
-    assert after[:-1] == before and json.loads(after[-1])["type"] == "note"
-    assert json.loads(after[-1])["_withdraws"] == [len(before) - 1]
+    assert after[:-1] == before
+    assert {k: v for k, v in json.loads(after[-1]).items() if k not in ("at", "reason")} == {
+        "type": "withdraw", "seq": len(before), "seqs": [len(before) - 1]}
+    assert scores(page) == {"dana": 0, "lior": 0, "omer": 0}  # the round is not over
+    assert page.locator("#call-yaniv").count() == 1  # dana's turn again
     report = audit_file(str(download(page, tmp_path)))
     assert report["verdict"] == page.inner_text("#rec-verdict") == "violations"
     assert [f["code"] for f in report["findings"]] == ["draw.pile_card"]
     assert report["final"]["scores"] == scores(page)
     assert report["rounds"][0]["moves_checked"] is True
+    assert report["withdrawn"] == [{"seq": len(before) - 1, "by": len(before)}]
 
 
 class Taps:
@@ -361,6 +368,14 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
     before = tap.count
     totals_round(page, tap, "ben", {"ana": 20, "ben": 5, "carmel": 12})
     assert page.inner_text("#round-title") == "סיבוב 3"
+    after_two = scores(page)
+    # a mistake: ben's and carmel's totals swapped; one tap on Undo takes the round back
+    totals_round(page, tap, "ana", {"ana": 3, "ben": 9, "carmel": 15})
+    assert page.inner_text("#round-title") == "סיבוב 4"
+    tap("#undo")
+    settled(page)
+    assert page.inner_text("#round-title") == "סיבוב 3" and scores(page) == after_two
+    assert len(read(page.locator("#log li.withdrawn").all_inner_texts())) == 3
     before = tap.count
     shot(page, screenshot, "record-he-totals-phone")
     totals_round(page, tap, "ana", {"ana": 3, "ben": 15, "carmel": 9})
@@ -371,7 +386,9 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
                 {"ana": 20, "ben": 15, "carmel": 21}.items()}
     assert scores(page) == expected
     report = audit_file(str(download(page, tmp_path)))
-    assert report["final"]["scores"] == scores(page)
+    assert report["final"]["scores"] == scores(page)  # the round taken back counts nowhere
+    assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    assert len(report["withdrawn"]) == 3
     assert report["verdict"] == "clean"
     print(f"\ntaps at 390 px: the deal {deal_taps} (16 cards), the turns {turn_taps}, "
           f"a totals round of 3 players {totals_taps}, in all {tap.count}")

@@ -2,7 +2,8 @@
 // Every entry is sent with the log so far to POST /api/v1/state, so the engine on the
 // server says at once what the audit will say of it. The log (and the entry being made)
 // lives in localStorage: a reload or a lost connection loses nothing. The log is only
-// ever appended to: "undo" writes a note that withdraws the last entry.
+// ever appended to: Undo writes a "withdraw" event that takes the last entry back (the
+// engine then reads the log as if it had never been written, as the audit does).
 // Few taps: a card is one tap; an entry that is complete and legal is written at the
 // tap that completes it (a turn's draw, a Yaniv, the deal's last card, a totals-only
 // round's caller or last total), with Undo at hand in place of a confirmation; an
@@ -232,7 +233,10 @@
   function stage() {
     const s = table.state;
     if (s.stopped) return "stopped";
-    if (s.finished) return saved.events.some((e) => e.type === "game_ended") ? "done" : "finished";
+    if (s.finished) {
+      const gone = withdrawn();
+      return saved.events.some((e, i) => e.type === "game_ended" && !gone.has(i)) ? "done" : "finished";
+    }
     if (expects("round_started")) {
       // a round of moves just ended: its result shows until the table goes on
       if (s.round !== null && s.moves_checked && !saved.nextRound) return "round-over";
@@ -1127,13 +1131,15 @@
       case "round_ended": return t("round %(n)s written down", { n: e.round });
       case "game_ended": return t("game over") + (e.winner ? ": " + [].concat(e.winner).join(", ") : "");
       case "note": return t("note") + ": " + e.text;
+      case "withdraw": return t("Undo: %(what)s taken back", { what: e.seqs.map((i) => String(i)).join(", ") });
       default: return e.type;
     }
   }
 
+  // the entries taken back (the recorder writes seq = position, so a seq is an index)
   function withdrawn() {
     const out = new Set();
-    saved.events.forEach((e) => (e._withdraws || []).forEach((i) => out.add(i)));
+    saved.events.forEach((e) => { if (e.type === "withdraw") (e.seqs || []).forEach((i) => out.add(i)); });
     return out;
   }
 
@@ -1149,7 +1155,7 @@
     box.scrollTop = box.scrollHeight;
     const said = $("withdrawn-note");
     said.hidden = !gone.size;
-    said.textContent = gone.size ? t("Struck through: withdrawn by a note. A note never changes the game, so the audit still counts them.") : "";
+    said.textContent = gone.size ? t("Struck through: taken back with Undo. The audit reads the log without them, as the page does.") : "";
   }
 
   function lastEntry() {
@@ -1180,9 +1186,8 @@
     const [first, last] = entry;
     const seqs = [];
     for (let i = first; i <= last; i++) seqs.push(i);
-    const what = seqs.map((i) => describe(saved.events[i])).join("; ");
-    write([{ type: "note", text: t("correction: the recorder withdraws event %(seqs)s (%(what)s), entered by mistake",
-      { seqs: seqs.join(", "), what: what }), _withdraws: seqs }], true);
+    const what = seqs.map((i) => describe(saved.events[i])).join("; ").replace(/[\u2068\u2069]/g, "");
+    write([{ type: "withdraw", seqs: seqs, reason: t("entered by mistake: %(what)s", { what: what }) }], true);
   });
 
   $("store").addEventListener("click", async () => {
