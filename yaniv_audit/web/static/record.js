@@ -75,6 +75,7 @@
   function load() {
     try {
       const found = JSON.parse(localStorage.getItem(KEY) || "null");
+      if (found && found.draft) found.draft.commit = 0; // a tap of another page's life
       if (found && Array.isArray(found.events)) return found;
     } catch (e) { /* a broken store starts afresh */ }
     return null;
@@ -360,8 +361,11 @@
   }
 
   // the tap that completes an entry: written at once when the engine finds it legal
+  // each completing tap is numbered: only the preview asked after it may write the entry
+  // (an answer to an earlier question, still on its way, judged the entry without it)
+  let commits = 0;
   function commit() {
-    if (saved.draft) saved.draft.commit = true;
+    if (saved.draft) saved.draft.commit = ++commits;
     changed();
   }
 
@@ -382,6 +386,8 @@
 
   async function runPreview() {
     const events = draftEvents();
+    const asked = saved.draft;
+    const committed = asked ? asked.commit : 0;
     const run = ++previewRun;
     let answer = null, error = null;
     if (events.length) {
@@ -400,11 +406,11 @@
       save();
       renderEntry();
     }
-    if (d && d.commit) {
-      d.commit = false;
+    if (d && d === asked && committed && d.commit === committed) {
+      d.commit = 0;
       const legal = preview && !preview.report.findings.some((f) => f.seq >= saved.events.length);
       if (legal && ready() && (d.kind !== "sheet" || totalsOnly(d))) {
-        await write(draftEvents());
+        await write(events);
         return;
       }
     }
@@ -625,7 +631,7 @@
         // may be complete
         input.addEventListener("change", () => {
           d.totals[p] = input.value;
-          d.commit = true;
+          d.commit = ++commits;
           save();
           schedulePreview();
         });
