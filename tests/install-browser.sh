@@ -19,7 +19,7 @@ have_korean_font() {
 # axe-core, the accessibility checker tests/test_browser_a11y.py runs in the pages, into
 # tests/.axe (git-ignored), from npm; without npm it says how to get it
 AXE_VERSION=4.14.1
-axe_dir="$(dirname "$0")/.axe"
+axe_dir="${0%/*}/.axe"  # no dirname: the PATH may hold nothing
 if [ ! -f "$axe_dir/node_modules/axe-core/axe.min.js" ]; then
   if command -v npm >/dev/null 2>&1; then
     npm install --silent --no-audit --no-fund --prefix "$axe_dir" "axe-core@$AXE_VERSION" \
