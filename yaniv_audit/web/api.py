@@ -537,7 +537,9 @@ def compare_body() -> Response:
 
 @api_v1.post("/state")
 def state_body() -> Response:
-    """A game being recorded (the /record page): nothing is kept between requests."""
+    """A game being recorded (the /record page): nothing is kept between requests.
+    With ``Accept-Language``, each finding has its ``text`` in that language, for the
+    table to read (the report's ``message`` stays English)."""
     rules = rules_arg()
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
@@ -545,11 +547,12 @@ def state_body() -> Response:
                                     asked_language()))
 
 
-def listing_args() -> tuple[Filters, str]:
+def listing_args(default_sort: str = "ingested") -> tuple[Filters, str]:
     """The game list's filters and order from the query string (the API's and the
     list page's): ``player``, ``rules``, ``verdict``, ``has_findings``, ``since``,
-    ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``."""
-    sort = arg("sort") or "ingested"
+    ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``
+    (``default_sort`` when not given)."""
+    sort = arg("sort") or default_sort
     if sort.lstrip("-") not in SORTS:
         raise ApiError(400, f"sort: expected one of {', '.join(SORTS)} (a leading - for "
                             f"descending), got {sort!r}", "sort", "bad_parameter")

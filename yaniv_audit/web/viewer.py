@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Any
+from urllib.parse import quote
 
 from babel.dates import format_date
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
@@ -40,6 +41,7 @@ from .api import ApiError, check_write_allowed, found_game, listing_args, store,
 from .board import board
 from .explain import explain, score_chart
 from .i18n import N_, current, finding_text, gettext, names_joined
+from .store import base_name
 
 viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static/viewer")
@@ -128,11 +130,26 @@ def render_board(log: Log, source: str, **links: Any) -> str:
                            finding_texts={f"{f['seq']}:{f['code']}": finding_text(f)
                                           for f in report["findings"]},
                            chart=score_chart(report, game["players"]),
+                           round_step=round_steps(data["steps"]),
                            finding_params=lambda f: finding_params(f, report["rules"]["params"]),
                            name_of=lambda p: names.get(p, p),
                            names_joined=lambda ps: names_joined(ps, names),
                            token_needed=bool(current_app.config.get("WRITE_TOKEN")),
                            can_write=writing_allowed(), **links)
+
+
+def round_steps(steps: list[dict[str, Any]]) -> dict[int, int]:
+    """Each round's last step (where its scores are written down): the score chart's
+    point of a round steps the board there."""
+    last: dict[int, int] = {}
+    written: dict[int, int] = {}
+    for step in steps:
+        table = step["state"].get("round")
+        if table:
+            last[int(table["round"])] = int(step["index"])
+            if step["type"] == "round_ended":
+                written[int(table["round"])] = int(step["index"])
+    return {**last, **written}
 
 
 def writing_allowed() -> bool:
@@ -183,7 +200,9 @@ LIST_FILTERS = ("q", "player", "rules", "verdict", "has_findings", "since", "unt
 
 @viewer.get("/")
 def index() -> str:
-    filters, sort = listing_args()
+    # the page opens on the games stored last (a game just stored from /record is on
+    # top); the API keeps its stable order, the first stored first
+    filters, sort = listing_args(default_sort="-ingested")
     page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 20))
     per_page = int(current_app.config.get("GAMES_PER_PAGE", GAMES_PER_PAGE))
     with store().reading() as reader:
@@ -266,6 +285,19 @@ def archived(ref: str) -> tuple[Log, str, dict[str, Any]]:
 def view_game(fingerprint: str) -> str:
     log, source, stored = archived(fingerprint)
     return render_board(log, source, uploaded=False, stored=stored)
+
+
+@viewer.get("/games/<fingerprint>/log.jsonl")
+def game_log_file(fingerprint: str) -> Response:
+    """The archived log as a JSON Lines file, each event in its canonical form (the same
+    fingerprint): to keep, replay or audit elsewhere."""
+    log, source, _ = archived(fingerprint)
+    name = base_name(source)
+    if not name.endswith(".jsonl"):
+        name = (name.rsplit(".", 1)[0] if name.endswith(".json") else name) + ".jsonl"
+    body = b"\n".join(log.leaves) + b"\n"
+    return Response(body, mimetype="application/x-ndjson", headers={
+        "Content-Disposition": f"attachment; filename*=UTF-8''{quote(name)}"})
 
 
 @viewer.get("/games/<fingerprint>/compare")
