@@ -369,9 +369,12 @@ def test_compare_json_has_baseline_results_and_changes() -> None:
                                 "winners": ["ariel"]}]
     assert out["changes"] == [{
         "rules": "namu", "round": None, "field": "findings", "from": ["draw.pile_card@5"],
-        "to": [], "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)"}, {
+        "to": [], "params": {"added": [], "removed": [
+            {"seq": 5, "code": "draw.pile_card", "player": "noa"}]},
+        "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)"}, {
         "rules": "namu", "round": None, "field": "verdict", "from": "violations",
-        "to": "clean", "message": "under namu the verdict is clean instead of violations"}]
+        "to": "clean", "params": {},
+        "message": "under namu the verdict is clean instead of violations"}]
 
 
 def test_compare_names_the_points_and_the_winner_that_change() -> None:
