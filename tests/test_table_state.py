@@ -289,17 +289,21 @@ def test_the_record_page_runs_only_its_own_files_and_speaks_the_languages(
 
 
 def test_the_findings_come_in_the_pages_language_too(client: FlaskClient) -> None:
+    """The recorder asks with its page's Accept-Language: each finding gains its text in
+    that language (cards with suits); the report is otherwise the audit's, in English."""
     events = [game(), *scoresheet_round(1, "dana", "omer", {"omer": ["3S", "3D"]},
                                         {"dana": 5, "lior": 21}, points={"omer": 9})]
     plain = client.post("/api/v1/state", data=body(events)).get_json()
-    hebrew = client.post("/api/v1/state?lang=he", data=body(events)).get_json()
-    assert "texts" not in plain
-    assert {k: v for k, v in hebrew.items() if k != "texts"} == plain  # the report as it was
+    hebrew = client.post("/api/v1/state", data=body(events),
+                         headers={"Accept-Language": "he"}).get_json()
     finding = plain["report"]["findings"][0]
-    text = hebrew["texts"][f"{finding['seq']}:{finding['code']}"]
-    assert text != finding["message"] and "omer" in text and "נקוד" in text
-    bad = client.post("/api/v1/state?lang=fr", data=body(events))
-    assert bad.status_code == 400 and bad.get_json()["error"]["field"] == "lang"
+    said = hebrew["report"]["findings"][0]
+    assert "text" not in finding
+    assert {k: v for k, v in said.items() if k != "text"} == finding  # the report as it was
+    assert said["text"] != finding["message"] and "omer" in said["text"]
+    assert "נקוד" in said["text"]
+    assert [f["text"] for f in hebrew["last"]] == [
+        f["text"] for f in hebrew["report"]["findings"] if f["seq"] == said["seq"]]
 
 
 def test_after_a_stock_draw_the_turn_passes_and_the_next_players_moves_are_offered() -> None:
