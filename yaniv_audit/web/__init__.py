@@ -37,6 +37,7 @@ from . import i18n
 from .api import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_EVENTS,
+    AnyTextConverter,
     ApiError,
     api_v1,
     archive_message,
@@ -121,6 +122,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["yaniv_cache"] = AnswerCache(app.config["CACHE_BYTES"])
     if app.config["WORKERS"] > 0:  # posted logs audited on worker processes
         app.extensions["yaniv_workers"] = Workers(int(app.config["WORKERS"]))
+    app.url_map.converters["anytext"] = AnyTextConverter
     app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
     i18n.init_app(app)

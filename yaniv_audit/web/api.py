@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, request
+from werkzeug.routing import PathConverter
 
 from .. import analytics
 from ..audit import audit_log, compare_log, other_tables
@@ -38,6 +39,13 @@ from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_i
 from .workers import Workers
 
 api_v1 = Blueprint("api_v1", __name__, url_prefix="/api/v1")
+
+
+class AnyTextConverter(PathConverter):
+    """``path``, line breaks included: a rule-set id with a line break in it was a 404
+    ("nothing at"), not the 400 that says what is wrong with it (schemathesis, issue 27)."""
+
+    regex = "[^/](?s:.)*?"
 
 #: the default request body limit (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)
 DEFAULT_MAX_BYTES = 4 << 20
@@ -456,7 +464,7 @@ def rules_index() -> Response:
                           for name, r in PRESETS.items()])
 
 
-@api_v1.get("/rules/<path:rule_id>")
+@api_v1.get("/rules/<anytext:rule_id>")
 def rules_show(rule_id: str) -> Response:
     rules = rules_from(rule_id, "rule_id")
     return json_response({"id": rules.id, "source": PRESET_SOURCES[rules.name],
