@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import ipaddress
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -141,18 +142,26 @@ def cached(key: tuple[Any, ...], build: Callable[[], Any]) -> Response:
 
 
 def arg(name: str) -> str | None:
+    """A text parameter (``player``, ``q``, ``rules``, ``seat``), trimmed; empty is the
+    same as not given."""
     value = (request.args.get(name) or "").strip()
     return value or None
 
 
+def typed_arg(name: str) -> str | None:
+    """A number, a boolean, a date or a choice, exactly as sent: empty is the same as not
+    given (as a form sends a field left unset: the OpenAPI document says so with
+    ``allowEmptyValue``); anything else must be the value itself, with no blank around
+    it (`` 5`` and ``5 `` were taken as 5, ``true `` as true)."""
+    return request.args.get(name) or None
+
+
 def int_arg(name: str, default: int, low: int, high: int) -> int:
-    text = arg(name)
+    text = typed_arg(name)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
+    # digits only: int() also took " 5", "+5", "1_000" and "\uff15" (a full-width 5)
+    value = int(text) if re.fullmatch(r"-?[0-9]{1,30}", text, re.ASCII) else None
     if value is None or not low <= value <= high:
         raise ApiError(400, f"{name}: expected a whole number from {low} to {high}, got "
                             f"{text!r}", name, "bad_parameter")
@@ -160,29 +169,31 @@ def int_arg(name: str, default: int, low: int, high: int) -> int:
 
 
 def bool_arg(name: str) -> bool | None:
-    text = arg(name)
+    """``true`` or ``false``, as the document says (``1``, ``yes``, ``TRUE`` were taken)."""
+    text = typed_arg(name)
     if text is None:
         return None
-    lowered = text.lower()
-    if lowered in ("true", "1", "yes"):
-        return True
-    if lowered in ("false", "0", "no"):
-        return False
+    if text in ("true", "false"):
+        return text == "true"
     raise ApiError(400, f"{name}: expected true or false, got {text!r}", name, "bad_parameter")
 
 
 def date_arg(name: str) -> datetime | None:
-    text = arg(name)
+    """A date (``2024-05-01``) or a time (RFC 3339: ``2024-05-01T20:30:00Z``, the ``T`` and
+    ``Z`` in either case, a leap second read as :59; a time without offset is UTC)."""
+    text = typed_arg(name)
     if text is None:
         return None
     try:
         if len(text) == 10:
             day = date.fromisoformat(text)
             return datetime(day.year, day.month, day.day, tzinfo=UTC)
-        moment = datetime.fromisoformat(text)
+        moment = datetime.fromisoformat(
+            re.sub(r"(T\d\d:\d\d:)60", r"\g<1>59", text.upper(), count=1))
     except ValueError:
-        raise ApiError(400, f"{name}: expected a date (2024-05-01) or an ISO-8601 time, got "
-                            f"{text!r}", name, "bad_parameter") from None
+        raise ApiError(400, f"{name}: expected a date (2024-05-01) or an RFC 3339 time "
+                            f"(2024-05-01T20:30:00Z), got {text!r}", name,
+                       "bad_parameter") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -525,11 +536,11 @@ def listing_args() -> tuple[Filters, str]:
     """The game list's filters and order from the query string (the API's and the
     list page's): ``player``, ``rules``, ``verdict``, ``has_findings``, ``since``,
     ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``."""
-    sort = arg("sort") or "ingested"
-    if sort.lstrip("-") not in SORTS:
+    sort = typed_arg("sort") or "ingested"
+    if sort.lstrip("-") not in SORTS or sort.startswith("--"):
         raise ApiError(400, f"sort: expected one of {', '.join(SORTS)} (a leading - for "
                             f"descending), got {sort!r}", "sort", "bad_parameter")
-    verdict = arg("verdict")
+    verdict = typed_arg("verdict")
     if verdict is not None and verdict not in VERDICTS:
         raise ApiError(400, f"verdict: expected one of {', '.join(VERDICTS)}, got "
                             f"{verdict!r}", "verdict", "bad_parameter")
@@ -650,7 +661,7 @@ def report_show(name: str) -> Response:
                             f"{', '.join(analytics.REPORTS)}", "name", "no_such_report",
                        "No such report")
     rule_sets: list[RuleSet | None] = list(rule_sets_arg()) or [None]
-    players = int_arg("players", 0, 2, 8) if arg("players") else None
+    players = int_arg("players", 0, 2, 8) if typed_arg("players") else None
     simulated = bool(bool_arg("simulated"))
     if name == "rules-impact" and None in rule_sets:
         raise ApiError(400, "rules-impact needs rules=R, the rule set to compare with",

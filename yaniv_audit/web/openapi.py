@@ -82,7 +82,9 @@ def openapi() -> dict[str, Any]:
     spec = APISpec(title="yaniv-audit", version=__version__, openapi_version="3.1.0",
                    plugins=[MarshmallowPlugin()],
                    info={"description": "Replay, check and score Yaniv game logs under any "
-                                        "house rules (docs/web.md)."})
+                                        "house rules (docs/web.md). A query parameter sent "
+                                        "empty (?sort=) is the same as one left out, as an "
+                                        "HTML form sends a field left unset."})
     spec.components.schema("Error", schema=s.ErrorSchema)
     security = {"bearerAuth": {"type": "http", "scheme": "bearer"}}
     spec.components.security_scheme("bearerAuth", security["bearerAuth"])
@@ -112,4 +114,10 @@ def openapi() -> dict[str, Any]:
         paths.setdefault(path, {})[method] = operation
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
-    return spec.to_dict()
+    document = spec.to_dict()
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for parameter in operation["parameters"]:
+                if parameter["in"] == "query":  # ?sort= is ?sort left out, as a form sends it
+                    parameter["allowEmptyValue"] = True
+    return document
