@@ -569,9 +569,18 @@ def games_index() -> Response:
 
 @api_v1.post("/games")
 def games_ingest() -> Response:
+    """201 when a game was added, 200 when every log read was there already; 422 when
+    no log of the body reads (it was a 200 with the refusals: ``{}`` was "accepted")."""
     check_write_allowed()
     files = body_files()
     result = store_logs(files)
+    if result["refused"] and not result["added"] and not result["duplicates"]:
+        first = result["refused"][0]["error"]
+        more = len(result["refused"]) - 1
+        where = {k: first[k] for k in ("line", "index") if k in first}
+        raise ApiError(422, first["message"] + (f" (and {more} more logs refused)" if more
+                                                 else ""), "log", "unreadable_log",
+                       "Unreadable log", **where, refused=result["refused"])
     return json_response(result, 201 if result["added"] else 200)
 
 

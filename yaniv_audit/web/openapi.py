@@ -30,7 +30,7 @@ LOG_BODY = {
 GAME_REF = {"name": "ref", "in": "path", "required": True, "schema": {"type": "string"},
             "description": "a fingerprint, 8 or more of its first hex digits, or a game_id"}
 ERRORS = {
-    "400": "a bad parameter (the error's field names it)",
+    "400": "a bad parameter (the error's field names it), or no log in the body",
     "404": "no such game, report or archive",
     "409": "an ambiguous game reference (the candidates listed)",
     "413": "the body is over the size limit, or the log over the event cap",
@@ -59,7 +59,7 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
     ("/api/v1/games", "get", "The archive's games, filtered, sorted, a page at a time",
      s.GamesQuery, s.GameListSchema, False, "400 404 503"),
     ("/api/v1/games", "post", "Store logs in the archive (needs the write token, or a "
-     "request from this machine)", None, s.IngestSchema, True, "401 403 413 503"),
+     "request from this machine)", None, s.IngestSchema, True, "400 401 403 413 422 503"),
     ("/api/v1/games/{ref}", "get", "One archived game", None, s.GameSchema, False,
      "404 409 503"),
     ("/api/v1/games/{ref}/events", "get", "A page of its events", s.PageQuery,
@@ -99,12 +99,21 @@ def openapi() -> dict[str, Any]:
                                    "schema": {"type": "string"}})
         if query is not None:
             parameters.append({"in": "query", "schema": query})
-        status = "201" if method == "post" and path == "/api/v1/games" else "200"
-        responses: dict[str, Any] = {status: {"description": summary, "content": {
+        responses: dict[str, Any] = {"200": {"description": summary, "content": {
             "application/json": {"schema": answer}}}}
+        if method == "post" and path == "/api/v1/games":
+            responses = {"201": {"description": "a game was added", "content": {
+                "application/json": {"schema": answer}}},
+                "200": {"description": "no game was added: every log read was already "
+                                       "there (some may be refused)",
+                        "content": {"application/json": {"schema": answer}}}}
         for code in errors.split():
             responses[code] = {"description": ERRORS[code],
                                "content": {"application/json": {"schema": "Error"}}}
+        if method == "post" and path == "/api/v1/games":
+            responses["422"]["description"] = (
+                "no log of the body can be read: the first one's reason, and every log's "
+                "in refused")
         operation: dict[str, Any] = {"summary": summary, "parameters": parameters,
                                      "responses": responses}
         if takes_log:

@@ -42,6 +42,9 @@ class ErrorBodySchema(Schema):
                            metadata={"description": "unreadable_log: the event index"})
     candidates = fields.List(fields.Dict(), metadata={
         "description": "ambiguous: the games the reference names (at most 10)"})
+    refused = fields.List(fields.Dict(), metadata={
+        "description": "POST /api/v1/games: every log of the body, each with its source and "
+                       "its error"})
 
 
 class ErrorSchema(Schema):
