@@ -416,6 +416,20 @@ def test_every_answer_of_a_post_to_games_is_documented() -> None:
     assert responses["200"]["content"] == responses["201"]["content"]
 
 
+def test_the_document_describes_a_log_body(client: FlaskClient) -> None:
+    """A log in the body was any string under every content type, the empty one too: as
+    JSON it is an array of events or one event; as text, something besides blanks; in a
+    form, its log part is needed. What the document calls invalid is refused."""
+    body = openapi()["paths"]["/api/v1/audit"]["post"]["requestBody"]["content"]
+    assert body["text/plain"]["schema"]["pattern"] == r"\S"
+    assert body["application/json"]["schema"]["anyOf"][0]["type"] == "array"
+    assert body["multipart/form-data"]["schema"]["required"] == ["log"]
+    for sent, content_type in ((b"", "text/plain"), (b" \n", "application/x-ndjson"),
+                               (b"[]", "application/json"), (b'"x"', "application/json")):
+        answer = client.post("/api/v1/audit", data=sent, content_type=content_type)
+        assert answer.status_code in (400, 422), (sent, answer.status_code)
+
+
 def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
     db = tmp_path / "new.duckdb"
     local = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()

@@ -17,15 +17,23 @@ from marshmallow import Schema
 from .. import __version__
 from . import schemas as s
 
+#: a log as text (JSON Lines, or a JSON array of events): something besides blanks
+LOG_TEXT = {"type": "string", "pattern": r"\S",
+            "description": "JSON Lines (one event a line), or a JSON array of events"}
 LOG_BODY = {
     "description": "one log: JSON Lines, or a JSON array of events, whatever the content "
-                   "type (a multipart form: its log file or field)",
+                   "type (a multipart form: its log file or field). Whether its events "
+                   "read is the server's to say: a 422 names the line and what is wrong",
     "required": True,
-    "content": {media: {"schema": {"type": "string"}} for media in (
-        "application/x-ndjson", "application/json", "text/plain",
-        "application/x-www-form-urlencoded")} | {
-        "multipart/form-data": {"schema": {"type": "object", "properties": {
-            "log": {"type": "string", "format": "binary"}}}}},
+    "content": {media: {"schema": LOG_TEXT} for media in (
+        "application/x-ndjson", "text/plain", "application/x-www-form-urlencoded")} | {
+        "application/json": {"schema": {
+            "description": "a JSON array of events, or one event (a log of one line)",
+            "anyOf": [{"type": "array", "minItems": 1, "items": {"type": "object"}},
+                      {"type": "object"}]}},
+        "multipart/form-data": {"schema": {"type": "object", "required": ["log"],
+                                           "properties": {"log": {
+                                               "type": "string", "format": "binary"}}}}},
 }
 GAME_REF = {"name": "ref", "in": "path", "required": True, "schema": {"type": "string"},
             "description": "a fingerprint, 8 or more of its first hex digits, or a game_id"}
