@@ -41,6 +41,7 @@ from .api import (
     ApiError,
     api_v1,
     archive_message,
+    too_large_error,
     unreadable_error,
     wants_json,
 )
@@ -102,10 +103,6 @@ def settings_from_env() -> dict[str, Any]:
     return out
 
 
-def megabytes(size: int) -> str:
-    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The Flask app (``config`` overrides settings, e.g. ``ARCHIVE`` or ``TESTING``)."""
     app = Flask(__name__)
@@ -163,10 +160,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(exc: RequestEntityTooLarge) -> tuple[Any, int]:
-        limit = int(app.config["MAX_BYTES"])
-        return page(ApiError(413, f"the request is larger than {megabytes(limit)}, the most "
-                                  "this server reads (YANIV_AUDIT_MAX_BYTES, serve "
-                                  "--max-bytes)", "log", "too_large", "Too large"))
+        return page(too_large_error(int(app.config["MAX_BYTES"])))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:

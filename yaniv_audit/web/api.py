@@ -287,6 +287,17 @@ def read_log_bytes(data: bytes, name: str, max_events: int | None = None) -> Log
     return log
 
 
+def megabytes(size: int) -> str:
+    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
+
+
+def too_large_error(max_bytes: int) -> ApiError:
+    """A body over the limit (the app's 413, and waitress's for one over twice it)."""
+    return ApiError(413, f"the request is larger than {megabytes(max_bytes)}, the most this "
+                         "server reads (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)", "log",
+                    "too_large", "Too large")
+
+
 def too_many_events(name: str, max_events: int) -> ApiError:
     return ApiError(413, f"{name}: the log has more than {max_events:,} events, the most this "
                          "server reads in one request (YANIV_AUDIT_MAX_EVENTS)", "log",
