@@ -430,6 +430,22 @@ def test_the_document_describes_a_log_body(client: FlaskClient) -> None:
         assert answer.status_code in (400, 422), (sent, answer.status_code)
 
 
+def test_the_document_s_example_log_is_the_template_and_reads(client: FlaskClient) -> None:
+    """The example of a log body is docs/template.jsonl: a client (and schemathesis, whose
+    examples phase sends it) gets one real log that every operation taking a log answers."""
+    content = openapi()["paths"]["/api/v1/state"]["post"]["requestBody"]["content"]
+    template = (REPLAYS.parent / "docs" / "template.jsonl").read_text(encoding="utf-8")
+    assert content["application/x-ndjson"]["example"] == template
+    assert content["application/json"]["example"] == [json.loads(line)
+                                                      for line in template.splitlines()]
+    for media in (m for m in content if m != "multipart/form-data"):
+        example = content[media]["example"]
+        sent = example if isinstance(example, str) else json.dumps(example)
+        for path in ("/api/v1/audit", "/api/v1/board", "/api/v1/compare", "/api/v1/state"):
+            answer = client.post(path, data=sent, content_type=media)
+            assert answer.status_code == 200, (path, media, answer.get_data(as_text=True)[:200])
+
+
 def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
     db = tmp_path / "new.duckdb"
     local = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()

@@ -8,6 +8,7 @@ answer schema; the error answers are all :class:`~yaniv_audit.web.schemas.ErrorS
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from apispec import APISpec
@@ -17,6 +18,19 @@ from marshmallow import Schema
 from .. import __version__
 from . import schemas as s
 
+#: the example of a log in the body: docs/template.jsonl, one round of three players
+EXAMPLE_LOG: list[dict[str, Any]] = [
+    {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "lior", "omer"],
+     "rules": "israeli", "game_id": "friday-at-dana"},
+    {"type": "round_started", "round": 1, "starter": "dana"},
+    {"type": "yaniv", "player": "omer", "total": 6},
+    {"type": "showdown", "caller": "omer", "hands": {
+        "dana": ["AH", "4C"], "lior": ["KS", "9D", "2C"], "omer": ["3S", "3D"]}},
+    {"type": "round_ended", "round": 1, "points": {"dana": 5, "lior": 21, "omer": 0}},
+    {"type": "note", "text": "omer says dana's 5 is no Assaf against his 6", "player": "omer"},
+]
+EXAMPLE_JSONL = "".join(json.dumps(event) + "\n" for event in EXAMPLE_LOG)
+
 #: a log as text (JSON Lines, or a JSON array of events): something besides blanks
 LOG_TEXT = {"type": "string", "pattern": r"\S",
             "description": "JSON Lines (one event a line), or a JSON array of events"}
@@ -25,12 +39,12 @@ LOG_BODY = {
                    "type (a multipart form: its log file or field). Whether its events "
                    "read is the server's to say: a 422 names the line and what is wrong",
     "required": True,
-    "content": {media: {"schema": LOG_TEXT} for media in (
+    "content": {media: {"schema": LOG_TEXT, "example": EXAMPLE_JSONL} for media in (
         "application/x-ndjson", "text/plain", "application/x-www-form-urlencoded")} | {
         "application/json": {"schema": {
             "description": "a JSON array of events, or one event (a log of one line)",
             "anyOf": [{"type": "array", "minItems": 1, "items": {"type": "object"}},
-                      {"type": "object"}]}},
+                      {"type": "object"}]}, "example": EXAMPLE_LOG},
         "multipart/form-data": {"schema": {"type": "object", "required": ["log"],
                                            "properties": {"log": {
                                                "type": "string", "format": "binary"}}}}},
