@@ -201,7 +201,7 @@ ENCODER = msgspec.json.Encoder(order="sorted")
 
 @dataclass(frozen=True, slots=True)
 class Withdrawals:
-    """What a log's ``withdraw`` events take back (LOG_FORMAT section 2, "Withdrawals").
+    """What a log's ``withdraw`` events take back (docs/log-format.md, "Withdrawals").
 
     ``withdrawn`` maps the index of every event taken back to the index of the withdrawal
     that took it back; ``refused`` maps each withdrawal that takes nothing back (the

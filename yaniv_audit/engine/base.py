@@ -179,7 +179,7 @@ class ReplayBase:
 
     def _check_in_deck(self, event: Event, card: Card, player: str) -> None:
         """A card the rule set's deck does not have is the first impossibility of an event
-        (LOG_FORMAT section 2: before a card out of place, already seen or not on the pile)."""
+        (docs/log-format.md: before a card out of place, already seen or not on the pile)."""
         if self.counts[card] == 0:
             self._impossible(event, "card.not_in_deck", player,
                              f"{player} names {format_cards([card])}, which the deck does not "
