@@ -1022,14 +1022,14 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         if dev:
             app.run(host=host, port=port, debug=False, use_reloader=True)
             return
-        from waitress import serve as waitress_serve
+        from .web.serving import serve as waitress_serve
 
         limit = int(app.config["MAX_BYTES"])
         # a posted log read 64 KiB at a time (waitress's default, 8 KiB, took a 600-event
         # log through its read loop eight times, about 30 % of its time in a profile)
         waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
                        max_request_body_size=2 * limit + (1 << 20), recv_bytes=1 << 16,
-                       _quiet=True, **slow_client_settings(client_timeout))
+                       **slow_client_settings(client_timeout))
     finally:
         if pool:
             pool.close()

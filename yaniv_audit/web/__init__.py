@@ -38,9 +38,11 @@ from . import i18n
 from .api import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_EVENTS,
+    AnyTextConverter,
     ApiError,
     api_v1,
     archive_message,
+    too_large_error,
     unreadable_error,
     wants_json,
 )
@@ -131,10 +133,6 @@ def settings_from_env() -> dict[str, Any]:
     return out
 
 
-def megabytes(size: int) -> str:
-    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The Flask app (``config`` overrides settings, e.g. ``ARCHIVE`` or ``TESTING``)."""
     app = Flask(__name__)
@@ -151,6 +149,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["yaniv_cache"] = AnswerCache(app.config["CACHE_BYTES"])
     if app.config["WORKERS"] > 0:  # posted logs audited on worker processes
         app.extensions["yaniv_workers"] = Workers(int(app.config["WORKERS"]))
+    app.url_map.converters["anytext"] = AnyTextConverter
     app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
     i18n.init_app(app)
@@ -194,10 +193,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(exc: RequestEntityTooLarge) -> tuple[Any, int]:
-        limit = int(app.config["MAX_BYTES"])
-        return page(ApiError(413, f"the request is larger than {megabytes(limit)}, the most "
-                                  "this server reads (YANIV_AUDIT_MAX_BYTES, serve "
-                                  "--max-bytes)", "log", "too_large", "Too large"))
+        return page(too_large_error(int(app.config["MAX_BYTES"])))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
