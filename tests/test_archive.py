@@ -365,24 +365,46 @@ def test_assaf_risk_counts_every_yaniv_call(archive: Archive,
 
 def test_leaderboard_counts_wins_of_finished_games(archive: Archive,
                                                    file_reports: dict[str, dict[str, Any]]) -> None:
+    """With --simulated every game counts; "games" are the games played, as in the
+    summary of audit --db, and "finished" those played to the end."""
     wins: Counter[str] = Counter()
     games: Counter[str] = Counter()
+    finished: Counter[str] = Counter()
     yanivs: Counter[str] = Counter()
     for report in chosen(file_reports):
         final = report["final"]
         for player in final["scores"]:
-            games[player] += final["finished"]
+            games[player] += 1
+            finished[player] += final["finished"]
             wins[player] += player in final["winners"]
         for r in report["rounds"]:
             if r["end"] == "yaniv" and r["caller"]:
                 yanivs[r["caller"]] += 1
-    table = analytics.report(archive, "leaderboard")
+    table = analytics.report(archive, "leaderboard", simulated=True)
+    assert table.columns[:4] == ["player", "games", "finished", "wins"]
     got = {row[0]: row for row in table.rows}
     assert set(got) == set(games)
     for player, row in got.items():
-        assert row[1:3] == (games[player], wins[player])
-        assert row[5] == yanivs[player]
-    assert [row[2] for row in table.rows] == sorted((row[2] for row in table.rows), reverse=True)
+        assert row[1:4] == (games[player], finished[player], wins[player])
+        assert row[6] == yanivs[player]
+    assert [row[3] for row in table.rows] == sorted((row[3] for row in table.rows), reverse=True)
+    assert table.bots_left_out == 0 and "left out" not in table.summary
+
+
+def test_the_leaderboard_leaves_simulated_games_out_unless_asked(archive_path: Path) -> None:
+    """A club's leaderboard is about its people: the bots' games (yaniv-audit simulate)
+    are left out, and the summary says how many; --simulated counts them."""
+    bots = len(CORPUS) - len(list(REPLAYS.glob("*.jsonl")))
+    table = run("report", "leaderboard", db=archive_path).output.splitlines()
+    assert table[0].endswith(f"(the {bots} simulated games left out); --simulated counts "
+                             "them")
+    people = {line.split()[0] for line in table[3:]}
+    assert "ana" not in people and "carmel" not in people  # the bots' names
+    assert {"dana", "omer", "yossi"} <= people
+    every = run("report", "leaderboard", "--simulated", db=archive_path).output.splitlines()
+    assert "left out" not in every[0] and "ana" in {line.split()[0] for line in every[3:]}
+    wrong = run("report", "players", "--simulated", db=archive_path)
+    assert wrong.exit_code == 2 and "--simulated is for the leaderboard" in wrong.output
 
 
 def test_findings_report_matches_the_findings(archive: Archive,

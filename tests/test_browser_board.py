@@ -220,3 +220,18 @@ def test_compare_marks_what_differs(server: str, page: Page, phone: Page,
     no_sideways_scroll(phone)
     assert phone.locator("#compare td.differs").count() > 5
     screenshot(phone, "compare-phone-he")
+
+
+def test_a_withdrawn_entry_is_struck_through_and_said_in_words(server: str, page: Page) -> None:
+    log = ROOT / "tests" / "cases" / "fidelity2" / "07-withdraw-last-throw.jsonl"
+    page.goto(server + "/")
+    page.fill("textarea[name=text]", log.read_text())
+    page.click("#check-log")
+    page.evaluate("location.hash = '#e=2'")  # the throw taken back
+    expect(page.locator("#position")).to_contain_text("event 2")
+    struck = page.locator("#event-text del")
+    expect(struck).to_have_text(re.compile(r"throws"))
+    expect(page.locator("#event-text")).to_contain_text("(withdrawn by 3, not counted)")
+    expect(page.locator("#ev-2 del")).to_have_count(1)
+    page.keyboard.press("ArrowRight")  # the withdrawal says what it takes back
+    expect(page.locator("#event-text")).to_have_text("the table takes back 2")

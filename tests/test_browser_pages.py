@@ -78,5 +78,7 @@ def test_without_an_archive_the_analytics_page_says_so(tmp_path: Path) -> None:
         body = answer.get_data(as_text=True)
         assert answer.status_code == 200 and words in body
         assert "<code>yaniv-audit ingest PATH</code>" in body and "none.duckdb" in body
-    # the rules page needs no archive
-    assert client.get("/rules").status_code == 200
+    # the rules page needs no archive, and gives every number's range
+    rules_page = client.get("/rules?lang=en").get_data(as_text=True)
+    assert "a whole number from 1 to 4" in rules_page  # decks
+    assert "eine ganze Zahl von 1 bis 30" in client.get("/rules?lang=de").get_data(as_text=True)

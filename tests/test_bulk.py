@@ -86,6 +86,14 @@ def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
         pool.join()
 
 
+def none_left(mark: str, wait: float = 5) -> bool:
+    """Whether the processes marked ``mark`` are all gone within ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return marked(mark) == []
+
+
 def _terminal_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
@@ -117,12 +125,51 @@ def test_ctrl_c_stops_bulk_work_at_once(work: str, tmp_path: Path) -> None:
         assert time.monotonic() - started < 5
         assert process.returncode == 130
         assert err.strip() == "yaniv-audit: interrupted"
-        deadline = time.monotonic() + 5
-        while marked(mark) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert marked(mark) == []
+        assert none_left(mark)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         for pid in marked(mark):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_ctrl_c_while_the_workers_start_is_one_line_and_130(tmp_path: Path) -> None:
+    """kill -INT as soon as the fork server is up, while the pool's workers are being
+    started: one line, exit 130, no worker's traceback, no worker left (issue 28)."""
+    for attempt in range(3):
+        mark = uuid.uuid4().hex
+        env = dict(os.environ, YANIV_AUDIT_TEST_MARK=mark)
+        command = [sys.executable, "-m", "yaniv_audit", "simulate", "--games", "400",
+                   "--jobs", "2", "--out", str(tmp_path / f"games{attempt}")]
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=_terminal_sigint)
+        try:
+            deadline = time.monotonic() + 30
+            while len(marked(mark)) < 2 and time.monotonic() < deadline:  # + the fork server
+                time.sleep(0.002)
+            assert process.poll() is None, "simulate finished before Ctrl-C"
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=30)
+            assert (process.returncode, err.strip()) == (130, "yaniv-audit: interrupted")
+            assert none_left(mark)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            for pid in marked(mark):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_ctrl_c_while_the_command_line_is_imported_is_one_line_and_130() -> None:
+    """Before any command can catch it (the console script still importing the CLI)."""
+    code = ("import sys\n"
+            "class Slow:\n"
+            "    def find_spec(self, name, path, target=None):\n"
+            "        if name == 'yaniv_audit.cli':\n"
+            "            raise KeyboardInterrupt\n"
+            "sys.meta_path.insert(0, Slow())\n"
+            "from yaniv_audit.__main__ import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code, "audit"], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stderr.strip()) == (130, "yaniv-audit: interrupted")

@@ -1,5 +1,5 @@
 """`yaniv-audit audit`, `compare` and `replay` end to end, as a user runs them
-(LOG_FORMAT.md sections 5 and 6): exit codes, output, JSON lines, directories,
+(docs/log-format.md and the README's commands): exit codes, output, JSON lines, directories,
 unreadable files among good ones, --strict, --rules ids and files, --seat."""
 
 from __future__ import annotations
@@ -135,6 +135,21 @@ def test_wrong_usage_is_exit_2_with_a_message_and_no_report(args: list[str]) -> 
     assert result.stdout == ""
 
 
+def test_rules_out_of_range_are_exit_2_naming_the_range_before_any_work(tmp_path: Path) -> None:
+    """``--rules 'israeli(decks=20000000)'`` took 8.5 GB (issue 27); a log that names such
+    rules is unreadable (exit 3), its line and the range said."""
+    result = audit(replay_path("middle-card"), "--rules", "israeli(decks=20000000)")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "decks: expected a whole number from 1 to 4, got 20000000" in result.stderr
+    log = tmp_path / "big.jsonl"
+    log.write_text('{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"], '
+                   '"rules": "israeli(hand_size=10000000)"}\n')
+    result = audit(str(log))
+    assert result.exit_code == 3
+    assert "line 1" in result.output and "hand_size: expected a whole number from 1 to 30" \
+        in result.output
+
+
 def test_audit_without_a_path_is_exit_2() -> None:
     assert run("audit").exit_code == 2
 
@@ -169,7 +184,9 @@ def test_json_is_one_report_object_per_line_with_the_report_shape() -> None:
     assert middle["findings"] == [{
         "seq": 5, "round": 1, "player": "noa", "kind": "violation", "code": "draw.pile_card",
         "message": "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken "
-                   "(pickup=ends)"}]
+                   "(pickup=ends)",
+        "params": {"case": "middle", "player": "noa", "card": "8H", "layer": ["7H", "8H", "9H"],
+                   "ends": ["7H", "9H"], "rule": {"pickup": "ends"}}}]
     assert middle["rounds"][0]["points"] == {"ariel": 0, "noa": 7, "ben": 9}
     assert middle["final"] == {"scores": {"ariel": 0, "noa": 7, "ben": 9}, "finished": False,
                                "winners": [], "out": []}
@@ -319,7 +336,7 @@ def test_a_bad_toml_rules_file_is_wrong_usage(tmp_path: Path) -> None:
     broken.write_text("base = \n", encoding="utf-8")
     result = audit("--rules", str(broken), replay_path("middle-card"))
     assert result.exit_code == 2
-    assert "not a valid toml file" in result.stderr.lower()
+    assert "read as a rules file, and not valid toml" in result.stderr.lower()
 
 
 # --- compare --------------------------------------------------------------------------
@@ -332,7 +349,7 @@ def test_compare_text_shows_both_rule_sets_and_what_changes() -> None:
     assert lines[0].startswith("game d454a4a5a6e99848: baseline israeli")
     assert re.search(r"^  israeli\s+violations\s+winner: unfinished", result.output, re.M)
     assert re.search(r"^  namu\s+clean\s+winner: unfinished", result.output, re.M)
-    assert ("What changes:\n  - under namu, 1 finding removed (draw.pile_card at event 5)\n"
+    assert ("What changes:\n  - under namu, 1 finding removed (draw.pile_card of noa at event 5)\n"
             "  - under namu the verdict is clean instead of violations") in result.output
 
 
@@ -352,9 +369,12 @@ def test_compare_json_has_baseline_results_and_changes() -> None:
                                 "winners": ["ariel"]}]
     assert out["changes"] == [{
         "rules": "namu", "round": None, "field": "findings", "from": ["draw.pile_card@5"],
-        "to": [], "message": "under namu, 1 finding removed (draw.pile_card at event 5)"}, {
+        "to": [], "params": {"added": [], "removed": [
+            {"seq": 5, "code": "draw.pile_card", "player": "noa"}]},
+        "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)"}, {
         "rules": "namu", "round": None, "field": "verdict", "from": "violations",
-        "to": "clean", "message": "under namu the verdict is clean instead of violations"}]
+        "to": "clean", "params": {},
+        "message": "under namu the verdict is clean instead of violations"}]
 
 
 def test_compare_names_the_points_and_the_winner_that_change() -> None:
@@ -385,7 +405,7 @@ def test_compare_without_rules_meets_the_declared_rules_with_every_other_preset(
     assert {c["rules"] for c in out["changes"] if c["field"] == "findings"} == {
         "israeli", "classic", "namu", "de-wiki", "mcleod", "jhyap"}  # the slaps are illegal
     text = run("compare", replay_path("slap-down")).output
-    assert "under israeli, 2 findings added (slap.not_allowed at event 4" in text
+    assert "under israeli, 2 findings added (slap.not_allowed of rami at event 4" in text
     same = run("compare", replay_path("slap-down"), "--rules", "israeli(slap_down=true)",
                "--rules", "israeli(slap_down=true,pickup=ends)").output
     assert "Nothing changes: every rule set gives the same rounds and result." in same
@@ -415,6 +435,14 @@ def test_replay_shows_the_steps_the_table_and_the_findings() -> None:
     assert ("      !! violation draw.pile_card (line 6): noa took 8H from the middle of 7H 8H 9H"
             in out)
     assert "top throw: 7H 8H 9H | stock: 38 | turn: ariel" in out
+    withdrawn = run("replay", str(ROOT / "tests" / "cases" / "fidelity2" /
+                                  "07-withdraw-last-throw.jsonl")).output
+    assert "[  2] (withdrawn by 3, not counted) a throws KD" in withdrawn
+    assert "[  3] the table takes back 2 (a asked): meant to throw the nines" in withdrawn
+    # KD is back in a's hand when the nines are thrown
+    assert re.search(r"^\s+a: KD 2C 3C \(15\)$", withdrawn, re.M)
+    # after ariel's draw (event 3) the turn has passed to noa
+    assert re.search(r"\[  3\] ariel draws 2D from the stock\n.*\| turn: noa$", out, re.M)
     assert re.search(r"^\s+ariel: 7H 8H 9H KS 3D \(37\)$", out, re.M)
     assert re.search(r"^\s+noa: 8C 8D 2S 5C QH \(33\)$", out, re.M)
     assert "[ 21] ariel calls Yaniv (4)" in out
@@ -643,3 +671,65 @@ def test_a_directory_names_its_logs_as_pathlib_does(tmp_path: Path,
     assert log_files((".",)) == found
     monkeypatch.chdir(tmp_path)
     assert log_files(("./logs",)) == [f"logs/{name}" for name in found]
+
+
+def test_the_ruling_says_the_findings_in_the_language_asked(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """--lang (else $LANG) says each finding in that language, from its params; the
+    codes, the cards and the rule parameters stay as written, and --json keeps English."""
+    log = str(ROOT / "replays" / "middle-card.jsonl")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    english = run("audit", log, "--exit-zero").output
+    assert "VIOLATION draw.pile_card at event 5 (line 6): noa took 8H from the middle of " \
+           "7H 8H 9H; only 7H or 9H may be taken (pickup=ends)" in english
+    hebrew = run("audit", log, "--exit-zero", "--lang", "he").output
+    assert "VIOLATION draw.pile_card at event 5 (line 6): noa לקח 8H מאמצע 7H 8H 9H; " \
+           "מותר לקחת רק 7H או 9H (pickup=ends)" in hebrew
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    german = run("audit", log, "--exit-zero").output
+    assert "noa nahm 8H aus der Mitte von 7H 8H 9H; nur 7H oder 9H darf genommen werden " \
+           "(pickup=ends)" in german
+    assert run("audit", log, "--exit-zero", "--lang", "en").output == english
+    report = json.loads(run("audit", log, "--exit-zero", "--json", "--lang", "ko").output)
+    assert report["findings"][0]["message"].startswith("noa took 8H from the middle")
+    assert "unknown" in run("audit", log, "--lang", "fr").output.lower() or \
+        run("audit", log, "--lang", "fr").exit_code == 2
+
+
+# --- control characters never reach the terminal ---------------------------------------------
+
+#: what a hostile log can write in a name, a note or an id: a title change (ESC ] ... BEL),
+#: a screen clear (ESC [ 2J), a bare carriage return, a C1 CSI and a right-to-left override
+HOSTILE = "ev\x1b]0;owned\x07il\x1b[2J\r\x9b31m\u202e"
+
+
+def test_control_characters_of_a_log_are_shown_as_question_marks(tmp_path: Path) -> None:
+    """Names, notes and ids with terminal control sequences reached the terminal raw in
+    audit, replay, compare, query and report (issue 27)."""
+    text = (REPLAYS / "middle-card.jsonl").read_text()
+    log = tmp_path / "hostile.jsonl"
+    log.write_text(text.replace('"ariel"', json.dumps("ariel" + HOSTILE)).replace(
+        '"meta": {', f'"game_id": {json.dumps("g" + HOSTILE)}, "meta": {{', 1))
+    db = str(tmp_path / "games.duckdb")
+    assert run("ingest", "--db", db, str(log)).exit_code == 0
+    outputs = {
+        "audit": audit(str(log)),
+        "audit -v": audit("-v", str(log)),
+        "replay": run("replay", str(log)),
+        "compare": run("compare", str(log), "--rules", "classic"),
+        "query": run("query", "SELECT player, chr(27) || ']0;x' || chr(7) AS t FROM standings",
+                     "--db", db),
+        "report": run("report", "players", "--db", db),
+    }
+    for name, result in outputs.items():
+        assert result.exit_code in (0, 1), (name, result.output)
+        shown = result.output
+        assert "ariel" in shown or name.startswith("query"), name
+        for control in ("\x1b", "\x07", "\r", "\x9b", "\u202e"):
+            assert control not in shown, (name, control, shown[:400])
+    assert "arielev?]0;owned?il?[2J??31m?" in outputs["replay"].output
+    # into a pipe CSV keeps the text exactly, and JSON too (its encoder escapes them)
+    assert run("query", "SELECT chr(27) || '[2J' AS t", "--csv", "--db", db).output == \
+        "t\n\x1b[2J\n"
+    report = json.loads(audit("--json", str(log)).output.splitlines()[0])
+    assert report["game_id"] == "g" + HOSTILE

@@ -292,7 +292,7 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
     assert lines[3].startswith(f"  {replay('wrong-score')}: CLAIMS under israeli")
     assert lines[4] == ("Players of the 3 games played by people, by wins (the 3 simulated "
                         "games left out):")
-    assert lines[5].split() == ["player", "games", "wins", "finished"]
+    assert lines[5].split() == ["player", "games", "finished", "wins"]  # as the leaderboard
     assert lines[7].split() == ["dana", "1", "1", "1"]  # the one win of a finished game
     named = {line.split()[0] for line in lines[7:] if not line.startswith("  and ")}
     assert "ana" not in named and "carmel" not in named  # the bots' names
@@ -300,3 +300,56 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
     every = run("audit", "--db", db, "--again", "--all").output.splitlines()
     assert len(every) == 7 and every[-1].startswith("6 games: ")
     assert sum(" CLEAN under " in line for line in every) == 4
+
+
+def test_a_file_named_like_a_preset_does_not_hide_it(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """--rules classic is the preset, with a note that names the file's own spelling."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "classic").write_text("a shopping list\n")
+    result = run("audit", replay("middle-card"), "--rules", "classic")
+    assert "VIOLATIONS under classic" in result.stdout
+    assert "rules: classic is the preset; the file classic here is read as --rules ./classic" \
+        in result.stderr
+    file = run("audit", replay("middle-card"), "--rules", "./classic")
+    assert file.exit_code == 2
+    assert "./classic: read as a rules file, and not valid TOML" in file.output
+
+
+def test_a_rules_file_with_several_mistakes_lists_them_all(tmp_path: Path) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text('base = "israeli"\nyaniv_max = "seven"\npickup = "anywhere"\n')
+    result = run("audit", replay("middle-card"), "--rules", str(house))
+    assert result.exit_code == 2
+    assert f"{house}: 2 problems:\n  yaniv_max: expected" in result.output
+    assert '\n  pickup: expected one of' in result.output
+
+
+def complete(words: str, shell: str = "bash") -> list[str]:
+    """What click's shell completion offers for the last word of ``words``."""
+    parts = words.split(" ")
+    env = {"_YANIV_AUDIT_COMPLETE": f"{shell}_complete", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(parts) - 1)}
+    result = CliRunner().invoke(cli, [], env=env, prog_name="yaniv-audit")
+    return result.output.splitlines()
+
+
+def test_shell_completion_offers_the_presets_for_rules() -> None:
+    """--rules c<Tab> offers classic and cardgames-zone, then the files there (a rules
+    file is a path); rules show <Tab> every preset."""
+    assert complete("yaniv-audit audit --rules c") == [
+        "plain,classic", "plain,cardgames-zone", "file,c"]
+    assert complete("yaniv-audit compare x.jsonl --rules na") == ["plain,namu", "file,na"]
+    offered = complete("yaniv-audit rules show ")
+    assert [line.split(",", 1)[1] for line in offered if line.startswith("plain,")] == [
+        "israeli", "classic", "cardgames-zone", "namu", "de-wiki", "mcleod", "jhyap"]
+
+
+def test_rules_list_says_which_presets_are_the_same_rules() -> None:
+    lines = run("rules", "list").output.splitlines()
+    assert lines[1].strip() == ("(the defaults); the same rules as cardgames-zone, from "
+                                "another source")
+    assert lines[5].strip() == "(the defaults); the same rules as israeli, from another source"
+    assert lines[3].strip() == "yaniv_max=5"  # classic: like no other preset
+    listed = {p["id"]: p["same_as"] for p in json.loads(run("rules", "list", "--json").output)}
+    assert listed["israeli"] == ["cardgames-zone"] and listed["classic"] == []

@@ -1,4 +1,4 @@
-"""`fingerprint`, `prove` and `verify-proof` end to end (LOG_FORMAT.md sections 4 and 6)."""
+"""`fingerprint`, `prove` and `verify-proof` end to end (docs/fingerprints.md)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def log(tmp_path: Path) -> Path:
 
 
 def expected_fingerprint(events: list[Event]) -> str:
-    """LOG_FORMAT.md section 4 spelled out, independently of yaniv_audit.canonical and .merkle."""
+    """docs/fingerprints.md spelled out, independently of yaniv_audit.canonical and .merkle."""
 
     def canon(event: Event) -> Event:
         out = dict(event)

@@ -175,11 +175,15 @@ def _fields(event: Any) -> dict[str, Any]:
     return {name: getattr(event, name) for name in event.__struct_fields__}
 
 
-def test_integers_beyond_64_bits_keep_every_digit_in_the_leaf() -> None:
-    big = 123456789012345678901234567890
+def test_integers_of_19_digits_keep_every_digit_in_the_leaf_and_beyond_64_bits_are_refused(
+) -> None:
+    big = 9223372036854775807
     log = parse_jsonl(jsonl([{**GAME, "_serial": big, "meta": {"n": -big}}]), "t")
-    assert b'"_serial":123456789012345678901234567890' in log.leaves[0]
-    assert b'"n":-123456789012345678901234567890' in log.leaves[0]
+    assert b'"_serial":9223372036854775807' in log.leaves[0]
+    assert b'"n":-9223372036854775807' in log.leaves[0]
+    err = jsonl_error(jsonl([{**GAME, "meta": {"n": -big - 1}}]))
+    assert str(err) == ('line 1: game_started: field "meta.n": expected a whole number from '
+                        '-9223372036854775807 to 9223372036854775807, got a number of 19 digits')
 
 
 # --- JSON Lines framing ------------------------------------------------------
@@ -303,7 +307,7 @@ PLAYER = "expected a player id (a non-empty string)"
          {"players.1": ['expected a player id or an object {"id": ..., "name": ...}, '
                         'got {"id":"omer","nick":"O"}']}),
         ({**GAME, "rules": "israeli(yaniv_max=-1)"},
-         {"rules": ["yaniv_max: expected a whole number >= 0, got -1"]}),
+         {"rules": ["yaniv_max: expected a whole number from 0 to 99999, got -1"]}),
         ({**GAME, "rules": {"yaniv_max": 5}},
          {"rules": ["a rules object needs 'base': one of israeli, classic, cardgames-zone, "
                     "namu, de-wiki, mcleod, jhyap"]}),
@@ -424,20 +428,21 @@ def test_a_typo_in_a_field_name_reports_the_unknown_and_the_missing_field() -> N
     [
         ({"type": "dicard", "player": "dana"},
          'unknown event type "dicard"; expected one of game_started, round_started, discard, '
-         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note",
+         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw",
          {"type": ['unknown event type "dicard"']}),
         ({"player": "dana"},
          'missing field "type"; expected one of game_started, round_started, discard, draw, '
-         "slap, yaniv, showdown, round_ended, reshuffle, game_ended, note",
+         "slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw",
          {"type": ["missing (required)"]}),
         ({"type": ["discard"]},
          'field "type": expected one of game_started, round_started, discard, draw, slap, '
-         'yaniv, showdown, round_ended, reshuffle, game_ended, note, got ["discard"]',
+         'yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw, got ["discard"]',
          {"type": ["expected one of game_started, round_started, discard, draw, slap, yaniv, "
-                   'showdown, round_ended, reshuffle, game_ended, note, got ["discard"]']}),
+                   "showdown, round_ended, reshuffle, game_ended, note, withdraw, "
+                   'got ["discard"]']}),
         ({"type": "Discard", "player": "dana", "cards": ["5H"]},
          'unknown event type "Discard"; expected one of game_started, round_started, discard, '
-         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note",
+         "draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw",
          {"type": ['unknown event type "Discard"']}),
     ],
 )

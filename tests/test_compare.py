@@ -74,10 +74,11 @@ def test_findings_added_and_removed_are_changes() -> None:
     israeli, classic = parse_rules("israeli"), parse_rules("classic")
     stricter = compare_log(log, [israeli, classic])["changes"]
     assert [c["field"] for c in stricter] == ["findings", "verdict"]
-    assert stricter[0]["message"] == ("under classic, 1 finding added (yaniv.threshold at "
-                                      "event 3)")
+    assert stricter[0]["message"] == ("under classic, 1 finding added (yaniv.threshold of lior "
+                                      "at event 3)")
     looser = compare_log(log, [classic, israeli])["changes"]
-    assert looser[0]["message"] == "under israeli, 1 finding removed (yaniv.threshold at event 3)"
+    assert looser[0]["message"] == ("under israeli, 1 finding removed (yaniv.threshold of lior "
+                                    "at event 3)")
     assert "Nothing changes" not in render_compare(compare_log(log, [israeli, classic]))
 
 
@@ -97,3 +98,24 @@ def test_a_player_out_under_one_rule_set_never_scores_0_instead_of_0() -> None:
     assert "under israeli(score_limit=30), in round 2 lior scores nothing (instead of 18)" in (
         messages)  # lior is out after round 1 under the lower limit
     assert not any("scores 0 instead of" in m for m in messages)
+
+
+def tie_dispute() -> LogBuilder:
+    """Omer calls at 6 and dana shows 6 too; the sheet scores it as an Assaf on a tie, so
+    under assaf_on_tie=false two points at one event are wrong: dana's and omer's."""
+    return (LogBuilder().deal(1, "dana").yaniv("omer", 6)
+            .showdown("omer", {"dana": "AH 5C", "lior": "KS 9D 2C", "omer": "3S 3D"})
+            .ended(1, points={"dana": 0, "lior": 21, "omer": 36}))
+
+
+def test_findings_at_one_event_count_one_each_in_what_changes() -> None:
+    """Two claim.points at one event (dana's and omer's) are two findings, not one."""
+    tie = parse_rules("israeli(assaf_on_tie=false)")
+    result = compare_log(tie_dispute().log(), [parse_rules("israeli"), tie])
+    messages = [c["message"] for c in result["changes"] if c["field"] == "findings"]
+    assert messages == [f"under {tie.id}, 2 findings added (claim.points of dana at event 4, "
+                        "claim.points of omer at event 4)"]
+    back = compare_log(tie_dispute().log(), [tie, parse_rules("israeli")])
+    assert [c["message"] for c in back["changes"] if c["field"] == "findings"] == [
+        "under israeli, 2 findings removed (claim.points of dana at event 4, claim.points of "
+        "omer at event 4)"]

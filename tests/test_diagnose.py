@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from yaniv_audit import diagnose as diagnose_module
 from yaniv_audit.cli import cli
-from yaniv_audit.diagnose import LIMIT
+from yaniv_audit.diagnose import LIMIT, diagnose
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 
@@ -139,3 +139,32 @@ def test_rule_names_given_on_the_command_line_get_a_guess_too() -> None:
 
 def test_the_module_examples() -> None:
     assert doctest.testmod(diagnose_module).failed == 0
+
+
+def test_a_file_that_is_no_log_gets_one_line_saying_what_a_log_looks_like(
+        tmp_path: Path) -> None:
+    """`audit README.md` listed 50 "not valid JSON" lines and "829 more"; it is one
+    problem: not a JSON Lines log, and what a log is."""
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    found = diagnose(readme)
+    assert found.total == 1
+    (problem,) = found.problems
+    assert problem.text().startswith("line 1: not a JSON Lines log: neither this line nor "
+                                     "most of the file's ")
+    assert '{"type": "game_started", "format": "yaniv-log/1"' in problem.message
+    result = CliRunner().invoke(cli, ["audit", str(readme)])
+    assert result.exit_code == 3 and len(result.output.splitlines()) == 1
+    assert "UNREADABLE: line 1: not a JSON Lines log" in result.output
+
+
+def test_a_log_whose_first_line_is_broken_still_gets_each_problem(tmp_path: Path) -> None:
+    """Most lines JSON: a log with typos, its first line too, not a file of prose."""
+    lines = (Path(__file__).resolve().parent.parent / "replays" / "middle-card.jsonl"
+             ).read_text().splitlines()
+    lines[0] = lines[0][:-1]  # the closing brace lost
+    lines[3] = "oops"
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join(lines) + "\n")
+    found = diagnose(broken)
+    assert {1, 4} <= {p.line for p in found.problems}
+    assert all("not a JSON Lines log" not in p.message for p in found.problems)

@@ -52,6 +52,18 @@ def test_rules_md_has_every_parameter_and_every_preset_with_its_source() -> None
         assert set(re.findall(r"`([a-z_]+)=", row.group(1))) == changed, name
 
 
+def test_rules_md_gives_every_number_its_range_as_the_code_checks_it() -> None:
+    """The ranges are one table in the code (rules.PARAMS); the reference repeats it."""
+    body = text("docs/rules.md")
+    for param in PARAMS:
+        row = re.search(rf"^\| `{param.name}` \| [^|]+ \| ([^|]+) \|", body, re.M)
+        assert row is not None, param.name
+        if param.kind == "int":
+            assert row.group(1).startswith(f"{param.minimum} to {param.maximum}"), param.name
+        elif param.kind == "table":
+            assert f"scores 1 to {param.maximum}" in row.group(1)
+
+
 def test_log_format_md_has_every_finding_code_and_exit_status() -> None:
     body = text("docs/log-format.md")
     for kind, codes in CODES.items():
@@ -123,6 +135,13 @@ def test_the_readme_main_job_runs(tmp_path: Path) -> None:
     assert "ingested 0 games (0 events)" in outputs[1][0]
     assert "audited under its declared rules by this version already" in outputs[1][1]
     assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")
+    # it ends on the people's games: the leaderboard leaves the bots' out and says so
+    board = outputs[0][2].splitlines()
+    assert board[0].endswith(f"(the {games - 8} simulated games left out); --simulated "
+                             "counts them")
+    assert board[1].split()[:4] == ["player", "games", "finished", "wins"]
+    rows = {line.split()[0]: line.split()[1] for line in board[3:]}
+    assert "ana" not in rows and "carmel" not in rows and rows["ben"] == "1"  # not the bot ben
 
 
 def commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, click.Command]]:
@@ -156,3 +175,21 @@ def test_cli_md_shows_every_command_with_every_option(name: str, command: click.
             assert re.search(rf"{re.escape(opt)}\b", where), f"{name} {opt}"
     table = text("README.md").split("## Commands", 1)[1].split("\n## ", 1)[0]
     assert f"`{name}" in table or f"`{name.split()[0]} --" in table, name
+
+
+def test_the_code_and_the_generated_schemas_point_into_docs() -> None:
+    """Docstrings and the JSON Schemas named LOG_FORMAT.md sections and ARCHITECTURE.md,
+    which are not in the repository: they point to docs/, and every docs/ page they name
+    is there."""
+    files = [*(ROOT / "yaniv_audit").rglob("*.py"), *(ROOT / "schemas").glob("*"),
+             *(p for p in (ROOT / "tests").rglob("*") if p.suffix in (".py", ".md")
+               and p.name != "test_docs.py")]
+    named: set[str] = set()
+    for path in files:
+        body = path.read_text(encoding="utf-8")
+        for outside in ("RULES.md", "LOG_FORMAT", "ARCHITECTURE.md"):
+            assert outside not in body, f"{path.relative_to(ROOT)} names {outside}"
+        named.update(re.findall(r"docs/([\w-]+\.md)", body))
+    assert {"log-format.md", "rules.md", "fingerprints.md"} <= named
+    for page in named:
+        assert (ROOT / "docs" / page).is_file(), page

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 from builders import HANDS, STOCK, UPCARD, LogBuilder, codes, findings, standard
 
+from yaniv_audit.audit import audit_log
 from yaniv_audit.cards import parse_card
+from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.events import Draw
+from yaniv_audit.messages import render
+from yaniv_audit.web.i18n import translations
 
 # --- a clean round --------------------------------------------------------
 
@@ -244,6 +251,31 @@ def test_round_winner_opens_the_next_round() -> None:
     assert second_round("dana", "israeli(starter=free)").audit()["verdict"] == "clean"
     assert second_round("lior", "israeli(starter=next_seat)").audit()["verdict"] == "clean"
     assert codes(second_round("omer", "israeli(starter=next_seat)").audit()) == ["deal.starter"]
+
+
+def assafed_then(starter: str, rules: str) -> dict[str, Any]:
+    """Round 1 (a scoresheet): a calls at 5 and b Assafs at 3; round 2 opened by ``starter``."""
+    events = [{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b", "c"],
+               "rules": rules},
+              {"type": "round_started", "round": 1, "starter": "a"},
+              {"type": "showdown", "caller": "a",
+               "hands": {"a": ["2C", "3C"], "b": ["3D"], "c": ["KS"]}},
+              {"type": "round_started", "round": 2, "starter": starter}]
+    return audit_log(parse_jsonl("\n".join(json.dumps(e) for e in events).encode(), "x"))
+
+
+def test_starter_caller_opens_with_the_caller_even_after_an_assaf() -> None:
+    assert assafed_then("a", "israeli(starter=caller)")["verdict"] == "clean"
+    (f,) = findings(assafed_then("b", "israeli(starter=caller)"), "deal.starter")
+    assert f["message"] == ("b opened round 2, but a should have: a called Yaniv in round 1 "
+                            "(starter=caller)")
+    assert f["params"]["caller"] == "a" and f["params"]["case"] == "caller"
+    for lang in ("he", "ru", "de", "ko"):  # said in each language, from the params
+        said = render("deal.starter", f["params"], translations(lang).ugettext)
+        assert said != f["message"] and "a" in said and "starter=caller" in said
+    # the default gives the round to its winner, the Assafer
+    assert codes(assafed_then("a", "israeli")) == ["deal.starter"]
+    assert assafed_then("b", "israeli")["verdict"] == "clean"
 
 
 def test_a_player_who_is_out_but_dealt_in() -> None:

@@ -61,6 +61,18 @@ RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {
     "25-yaniv-after-own-draw-emptying-stock-reshuffle": ("violations", [(5, "yaniv.timing"),
                                                                         (5, "yaniv.threshold")]),
 }
+#: the second set (tests/cases/fidelity2, its README): case -> (verdict, findings)
+RULINGS2: dict[str, tuple[str, list[tuple[int, str]]]] = {
+    "01-upcard-unrecorded-older-throw-draw": ("violations", [(5, "draw.pile_card")]),
+    "02-upcard-unrecorded-older-throw-draw-2decks": ("violations", [(5, "draw.pile_card")]),
+    "03-game-over-after-stock-decides": ("violations", [(28, "game.over")]),
+    "04-joker-drawn-no-jokers": ("corrupt", [(3, "card.not_in_deck")]),
+    "05-duplicate-showdown-player-goes-out": ("clean", []),
+    "06-out-player-dealt-in-never-moves": ("violations", [(5, "player.out")]),
+    "07-withdraw-last-throw": ("clean", []),
+    "08-withdraw-older-event": ("violations", [(4, "log.withdraw")]),
+    "09-withdraw-scoresheet-round": ("clean", []),
+}
 UNREADABLE = ["09a-unnamed-draw-past-recorded-stock",
               "09b-unnamed-draw-past-recorded-stock-round-ends"]
 
@@ -77,9 +89,13 @@ def test_every_case_has_a_ruling() -> None:
     assert sorted([*RULINGS, *UNREADABLE]) == sorted(p.stem for p in CASES.glob("*.jsonl"))
 
 
-@pytest.mark.parametrize("name", sorted(RULINGS))
+#: both sets, by the path of each case under tests/cases/fidelity
+EVERY_RULING = RULINGS | {f"../fidelity2/{name}": r for name, r in RULINGS2.items()}
+
+
+@pytest.mark.parametrize("name", sorted(EVERY_RULING))
 def test_ruling(name: str) -> None:
-    verdict, expected = RULINGS[name]
+    verdict, expected = EVERY_RULING[name]
     report = audit(name)
     assert report["verdict"] == verdict, report.get("findings", report)
     assert [(f["seq"], f["code"]) for f in report["findings"]] == expected

@@ -1,4 +1,4 @@
-"""Throws (RULES.md section 3): classification, reasons, slap-down, joker swap
+"""Throws (docs/rules.md, "Throwing"): classification, reasons, slap-down, joker swap
 and the legal-move generator, checked against a brute-force reading of the
 rules."""
 
@@ -30,7 +30,7 @@ def kind_of(text: str, rules: RuleSet) -> str:
 
 
 def oracle_kinds(throw: Sequence[Card], rules: RuleSet) -> set[str]:
-    """Every kind ``throw`` (as placed) may be read as, straight from RULES.md:
+    """Every kind ``throw`` (as placed) may be read as, straight from docs/rules.md:
     runs by trying every suit, every stretch of ranks and both directions."""
     n = len(throw)
     if n == 0:

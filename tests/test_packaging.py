@@ -31,7 +31,7 @@ def test_the_wheel_and_the_sdist_build_and_the_wheel_installs_and_runs(tmp_path:
         assert data in names
     assert any(n.endswith("licenses/LICENSE") for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "yaniv-audit = yaniv_audit.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "yaniv-audit = yaniv_audit.__main__:run" in zipfile.ZipFile(wheel).read(entry).decode()
     with tarfile.open(sdist) as tar:
         members = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
     for path in ("LICENSE", "README.md", "docs/log-format.md", "schemas/report.schema.json",

@@ -197,7 +197,7 @@ def strip_optional(events: Events, rnd: random.Random) -> tuple[Events, set[str]
 
     The upcard and a round's stock may go; a reshuffle's stock may go; a stock
     draw's card may go, but only where what is left of the log still fixes
-    the stock's order (LOG_FORMAT section 2: every other stock draw names its
+    the stock's order (docs/log-format.md: every other stock draw names its
     card). Returns the log and the kinds of information that were taken out.
     """
     out: list[dict[str, Any]] = []
@@ -291,3 +291,73 @@ def test_games_under_any_house_rules_audit_clean(rules, players: int, seed: int,
         return  # more hands than the deck holds: refused up front
     report = audit_events(events)
     assert report["verdict"] == "clean", (rules.id, style, report["findings"][:2])
+
+
+def is_entry(event: dict[str, Any]) -> bool:
+    """An event a withdrawal may take back (docs/log-format.md, "Withdrawals")."""
+    return event["type"] not in ("game_started", "note", "withdraw")
+
+
+def with_a_withdrawal(events: Events, where: int, size: int, slip: bool,
+                      pick: int) -> tuple[Events, list[int], int]:
+    """The log with ``size`` entries from a point written, taken back by a ``withdraw``
+    and written again, as a table does ("no wait"); with ``slip``, the first of them was
+    first written with another card. Returns the log, the positions taken back and the
+    withdrawal's position (the events carry no ``seq``: positions name them)."""
+    plain = [{k: v for k, v in e.items() if k != "seq"} for e in events]
+    i = 1 + where % (len(plain) - 1)
+    block = []
+    for e in plain[i:i + size]:
+        if not is_entry(e):
+            break
+        block.append(e)
+    if not block:
+        return plain, [], -1
+    written = [dict(e) for e in block]
+    if slip:
+        deck = [r + s for r in "A23456789TJQK" for s in "CDHS"] + ["JK"]
+        first = written[0]
+        if "card" in first:
+            first["card"] = deck[pick % len(deck)]
+        elif "cards" in first:
+            first["cards"] = [deck[(pick + k) % len(deck)] for k in range(len(first["cards"]))]
+    taken = list(range(i, i + len(block)))
+    withdraw = {"type": "withdraw", "seqs": taken[::-1] if pick % 2 else taken,
+                "reason": "written by mistake"}
+    return [*plain[:i], *written, withdraw, *block, *plain[i + len(block):]], taken, i + len(block)
+
+
+@pytest.mark.parametrize(("style", "case"), STYLE_CASES)
+@examples(2)
+@given(data=st.data(), where=st.integers(1, 10**6), size=st.integers(1, 4),
+       slip=st.booleans(), pick=st.integers(0, 10**6))
+def test_an_entry_taken_back_and_written_again_leaves_the_ruling(
+        style: str, case: str, data: st.DataObject, where: int, size: int, slip: bool,
+        pick: int) -> None:
+    """A withdrawal of the latest entries, written again after it, reads as the log without
+    them: a clean game stays clean with the same rounds and result, even when the entry
+    taken back was impossible (a slip of the pen)."""
+    args = data.draw(games(case, style))
+    events = game(*args)
+    retaken, taken, by = with_a_withdrawal(events, where, size, slip, pick)
+    report = audit_events(retaken)
+    assert ruling(report) == ruling(audit_events(events)), (taken, report["findings"][:2])
+    assert report.get("withdrawn", []) == [{"seq": s, "by": by} for s in taken]
+
+
+@pytest.mark.parametrize(("style", "case"), STYLE_CASES)
+@examples(2)
+@given(data=st.data(), where=st.integers(2, 10**6))
+def test_a_withdrawal_naming_an_older_entry_is_log_withdraw_and_takes_nothing_back(
+        style: str, case: str, data: st.DataObject, where: int) -> None:
+    args = data.draw(games(case, style))
+    events = [{k: v for k, v in e.items() if k != "seq"} for e in game(*args)]
+    at = 2 + where % (len(events) - 1)  # the withdrawal's position: after two entries
+    if not (is_entry(events[at - 1]) and is_entry(events[at - 2])):
+        return
+    wrong = [*events[:at], {"type": "withdraw", "seqs": [at - 2]}, *events[at:]]
+    report = audit_events(wrong)
+    assert [(f["seq"], f["code"]) for f in report["findings"]] == [(at, "log.withdraw")]
+    assert "withdrawn" not in report
+    original = audit_events(events)
+    assert (report["rounds"], report["final"]) == (original["rounds"], original["final"])

@@ -58,6 +58,8 @@ BASE: dict[str, dict[str, Any]] = {
     "game_ended": {"type": "game_ended", "seq": INDEX, "at": AT, "winner": ["omer", "lior"],
                    "scores": {"omer": 0}},
     "note": {"type": "note", "seq": INDEX, "at": AT, "text": "late slap", "player": "lior"},
+    "withdraw": {"type": "withdraw", "seq": INDEX, "at": AT, "seqs": [3, 4], "player": "lior",
+                 "reason": "meant the nines"},
 }
 
 CARD_SPELLINGS: list[Any] = [
@@ -212,6 +214,21 @@ def test_cards_in_every_spelling_in_every_card_field(kind: str) -> None:
             agree({**base, "hands": {"dana": [text], "omer": ["5H"]}})
 
 
+@pytest.mark.parametrize("seqs", [
+    [], [0], [3, 4], [4, 3], [3, 3], [-1], [0, -1], [True], [1.0], [2**63 - 1], [2**63],
+    [2**70], ["3"], [None], 3, "3", {"3": 3}, [[3]], None,
+])
+def test_withdraw_seqs_of_every_shape(seqs: Any) -> None:
+    """``seqs`` is a non-empty list of whole numbers >= 0; naming a seq twice, itself or
+    an older entry is for the replay to refuse (log.withdraw), not the reader."""
+    accepted = agree({**BASE["withdraw"], "seqs": seqs})
+    assert accepted == (type(seqs) is list and len(seqs) > 0
+                        and all(type(s) is int and s >= 0 for s in seqs))
+    for extra in ({"player": None}, {"reason": None}, {"reason": 5}, {"player": ""},
+                  {"reason": ""}, {"seqs": seqs, "reason": "x", "player": "omer"}):
+        agree({**BASE["withdraw"], "seqs": seqs, **extra})
+
+
 def test_card_spellings_are_read_and_normalised() -> None:
     raw = {"type": "discard", "player": "dana", "cards": ["10h", " 5♣ ", "JK"]}
     fast = _fast(raw, 2, 3)
@@ -320,8 +337,10 @@ def valid_events(draw: st.DrawFn, kind: str | None = None) -> dict[str, Any]:
                 min_size=1, max_size=9))
         elif name == "source":
             raw[name] = draw(st.sampled_from(["stock", "pile"]))
-        elif name in ("text", "game_id"):
+        elif name in ("text", "game_id", "reason"):
             raw[name] = draw(st.text(max_size=10))
+        elif name == "seqs":
+            raw[name] = draw(st.lists(ints, max_size=4))
         elif name == "rules":
             raw[name] = draw(st.sampled_from(
                 ["israeli", "classic(pickup=any)", {"base": "israeli", "yaniv_max": 7}]))
@@ -462,6 +481,17 @@ def test_corpus_reads_the_same_with_msgspec_and_with_marshmallow(
         assert fast.events == slow.events and fast.leaves == slow.leaves
 
 
+def test_the_cases_read_the_same_with_msgspec_and_with_marshmallow(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fidelity cases, withdrawals among them: the same events, leaves and
+    withdrawals, or the same error."""
+    cases = sorted((Path(__file__).resolve().parent / "cases").glob("*/*.jsonl"))
+    assert sum(b'"withdraw"' in path.read_bytes() for path in cases) >= 3
+    for path in cases:
+        data = path.read_bytes()
+        assert _read_either(data, monkeypatch, True) == _read_either(data, monkeypatch, False)
+
+
 GAME = BASE["game_started"]
 
 
@@ -474,12 +504,12 @@ def _jsonl(*events: Any) -> bytes:
 @pytest.mark.parametrize(
     "line",
     [
-        b'{"type":"note","text":"x","_n":123456789012345678901234567890}',
-        b'{"type":"note","text":"x","_n":-9223372036854775809,"_m":18446744073709551616}',
+        b'{"type":"note","text":"x","_n":1234567890123456789}',
+        b'{"type":"note","text":"x","_n":-9223372036854775807,"_m":9223372036854775807}',
         b'{"type":"note","text":"x","_f":1e16,"_g":[1.0,0.1,-0.0]}',
         b'{"type":"note","text":"x","_s":"12345678901234567890123"}',
-        b'{"type":"yaniv","player":"dana","total":-9223372036854775809}',
-        b'{"type":"round_ended","round":1,"points":{"dana":123456789012345678901234567890}}',
+        b'{"type":"yaniv","player":"dana","total":-9223372036854775807}',
+        b'{"type":"round_ended","round":1,"points":{"dana":1234567890123456789}}',
         b'{"type":"note","text":"\\u00e9\\n\\t\\"\\\\\\u0000\\ud83d\\ude00 caf\xc3\xa9"}',
         b'{"type":"discard","player":"dana","cards":["5h","10\xe2\x99\xa5"]}',
         b'{"type":"discard","cards":["5H"],"player":"dana","_x":{"b":1,"a":[true,null]}}',
@@ -500,12 +530,44 @@ def test_lines_with_big_numbers_floats_and_escapes_read_exactly(
     assert array.leaves == fast.leaves
 
 
-def test_an_integer_just_beyond_64_bits_keeps_its_digits() -> None:
-    """19 digits can already be beyond int64, which orjson reads as a float."""
+def test_the_largest_integers_keep_their_digits() -> None:
+    """19 digits can be int64's ends, which orjson reads as integers (exact)."""
     game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
-    data = _jsonl(game, b'{"type":"note","text":"x","_n":-9223372036854775809}')
+    data = _jsonl(game, b'{"type":"note","text":"x","_n":-9223372036854775807}')
     log = parse_jsonl(data, "t")
-    assert log.leaves[1] == b'{"_n":-9223372036854775809,"text":"x","type":"note"}'
+    assert log.leaves[1] == b'{"_n":-9223372036854775807,"text":"x","type":"note"}'
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        (b'{"type":"note","text":"x","_n":123456789012345678901234567890}', "_n"),
+        (b'{"type":"note","text":"x","_m":[1,{"k":9223372036854775808}]}', "_m.1.k"),
+        (b'{"type":"yaniv","player":"dana","total":-9223372036854775808}', "total"),
+        (b'{"type":"yaniv","player":"dana","total":18446744073709551615}', "total"),
+        (b'{"type":"round_ended","round":1,"points":{"dana":9223372036854775808}}',
+         "points.dana"),
+        (b'{"type":"note","text":"x","seq":9223372036854775808}', "seq"),
+    ],
+)
+@pytest.mark.parametrize("fast", [True, False])
+def test_integers_beyond_64_bits_are_refused_on_every_path(
+        line: bytes, field: str, fast: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A number of 2**63 or more was read, then made every answer about the game a 500
+    (orjson refuses it) and a stored game unviewable (issue 27): refused where it comes in,
+    in a .jsonl and a .json log alike, naming the line or event and the field."""
+    monkeypatch.setattr(codec, "MSGSPEC", fast)
+    game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
+    data = _jsonl(game, {"type": "round_started", "round": 1, "starter": "dana",
+                         "hands": {"dana": ["5H", "TH"]}}, line)
+    expected = f'field "{field}": expected a whole number from -9223372036854775807 to ' \
+               '9223372036854775807, got a number of '
+    err = pytest.raises(LogFormatError, parse_jsonl, data, "t").value
+    assert err.line == 3 and err.index == 2 and expected in str(err), str(err)
+    assert err.messages.keys() == {field}
+    array = b"[" + b",".join(data.split(b"\n")[:3]) + b"]"
+    err = pytest.raises(LogFormatError, parse_json_array, array, "t.json").value
+    assert err.index == 2 and expected in str(err), str(err)
 
 
 @pytest.mark.parametrize("on", [True, False])
@@ -553,7 +615,7 @@ def _read_either(data: bytes, monkeypatch: pytest.MonkeyPatch, fast: bool) -> An
     monkeypatch.setattr(codec, "MSGSPEC", fast)
     try:
         log = parse_jsonl(data, "t")
-        return log.events, log.leaves
+        return log.events, log.leaves, log.withdrawals
     except LogFormatError as exc:
         return str(exc), exc.messages
     finally:
@@ -563,7 +625,8 @@ def _read_either(data: bytes, monkeypatch: pytest.MonkeyPatch, fast: bool) -> An
 @pytest.mark.parametrize("change", [
     "none", "blank line", "crlf", "spaces", "bom", "underscore field", "spelling", "null",
     "seq", "no seq", "bad at", "naive at", "unknown field", "bad json", "not seated", "round",
-    "float", "big integer", "long line", "last line", "no final newline",
+    "float", "big integer", "long line", "last line", "no final newline", "withdraw",
+    "refused withdraw", "bad withdraw",
 ])
 def test_a_log_reads_the_same_whichever_path_reads_each_line(
         change: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -600,18 +663,34 @@ def test_a_log_reads_the_same_whichever_path_reads_each_line(
                                                .encode()),
         "last line": lambda: lines.__setitem__(-1, json.dumps({"type": "note", "text": 5})
                                                .encode()),
+        # the last entry taken back, or one that is not the latest (log.withdraw), or none
+        "withdraw": lambda: lines.append(json.dumps({
+            "type": "withdraw", "seq": len(lines), "seqs": [len(lines) - 1],
+            "player": events[0]["players"][0], "reason": "misheard"}).encode()),
+        "refused withdraw": lambda: lines.append(json.dumps({
+            "type": "withdraw", "seq": len(lines), "seqs": [k]}).encode()),
+        "bad withdraw": lambda: lines.append(json.dumps({
+            "type": "withdraw", "seq": len(lines), "seqs": []}).encode()),
     }
     if change in edits:
         edits[change]()
     data = b"\n".join(lines) + (b"" if change == "no final newline" else b"\n")
     fast = _read_either(data, monkeypatch, True)
     assert fast == _read_either(data, monkeypatch, False)
-    if change in ("none", "crlf", "no final newline", "no seq"):  # msgspec read them all
+    if change in ("none", "crlf", "no final newline", "no seq", "withdraw",
+                  "refused withdraw"):  # msgspec read them all
         builder = codec._LogBuilder("t")
         split = data.split(b"\n")
         codec._read_lines(builder, split, 0, 1)
         assert codec._read_wire(builder, data, split, 1)
-        assert (tuple(builder.events), tuple(builder.leaves)) == fast
+        assert (tuple(builder.events), tuple(builder.leaves),
+                builder.checker.withdrawals) == fast
+    if change == "withdraw":
+        assert fast[2] is not None and list(fast[2].withdrawn) == [len(lines) - 2]
+    elif change == "refused withdraw":
+        assert fast[2] is not None and not fast[2].withdrawn and fast[2].refused
+    elif change == "bad withdraw":
+        assert fast[1] == {"seqs": ["expected a non-empty list of seqs, got []"]}, fast
 
 
 def codecs_bom() -> bytes:

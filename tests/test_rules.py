@@ -81,6 +81,63 @@ def test_bad_rule_sets_are_refused_naming_the_parameter(text: str, expected: str
         parse_rules(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("israeli(decks=10000000)", "decks: expected a whole number from 1 to 4, got 10000000"),
+        ("israeli(decks=5)", "decks: expected a whole number from 1 to 4"),
+        ("israeli(jokers=9)", "jokers: expected a whole number from 0 to 8"),
+        ("israeli(hand_size=31)", "hand_size: expected a whole number from 1 to 30"),
+        ("israeli(set_max=49)", "set_max: expected a whole number from 2 to 48"),
+        ("israeli(run_max=15)", "run_max: expected a whole number from 2 to 14 or null"),
+        ("israeli(rounds=1001,game_end=rounds)", "rounds: expected a whole number from 1 to 1000"),
+        ("israeli(score_limit=100000)", "score_limit: expected a whole number from 1 to 99999"),
+        ("israeli(assaf_penalty=9223372036854775808)",
+         "assaf_penalty: expected a whole number from 0 to 99999, got 9223372036854775808"),
+        ("israeli(joker_value=100000)", "joker_value: expected a whole number from 0 to 99999"),
+        ("israeli(reductions={100000:1})", "reductions: key 100000 is not a score"),
+        ("israeli(decks=1e23)", 'decks: expected a whole number from 1 to 4, got "1e23"'),
+        ("israeli(yaniv_max=" + "9" * 5000 + ")", "yaniv_max: expected a whole number from 0"),
+        ("israeli(reductions={" + "9" * 5000 + ":1})", "reductions: key"),
+    ],
+)
+def test_every_number_has_a_range_and_beyond_it_is_refused_with_the_range(
+        text: str, expected: str) -> None:
+    """A rule set of ten million decks took 4.3 GB before anything refused it (issue 27);
+    a number of 2**63 or more made every JSON answer fail; 5,000 digits made int() fail."""
+    with pytest.raises(RulesError) as caught:
+        parse_rules(text)
+    assert expected in str(caught.value)
+    assert len(str(caught.value)) < 200  # a long number is not repeated whole
+
+
+def test_the_ends_of_every_range_are_accepted() -> None:
+    for param in PARAMS:
+        if param.kind != "int":
+            continue
+        for value in (param.minimum, param.maximum):
+            overrides = {param.name: value}
+            if param.name == "rounds":
+                overrides["game_end"] = "rounds"
+            if param.name in ("set_min", "run_min"):  # with a maximum at least as high
+                overrides[param.name.replace("min", "max")] = value
+            if param.name in ("set_max", "run_max"):  # with a minimum at most as high
+                overrides[param.name.replace("max", "min")] = 2
+            assert getattr(make_rules("israeli", overrides), param.name) == value
+    assert make_rules("israeli", {"reductions": {"99999": 99998}}).reductions == ((99999, 99998),)
+
+
+def test_rules_files_refuse_out_of_range_values(tmp_path) -> None:
+    toml = tmp_path / "house.toml"
+    toml.write_text('base = "israeli"\ndecks = 20000000\n')
+    with pytest.raises(RulesError, match="house.toml: decks: expected a whole number from 1 to 4"):
+        load_rules_file(toml)
+    js = tmp_path / "house.json"
+    js.write_text('{"base": "israeli", "score_limit": 18446744073709551616}')
+    with pytest.raises(RulesError, match="house.json: score_limit: expected a whole number"):
+        load_rules_file(js)
+
+
 def test_rules_files_toml_and_json_match_the_equivalent_id(tmp_path) -> None:
     toml = tmp_path / "house.toml"
     toml.write_text('base = "israeli"\nyaniv_max = 5\n[reductions]\n"100" = 50\n"150" = 100\n')
@@ -100,10 +157,52 @@ def test_rules_file_errors_name_the_file_and_the_parameter(tmp_path) -> None:
         load_rules_file(bad)
     broken = tmp_path / "broken.json"
     broken.write_text("{")
-    with pytest.raises(RulesError, match="broken.json: not a valid JSON file"):
+    with pytest.raises(RulesError, match="broken.json: read as a rules file, and not valid JSON"):
         load_rules_file(broken)
     with pytest.raises(RulesError, match="cannot read"):
         load_rules_file(tmp_path / "missing.toml")
+
+
+def test_a_rules_file_lists_every_problem_not_the_first(tmp_path) -> None:
+    """As a log gets every problem listed, so does a rules file: each bad value and
+    unknown parameter, on its own line under the file's name."""
+    bad = tmp_path / "house.toml"
+    bad.write_text('base = "israeli"\nyaniv_max = "seven"\nasaf_penalty = 20\n'
+                   'score_limit = -5\n')
+    with pytest.raises(RulesError) as caught:
+        load_rules_file(bad)
+    assert str(caught.value) == (
+        f"{bad}: 3 problems:\n"
+        '  yaniv_max: expected a whole number from 0 to 99999, got "seven"\n'
+        "  unknown rule parameter \"asaf_penalty\"; see 'yaniv-audit rules show'; did you "
+        'mean "assaf_penalty"?\n'
+        "  score_limit: expected a whole number from 1 to 99999, got -5")
+    assert caught.value.problems[0] == (
+        f'{bad}: yaniv_max: expected a whole number from 0 to 99999, got "seven"')
+    no_base = tmp_path / "no-base.json"
+    no_base.write_text('{"yaniv_max": "x"}')
+    with pytest.raises(RulesError, match=r"2 problems:\n  a rules object needs 'base'.*\n"
+                                         r"  yaniv_max: expected"):
+        load_rules_file(no_base)
+    with pytest.raises(RulesError, match=r"^2 problems:\n  unknown preset \"isr\""):
+        parse_rules("isr(yaniv_max=x)")
+
+
+def test_a_preset_name_is_the_preset_even_with_a_file_of_that_name_here(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file named classic in the current directory does not hide the preset; ./classic
+    reads the file, and its error says it was read as a rules file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "classic").write_text("not toml at all\n")
+    assert resolve_rules("classic") == PRESETS["classic"]
+    assert resolve_rules("classic(yaniv_max=5)").yaniv_max == 5
+    with pytest.raises(RulesError, match=r"^\./classic: read as a rules file, and not valid "
+                                         "TOML"):
+        resolve_rules("./classic")
+    (tmp_path / "house").write_text('base = "namu"\n')
+    assert resolve_rules("house") == PRESETS["namu"]  # not a preset's name: the file
+    with pytest.raises(RulesError, match="nor is there a rules file hous here"):
+        resolve_rules("hous")
 
 
 def _value_strategy(param):  # type: ignore[no-untyped-def]
@@ -115,7 +214,7 @@ def _value_strategy(param):  # type: ignore[no-untyped-def]
         return st.dictionaries(
             st.integers(1, 400), st.integers(0, 399), max_size=5
         ).map(lambda d: {k: min(v, k - 1) for k, v in d.items()})
-    ints = st.integers(param.minimum, param.minimum + 30)
+    ints = st.integers(param.minimum, min(param.maximum, param.minimum + 30))
     return st.one_of(st.none(), ints) if param.nullable else ints
 
 

@@ -62,7 +62,7 @@ def test_the_module_runs_as_a_script() -> None:
 def test_the_document_is_a_oneof_told_apart_by_type() -> None:
     doc = log_event_schema()
     assert doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert len(doc["oneOf"]) == len(doc["$defs"]) == 11
+    assert len(doc["oneOf"]) == len(doc["$defs"]) == 12
     for name, branch in doc["$defs"].items():
         assert branch["properties"]["type"]["const"] == name
         assert branch["additionalProperties"] is False

@@ -1,6 +1,7 @@
 """``yaniv-audit serve`` as a user starts it: a subprocess on waitress, real HTTP.
 
-A first start on a missing archive ingests the sample games and says so; a
+``serve --demo`` stores the sample games in a demo archive and says so, and a plain
+``serve`` stores none in the archive that becomes the user's; a
 curl-style body (``--data-binary``, form content type) is audited; the limits
 and the token hold; every answer has the security headers.
 """
@@ -71,7 +72,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     db = tmp_path_factory.mktemp("serve") / "fresh.duckdb"
     port = free_port()
     env = {**os.environ, "YANIV_AUDIT_TOKEN": "s3cret"}
-    proc, said = start_serve(db, port, env, "--threads", "4", "--max-bytes", "4096")
+    proc, said = start_serve(db, port, env, "--threads", "4", "--max-bytes", "4096", "--demo")
     try:
         yield f"http://127.0.0.1:{port}", said
     finally:
@@ -89,9 +90,9 @@ def send(url: str, data: bytes | None = None, headers: dict[str, str] | None = N
         return exc.code, dict(exc.headers), json.loads(exc.read())
 
 
-def test_a_first_start_ingests_the_samples_and_says_so(server: tuple[str, str]) -> None:
+def test_a_demo_start_ingests_the_samples_and_says_so(server: tuple[str, str]) -> None:
     url, said = server
-    assert "the archive was empty: ingested the 8 sample games of replays/" in said
+    assert "the demo archive was empty: ingested the 8 sample games of replays/" in said
     assert "waitress, 4 threads" in said and "writes need the token" in said
     # by default one per core, no more than the threads that serve
     assert f"{min(usable_cores(), 4)} audit processes" in said
@@ -122,6 +123,44 @@ def test_too_large_and_unauthorized(server: tuple[str, str]) -> None:
     assert status == 200 and body["duplicates"][0]["source"] == "request.jsonl"
     status, _, body = send(f"{url}/api/v1/games?offset=99999999999999999999")
     assert status == 400 and body["error"]["field"] == "offset"
+
+
+def serve_here(directory: Path, *args: str) -> list[str]:
+    """What ``serve`` started in ``directory`` (no --db, no $YANIV_AUDIT_DB) says up to
+    where it listens; then it is stopped."""
+    env = {k: v for k, v in os.environ.items() if k != "YANIV_AUDIT_DB"}
+    proc = subprocess.Popen([sys.executable, "-m", "yaniv_audit.cli", "serve", "--port",
+                             str(free_port()), "--workers", "0", *args],
+                            stderr=subprocess.PIPE, text=True,
+                            env={**env, "PYTHONPATH": str(ROOT)}, cwd=directory)
+    said = []
+    try:
+        assert proc.stderr is not None
+        while not said or not said[-1].startswith("yaniv-audit on "):
+            line = proc.stderr.readline()
+            assert line, f"serve stopped: {''.join(said)}"
+            said.append(line)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return said
+
+
+def test_serve_stores_no_sample_game_in_the_users_archive(tmp_path: Path) -> None:
+    """In an empty directory serve says how to fill the archive and stores nothing in it;
+    --demo serves the samples from yaniv-demo.duckdb there, apart from it."""
+    said = serve_here(tmp_path)
+    assert said[0].startswith("the archive yaniv-archive.duckdb holds no games yet: "
+                              "yaniv-audit ingest PATH stores your logs")
+    assert "serve --demo shows the sample games" in said[0]
+    assert not (tmp_path / "yaniv-archive.duckdb").exists()
+    demo = serve_here(tmp_path, "--demo")
+    assert demo[0].startswith("the demo archive was empty: ingested the 8 sample games of "
+                              "replays/ into yaniv-demo.duckdb")
+    assert "(archive yaniv-demo.duckdb," in demo[1]
+    assert not (tmp_path / "yaniv-archive.duckdb").exists()
+    with Archive(tmp_path / "yaniv-demo.duckdb", read_only=True) as archive:
+        assert archive.count_games() == 8
 
 
 @pytest.fixture(scope="module")

@@ -286,3 +286,30 @@ def test_the_record_page_runs_only_its_own_files_and_speaks_the_languages(
     assert " style=" not in page and "<style" not in page
     strings = json.loads(re.search(r'id="i18n">(.*?)</script>', page).group(1))  # type: ignore[union-attr]
     assert strings["Write down round %(n)s"] == "רישום סיבוב %(n)s"
+
+
+def test_after_a_stock_draw_the_turn_passes_and_the_next_players_moves_are_offered() -> None:
+    events = [game(), deal(upcard="TH"),
+              {"type": "discard", "player": "dana", "cards": ["KS"]},
+              {"type": "draw", "player": "dana", "source": "stock", "card": "5H"}]
+    table = state_of(events)
+    assert table["state"]["up"] == "lior"
+    moves = table["next"]["moves"]
+    # the next player's throws (and no call: lior holds 25), which the recorder offers
+    assert {"type": "discard", "player": "lior", "cards": ["2C", "2D"]} in moves
+    assert {"type": "discard", "player": "lior", "cards": ["QH"]} in moves
+    assert {m["player"] for m in moves} == {"lior"}
+    assert "yaniv" not in [m["type"] for m in moves]
+
+
+def test_a_withdrawn_throw_is_read_as_never_written() -> None:
+    events = [game(), deal(upcard="TH"),
+              {"type": "discard", "player": "dana", "cards": ["KS"]},
+              {"type": "withdraw", "seqs": [2], "player": "dana"}]
+    table = state_of(events)
+    assert table["last"] == [] and table["report"]["withdrawn"] == [{"seq": 2, "by": 3}]
+    assert table["state"]["hands"]["dana"] == HANDS["dana"] and table["state"]["phase"] == "start"
+    assert {"type": "discard", "player": "dana", "cards": ["KS"]} in table["next"]["moves"]
+    events.append({"type": "withdraw", "seqs": [2]})  # taken back already
+    assert [(f["code"], f["message"]) for f in state_of(events)["last"]] == [
+        ("log.withdraw", "the withdrawal takes nothing back: 2 was already taken back (by 3)")]

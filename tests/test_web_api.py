@@ -130,8 +130,24 @@ def test_posted_log_errors(client: FlaskClient) -> None:
                            "bad_rules", "rules")
     error(client.post("/api/v1/board?seat=x", data=MIDDLE.read_bytes()), 400,
           "bad_parameter", "seat")
+    # no rule set beyond its ranges: ten million decks took one worker 4.3 GB (issue 27)
+    for rules in ("israeli(decks=10000000)", "israeli(score_limit=9223372036854775808)"):
+        for path in ("/api/v1/audit", "/api/v1/board", "/api/v1/state", "/api/v1/compare"):
+            message = error(client.post(f"{path}?rules={rules}", data=MIDDLE.read_bytes()),
+                            400, "bad_rules", "rules")
+            assert "expected a whole number from " in message, message
+    # nor a number of 2**63 or more in the log, which orjson cannot write (a 500 before)
+    lines = MIDDLE.read_bytes().splitlines()
+    game = json.loads(lines[0])
+    for big in ({**game, "meta": {"n": 2**63}}, {**game, "_serial": -(10**30)}):
+        data = b"\n".join([json.dumps(big).encode(), *lines[1:]])
+        for path in ("/api/v1/audit", "/api/v1/board", "/api/v1/state", "/api/v1/compare"):
+            message = error(client.post(path, data=data), 422, "unreadable_log", "log")
+            assert "line 1: game_started: field " in message and " got a number of " in message
     error(client.get("/api/v1/nothing-here"), 404, "not_found")
-    error(client.get("/api/v1/audit"), 405, "method_not_allowed")
+    not_allowed = client.get("/api/v1/audit")
+    error(not_allowed, 405, "method_not_allowed")
+    assert "POST" in not_allowed.headers["Allow"]  # it had none (schemathesis, issue 27)
 
 
 def test_board_and_compare_of_a_posted_log(client: FlaskClient) -> None:
@@ -304,6 +320,21 @@ def test_a_report_under_rules_not_audited_yet(archive_file: Path, tmp_path: Path
 # --- writes ------------------------------------------------------------------------------
 
 
+def test_an_upload_named_with_a_nul_or_too_long_a_name_is_stored(tmp_path: Path) -> None:
+    """Such names gave 500 (issue 27): kept as the archive's source, cleaned and cut."""
+    client = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "a.duckdb")}).test_client()
+    names = {"a\x00b.jsonl": "a_b.jsonl", "x" * 300 + ".jsonl": "x" * 234 + ".jsonl",
+             "é" * 200 + ".jsonl": "é" * 117 + ".jsonl", "x" * 300: "x" * 240, "..": "upload"}
+    for sent, kept in names.items():
+        answer = client.post("/api/v1/games", data={"log": (io.BytesIO(MIDDLE.read_bytes()),
+                                                            sent)},
+                             content_type="multipart/form-data")
+        assert answer.status_code in (200, 201), answer.get_data(as_text=True)[:300]
+        body = answer.get_json()
+        (stored,) = body["added"] + body["duplicates"]
+        assert stored["source"] in (kept, kept + ".jsonl"), stored["source"]
+
+
 def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
     db = tmp_path / "new.duckdb"
     local = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
@@ -412,3 +443,44 @@ def test_a_write_while_another_process_holds_the_archive_is_a_503(archive_file: 
     message = error(busy, 503, "archive_unavailable")
     assert message.startswith("held.duckdb: the archive is in use by another process")
     assert str(tmp_path) not in busy.get_data(as_text=True)
+
+
+def test_findings_are_said_in_the_language_accept_language_asks(client: FlaskClient) -> None:
+    """Accept-Language adds each finding's "text" in that language (cards as the board
+    draws them); "message" stays English, and without the header the report is the CLI's."""
+    body = MIDDLE.read_bytes()
+    headers = {"Content-Type": "application/x-ndjson"}
+    plain = client.post("/api/v1/audit", data=body, headers=headers).get_json()
+    assert "text" not in plain["findings"][0]
+    asked = client.post("/api/v1/audit", data=body,
+                        headers={**headers, "Accept-Language": "ru-RU,ru;q=0.9"}).get_json()
+    finding = asked["findings"][0]
+    assert finding["message"] == plain["findings"][0]["message"]
+    assert finding["text"] == ("noa взял 8♥ из середины 7♥ 8♥ 9♥; взять можно только 7♥ "
+                               "или 9♥ (pickup=ends)")
+    state = client.post("/api/v1/state", data=body,
+                        headers={**headers, "Accept-Language": "ko"}).get_json()
+    texts = [f["text"] for f in state["report"]["findings"]]
+    assert texts and "가져갈 수 있습니다" in texts[0]
+    other = client.post("/api/v1/audit", data=body,
+                        headers={**headers, "Accept-Language": "fr"}).get_json()
+    assert other["findings"][0]["text"].startswith("noa took 8♥ from the middle of")
+
+
+def test_the_leaderboard_leaves_the_bots_out_unless_asked(tmp_path: Path) -> None:
+    """As `report leaderboard` does: simulated games are left out and the summary says so;
+    ?simulated=true counts them."""
+    db = tmp_path / "bots.duckdb"
+    bots = sorted((REPLAYS / "simulated" / "classic").glob("*.jsonl"))[:2]
+    with Archive(db) as archive:
+        archive.ingest([str(REPLAYS / "wrong-score.jsonl"), *map(str, bots)], jobs=1)
+        list(archive.audit(jobs=1))
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    people = client.get("/api/v1/reports/leaderboard").get_json()
+    assert people["summary"].endswith("(the 2 simulated games left out)")
+    assert {row["games"] for row in people["rows"]} == {1}
+    every = client.get("/api/v1/reports/leaderboard?simulated=true").get_json()
+    assert "left out" not in every["summary"]
+    assert len(every["rows"]) > len(people["rows"])
+    error(client.get("/api/v1/reports/leaderboard?simulated=maybe"), 400, "bad_parameter",
+          "simulated")

@@ -194,6 +194,21 @@ def test_upload_a_log_file(client: FlaskClient) -> None:
     assert data["report"]["findings"][0]["code"] == "draw.pile_card"
 
 
+def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskClient) -> None:
+    log = ROOT / "tests" / "cases" / "fidelity2" / "07-withdraw-last-throw.jsonl"
+    response = client.post("/view?lang=de", data={"text": log.read_text(), "rules": ""})
+    page = response.get_data(as_text=True)
+    data = embedded(page)
+    assert data["report"]["withdrawn"] == [{"seq": 2, "by": 3}]
+    assert [s["withdrawn_by"] for s in data["steps"]] == [None, None, 3, None, None, None]
+    assert data["steps"][3]["move"]["seqs"] == [2]
+    # the struck entry is said in words too, not by its look alone
+    item = re.search(r'<li id="ev-2" class="withdrawn">(.*?)</li>', page, re.S)
+    assert item and "<del>a throws KD</del>" in item.group(1)
+    assert "(zurückgenommen durch 3, zählt nicht)" in item.group(1)
+    assert '<li id="ev-4" class="">' in page  # the throw written again stands
+
+
 def test_paste_a_log_and_replay_it_under_other_rules(client: FlaskClient) -> None:
     response = client.post("/view", data={"text": MIDDLE.read_text(), "rules": "namu"})
     html = response.get_data(as_text=True)
@@ -431,3 +446,20 @@ def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> No
     game = web.get("/api/v1/games/friday-at-dana-2024-05-17").get_json()
     assert game["fingerprint"] == first and game["rewrites"] is None
     assert web.get(f"/api/v1/games/{second}").get_json()["rewrites"] == first
+
+
+def test_compare_page_lists_each_finding_added_at_one_event(tmp_path: Path) -> None:
+    """A tie scored as an Assaf: under assaf_on_tie=false dana's and omer's points are both
+    wrong at one round_ended, and the page lists both (it listed one)."""
+    from test_compare import tie_dispute
+
+    log = tmp_path / "tie.jsonl"
+    log.write_bytes(tie_dispute().jsonl())
+    db = tmp_path / "tie.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(log)], jobs=1)
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    html = client.get(f"/games/{fingerprint_of(log)}/compare?rules=israeli"
+                      "&rules=israeli(assaf_on_tie=false)").get_data(as_text=True)
+    added = re.findall(r'<li class="added">.*?<code>([\w.]+)</code>', html)
+    assert added == ["claim.points", "claim.points"]

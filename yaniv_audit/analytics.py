@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .archive import Archive
+from .archive import SIMULATED, Archive
 from .rules import RuleSet
 
 
@@ -46,8 +46,16 @@ CHOSEN = _chosen(True)
 #: the same, every game ($3 filters the rounds instead)
 CHOSEN_ALL = _chosen(False)
 
+#: the games ``yaniv-audit simulate`` wrote (bots playing): the leaderboard leaves them
+#: out unless asked, so that a club's table is about its people
+BOTS = f"bots AS (SELECT e.game_no FROM events e WHERE e.seq = 0 AND {SIMULATED})"
+
+#: per player, by wins: games played, finished, won (as the players report and the
+#: summary of ``audit --db`` count them); ``$4``: count the simulated games too
 LEADERBOARD = f"""
-WITH {CHOSEN},
+WITH {CHOSEN.replace("chosen AS", "asked AS", 1)},
+{BOTS},
+chosen AS (SELECT * FROM asked WHERE $4 OR game_no NOT IN (SELECT game_no FROM bots)),
 calls AS (
     SELECT c.rules, r.caller AS player, count(*) AS yanivs,
            count(*) FILTER (WHERE r.assafed) AS assafed
@@ -62,7 +70,8 @@ made AS (
     GROUP BY ALL
 )
 SELECT c.rules, s.player,
-       count(*) FILTER (WHERE c.finished) AS games,
+       count(*) AS games,
+       count(*) FILTER (WHERE c.finished) AS finished,
        count(*) FILTER (WHERE s.won) AS wins,
        round(100.0 * count(*) FILTER (WHERE s.won)
              / nullif(count(*) FILTER (WHERE c.finished), 0), 1) AS win_pct,
@@ -76,6 +85,11 @@ LEFT JOIN calls ON calls.rules = c.rules AND calls.player = s.player
 LEFT JOIN made ON made.rules = c.rules AND made.player = s.player
 GROUP BY c.rules, s.player
 ORDER BY c.rules, wins DESC, win_pct DESC NULLS LAST, s.player
+"""
+#: the simulated games among those the leaderboard would read (how many it leaves out)
+SIMULATED_GAMES = f"""
+WITH {CHOSEN}, {BOTS}
+SELECT count(DISTINCT game_no) FROM chosen WHERE game_no IN (SELECT game_no FROM bots)
 """
 
 ASSAF_RISK = f"""
@@ -338,8 +352,9 @@ REPORTS = {
     "reductions": "each reduction: how often, how often it saved a player from "
                   "elimination, Victor calls (an Assafed Yaniv landing on it)",
     "violations": "findings by code and by player, most first",
-    "leaderboard": "players by wins: finished games, wins, win %, average final score, "
-                   "Yaniv calls, times Assafed, Assafs made",
+    "leaderboard": "players by wins: games, finished games, wins, win %, average final "
+                   "score, Yaniv calls, times Assafed, Assafs made; the games people played "
+                   "(simulated games only when asked)",
     "assaf-risk": "for each hand total a Yaniv was called at: calls, how many were Assafed, "
                   "the risk in %",
     "findings": "finding codes by how often they occur, and in how many games",
@@ -365,6 +380,8 @@ class Table:
     summary: str
     #: rows left out (rules-impact with a ``limit``)
     more: int = 0
+    #: simulated games left out (the leaderboard, unless asked to count them)
+    bots_left_out: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"report": self.name, "summary": self.summary, "columns": self.columns,
@@ -407,10 +424,13 @@ def _run(archive: Archive, sql: str, rule_sets: Sequence[RuleSet | None],
 
 
 def report(archive: Archive, name: str, rules: RuleSets = None,
-           players: int | None = None, limit: int | None = None) -> Table:
+           players: int | None = None, limit: int | None = None, *,
+           simulated: bool = False) -> Table:
     """Report ``name`` of :data:`REPORTS` under one rule set or several (the games must
     be audited under them; for rules-impact under the declared rules too). ``limit``:
-    rules-impact lists at most that many games of each rule set (the summary counts all)."""
+    rules-impact lists at most that many games of each rule set (the summary counts all).
+    ``simulated``: the leaderboard counts the games bots played too (else it leaves them
+    out and its summary says how many: a club's leaderboard is about its people)."""
     if name not in REPORTS:
         raise ValueError(f"unknown report {name!r}; expected one of {', '.join(REPORTS)}")
     rule_sets = rule_sets_of(rules)
@@ -421,10 +441,12 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
         return _rules_impact(archive, rule_sets, players, limit)
     if name == "deal-odds":
         return _deal_odds(archive, rule_sets, players)
-    extra = _limits(archive) if name == "reductions" else ()
+    extra: tuple[Any, ...] = (_limits(archive) if name == "reductions"
+                              else (simulated,) if name == "leaderboard" else ())
     columns, rows = _run(archive, _SQL[name], rule_sets, players, *extra)
     col = {c: i for i, c in enumerate(columns)}
     who = f" with {players} players" if players else ""
+    left = 0
 
     def total(column: str) -> int:
         return sum(row[col[column]] or 0 for row in rows)
@@ -437,6 +459,12 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
     elif name in ("leaderboard", "players"):
         names = {row[col["player"]] for row in rows}
         summary = f"{len(names)} players, in games{who} under {under}"
+        if name == "leaderboard" and not simulated:
+            keys = [[None if r is None else r.key for r in rule_sets],
+                    [label(r) for r in rule_sets], players]
+            (left,), = archive.query(SIMULATED_GAMES, keys)[1]
+            if left:
+                summary += f" (the {left} simulated game{'s' if left != 1 else ''} left out)"
     elif name == "rounds":
         summary = (f"{total('rounds')} rounds of {total('games')} games{who}: "
                    f"{total('yaniv')} ended by a Yaniv ({total('assafed')} Assafed), "
@@ -461,7 +489,7 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
     else:  # violations
         summary = (f"{total('findings')} findings, {len(rows)} by code and player, in "
                    f"games{who} under {under}")
-    return Table(name, columns, rows, summary)
+    return Table(name, columns, rows, summary, bots_left_out=left)
 
 
 def _limits(archive: Archive) -> tuple[list[str], list[str | None], list[int | None]]:

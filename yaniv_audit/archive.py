@@ -1,6 +1,6 @@
 """The archive: many games in one DuckDB file, audited in bulk, asked in SQL.
 
-A shell around the pure core (ARCHITECTURE.md): logs are read by the codec,
+A shell around the pure core (docs/design.md): logs are read by the codec,
 audited by :mod:`yaniv_audit.audit`, and stored here.
 
 - ``games`` and ``events`` hold what was ingested and are append-only: a game
@@ -733,7 +733,7 @@ def derived_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table
 def derived_schemas() -> dict[str, pa.Schema]:
     """The Arrow schema of each derived table, as DuckDB gives the archive's own
     CREATE TABLEs (so that Arrow tables and Parquet files have the archive's types)."""
-    con = duckdb.connect(config={"threads": 1})
+    con = duckdb.connect(config={"threads": 1, **NO_EXTENSIONS})
     try:
         con.execute(DERIVED_TABLES)
         return {table: con.table(table).to_arrow_table().schema for table in DERIVED}
@@ -896,7 +896,14 @@ def memory_limit() -> dict[str, str | bool | int | float | list[str]]:
     long ingest grew by the size of what it wrote; with one, the cache stays within it
     and a query that needs more spills to a temporary file.
     """
-    return {"memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY}
+    return {"memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY,
+            **NO_EXTENSIONS}
+
+
+#: every connection's: no extension installed or loaded on demand (a foreign file given
+#: as an archive made DuckDB try to download sqlite_scanner)
+NO_EXTENSIONS: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 
 class Archive:
@@ -1746,14 +1753,17 @@ class Archive:
                    ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Column names and rows of a user's SQL: one SELECT that reads only the archive's
         tables (:mod:`yaniv_audit.safe_sql`), stopped after ``timeout`` seconds (None:
-        the default, 30). Anything else raises :class:`~yaniv_audit.errors.QueryError`
+        the default, 30), in a process of its own whose memory the system bounds and which
+        is killed at the time limit (:func:`~yaniv_audit.safe_sql.run_isolated`). Anything
+        else raises :class:`~yaniv_audit.errors.QueryError`
         (:class:`~yaniv_audit.errors.QueryRefused`, :class:`~yaniv_audit.errors.QueryTimeout`)
         with what and why, on one line. The archive must be open ``locked``."""
         if not self.locked:
             raise ArchiveError("a user's SQL runs only on an archive opened locked "
                                "(Archive(path, locked=True))")
-        return safe_sql.run(self.con, sql, safe_sql.DEFAULT_TIMEOUT if timeout is None
-                            else timeout)
+        return safe_sql.run_isolated(
+            self.path, sql, safe_sql.DEFAULT_TIMEOUT if timeout is None else timeout,
+            str(memory_limit()["memory_limit"]))
 
 
 def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:

@@ -56,9 +56,31 @@ PRELOAD = ["yaniv_audit.audit", "yaniv_audit.codec", "yaniv_audit.engine", "yani
 
 def worker_pool(processes: int) -> Any:
     """A pool of worker processes that inherit nothing but the modules they need
-    (from :func:`worker_context`), each ending when this process does."""
-    return worker_context().Pool(processes, initializer=exit_with_parent,
-                                 initargs=(os.getpid(),))
+    (from :func:`worker_context`), each ending when this process does.
+
+    Ctrl-C is held off while the pool starts: one arriving in the middle left the
+    workers already started to a pool nobody could end (``Pool()`` ends them on an
+    Exception only), and a worker still reading its start-up data when this process
+    exited printed a traceback (its semaphore gone). Held, it comes as soon as the pool
+    exists, which is then ended before the KeyboardInterrupt goes on."""
+    context = worker_context()
+    hold = (hasattr(signal, "pthread_sigmask")
+            and threading.current_thread() is threading.main_thread())
+    if hold:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = None
+    try:
+        pool = context.Pool(processes, initializer=exit_with_parent, initargs=(os.getpid(),))
+    finally:
+        if hold:
+            try:  # a Ctrl-C held meanwhile is raised here, by the unblocking call
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            except KeyboardInterrupt:
+                if pool is not None:
+                    pool.terminate()
+                    pool.join()
+                raise
+    return pool
 
 
 def worker_context(preload: Sequence[str] = PRELOAD) -> Any:

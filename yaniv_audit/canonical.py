@@ -1,4 +1,4 @@
-"""The canonical encoding of an event: the leaf of the fingerprint (LOG_FORMAT.md section 4).
+"""The canonical encoding of an event: the leaf of the fingerprint (docs/fingerprints.md).
 
 Exactly ``json.dumps(event, sort_keys=True, separators=(",", ":"),
 ensure_ascii=False).encode("utf-8")`` after one normalisation: every card
@@ -81,7 +81,7 @@ def _plain(value: Any) -> bool:
 
 
 def canonical_leaf(event: Any) -> bytes:
-    """Exactly :func:`canonical_bytes` (the leaf of LOG_FORMAT.md section 4), through
+    """Exactly :func:`canonical_bytes` (the leaf of docs/fingerprints.md), through
     orjson, ten times faster, where that is provably the same bytes."""
     if json_plain(event):
         try:

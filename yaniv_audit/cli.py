@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -21,6 +22,7 @@ import click
 
 from . import __version__
 from .errors import InternalError, LogFormatError, RulesError, YanivAuditError
+from .messages import LANGUAGES
 from .rules import format_value
 
 if TYPE_CHECKING:
@@ -42,11 +44,11 @@ def worst(codes: list[int]) -> int:
 def emit_json(obj: Any) -> None:
     from .audit import to_json_line
 
-    click.echo(to_json_line(obj))
+    click.echo(to_json_line(obj))  # JSON escapes control characters itself
 
 
 def fail(message: str, code: int) -> NoReturn:
-    click.echo(f"yaniv-audit: {message}", err=True)
+    echo(f"yaniv-audit: {message}", err=True)
     sys.exit(code)
 
 
@@ -76,7 +78,7 @@ def verbosity_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def note(message: str, *, verbose: bool = False) -> None:
     """A note on standard error: none with --quiet; a ``verbose`` one only with --verbose."""
     if VERBOSITY >= (1 if verbose else 0):
-        click.echo(message, err=True)
+        echo(message, err=True)
 
 
 def colour_on() -> bool:
@@ -94,9 +96,7 @@ _COLOURS = {"CLEAN": ("green", False), "OK": ("green", False), "VALID": ("green"
 
 def paint(line: str) -> str:
     """A line of a ruling with its verdict word (CLEAN, VIOLATIONS, ...; the mark of a
-    finding) in colour when :func:`colour_on`."""
-    import re
-
+    finding) in colour when :func:`colour_on` (through :func:`echo`'s ``painted``)."""
     if not colour_on():
         return line
     match = re.search(r"(?:^|: |^    )(CLEAN|CLAIMS?|VIOLATIONS?|CORRUPT|IMPOSSIBLE|"
@@ -122,11 +122,40 @@ def progress(items: Any, length: int, label: str, unit: str = "game") -> Iterato
         yield bar
 
 
-def say(line: str) -> None:
-    """One line on standard output, above a progress bar if one is shown."""
+def say(line: str, *, painted: bool = False, exact: bool = False) -> None:
+    """One line on standard output, above a progress bar if one is shown (as
+    :func:`echo` writes it)."""
     from tqdm import tqdm
 
-    tqdm.write(line, file=sys.stdout)
+    tqdm.write(line if exact else terminal_text(line, painted), file=sys.stdout)
+
+
+#: what a terminal would obey rather than show: the C0 controls but tab and line end, DEL,
+#: the C1 controls (U+0080-U+009F: CSI, OSC...), and the marks that reorder text
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+
+
+def terminal_text(text: str, painted: bool = False) -> str:
+    """Text as the commands write it: every control character a log, a player's name, a
+    note or an archive's value could carry (``ESC [``, ``ESC ]``, a bare CR, ...) shown as
+    ``?``, never obeyed by the terminal; then, when ``painted``, the verdict words
+    coloured (:func:`paint`), the only escape sequences the commands write."""
+    text = _UNSAFE.sub("?", text)
+    return "\n".join(map(paint, text.split("\n"))) if painted else text
+
+
+def echo(message: Any = "", *, err: bool = False, nl: bool = True, painted: bool = False,
+         exact: bool = False) -> None:
+    """Every line of text the commands write goes through here (:func:`terminal_text`);
+    ``exact`` (JSON, whose encoder escapes control characters) is written as it is."""
+    text = str(message)
+    click.echo(text if exact else terminal_text(text, painted), err=err, nl=nl)
+
+
+#: the archive ``serve --demo`` serves, in the current directory: the sample games apart
+#: from the archive a club keeps its own games in
+DEMO_DB = "yaniv-demo.duckdb"
 
 
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -136,23 +165,43 @@ def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str,
+                   ) -> list[click.shell_completion.CompletionItem]:
+    """Shell completion of a rule set: the presets that start with what is typed (each
+    with its source), then the files there, as a rules file is a path."""
+    from click.shell_completion import CompletionItem
+
+    from .rules import PRESET_SOURCES, PRESETS
+
+    presets = [CompletionItem(name, help=PRESET_SOURCES[name])
+               for name in PRESETS if name.startswith(incomplete)]
+    return [*presets, CompletionItem(incomplete, type="file")]
+
+
 def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
     return click.option(
         "--rules",
         "rules_specs",
         multiple=multiple,
         metavar="R",
+        shell_complete=complete_rules,
         help="a rule-set id (classic, israeli(yaniv_max=5)) or a TOML/JSON rules file",
     )
 
 
 def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
-    from .rules import resolve_rules
+    """The rule set ``spec`` names, or a usage error; a preset's name is the preset, and
+    when a file of that name is here too a note says which was taken."""
+    from .rules import names_a_preset, resolve_rules
 
     try:
-        return resolve_rules(spec)
+        rules = resolve_rules(spec)
     except RulesError as exc:
         raise click.BadParameter(str(exc), param_hint=hint) from None
+    if names_a_preset(spec) and os.path.exists(spec):
+        note(f"rules: {spec} is the preset; the file {spec} here is read as "
+             f"--rules {shlex.quote(os.path.join('.', spec))}")
+    return rules
 
 
 def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
@@ -193,7 +242,7 @@ class Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            click.echo("\nyaniv-audit: interrupted", err=True)
+            echo("\nyaniv-audit: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
 
 
@@ -238,13 +287,13 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
                            "total": found.total})
             else:
                 for line in render(path, found):
-                    click.echo(paint(line))
+                    echo(line, painted=True)
             continue
         codes.append(EXIT_OK)
         if as_json:
             emit_json({"file": path, "verdict": "readable", "events": len(log.events)})
         elif VERBOSITY >= 0:
-            click.echo(paint(f"{path}: ok ({len(log.events)} events)"))
+            echo(f"{path}: ok ({len(log.events)} events)", painted=True)
     sys.exit(worst(codes))
 
 
@@ -268,9 +317,13 @@ def rules_list(as_json: bool) -> None:
     """Every preset, what it changes and where it comes from."""
     from .rules import PRESET_SOURCES, PRESETS
 
+    # presets equal by their parameters: the same rules, written down by two sources
+    same = {name: [other for other, o in PRESETS.items() if o == r and other != name]
+            for name, r in PRESETS.items()}
     if as_json:
         emit_json([
-            {"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
+            {"id": name, "source": PRESET_SOURCES[name], "params": r.params(),
+             "same_as": same[name]}
             for name, r in PRESETS.items()
         ])
         return
@@ -279,12 +332,16 @@ def rules_list(as_json: bool) -> None:
         changed = [
             f"{k}={format_value(v)}" for k, v in r.values().items() if getattr(default, k) != v
         ]
-        click.echo(f"{name:15} {PRESET_SOURCES[name]}")
-        click.echo(f"{'':15} {', '.join(changed) if changed else '(the defaults)'}")
+        what = ", ".join(changed) if changed else "(the defaults)"
+        if same[name]:
+            what += (f"; the same rules as {' and '.join(same[name])}, from "
+                     f"{'another source' if len(same[name]) == 1 else 'other sources'}")
+        echo(f"{name:15} {PRESET_SOURCES[name]}")
+        echo(f"{'':15} {what}")
 
 
 @rules.command("show")
-@click.argument("rule_set", metavar="R", required=False)
+@click.argument("rule_set", metavar="R", required=False, shell_complete=complete_rules)
 @click.option("--json", "as_json", is_flag=True)
 def rules_show(rule_set: str | None, as_json: bool) -> None:
     """Every parameter of rule set R (a preset, an id or a rules file).
@@ -300,12 +357,12 @@ def rules_show(rule_set: str | None, as_json: bool) -> None:
         emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params(),
                    **({"house_rules": found[1]} if found else {})})
         return
-    click.echo(f"{r.id}")
+    echo(f"{r.id}")
     if found:
-        click.echo(f"house rules: {found[1]} (used when --rules is not given)")
-    click.echo(f"preset {r.name}: {PRESET_SOURCES[r.name]}")
+        echo(f"house rules: {found[1]} (used when --rules is not given)")
+    echo(f"preset {r.name}: {PRESET_SOURCES[r.name]}")
     for p in PARAMS:
-        click.echo(f"  {p.name:20} {format_value(getattr(r, p.name)):24} {p.help}")
+        echo(f"  {p.name:20} {format_value(getattr(r, p.name)):24} {p.help}")
 
 
 @cli.command()
@@ -314,7 +371,7 @@ def fingerprint(log: str) -> None:
     """Print LOG's fingerprint: the RFC 6962 Merkle tree hash of its events."""
     from .merkle import tree_hash
 
-    click.echo(tree_hash(read_log_or_exit(log).leaves).hex())
+    echo(tree_hash(read_log_or_exit(log).leaves).hex())
 
 
 def read_log_or_exit(path: str) -> Log:
@@ -404,21 +461,19 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str, as_json: bool) -> None:
         sys.exit(EXIT_OK if ok else EXIT_FOUND)
     if consistency:
         if not ok:
-            click.echo(paint("invalid: the proof does not show that log extends the log "
-                             "with that fingerprint"))
+            echo("invalid: the proof does not show that log extends the log "
+                 "with that fingerprint", painted=True)
             sys.exit(EXIT_FOUND)
-        click.echo(paint(f"valid: the log {shown['fingerprint'].lower()} "
-                         f"({shown['tree_size']} events) extends the log {trusted} "
-                         f"({shown['old_size']} events) without changing it"))
+        echo(f"valid: the log {shown['fingerprint'].lower()} "
+             f"({shown['tree_size']} events) extends the log {trusted} "
+             f"({shown['old_size']} events) without changing it", painted=True)
         sys.exit(EXIT_OK)
     if not ok:
-        click.echo(paint("invalid: the proof does not show that event in the log with that "
-                         "fingerprint"))
+        echo("invalid: the proof does not show that event in the log with that "
+             "fingerprint", painted=True)
         sys.exit(EXIT_FOUND)
-    click.echo(paint(
-        f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) is in the log "
-        f"{trusted}"
-    ))
+    echo(f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) is in the "
+         f"log {trusted}", painted=True)
     sys.exit(EXIT_OK)
 
 
@@ -486,10 +541,13 @@ def _logs_under(top: str) -> Iterator[str]:
               help="with --scheduler local: worker processes (default: all cores)")
 @click.option("--out", "out", default=None, type=click.Path(), metavar="DIR",
               help="with --parquet: the new or empty directory of the results")
+@click.option("--lang", type=click.Choice(LANGUAGES), default=None,
+              help="the language of the findings in the ruling of one log (default: $LANG's, "
+                   "else English); --json keeps the English message and adds nothing")
 def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
           jobs: int | None, exit_zero: bool, db: str | None, again: bool,
           all_lines: bool, parquet: str | None, scheduler: str | None, workers: int | None,
-          out: str | None) -> None:
+          out: str | None, lang: str | None) -> None:
     """Replay each log under R and rule on it.
 
     R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
@@ -536,10 +594,13 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     if len(files) == 1:
+        said = language_of(lang)
+
         def render(report: dict[str, Any]) -> str:
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=True)
-            return render_report(report, strict=strict, lines=finding_lines(report))
+            return render_report(report, strict=strict, lines=finding_lines(report),
+                                 gettext=said)
     else:
         def render(report: dict[str, Any]) -> str:  # one line per game in bulk
             if report["verdict"] == "unreadable":
@@ -555,6 +616,19 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def language_of(lang: str | None) -> Callable[[str], str] | None:
+    """The catalogue's gettext of ``--lang``, else of ``$LANG`` (``he_IL.UTF-8``: Hebrew);
+    None for English, the findings' own words."""
+    if lang is None:
+        wanted = os.environ.get("LANG", "")[:2].lower()
+        lang = wanted if wanted in LANGUAGES else "en"
+    if lang == "en":
+        return None
+    from .web.i18n import translations  # Babel and the catalogues: only for another language
+
+    return translations(lang).ugettext
 
 
 def finding_lines(report: dict[str, Any]) -> list[int] | None:
@@ -603,9 +677,9 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
     except DistributedError as exc:
         fail(str(exc), EXIT_USAGE if exc.usage else EXIT_BAD_INPUT)
     n = done.counts
-    click.echo(verdict_line(n["games"], {v: n[v] for v in VERDICTS},  # as audit --db says it
+    echo(verdict_line(n["games"], {v: n[v] for v in VERDICTS},  # as audit --db says it
                             [name_of(r) for r in rule_sets]))
-    click.echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
+    echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
                f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
                f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
                f"events/s; {done.startup:.1f} s more to start); results in {out}")
@@ -639,17 +713,17 @@ def print_reports(reports: Any, count: int, as_json: bool,
     counts: dict[str, int] = {}
     codes: list[int] = []
     with progress(reports, count, "auditing") as bar:
-        echo = click.echo if bar.disable else say  # lines above the bar, never glued to it
+        write = echo if bar.disable else say  # lines above the bar, never glued to it
         for report in bar:
             verdict = report["verdict"]
             counts[verdict] = counts.get(verdict, 0) + 1
             codes.append(EXIT_BY_VERDICT[verdict])
             if as_json:
-                echo(to_json_line(report))
+                write(to_json_line(report), exact=True)
             elif verdict != "clean" or VERBOSITY >= 0:
-                echo("\n".join(paint(line) for line in render(report).split("\n")))
+                write(render(report), painted=True)
     if count > 1 or not codes:
-        click.echo(verdict_line(len(codes) if games is None else games, counts, rule_sets),
+        echo(verdict_line(len(codes) if games is None else games, counts, rule_sets),
                    err=as_json)
     return codes
 
@@ -671,7 +745,7 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     if as_json:
         emit_json(result)
     else:
-        click.echo(render_compare(result))
+        echo(render_compare(result))
     sys.exit(worst([EXIT_BY_VERDICT[r["verdict"]] for r in result["results"]]))
 
 
@@ -708,14 +782,14 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
     declared = parsed.game.rules.id
     given = "--rules" if rules_specs else "the house rules"
     if rules is None:
-        click.echo(f"{log}: replayed under {declared}, the rules the log declares")
+        echo(f"{log}: replayed under {declared}, the rules the log declares")
     elif rules.id == declared:
-        click.echo(f"{log}: replayed under {rules.id} ({given}), the rules the log declares")
+        echo(f"{log}: replayed under {rules.id} ({given}), the rules the log declares")
     else:
-        click.echo(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}")
+        echo(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}")
     try:
         for line in render_steps(parsed, rules, seat=seat):
-            click.echo(line)
+            echo(line)
         verdict = verdict_of(replay_log(parsed, rules).findings)
     except LogFormatError as exc:
         fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
@@ -861,7 +935,7 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
     if as_json:
         emit_json(result)
     else:
-        click.echo(b.render(result))
+        echo(b.render(result))
     sys.exit(EXIT_FOUND if check and not all(t["pass"] for t in result["targets"])
              else EXIT_OK)
 
@@ -879,24 +953,30 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
               help="processes that audit posted logs, so that requests use every core "
                    "(default: $YANIV_AUDIT_WORKERS, else one per core up to --threads; 0: "
                    "in the server, as --dev does by default)")
+@click.option("--client-timeout", "client_timeout", type=click.IntRange(1, 3600), default=15,
+              show_default=True, metavar="SECONDS",
+              help="a connection that sends nothing for this long is closed (slow clients)")
 @click.option("--dev", is_flag=True,
               help="Flask's development server, reloading when the code changes")
+@click.option("--demo", is_flag=True,
+              help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
+                   "sample games of replays/ (stored on its first start)")
 def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
-          workers: int | None, dev: bool) -> None:
+          workers: int | None, client_timeout: int, dev: bool, demo: bool) -> None:
     """Serve the step-through viewer (/) and the JSON API (/api/v1/).
 
     The viewer lists the archive's games (--db) and opens any log file; the API
     is described at /api/v1/openapi.json. It runs on waitress (a production WSGI
     server); --dev runs Flask's reloader instead. Writes (storing a log) need
-    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. On a first
-    start with no archive (or an empty one), the sample games in replays/ are
-    ingested into it.
+    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. The sample
+    games are stored only with --demo, in a demo archive of their own, so that
+    the archive that becomes the club's holds only its games.
     """
     from .archive import default_db
     from .web import create_app, settings_from_env
     from .web.store import base_name
 
-    path = db or default_db()
+    path = db or (DEMO_DB if demo else default_db())
     try:
         settings = settings_from_env()
     except ValueError as exc:
@@ -912,8 +992,13 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     if reloader_parent:
         settings["WORKERS"] = 0
     if not dev or reloader_parent:  # once, not per reload
-        seed_archive(path)
-    app = create_app({"ARCHIVE": path, **settings})
+        if demo:
+            seed_archive(path)
+        elif not holds_games(path):
+            note(f"the archive {path} holds no games yet: yaniv-audit ingest PATH stores "
+                 "your logs (or post them in the viewer); yaniv-audit serve --demo shows the "
+                 "sample games, in an archive of their own")
+    app = create_app({"ARCHIVE": path, "LISTEN_HOST": host.lower(), **settings})
     token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
         "writes from this machine only"
     pool = app.extensions.get("yaniv_workers")
@@ -931,7 +1016,7 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     try:
         if pool:
             pool.start()
-        click.echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
+        echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
                    f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, "
                    f"{audits}, {token})", err=True)
         if dev:
@@ -944,12 +1029,38 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         # log through its read loop eight times, about 30 % of its time in a profile)
         waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
                        max_request_body_size=2 * limit + (1 << 20), recv_bytes=1 << 16,
-                       _quiet=True)
+                       _quiet=True, **slow_client_settings(client_timeout))
     finally:
         if pool:
             pool.close()
     if interrupted:
         raise KeyboardInterrupt
+
+
+#: connections waitress holds at once: its default, 100, let 120 clients sending a byte
+#: every 17 s keep every other request waiting (issue 27); each costs a file descriptor
+CONNECTION_LIMIT = 1000
+
+
+def slow_client_settings(client_timeout: int) -> dict[str, Any]:
+    """waitress's settings against slow clients: a connection waits in its event loop (no
+    thread) until its request is whole, so only their number and idle time need bounds.
+    The proxy headers are kept for the app (waitress drops X-Forwarded-For and Forwarded
+    unless told otherwise), which refuses a write without a token that a proxy forwarded.
+    The file-descriptor limit is raised to the connections' need where the system lets."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = CONNECTION_LIMIT + 100
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (
+                want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    except (ImportError, ValueError, OSError):  # not on Windows; a hard limit below
+        pass
+    return {"connection_limit": CONNECTION_LIMIT, "channel_timeout": client_timeout,
+            "cleanup_interval": max(1, min(5, client_timeout // 2)),
+            "max_request_header_size": 64 << 10, "clear_untrusted_proxy_headers": False}
 
 
 def usable_cores() -> int:
@@ -960,29 +1071,41 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-#: the sample games a first start stores
+#: the sample games ``serve --demo`` stores
 SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 
 
+def holds_games(path: str) -> bool:
+    """Whether the archive at ``path`` exists and holds a game (or cannot be read: the
+    server's own error then says why)."""
+    from .archive import Archive
+    from .errors import ArchiveError
+
+    if path == ":memory:" or not Path(path).is_file():
+        return False
+    try:
+        with Archive(path, read_only=True) as archive:
+            return bool(archive.count_games())
+    except ArchiveError:
+        return True
+
+
 def seed_archive(path: str) -> None:
-    """Ingest the sample games (replays/*.jsonl) into a missing or empty archive, and say so."""
+    """Ingest the sample games (replays/*.jsonl) into a missing or empty demo archive, and
+    say so."""
     from .archive import Archive
     from .errors import ArchiveError
     from .web.store import ingest_into
 
     samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
-    if not samples or path == ":memory:":
+    if not samples or path == ":memory:" or holds_games(path):
         return
     try:
-        if Path(path).is_file():
-            with Archive(path, read_only=True) as archive:
-                if archive.count_games():
-                    return
         with Archive(path) as archive:
             result = ingest_into(archive, samples)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    click.echo(f"the archive was empty: ingested the {result.games} sample games of "
+    echo(f"the demo archive was empty: ingested the {result.games} sample games of "
                f"{SAMPLES.name}/ into {path} (and audited them)", err=True)
 
 
@@ -1046,18 +1169,18 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
         })
         sys.exit(code)
     for refused in result.refused:
-        click.echo(f"{refused.source}: refused, unreadable: {refused.error}")
+        echo(f"{refused.source}: refused, unreadable: {refused.error}")
     for source, _, game_id, old, size in result.extensions:
-        click.echo(f"{source}: continues game {game_id} as archived ({old[:16]}): its first "
+        echo(f"{source}: continues game {game_id} as archived ({old[:16]}): its first "
                    f"{size} events unchanged")
     for source, _, game_id, longer in result.earlier:
-        click.echo(f"{source}: an earlier part of game {game_id}, whose longer version "
+        echo(f"{source}: an earlier part of game {game_id}, whose longer version "
                    f"{longer[:16]} is archived")
     for source, _, game_id, other, same in result.conflicts:
-        click.echo(f"{source}: rewrites game {game_id}, archived before with other events "
+        echo(f"{source}: rewrites game {game_id}, archived before with other events "
                    f"({other[:16]}): they differ from event {same} on; kept as evidence, "
                    "never counted in the reports")
-    click.echo(
+    echo(
         f"ingested {result.games} game{'s' if result.games != 1 else ''} "
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
         f"{len(result.refused)} refused; the archive holds {total} games"
@@ -1145,24 +1268,24 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
                 tally[0] += 1
                 tally[1] += player in final["winners"]
                 tally[2] += final["finished"]
-    click.echo(verdict_line(audited, counts, rule_sets))
+    echo(verdict_line(audited, counts, rule_sets))
     if not_clean:
         several = " audits" if len(rule_sets) > 1 else ""  # a line per game and rule set
-        click.echo(f"Not clean ({len(not_clean) + more}{several}):")
+        echo(f"Not clean ({len(not_clean) + more}{several}):")
         for line in not_clean:
-            click.echo("  " + paint(line))
+            echo("  " + line, painted=True)
         if more:
-            click.echo(f"  and {more} more (--all prints every ruling line)")
+            echo(f"  and {more} more (--all prints every ruling line)")
     if players:
         left = f" (the {bots} simulated games left out)" if bots else ""
-        click.echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
+        echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
                    f"people, by wins{left}:")
         ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
-        table = render_table(["player", "games", "wins", "finished"],
-                             [(name, g, w, f) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
-        click.echo("\n".join("  " + line for line in table.split("\n")))
+        table = render_table(["player", "games", "finished", "wins"],  # as the leaderboard
+                             [(name, g, f, w) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
+        echo("\n".join("  " + line for line in table.split("\n")))
         if len(ranked) > SUMMARY_PLAYERS:
-            click.echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
+            echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
                        "report players lists them all)")
     note(hint)
     return sorted(codes)
@@ -1194,13 +1317,33 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     return "\n".join(out)
 
 
+def is_utf8(text: str) -> bool:
+    """False for an argument whose bytes were no UTF-8 (Python keeps them as surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def finite_seconds(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """A time limit is a finite number: FloatRange lets ``nan``, ``inf`` and ``1e400``
+    (which is inf) by, and a timer of inf seconds raised OverflowError."""
+    import math
+
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value!r} is not a number of seconds: expected a finite "
+                                 "number above 0, such as 30 or 2.5", ctx, param)
+    return value
+
+
 @cli.command()
 @click.argument("sql", required=False)
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per row (JSON Lines)")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV with a header row")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30,
-              show_default=True, metavar="SECONDS",
+              show_default=True, metavar="SECONDS", callback=finite_seconds,
               help="stop the statement when it runs longer than this")
 def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
           timeout: float) -> None:
@@ -1220,9 +1363,12 @@ def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
 
     if as_json and as_csv:
         raise click.UsageError("--json or --csv, not both")
+    if sql is not None and not is_utf8(sql):
+        raise click.BadParameter("the SQL is not valid UTF-8 text (a byte of another "
+                                 "encoding?): write it in UTF-8", param_hint="SQL")
     if sql is None:
         for name, text in TABLES.items():
-            click.echo(f"{name:10} {text}")
+            echo(f"{name:10} {text}")
         return
     with open_archive(db, locked=True) as archive:
         try:
@@ -1230,6 +1376,14 @@ def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
         except QueryError as exc:
             fail(str(exc), EXIT_USAGE)
     print_rows(columns, rows, as_json=as_json, as_csv=as_csv)
+
+
+def shown_rows(rows: Any) -> Any:
+    """CSV rows as written: exact into a file or a pipe, their text cells through
+    :func:`terminal_text` on a terminal."""
+    if not sys.stdout.isatty():
+        return rows
+    return ([terminal_text(v) if isinstance(v, str) else v for v in row] for row in rows)
 
 
 def json_value(value: Any) -> Any:
@@ -1261,15 +1415,15 @@ def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool
             except TypeError:  # an integer beyond 64 bits (HUGEINT)
                 line = json.dumps(obj, default=json_value, ensure_ascii=False,
                                   separators=(",", ":"))
-            click.echo(line)
+            click.echo(line)  # JSON escapes control characters itself
     elif as_csv:
         import csv
 
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows(rows)
+        writer.writerows(shown_rows(rows))
     elif columns:
-        click.echo(render_table(columns, rows))
+        echo(render_table(columns, rows))
 
 
 def ensure_audited(archive: Any, rules: Any) -> None:
@@ -1277,7 +1431,7 @@ def ensure_audited(archive: Any, rules: Any) -> None:
     todo = archive.games_to_audit(rules)
     if todo:
         under = rules.id if rules else "their declared rules"
-        click.echo(f"auditing {len(todo)} games under {under} first", err=True)
+        echo(f"auditing {len(todo)} games under {under} first", err=True)
         for _ in archive.audit(rules, games=todo, progress=progress):
             pass
 
@@ -1322,13 +1476,16 @@ IMPACT_SHOWN = 50
 @click.option("--all", "every", is_flag=True,
               help=f"rules-impact: every game in the table (else the first {IMPACT_SHOWN} of "
                    "each rule set; csv and json give every one)")
+@click.option("--simulated", is_flag=True,
+              help="leaderboard: count the games bots played (yaniv-audit simulate) too")
 def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int | None,
-           fmt: str | None, as_json: bool, every: bool) -> None:
+           fmt: str | None, as_json: bool, every: bool, simulated: bool) -> None:
     """An analytics report over the archive (games not audited yet are audited first).
 
     Each game counts once (its latest version), under its declared rules or
     under --rules R; several --rules give the report under each, with a rules
-    column. Corrupt games are left out.
+    column. Corrupt games are left out, and so are the games bots played from the
+    leaderboard (--simulated counts them).
 
     \b
     players         per player: games, wins, points per round, Yanivs, Assafs, eliminations
@@ -1337,7 +1494,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     seat-advantage  win rate by seat, and the round win rate of the player who opens
     reductions      reductions that saved a player from elimination; Victor calls
     violations      findings by code and by player
-    leaderboard     players by wins, with Yaniv calls and Assafs
+    leaderboard     players by wins, with Yaniv calls and Assafs (people's games)
     assaf-risk      how often a Yaniv at each total was Assafed
     findings        which rules get broken, how often
     rules-impact    which games change winner under --rules R
@@ -1356,23 +1513,27 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
     if every and name != "rules-impact":
         raise click.UsageError(f"--all is for rules-impact (report {name} lists every row)")
+    if simulated and name != "leaderboard":
+        raise click.UsageError(f"--simulated is for the leaderboard (report {name} counts "
+                               "every game)")
     needed = ([None, *rule_sets] if name == "rules-impact"
               else [] if name == "deal-odds" else rule_sets)
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
         table = analytics.report(archive, name, rule_sets, players,
-                                 None if every or fmt != "table" else IMPACT_SHOWN)
+                                 None if every or fmt != "table" else IMPACT_SHOWN,
+                                 simulated=simulated)
     if fmt == "json":
         emit_json(table.to_json())
     elif fmt == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(table.columns)
-        writer.writerows([csv_cell(v) for v in row] for row in table.rows)
+        writer.writerows(shown_rows([csv_cell(v) for v in row] for row in table.rows))
     else:
-        click.echo(table.summary)
+        echo(table.summary + ("; --simulated counts them" if table.bots_left_out else ""))
         if table.rows:
-            click.echo(render_table(table.columns, table.rows))
+            echo(render_table(table.columns, table.rows))
         if table.more:
-            click.echo(f"... and {table.more:,} more game{'s' if table.more != 1 else ''}: "
+            echo(f"... and {table.more:,} more game{'s' if table.more != 1 else ''}: "
                        "--all lists every one (so do --format csv and json)")
 
 
@@ -1418,7 +1579,7 @@ def odds_assaf(total: int, db: str | None, rules_specs: str | None, players: int
     if as_json:
         emit_json(result.to_json())
     else:
-        click.echo(result.text())
+        echo(result.text())
 
 
 @odds.command("deal", short_help="exact counts of the possible deals under a rule set")
@@ -1438,7 +1599,7 @@ def odds_deal(rules_specs: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(result.to_json())
     else:
-        click.echo(result.text())
+        echo(result.text())
 
 
 @cli.command()
@@ -1461,8 +1622,8 @@ def export(directory: str, db: str | None, by: str) -> None:
         except ArchiveError as exc:
             fail(str(exc), EXIT_USAGE)
     for table, rows in counts.items():
-        click.echo(f"{table:10} {rows:>9} rows" + ("" if rows else " (no file)"))
-    click.echo(f"exported to {directory}, partitioned by {by}")
+        echo(f"{table:10} {rows:>9} rows" + ("" if rows else " (no file)"))
+    echo(f"exported to {directory}, partitioned by {by}")
 
 
 @cli.command("ingest-results")
@@ -1484,12 +1645,12 @@ def ingest_results(directory: str, db: str | None) -> None:
         except ArchiveError as exc:
             fail(str(exc), EXIT_USAGE)
         where = archive.path
-    click.echo(f"stored {n['stored']} results (game and rule set) into {where}")
+    echo(f"stored {n['stored']} results (game and rule set) into {where}")
     if n["other_engine"]:
-        click.echo(f"left out {n['other_engine']} results of another version than {ENGINE}: "
+        echo(f"left out {n['other_engine']} results of another version than {ENGINE}: "
                    "audit --db audits those games again")
     if n["unknown"]:
-        click.echo(f"left out {n['unknown']} results of games not in {where}")
+        echo(f"left out {n['unknown']} results of games not in {where}")
     sys.exit(EXIT_FOUND if n["other_engine"] or n["unknown"] else EXIT_OK)
 
 
@@ -1507,7 +1668,7 @@ def checkpoint(db: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(point.to_json())
     else:
-        click.echo(f"checkpoint {point.created_at}: {point.games} games, root {point.root}")
+        echo(f"checkpoint {point.created_at}: {point.games} games, root {point.root}")
 
 
 @cli.command()
@@ -1550,20 +1711,20 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
         if as_json:
             emit_json({"fingerprint": m.fingerprint, "game_id": m.game_id, "problem": m.problem})
         else:
-            click.echo(f"game {m.game_id} ({m.fingerprint[:16]}): {m.problem}")
+            echo(f"game {m.game_id} ({m.fingerprint[:16]}): {m.problem}")
     for r in rewrites:
         if as_json:
             emit_json({"fingerprint": r.fingerprint, "game_id": r.game_id, "source": r.source,
                        "rewrites": r.rewrites, "differs_at": r.differs_at})
         else:
-            click.echo(f"game {r.game_id} ({r.fingerprint[:16]}, from {r.source}): rewrites "
+            echo(f"game {r.game_id} ({r.fingerprint[:16]}, from {r.source}): rewrites "
                        f"the archived game ({r.rewrites[:16]}, from {r.rewrites_source}) from "
                        f"event {r.differs_at} on; kept as evidence, never counted")
     for point, problem in broken:
         if as_json:
             emit_json({"checkpoint": point.to_json(), "problem": problem})
         else:
-            click.echo(f"checkpoint {point.root[:16]}: {problem}")
+            echo(f"checkpoint {point.root[:16]}: {problem}")
     games_altered = len({m.fingerprint for m in mismatches})
     summary = (f"{where}: {games} games, {games - games_altered} verified, {games_altered} "
                f"altered; {len(points) - len(broken)} of {len(points)} checkpoints hold"
@@ -1573,7 +1734,7 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
         summary += (f"; {checked} audits re-checked, {len(altered)} differ"
                     + (f", {stale} by another engine version not checked (audit --db --again "
                        "renews them)" if stale else ""))
-    click.echo(summary, err=as_json)
+    echo(summary, err=as_json)
     sys.exit(EXIT_FOUND if mismatches or broken else EXIT_OK)
 
 

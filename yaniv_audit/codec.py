@@ -1,7 +1,7 @@
 """Reading logs: JSON Lines or a JSON array -> typed events and fingerprint leaves.
 
 The marshmallow schemas below are the one definition of what an event may hold
-(LOG_FORMAT.md section 1); ``schemas/log-event.schema.json`` is generated from
+(docs/log-format.md); ``schemas/log-event.schema.json`` is generated from
 them. Every field is strict: nothing is coerced, so ``"5"`` is not a number and
 ``true`` is not an integer. The structural checks (first event, seated players,
 round order...) live in :mod:`yaniv_audit.structure`; :func:`read_log` runs both
@@ -62,6 +62,7 @@ from .events import (
     GameStartedWire,
     Log,
     PlayerEntry,
+    Withdraw,
     names_to_codes,
 )
 from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
@@ -78,6 +79,9 @@ CARD_SPELLING = "rank A 2-9 T (or 10) J Q K then suit C D H S (or ♣ ♦ ♥ �
 #: integers beyond 64 bits (from -2**63 - 1 down, from 2**64 up: 19 digits or more),
 #: which orjson reads as floats (changing the leaf)
 _LONG_DIGITS = re.compile(rb"\d{19}")
+#: the largest whole number a log may hold, either sign: a signed 64-bit integer's, what
+#: DuckDB's BIGINT and orjson carry (a larger one made every answer about the game fail)
+INT_MAX = 2**63 - 1
 _MISSING: Any = object()
 
 JsonSchema = dict[str, Any]
@@ -198,7 +202,7 @@ class RulesField(fields.Field[Any]):
             if isinstance(value, dict):
                 return rules_from_mapping(value)
         except RulesError as exc:
-            raise ValidationError(str(exc)) from None
+            raise ValidationError(exc.problems) from None
         raise self.make_error("invalid")
 
     def json_schema(self, convert: Convert) -> JsonSchema:
@@ -209,10 +213,11 @@ class RulesField(fields.Field[Any]):
             elif p.kind == "choice":
                 s = {"enum": list(p.choices)}
             elif p.kind == "table":
-                s = {"type": "object", "propertyNames": {"pattern": r"^\s*[0-9]+\s*$"},
-                     "additionalProperties": {"type": "integer", "minimum": 0}}
+                s = {"type": "object", "propertyNames": {"pattern": r"^\s*[0-9]{1,5}\s*$"},
+                     "additionalProperties": {"type": "integer", "minimum": 0,
+                                              "maximum": p.maximum - 1}}
             else:
-                s = {"type": "integer", "minimum": p.minimum}
+                s = {"type": "integer", "minimum": p.minimum, "maximum": p.maximum}
             if p.nullable:
                 s = {"anyOf": [s, {"type": "null"}]}
             params[p.name] = {"description": p.help, **s}
@@ -397,8 +402,9 @@ class ShowdownSchema(EventSchema):
     caller = _player(required=True, allow_none=True,
                      metadata={"description": "null when the stock ran out (round_ends)"})
     hands = _hands(required=True)
-    totals = _scores(metadata={"description": "the hand totals of players whose cards were "
-                                              "not kept (a scoresheet of totals)"})
+    totals = _scores(metadata={"description": "scoresheets only: player -> the total shown, "
+                                              "for players whose cards were not kept (a "
+                                              "player is in hands or in totals, not both)"})
 
 
 class RoundEndedSchema(EventSchema):
@@ -438,7 +444,25 @@ class NoteSchema(EventSchema):
     player = _player()
 
 
-#: one schema instance per event type, in LOG_FORMAT.md order
+class WithdrawSchema(EventSchema):
+    """The table takes back its latest entries (an undo at the table): the replay reads
+    the log as if they had never been written; they stay in the log."""
+
+    type = _type("withdraw")
+    seqs = fields.List(
+        _integer("an event's seq (a whole number >= 0)",
+                 validate=validate.Range(min=0, error="expected an event's seq (>= 0)")),
+        required=True,
+        validate=validate.Length(min=1, error="expected a non-empty list of seqs"),
+        error_messages=_expect("a non-empty list of seqs (whole numbers)"),
+        metadata={"description": "the seq numbers (0-based event indexes where the log "
+                                 "writes no seq) of the latest entries still standing, "
+                                 "taken back"})
+    player = _player(metadata={"description": "who asked"})
+    reason = _text()
+
+
+#: one schema instance per event type, in the order of docs/log-format.md's events
 SCHEMAS: dict[str, EventSchema] = {
     "game_started": GameStartedSchema(),
     "round_started": RoundStartedSchema(),
@@ -451,6 +475,7 @@ SCHEMAS: dict[str, EventSchema] = {
     "reshuffle": ReshuffleSchema(),
     "game_ended": GameEndedSchema(),
     "note": NoteSchema(),
+    "withdraw": WithdrawSchema(),
 }
 assert SCHEMAS.keys() == EVENT_TYPES.keys()
 _TYPES_TEXT = ", ".join(SCHEMAS)
@@ -609,10 +634,16 @@ def _game_ended(data: dict[str, Any], index: int, line: int | None, at: str | No
     return GameEnded(index=index, line=line, at=at, **data)
 
 
+def _withdraw(data: dict[str, Any], index: int, line: int | None, at: str | None) -> Event:
+    data["seqs"] = tuple(data["seqs"])
+    return Withdraw(index=index, line=line, at=at, **data)
+
+
 #: the event types whose loaded data needs more than their dataclass constructor
 _BUILDERS: dict[str, Callable[[dict[str, Any], int, int | None, str | None], Event]] = {
     "game_started": _game_started,
     "game_ended": _game_ended,
+    "withdraw": _withdraw,
 }
 
 
@@ -735,7 +766,8 @@ class _LogBuilder:
         problem = self.checker.finish()
         if problem is not None:
             raise problem_error(problem)
-        return Log(self.source, tuple(self.events), tuple(self.leaves))
+        return Log(self.source, tuple(self.events), tuple(self.leaves),
+                   self.checker.withdrawals)
 
 
 def problem_error(problem: structure.Problem) -> LogFormatError:
@@ -758,14 +790,45 @@ def _loads(text: bytes) -> Any:
 
 def _exact(text: bytes, raw: Any, line: int | None, index: int) -> Any:
     """A line orjson read, read again by ``json`` if it may hold an integer beyond 64 bits
-    (which orjson reads as a float)."""
+    (which orjson reads as a float), and refused if it does (:func:`check_numbers`)."""
     if _LONG_DIGITS.search(text) is None:
         return raw
     try:
-        return json.loads(text)
+        raw = json.loads(text)
     except (ValueError, RecursionError):
         raise LogFormatError("not valid JSON: a number or nesting too large to read",
                              line=line, index=index) from None
+    check_numbers(raw, line, index)
+    return raw
+
+
+def check_numbers(raw: Any, line: int | None, index: int | None) -> None:
+    """Refuse an event holding a whole number beyond ``INT_MAX`` either way, anywhere in it
+    (``meta`` and ``_`` fields too), naming the field: such a number cannot be stored,
+    written in an answer or compared. Called only when a run of 19 digits was seen."""
+    found = _huge_number(raw, "")
+    if found is None:
+        return
+    path, number = found
+    text = (f"expected a whole number from -{INT_MAX} to {INT_MAX}, got a number of "
+            f"{len(str(abs(number)))} digits")
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    prefix = f"{kind}: " if isinstance(kind, str) and kind in EVENT_TYPES else ""
+    raise LogFormatError(f"{prefix}field {quote(path)}: {text}" if path else text,
+                         line=line, index=index, messages={path: [text]})
+
+
+def _huge_number(value: Any, path: str) -> tuple[str, int] | None:
+    """The path (``scores.dana``) and value of the first whole number beyond INT_MAX."""
+    if type(value) is int:
+        return (path, value) if abs(value) > INT_MAX else None
+    items: Any = value.items() if type(value) is dict else (
+        enumerate(value) if type(value) is list else ())
+    for key, item in items:
+        found = _huge_number(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def _json_problem(text: bytes, exc: orjson.JSONDecodeError, in_file: bool) -> str:
@@ -792,7 +855,7 @@ def wire_event(text: bytes, index: int, line: int | None) -> tuple[Event, bytes]
     a card not written canonically, a field starting with ``_`` (the leaf keeps it,
     the struct has no place for it), a ``seq`` other than ``index``, game_started.
     """
-    if b"null" in text:
+    if b"null" in text or _LONG_DIGITS.search(text) is not None:  # big: the exact path
         return None
     try:
         event = _decode(text)
@@ -845,8 +908,9 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
         rest.pop()  # the end of the last line
     if not rest:
         return True
-    if max(map(len, rest)) > MAX_LINE_BYTES or data.find(
-            b"null", sum(map(len, lines[:start])) + start) >= 0:  # from where rest begins
+    begin = sum(map(len, lines[:start])) + start  # where rest begins in data
+    if (max(map(len, rest)) > MAX_LINE_BYTES or data.find(b"null", begin) >= 0
+            or _LONG_DIGITS.search(data, begin) is not None):  # read exactly, line by line
         return False
     try:
         events = list(map(_decode, rest))  # no blank line: msgspec refuses it
@@ -946,6 +1010,9 @@ def parse_json_array(data: bytes, source: str) -> Log:
             f"a .json log holds a top-level array of events, got {show(raw)}"
         )
     builder = _LogBuilder(source)
+    if _LONG_DIGITS.search(data) is not None:
+        for index, item in enumerate(raw):
+            check_numbers(item, None, index)
     for item in raw:
         builder.add(item, None)
     return builder.finish()

@@ -16,8 +16,8 @@ on the fast path: it runs only for logs that cannot be read.
 >>> for problem in found.problems:
 ...     print(problem.text())
 line 2: unknown event type "round_startd"; expected one of game_started, round_started, \
-discard, draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note; did you mean \
-"round_started"?
+discard, draw, slap, yaniv, showdown, round_ended, reshuffle, game_ended, note, withdraw; did you \
+mean "round_started"?
 line 3: note: field "player": "dnaa" is not seated (the players are "dana", "omer"); did you \
 mean "dana"?
 """
@@ -126,6 +126,11 @@ def diagnose_bytes(data: bytes, *, array: bool = False,
     found = Diagnosis(limit=limit)
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
+    if not array:
+        lines = _not_json_lines(data)
+        if lines:
+            found.add(Problem(1, 0, None, not_a_log(lines)))
+            return found
     check = _Checks(found)
     for raw, line, index in _items(data, array, found):
         check.event(raw, line, index)
@@ -133,6 +138,42 @@ def diagnose_bytes(data: bytes, *, array: bool = False,
     if problem is not None and not found.total:
         found.add(Problem(None, None, None, problem.message))
     return found
+
+
+def _not_json_lines(data: bytes) -> int:
+    """How many lines a file has when it is no JSON Lines log at all (a README, a
+    spreadsheet, a letter): its first line is not JSON and neither are most of the rest;
+    else 0. A log with typos, even in its first line, has most lines JSON and gets
+    each problem listed; a file of prose gets one line saying what it is not (a file of
+    one line, or not text at all, keeps its own one-line error)."""
+    from .codec import _loads
+
+    def is_json(text: bytes) -> bool:
+        try:
+            _loads(text)
+        except (ValueError, RecursionError):  # orjson.JSONDecodeError is a ValueError
+            return False
+        return True
+
+    lines = [text for text in data.split(b"\n") if text and not text.isspace()]
+    if len(lines) < 2 or is_json(lines[0]) or 2 * sum(map(is_json, lines[1:])) >= len(lines):
+        return 0  # one line's own JSON error says it best
+    try:
+        lines[0].decode()
+    except UnicodeDecodeError:
+        return 0  # not text at all: "not valid UTF-8" says it in one line
+    return len(lines)
+
+
+#: what a log looks like, for a file that is not one
+LOG_SHAPE = ('one JSON object a line, the first {"type": "game_started", "format": '
+             '"yaniv-log/1", "players": [...], "rules": "israeli"}, then one a move; '
+             "docs/log-format.md has the format, docs/template.jsonl a game to start from")
+
+
+def not_a_log(lines: int) -> str:
+    return (f"not a JSON Lines log: neither this line nor most of the file's {lines} lines "
+            f"are JSON; a log is {LOG_SHAPE}")
 
 
 def _items(data: bytes, array: bool, found: Diagnosis) -> Iterator[tuple[Any, int | None, int]]:

@@ -16,7 +16,22 @@ class CardError(YanivAuditError, ValueError):
 
 
 class RulesError(YanivAuditError, ValueError):
-    """A rule-set id, file or parameter that cannot be used."""
+    """A rule-set id, file or parameter that cannot be used: every problem found in it
+    (``problems``), so that a rules file, like a log, is fixed in one go."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        self.problems = problems or [message]
+        super().__init__(message)
+
+    @classmethod
+    def of(cls, problems: list[str], prefix: str = "") -> RulesError:
+        """One error for ``problems``: the one, or how many and each on its own line;
+        ``prefix`` (a file's name) before the first line and each problem."""
+        if len(problems) == 1:
+            return cls(prefix + problems[0], [prefix + problems[0]])
+        listed = "".join(f"\n  {p}" for p in problems)
+        return cls(f"{prefix}{len(problems)} problems:{listed}",
+                   [prefix + p for p in problems])
 
 
 def where(line: int | None, index: int | None) -> str:
@@ -30,7 +45,8 @@ def where(line: int | None, index: int | None) -> str:
 
 
 class LogFormatError(YanivAuditError):
-    """A log that cannot be read: the 'unreadable' class of LOG_FORMAT.md.
+    """A log that cannot be read: the 'unreadable' class of docs/log-format.md ("Three
+    kinds of trouble").
 
     ``line`` is the 1-based line of a ``.jsonl`` file, ``index`` the 0-based
     event index (always set when known); ``messages`` maps a field path to

@@ -1,4 +1,4 @@
-"""Typed, frozen events of a game log (LOG_FORMAT.md section 1).
+"""Typed, frozen events of a game log (docs/log-format.md).
 
 Every event knows its 0-based ``index`` in the log (what ``seq`` must equal),
 the ``line`` it came from in a ``.jsonl`` file (None for ``.json``) and its
@@ -24,6 +24,7 @@ kept in the leaf and never taken for the line number, which the reader sets.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
@@ -137,6 +138,14 @@ class Note(Event, tag="note", frozen=True):
     player: Player | None = None
 
 
+class Withdraw(Event, tag="withdraw", frozen=True):
+    """The table takes back its latest entries (an undo): ``seqs`` are their positions."""
+
+    seqs: Annotated[tuple[Annotated[int, Meta(ge=0)], ...], Meta(min_length=1)]
+    player: Player | None = None
+    reason: str | None = None
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     "game_started": GameStarted,
     "round_started": RoundStarted,
@@ -149,6 +158,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     "reshuffle": Reshuffle,
     "game_ended": GameEnded,
     "note": Note,
+    "withdraw": Withdraw,
 }
 EVENT_TYPES_BY_CLASS: dict[type[Event], str] = {cls: name for name, cls in EVENT_TYPES.items()}
 
@@ -230,13 +240,103 @@ ENCODER = msgspec.json.Encoder(order="sorted")
 
 
 @dataclass(frozen=True, slots=True)
+class Withdrawals:
+    """What a log's ``withdraw`` events take back (docs/log-format.md, "Withdrawals").
+
+    ``withdrawn`` maps the index of every event taken back to the index of the withdrawal
+    that took it back; ``refused`` maps each withdrawal that takes nothing back (the
+    violation ``log.withdraw``) to why. Both follow from the events alone, whatever the
+    rules, so the reader works them out once (:class:`WithdrawalPlan`).
+    """
+
+    withdrawn: dict[int, int]
+    refused: dict[int, dict[str, Any]]
+
+
+class WithdrawalPlan:
+    """The withdrawals of a log, worked out event by event: an undo stack of the entries
+    still standing (every event but ``note`` and ``withdraw``; ``game_started`` is the
+    game itself and is never taken back)."""
+
+    __slots__ = ("standing", "others", "withdrawn", "refused")
+
+    def __init__(self) -> None:
+        self.standing: list[int] = []
+        #: the events that are not entries (the game's start, notes, withdrawals): their type
+        self.others: dict[int, str] = {}
+        self.withdrawn: dict[int, int] = {}
+        self.refused: dict[int, dict[str, Any]] = {}
+
+    def add(self, event: Event) -> bool:
+        """Take ``event`` (the next one of the log) into account; True if it is a
+        withdrawal that takes entries back."""
+        if type(event) is Withdraw:
+            self.others[event.index] = "withdraw"
+            why = self._refusal(event)
+            if why is not None:
+                self.refused[event.index] = why
+                return False
+            del self.standing[-len(event.seqs):]
+            for seq in event.seqs:
+                self.withdrawn[seq] = event.index
+            return True
+        if type(event) is Note or type(event) is GameStarted:
+            self.others[event.index] = event.type
+        else:
+            self.standing.append(event.index)
+        return False
+
+    def _refusal(self, event: Withdraw) -> dict[str, Any] | None:
+        """Why ``event`` takes nothing back, as the params of ``log.withdraw``, or None."""
+        seqs, index = event.seqs, event.index
+        for i, seq in enumerate(seqs):
+            if seq in seqs[:i]:
+                return {"case": "twice", "seq": seq}
+            if seq == index:
+                return {"case": "itself", "seq": seq}
+            if seq > index:
+                return {"case": "later", "seq": seq}
+            if seq in self.withdrawn:
+                return {"case": "taken_back", "seq": seq, "by": self.withdrawn[seq]}
+            if seq in self.others:
+                return {"case": "not_entry", "seq": seq, "kind": self.others[seq]}
+        latest = self.standing[-len(seqs):]
+        if sorted(seqs) == latest:
+            return None
+        return {"case": "not_latest" if len(seqs) == 1 else "not_latest_many",
+                "seqs": sorted(seqs), "count": len(seqs), "latest": latest}
+
+    def copy(self) -> WithdrawalPlan:
+        plan = WithdrawalPlan()
+        plan.standing, plan.withdrawn = list(self.standing), dict(self.withdrawn)
+        plan.others = dict(self.others)
+        plan.refused = dict(self.refused)
+        return plan
+
+    def result(self) -> Withdrawals | None:
+        """The withdrawals so far, or None when the log has none."""
+        if not self.withdrawn and not self.refused:
+            return None
+        return Withdrawals(dict(self.withdrawn), dict(self.refused))
+
+
+def withdrawals_of(events: Sequence[Event]) -> Withdrawals | None:
+    """The withdrawals of a whole log (None: it has none)."""
+    plan = WithdrawalPlan()
+    for event in events:
+        plan.add(event)
+    return plan.result()
+
+
+@dataclass(frozen=True, slots=True)
 class Log:
     """A readable log: its events, and each event's canonical encoding
-    (the Merkle leaves of the fingerprint)."""
+    (the Merkle leaves of the fingerprint), and what its withdrawals take back."""
 
     source: str
     events: tuple[Event, ...]
     leaves: tuple[bytes, ...]
+    withdrawals: Withdrawals | None = None
 
     @property
     def game(self) -> GameStarted:

@@ -1,4 +1,4 @@
-"""The fingerprint of a log and proofs about it (LOG_FORMAT.md section 4).
+"""The fingerprint of a log and proofs about it (docs/fingerprints.md).
 
 The fingerprint is the RFC 6962 / RFC 9162 Merkle tree hash, SHA-256, over the
 canonical encodings of the events in order. A Merkle tree lets one event be

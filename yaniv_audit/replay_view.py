@@ -21,6 +21,7 @@ from .events import (
     RoundStarted,
     Showdown,
     Slap,
+    Withdraw,
     Yaniv,
 )
 from .rules import RuleSet
@@ -68,6 +69,10 @@ def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = (
         return f"game ends, the table names {who}"
     if isinstance(event, Note):
         return f"note{' by ' + event.player if event.player else ''}: {event.text}"
+    if isinstance(event, Withdraw):
+        asked = f" ({event.player} asked)" if event.player else ""
+        why = f": {event.reason}" if event.reason else ""
+        return f"the table takes back {', '.join(map(str, event.seqs))}{asked}{why}"
     return event.type
 
 
@@ -89,10 +94,13 @@ def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None,
     from; a caller that passes it can read the whole replay afterwards.
     """
     replay = replay or Replay(log.game, rules or log.game.rules)
+    replay.withdrawals = log.withdrawals
+    withdrawn = log.withdrawals.withdrawn if log.withdrawals else {}
     stopped = False
     for event in log.events:
         before = len(replay.findings)
-        if not stopped:
+        by = withdrawn.get(event.index)
+        if not stopped and by is None:  # an entry taken back is read as never written
             try:
                 replay.apply(event)
             except (InconsistentLogError, StopReplay):
@@ -101,7 +109,7 @@ def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None,
         yield {"index": event.index, "type": event.type,
                "text": describe(event, seat, log.players),
                "findings": [f.to_json() for f in found], "state": replay.snapshot(),
-               "stopped": stopped}
+               "stopped": stopped, "withdrawn_by": by}
 
 
 def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = None
@@ -109,6 +117,10 @@ def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = N
     """The terminal replay: every event, the table after it, findings marked with the
     file line of their event (a ``.jsonl`` log's; a ``.json`` array has none)."""
     for step in steps(log, rules, seat):
+        if step["withdrawn_by"] is not None:
+            yield (f"[{step['index']:>3}] (withdrawn by {step['withdrawn_by']}, not counted) "
+                   f"{step['text']}")
+            continue
         yield f"[{step['index']:>3}] {step['text']}"
         for f in step["findings"]:
             line = log.events[f["seq"]].line if 0 <= f["seq"] < len(log.events) else None

@@ -1,4 +1,4 @@
-"""What ``audit --json`` and ``compare --json`` print (LOG_FORMAT.md section 5), as
+"""What ``audit --json`` and ``compare --json`` print (docs/log-format.md, "The audit report"), as
 marshmallow schemas.
 
 They are the one definition of the report's shape: ``schemas/report.schema.json``
@@ -29,7 +29,7 @@ from .schema_export import DRAFT, object_schema
 
 JsonSchema = dict[str, Any]
 
-#: finding codes by kind (LOG_FORMAT.md section 3, plus ``card.not_on_pile``:
+#: finding codes by kind (docs/log-format.md, "Finding codes", plus ``card.not_on_pile``:
 #: a pile draw or joker swap naming a card the previous throw does not hold)
 CODES: dict[str, tuple[str, ...]] = {
     "violation": (
@@ -37,7 +37,7 @@ CODES: dict[str, tuple[str, ...]] = {
         "draw.pile_needs_combo", "draw.swap", "slap.not_allowed", "slap.no_match",
         "slap.empties_hand", "yaniv.threshold", "yaniv.timing", "deal.hand_size",
         "deal.starter", "reshuffle.not_allowed", "showdown.no_caller", "player.out",
-        "game.over",
+        "game.over", "log.withdraw",
     ),
     "inconsistency": (
         "card.not_in_hand", "card.not_in_deck", "card.too_many", "card.already_seen",
@@ -105,11 +105,13 @@ def _param_field(param: Param) -> fields.Field[Any]:
         field = fields.String(required=True, validate=validate.OneOf(param.choices),
                               metadata=meta)
     elif param.kind == "table":
-        field = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]+$")),
-                            values=_count(), required=True, metadata=meta)
+        field = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,5}$")),
+                            values=StrictInteger(validate=validate.Range(0, param.maximum)),
+                            required=True, metadata=meta)
     else:
         field = StrictInteger(required=True, allow_none=param.nullable,
-                              validate=validate.Range(min=param.minimum), metadata=meta)
+                              validate=validate.Range(param.minimum, param.maximum),
+                              metadata=meta)
     return field
 
 
@@ -121,7 +123,7 @@ class _Closed(Schema):
 # --- the report ------------------------------------------------------------
 
 ParamsSchema = _Closed.from_dict({p.name: _param_field(p) for p in PARAMS}, name="ParamsSchema")
-ParamsSchema.__doc__ = "Every rule parameter of RULES.md, with its value in this rule set."
+ParamsSchema.__doc__ = "Every rule parameter of docs/rules.md, with its value in this rule set."
 
 
 class RulesSchema(_Closed):
@@ -147,8 +149,20 @@ class FindingSchema(_Closed):
     player = _player(required=True, allow_none=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     code = fields.String(required=True, validate=validate.OneOf(ALL_CODES),
-                         metadata={"description": "LOG_FORMAT.md section 3"})
-    message = fields.String(required=True, validate=validate.Length(min=1))
+                         metadata={"description": "docs/log-format.md#finding-codes"})
+    message = fields.String(required=True, validate=validate.Length(min=1),
+                            metadata={"description": "in English: the code's template filled "
+                                                     "from params"})
+    params = fields.Dict(
+        keys=fields.String(),
+        metadata={"description": "the values the message is made from: players, cards in "
+                                 "canonical form, numbers, phrases ({\"phrase\": key, ...}), "
+                                 "\"case\" (which of the code's templates) and \"rule\" (the "
+                                 "rule parameters that decided it); every report has them, "
+                                 "findings read back from an archive do not (docs/findings.md)"})
+    text = fields.String(
+        metadata={"description": "the API only, asked with Accept-Language: the message in "
+                                 "that language, cards as the board draws them (8♥)"})
 
     @validates_schema
     def _code_of_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -182,6 +196,15 @@ class RoundSchema(_Closed):
     reductions = fields.List(fields.Nested(ReductionSchema), required=True)
     scores = _by_player(required=True, metadata={"description": "running, after reductions"})
     out = _players(required=True, metadata={"description": "who went out in this round"})
+
+
+class WithdrawnSchema(_Closed):
+    """An entry of the log a withdrawal took back (the replay reads the log without it)."""
+
+    seq = _integer(required=True, validate=validate.Range(min=0),
+                   metadata={"description": "the entry taken back"})
+    by = _integer(required=True, validate=validate.Range(min=0),
+                  metadata={"description": "the withdraw that took it back"})
 
 
 class FinalSchema(_Closed):
@@ -241,6 +264,9 @@ class AuditReportSchema(_Closed):
     findings = fields.List(fields.Nested(FindingSchema), required=True)
     rounds = fields.List(fields.Nested(RoundSchema), required=True)
     final = fields.Nested(FinalSchema, required=True)
+    withdrawn = fields.List(fields.Nested(WithdrawnSchema),
+                            metadata={"description": "the entries withdrawals took back, "
+                                                     "in log order (only when there are any)"})
 
     @validates_schema
     def _worst_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -317,7 +343,16 @@ class ChangeSchema(_Closed):
                        metadata={"description": "the baseline's value"})
     to = fields.Raw(required=True,
                     metadata={"description": "the value under this rule set"})
-    message = fields.String(required=True, validate=validate.Length(min=1))
+    params = fields.Dict(
+        keys=fields.String(), required=True,
+        metadata={"description": "what the message says beyond from and to, as data: round: "
+                                 "first and last, the rounds played under one rule set only; "
+                                 "scores of a round: players, whose running score moved; "
+                                 "the final winners: finished, and because (the index in "
+                                 "changes of the change that decided it, or null); findings: "
+                                 "added and removed, each {seq, code, player}"})
+    message = fields.String(required=True, validate=validate.Length(min=1),
+                            metadata={"description": "in English, from the fields and params"})
 
 
 class CompareSchema(_Closed):
@@ -345,8 +380,8 @@ def report_document() -> JsonSchema:
         "title": "One line of `yaniv-audit audit --json`: the audit report of one log",
         "description": (
             "Generated from yaniv_audit/report_schema.py by `python -m "
-            "yaniv_audit.schema_export`; do not edit. See LOG_FORMAT.md section 5. Either "
-            "a report (verdict clean, claims, violations or corrupt) or, for a log that "
+            "yaniv_audit.schema_export`; do not edit. See docs/log-format.md#the-audit-report. "
+            "Either a report (verdict clean, claims, violations or corrupt) or, for a log that "
             "cannot be read, {file, verdict: \"unreadable\", error}."
         ),
         "type": "object",
@@ -362,7 +397,7 @@ def compare_document() -> JsonSchema:
         "title": "The output of `yaniv-audit compare --json`",
         "description": (
             "Generated from yaniv_audit/report_schema.py by `python -m "
-            "yaniv_audit.schema_export`; do not edit. See LOG_FORMAT.md section 5."
+            "yaniv_audit.schema_export`; do not edit. See docs/log-format.md#the-audit-report."
         ),
     }
     doc.update({k: v for k, v in object_schema(COMPARE).items() if k != "description"})

@@ -26,6 +26,11 @@ from .errors import RulesError, did_you_mean
 
 Reductions = tuple[tuple[int, int], ...]
 
+#: the bound of every score and points parameter (limits, penalties, card values, the
+#: reduction table's scores): far above any table's game, and a whole number every
+#: JSON reader and DuckDB's BIGINT carry exactly (2**63 and more made orjson fail)
+SCORE_MAX = 99_999
+
 
 @dataclass(frozen=True, slots=True)
 class Param:
@@ -37,6 +42,9 @@ class Param:
     help: str
     choices: tuple[str, ...] = ()
     minimum: int = 0
+    #: every whole number has an upper bound too: a rule set of ten million decks made
+    #: one request take 4 GB before any check could refuse it (issue 27)
+    maximum: int = SCORE_MAX
     nullable: bool = False
 
     def accepts(self) -> str:
@@ -45,25 +53,34 @@ class Param:
         elif self.kind == "choice":
             text = "one of " + ", ".join(self.choices)
         elif self.kind == "table":
-            text = "a table of whole numbers {score: reduced score}, e.g. {100:50,200:100}"
+            text = (f"a table {{score: reduced score}} of whole numbers, scores from 1 to "
+                    f"{self.maximum}, e.g. {{100:50,200:100}}")
         else:
-            text = f"a whole number >= {self.minimum}"
+            text = f"a whole number from {self.minimum} to {self.maximum}"
         return text + (" or null" if self.nullable else "")
 
 
+#: a set holds at most one rank's cards of four decks with all their jokers (4 x 4 + 4 x 8);
+#: a run never repeats a rank, so it holds at most the 13 ranks (or 14 with ace_high)
+SET_MAX, RUN_MAX = 48, 14
+
+#: the one table of every parameter: its name, type, default and range (``minimum`` to
+#: ``maximum``), read by the id parser, the rules files, the report's schema, the JSON
+#: Schema, the rules page and ``rules show``; docs/rules.md states the same ranges
 PARAMS: tuple[Param, ...] = (
-    Param("decks", "int", 1, "standard 52-card decks shuffled together", minimum=1),
-    Param("jokers", "int", 2, "jokers per deck"),
-    Param("hand_size", "int", 5, "cards dealt to each player", minimum=1),
+    Param("decks", "int", 1, "standard 52-card decks shuffled together", minimum=1,
+          maximum=4),
+    Param("jokers", "int", 2, "jokers per deck", maximum=8),
+    Param("hand_size", "int", 5, "cards dealt to each player", minimum=1, maximum=30),
     Param("face_values", "choice", "flat", "flat: J Q K = 10; ranked: J 11, Q 12, K 13",
           choices=("flat", "ranked")),
     Param("joker_value", "int", 0, "points of a joker in hand"),
     Param("wild_jacks", "bool", False, "jacks act as jokers (Nepal)"),
-    Param("set_min", "int", 2, "fewest cards in a set", minimum=2),
-    Param("set_max", "int", 4, "most cards in a set", minimum=2),
-    Param("run_min", "int", 3, "fewest cards in a run", minimum=2),
+    Param("set_min", "int", 2, "fewest cards in a set", minimum=2, maximum=SET_MAX),
+    Param("set_max", "int", 4, "most cards in a set", minimum=2, maximum=SET_MAX),
+    Param("run_min", "int", 3, "fewest cards in a run", minimum=2, maximum=RUN_MAX),
     Param("run_max", "int", None, "most cards in a run (null: no bound)", minimum=2,
-          nullable=True),
+          maximum=RUN_MAX, nullable=True),
     Param("ace_high", "bool", False, "Q-K-A is a run too"),
     Param("run_wrap", "bool", False, "runs go round the corner (K-A-2)"),
     Param("jokers_in_runs", "bool", True, "a joker may stand in a run"),
@@ -88,18 +105,19 @@ PARAMS: tuple[Param, ...] = (
           choices=("exceed", "reach")),
     Param("game_end", "choice", "elimination", "when the game ends",
           choices=("elimination", "first_out", "rounds")),
-    Param("rounds", "int", None, "rounds played when game_end=rounds", minimum=1, nullable=True),
+    Param("rounds", "int", None, "rounds played when game_end=rounds", minimum=1,
+          maximum=1000, nullable=True),
     Param("reductions", "table", ((100, 50), (200, 100)),
           "a score landing exactly on a key drops to its value"),
     Param("starter", "choice", "round_winner", "who opens rounds after the first",
-          choices=("round_winner", "next_seat", "free")),
+          choices=("round_winner", "next_seat", "caller", "free")),
 )
 PARAM_BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every parameter of RULES.md. Equality and hashing go by the parameters;
+    """Every parameter of docs/rules.md. Equality and hashing go by the parameters;
     ``name`` is the preset the user chose, kept for display in :attr:`id`."""
 
     decks: int = 1
@@ -136,7 +154,7 @@ class RuleSet:
     name: str = field(default="israeli", compare=False)
 
     def values(self) -> dict[str, Any]:
-        """Every parameter by name, in RULES.md order (tables as tuples)."""
+        """Every parameter by name, in docs/rules.md order (tables as tuples)."""
         return {p.name: getattr(self, p.name) for p in PARAMS}
 
     def params(self) -> dict[str, Any]:
@@ -223,7 +241,8 @@ def _check_value(param: Param, value: Any) -> Any:
             return value
         raise refuse()
     if param.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or value < param.minimum:
+        if (isinstance(value, bool) or not isinstance(value, int)
+                or not param.minimum <= value <= param.maximum):
             raise refuse()
         return value
     if param.kind == "choice":
@@ -238,7 +257,7 @@ def _check_value(param: Param, value: Any) -> Any:
     table: dict[int, int] = {}
     for key, target in value.items():
         number = _table_key(key)
-        if number is None or number < 1:
+        if number is None or not 1 <= number <= param.maximum:
             raise RulesError(
                 f"{param.name}: key {_show(key)} is not a score; expected {param.accepts()}"
             )
@@ -258,53 +277,65 @@ def _table_key(key: Any) -> int | None:
         return None
     if isinstance(key, int):
         return key
-    if isinstance(key, str) and re.fullmatch(r"\s*\d+\s*", key):
+    if isinstance(key, str) and re.fullmatch(r"\s*\d{1,40}\s*", key):
         return int(key)
     return None
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    """The value as an error message quotes it, cut to 40 characters (a value can be a
+    number of a million digits, which the message must not repeat)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
+        return f"a number of {len(str(abs(value)))} digits"
     if isinstance(value, tuple):
-        return format_value(value)
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
+        text = format_value(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _check_combination(rules: RuleSet) -> None:
+def _combination_problems(rules: RuleSet) -> list[str]:
+    problems = []
     if rules.set_min > rules.set_max:
-        raise RulesError(
-            f"set_min={rules.set_min} is above set_max={rules.set_max}: "
-            "set_min must be at most set_max"
-        )
+        problems.append(f"set_min={rules.set_min} is above set_max={rules.set_max}: "
+                        "set_min must be at most set_max")
     if rules.run_max is not None and rules.run_max < rules.run_min:
-        raise RulesError(
-            f"run_max={rules.run_max} is below run_min={rules.run_min}: "
-            "run_max must be null or at least run_min"
-        )
+        problems.append(f"run_max={rules.run_max} is below run_min={rules.run_min}: "
+                        "run_max must be null or at least run_min")
     if rules.game_end == "rounds" and rules.rounds is None:
-        raise RulesError("game_end=rounds needs rounds: a whole number >= 1 of rounds to play")
+        problems.append("game_end=rounds needs rounds: the rounds to play, a whole number "
+                        f"from 1 to {PARAM_BY_NAME['rounds'].maximum}")
+    return problems
 
 
-def make_rules(base: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
-    """The preset ``base`` with ``overrides`` applied and checked."""
-    if base not in PRESETS:
-        raise RulesError(
+def make_rules(base: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """The preset ``base`` with ``overrides`` applied and checked: a RulesError lists
+    every problem (an unknown preset, each unknown parameter or bad value), not the
+    first, as a log's are; the combinations are checked once the values are good."""
+    problems = []
+    if not isinstance(base, str) or base not in PRESETS:
+        problems.append(
             f"unknown preset {_show(base)}: expected one of " + ", ".join(PRESETS)
-            + did_you_mean(base, PRESETS)
-        )
+            + (did_you_mean(base, PRESETS) if isinstance(base, str) else ""))
     changes: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         param = PARAM_BY_NAME.get(key)
         if param is None:
-            raise RulesError(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
-                             f"show'{did_you_mean(key, PARAM_BY_NAME)}")
-        changes[key] = _check_value(param, value)
-    rules = dataclasses.replace(PRESETS[base], name=base, **changes)
-    _check_combination(rules)
+            problems.append(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
+                            f"show'{did_you_mean(key, PARAM_BY_NAME)}")
+            continue
+        try:
+            changes[key] = _check_value(param, value)
+        except RulesError as exc:
+            problems.append(str(exc))
+    if not problems:
+        rules = dataclasses.replace(PRESETS[base], name=base, **changes)
+        problems = _combination_problems(rules)
+    if problems:
+        raise RulesError.of(problems)
     return rules
 
 
@@ -348,7 +379,9 @@ def _parse_scalar(text: str) -> Any:
     if text == "null":
         return None
     if re.fullmatch(r"-?\d+", text):
-        return int(text)
+        # past 40 digits it is out of every range: kept as text (refused as not a whole
+        # number in range), never given to int(), which refuses 4,300 digits and more
+        return int(text) if len(text) <= 40 else text
     if len(text) >= 2 and text[0] == text[-1] == '"':
         return text[1:-1]
     if re.fullmatch(r"-?\d+\.\d*(e-?\d+)?", text):
@@ -411,21 +444,27 @@ def rules_from_mapping(data: Mapping[str, Any]) -> RuleSet:
     """A rule set from ``{"base": "israeli", "yaniv_max": 5, ...}`` (a file or a log)."""
     if not isinstance(data, Mapping):
         raise RulesError("a rules object must be a table with a 'base' preset and overrides")
-    if "base" not in data:
-        raise RulesError("a rules object needs 'base': one of " + ", ".join(PRESETS))
-    base = data["base"]
-    if not isinstance(base, str):
-        raise RulesError("base: expected one of " + ", ".join(PRESETS) + f", got {_show(base)}")
-    return make_rules(base, {k: v for k, v in data.items() if k != "base"})
+    overrides = {k: v for k, v in data.items() if k != "base"}
+    base = data.get("base")
+    if isinstance(base, str):
+        return make_rules(base, overrides)
+    problems = ["a rules object needs 'base': one of " + ", ".join(PRESETS) if "base" not in data
+                else "base: expected one of " + ", ".join(PRESETS) + f", got {_show(base)}"]
+    try:
+        make_rules("israeli", overrides)  # its other problems, listed with this one
+    except RulesError as exc:
+        problems += exc.problems
+    raise RulesError.of(problems)
 
 
 def load_rules_file(path: str | Path) -> RuleSet:
-    """A house-rules file: TOML or JSON with a ``base`` preset and overrides."""
-    path = Path(path)
+    """A house-rules file: TOML or JSON with a ``base`` preset and overrides; every
+    problem in it listed, each named by the file as given (``./classic``)."""
+    name, path = str(path), Path(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise RulesError(f"{path}: cannot read the rules file ({exc.strerror})") from exc
+        raise RulesError(f"{name}: cannot read the rules file ({exc.strerror})") from exc
     try:
         if path.suffix.lower() == ".json":
             data = json.loads(raw.decode("utf-8-sig"))
@@ -433,21 +472,34 @@ def load_rules_file(path: str | Path) -> RuleSet:
             data = tomllib.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
-        raise RulesError(f"{path}: not a valid {kind} file: {exc}") from None
+        raise RulesError(f"{name}: read as a rules file, and not valid {kind}: {exc}") from None
     try:
         return rules_from_mapping(data)
     except RulesError as exc:
-        raise RulesError(f"{path}: {exc}") from None
+        raise RulesError.of(exc.problems, f"{name}: ") from None
+
+
+def names_a_preset(spec: str) -> bool:
+    """Whether ``spec`` is a preset's name, alone or with parameters (``classic``,
+    ``israeli(yaniv_max=5)``)."""
+    match = _ID.match("".join(spec.split()))
+    return match is not None and match.group(1) in PRESETS
 
 
 def resolve_rules(spec: str) -> RuleSet:
-    """``--rules``: a rule-set id, or a path to a TOML/JSON rules file."""
-    candidate = Path(spec)
-    if spec.lower().endswith((".toml", ".json")) or (
-        "(" not in spec and candidate.is_file()
-    ):
-        return load_rules_file(candidate)
-    return parse_rules(spec)
+    """``--rules``: a rule-set id, or a path to a TOML/JSON rules file. A preset's name is
+    the preset even when a file of that name is in the current directory (``./classic``
+    is the file): what ``--rules classic`` means must not depend on where it is run."""
+    if names_a_preset(spec):
+        return parse_rules(spec)
+    if spec.lower().endswith((".toml", ".json")) or ("(" not in spec and Path(spec).is_file()):
+        return load_rules_file(spec)
+    try:
+        return parse_rules(spec)
+    except RulesError as exc:
+        if "(" in spec or len(exc.problems) > 1:
+            raise
+        raise RulesError(f"{exc}; nor is there a rules file {spec} here") from None
 
 
 #: the house-rules file looked for in the current directory, and the variable that

@@ -140,7 +140,7 @@ def log_event_schema() -> JsonSchema:
     doc = tagged_union(f"An event of a {FORMAT} log (one line of a .jsonl file)", SCHEMAS)
     doc["description"] = (
         "Generated from yaniv_audit/codec.py by `python -m yaniv_audit.schema_export`; "
-        "do not edit. See LOG_FORMAT.md section 1. Not stated here: seq equal to the "
+        "do not edit. See docs/log-format.md. Not stated here: seq equal to the "
         "event's position, rule-set combinations, nesting depth (64), and the structural "
         "checks of yaniv_audit/structure.py."
     )

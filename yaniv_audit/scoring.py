@@ -179,15 +179,22 @@ def next_starter(
     still_in: Sequence[str],
     winners: Sequence[str],
     previous_opener: str,
+    caller: str | None = None,
 ) -> set[str] | None:
-    """Who may open the next round (None: not checked)."""
+    """Who may open the next round (None: not checked).
+
+    Under ``starter="caller"`` the player who called Yaniv opens even after an Assaf (as
+    online tables play); a round the stock ended has no caller, and its winners open. A
+    caller or winners who are all out pass the opening to the next player still in.
+    """
     if rules.starter == "free":
         return None
-    if rules.starter == "round_winner":
-        alive = [w for w in winners if w in still_in]
+    if rules.starter in ("round_winner", "caller"):
+        chosen = (caller,) if rules.starter == "caller" and caller is not None else winners
+        alive = [w for w in chosen if w in still_in]
         if alive:
             return set(alive)
-        first = winners[0] if winners else previous_opener
+        first = chosen[0] if chosen else previous_opener
         return {seat_after(seating, still_in, first)}
     return {seat_after(seating, still_in, previous_opener)}
 

@@ -1,4 +1,4 @@
-"""The structural checks of a log: the "unreadable" class of LOG_FORMAT.md section 3
+"""The structural checks of a log: the "unreadable" class of docs/log-format.md
 that holds under every rule set.
 
 Pure code over typed events, with no I/O and no marshmallow, so the codec runs it
@@ -34,6 +34,9 @@ from .events import (
     RoundEnded,
     RoundStarted,
     Showdown,
+    Withdraw,
+    WithdrawalPlan,
+    Withdrawals,
     Yaniv,
 )
 
@@ -105,7 +108,7 @@ def named_players(event: Event) -> list[tuple[str, str]]:
     elif type(event) is GameEnded:
         named.extend((f"winner.{i}", p) for i, p in enumerate(event.winner or ()))
         named.extend((f"scores.{p}", p) for p in event.scores or ())
-    elif type(event) is Note and event.player is not None:
+    elif (type(event) is Note or type(event) is Withdraw) and event.player is not None:
         named.append(("player", event.player))
     return named
 
@@ -128,9 +131,16 @@ def all_seated(event: Event, seated: frozenset[str]) -> bool:
 
 class StructureCheck:
     """The fold state of the structural checks: the seats, the round under way and
-    what its deal recorded. :meth:`check` each event in order, then :meth:`finish`."""
+    what its deal recorded. :meth:`check` each event in order, then :meth:`finish`.
 
-    __slots__ = ("game", "seated", "round", "hands", "stock", "stock_from")
+    A ``withdraw`` that takes entries back leaves the fold as if they had never been
+    written (a round written again after its withdrawal has the same number): the fold
+    keeps the events it checked (``trail``) and, at such a withdrawal, folds the entries
+    still standing again. Withdrawals are rare; the usual event pays one append.
+    """
+
+    __slots__ = ("game", "seated", "round", "hands", "stock", "stock_from", "trail", "plan",
+                 "planned")
 
     def __init__(self) -> None:
         self.game: GameStarted | None = None
@@ -145,17 +155,31 @@ class StructureCheck:
         self.stock: int | None = None
         #: where the order was last recorded, for the message
         self.stock_from = ""
+        #: every event checked, in order
+        self.trail: list[Event] = []
+        #: the withdrawals (None until the first withdraw), worked out up to trail[planned]
+        self.plan: WithdrawalPlan | None = None
+        self.planned = 0
 
     def state(self) -> tuple[Any, ...]:
         """Everything the fold holds, for :meth:`restore`."""
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return (*(getattr(self, name) for name in self.__slots__[:6]), len(self.trail),
+                None if self.plan is None else self.plan.copy(), self.planned)
 
     def restore(self, state: tuple[Any, ...]) -> None:
-        for name, value in zip(self.__slots__, state, strict=True):
+        for name, value in zip(self.__slots__[:6], state[:6], strict=True):
             setattr(self, name, value)
+        del self.trail[state[6]:]
+        self.plan, self.planned = state[7], state[8]
+
+    @property
+    def withdrawals(self) -> Withdrawals | None:
+        """What the withdrawals of the events checked take back (None: there are none)."""
+        return None if self.plan is None else self.plan.result()
 
     def check(self, event: Event) -> Problem | None:
         """The first structural problem of ``event`` given the events before it."""
+        self.trail.append(event)
         if self.game is None:
             return self._first(event)
         kind = type(event)  # not isinstance: see named_players
@@ -201,7 +225,27 @@ class StructureCheck:
             return Problem(
                 event, None, f"a log holds one game, and it started at {self.game.where}"
             )
+        elif type(event) is Withdraw:
+            self._withdraw(event)
         return None
+
+    def _withdraw(self, event: Withdraw) -> None:
+        """Work out what ``event`` takes back; if anything, fold the standing entries again."""
+        if self.plan is None:
+            self.plan = WithdrawalPlan()
+        plan, trail = self.plan, self.trail
+        for earlier in trail[self.planned:-1]:
+            plan.add(earlier)
+        self.planned = len(trail)
+        if not plan.add(event):
+            return
+        withdrawn = plan.withdrawn
+        self.round, self.hands, self.stock, self.stock_from = 0, False, None, ""
+        self.trail = []
+        for earlier in trail[1:-1]:  # the standing entries (they were readable before)
+            if earlier.index not in withdrawn and type(earlier) is not Withdraw:
+                self.check(earlier)
+        self.trail = trail
 
     def finish(self) -> Problem | None:
         """The problem of the log as a whole once every event was checked: it was empty."""

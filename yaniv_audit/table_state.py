@@ -4,13 +4,13 @@ may come next, and what is wrong (the engine of the ``/record`` page, ``POST /ap
 :func:`table_state` is pure: a readable log (unfinished, a scoresheet, or anything
 between) and a rule set in, a JSON-ready dict out, nothing kept. Every judgement is the
 engine's own: the state is a :class:`~yaniv_audit.engine.Replay` of the log, the legal
-next moves are :meth:`~yaniv_audit.engine.Replay.legal_moves` (the generator the
-simulator's bots are checked against), and the report (findings, rounds with their
-totals, Assaf, points, reductions, running scores and who went out, the final result) is
-the one ``yaniv-audit audit`` gives for the same log: :func:`~yaniv_audit.audit.report_of`
-of the same replay. A recorder that sends its log with a candidate entry as the last
-event learns at once what the audit will say of it (``last``: the findings that entry
-raised).
+next moves are :meth:`~yaniv_audit.engine.Replay.next_moves` (the legal-move generator the
+simulator's bots are checked against; after a draw, the next player's moves too), and the
+report (findings, rounds with their totals, Assaf, points, reductions, running scores
+and who went out, the final result) is the one ``yaniv-audit audit`` gives for the same
+log: :func:`~yaniv_audit.audit.report_of` of the same replay. A recorder that sends its
+log with a candidate entry as the last event learns at once what the audit will say of it
+(``last``: the findings that entry raised).
 
 >>> from yaniv_audit.codec import parse_jsonl
 >>> log = parse_jsonl(b"\\n".join([
@@ -36,7 +36,7 @@ from .engine import DREW, START, THREW, Replay
 from .errors import InconsistentLogError
 from .events import Log
 from .rules import RuleSet
-from .scoring import next_starter, seat_after
+from .scoring import next_starter
 
 PHASES = {START: "start", THREW: "threw", DREW: "drew"}
 #: what stands for a card on the pile that the log did not record (the upcard)
@@ -50,13 +50,16 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
     Raises LogFormatError when the replay finds the log unreadable (as the audit does).
     """
     replay = Replay(log.game, rules or log.game.rules)
+    replay.withdrawals = log.withdrawals
+    withdrawn = log.withdrawals.withdrawn if log.withdrawals else {}
     stopped = False
     try:
         for event in log.events:
-            replay.apply(event)
+            if event.index not in withdrawn:  # an entry taken back is read as never written
+                replay.apply(event)
     except InconsistentLogError:
         stopped = True  # the log is impossible from here; the audit stops here too
-    moves = [] if stopped else replay.legal_moves()
+    moves = [] if stopped else replay.next_moves()
     exhaust_pending = replay.round is not None and replay.round.exhaust_pending
     if not stopped:
         replay.finish()  # as the audit's replay ends
@@ -101,8 +104,7 @@ def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
     })
     if in_play and r.moves_checked:
         # who opens the next turn: after a draw, the next seat (a slap may still come first)
-        out["up"] = r.current if r.phase != DREW else (
-            r.next_seat.get(r.current) or seat_after(replay.seating, r.rotation, r.current))
+        out["up"] = replay.up()
     if r.moves_checked:
         out.update({
             "hands": {p: format_cards(h).split() for p, h in r.hands.items()},
@@ -152,9 +154,10 @@ def _next(replay: Replay, stopped: bool, moves: list[Any],
         if r is not None:
             record = replay.records[-1]
             winners = record.score.winners if record.score else ()
-            if not (replay.rules.starter == "round_winner" and record.score is None):
+            if not (replay.rules.starter in ("round_winner", "caller")
+                    and record.score is None):
                 allowed = next_starter(replay.rules, replay.seating, replay.still_in, winners,
-                                       record.starter)
+                                       record.starter, record.caller)
                 if allowed is not None:
                     out["starters"] = [p for p in replay.seating if p in allowed]
     out["expects"] = [*expects, "note"]

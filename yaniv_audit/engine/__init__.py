@@ -47,6 +47,8 @@ from ..events import (
     RoundStarted,
     Showdown,
     Slap,
+    Withdraw,
+    Withdrawals,
     Yaniv,
 )
 from .claims import TableClaims
@@ -83,7 +85,13 @@ class Replay(Deal, Turns, PileAndStock, RoundEnd, TableClaims, LegalMoves):
         """Fold one event into the state (raises InconsistentLogError, StopReplay)."""
         HANDLERS[type(event)](self, event)
 
-    def run(self, events: Iterable[Event]) -> Replay:
+    def run(self, events: Iterable[Event], withdrawals: Withdrawals | None = None) -> Replay:
+        """Fold every event, as if those ``withdrawals`` take back had never been written
+        (:attr:`~yaniv_audit.events.Log.withdrawals`), and finish."""
+        if withdrawals is not None:
+            self.withdrawals = withdrawals
+            taken_back = withdrawals.withdrawn
+            events = [e for e in events if e.index not in taken_back]
         handlers = HANDLERS  # apply(event), inline: one call less for every event
         for event in events:
             handlers[type(event)](self, event)
@@ -100,6 +108,13 @@ class Replay(Deal, Turns, PileAndStock, RoundEnd, TableClaims, LegalMoves):
     def _note(self, event: Note) -> None:
         pass
 
+    def _withdraw(self, event: Withdraw) -> None:
+        """A withdrawal that takes entries back was planned before the fold (its entries
+        are not folded); one that takes nothing back is ``log.withdraw``."""
+        why = self.withdrawals.refused.get(event.index) if self.withdrawals else None
+        if why is not None:
+            self._violation(event, "log.withdraw", event.player, **why)
+
 
 #: the method that folds each event type (a class-level table, so that a replay holds
 #: no reference cycle and dies by reference counting)
@@ -115,4 +130,5 @@ HANDLERS: dict[type[Event], Callable[[Replay, Any], None]] = {
     Reshuffle: Replay._reshuffle,
     GameEnded: Replay._game_ended,
     Note: Replay._note,
+    Withdraw: Replay._withdraw,
 }

@@ -13,7 +13,7 @@ from typing import Any
 from ..cards import format_cards
 from ..melds import extend, legal_throws
 from .base import ReplayBase
-from .state import START, THREW, Move
+from .state import DREW, START, THREW, Move
 
 
 class LegalMoves(ReplayBase):
@@ -65,6 +65,26 @@ class LegalMoves(ReplayBase):
             return [Move("slap", p, card=r.last_drawn)]
         return []
 
+    def up(self) -> str | None:
+        """Who moves next in the round under way: after a draw the turn is over, and the next
+        player still in opens theirs (the drawer may still slap first); None between rounds."""
+        r = self.round
+        if r is None or r.ended or r.closed or not r.moves_checked or self.winners is not None:
+            return None
+        if r.phase != DREW:
+            return r.current
+        return r.next_seat.get(r.current) or self._next_player(r, r.current)
+
+    def next_moves(self) -> list[Move]:
+        """Every legal move that may come next: :meth:`legal_moves`, and after a draw (when the
+        turn has passed) the next player's Yaniv and throws too, which a recorder offers."""
+        moves = self.legal_moves()
+        r = self.round
+        up = self.up()
+        if r is not None and r.phase == DREW and up is not None:
+            moves += self.start_moves(up)
+        return moves
+
     def start_moves(self, player: str) -> list[Move]:
         """What ``player`` may do at the start of their turn: Yaniv, or any legal throw."""
         hand = self.round.hands.get(player, []) if self.round else []
@@ -88,7 +108,7 @@ class LegalMoves(ReplayBase):
             view["round"] = {
                 "round": r.number,
                 "moves_checked": r.moves_checked,
-                "turn": r.current,
+                "turn": self.up() or r.current,  # after a draw, the turn has passed
                 "phase": ("start", "threw", "drew")[r.phase],
                 "hands": {p: format_cards(h).split() for p, h in r.hands.items()},
                 "totals": {p: self._total(h) for p, h in r.hands.items()},

@@ -167,7 +167,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                   "--max-bytes)", "log", "too_large", "Too large"))
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> tuple[Any, int]:
+    def http_error(exc: HTTPException) -> Any:
         status = exc.code or 500
         message = exc.description or exc.name
         if status == 404:
@@ -175,7 +175,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                 ": the API is described at /api/v1/openapi.json" if wants_json() else "")
         elif status == 405:
             message = f"{request.method} is not allowed on {request.path}"
-        return page(ApiError(status, message, None, None, exc.name))
+        body, code = page(ApiError(status, message, None, None, exc.name))
+        allowed = getattr(exc, "valid_methods", None)
+        if status == 405 and allowed:  # RFC 9110: a 405 says what is allowed
+            return body, code, {"Allow": ", ".join(sorted(allowed))}
+        return body, code
 
     @app.errorhandler(Exception)
     def internal(exc: Exception) -> tuple[Any, int]:

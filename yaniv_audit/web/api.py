@@ -34,6 +34,7 @@ from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
+from .i18n import DEFAULT, LANGUAGES, finding_text
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
 
@@ -215,9 +216,9 @@ def body_files() -> list[tuple[str, bytes]]:
     """The logs a request carries: the ``log`` files (or ``log``/``text`` fields) of a
     multipart form, else the raw body, whatever its content type."""
     if request.mimetype == "multipart/form-data":
-        logs = [(base_name(f.filename or "upload"), f.read())
+        logs = [(upload_name(f.filename), f.read())
                 for f in request.files.getlist("log") if f.filename]
-        logs += [(base_name(f.filename or "upload"), f.read())
+        logs += [(upload_name(f.filename), f.read())
                  for name, f in request.files.items(multi=True) if name != "log" and f.filename]
         for name in ("log", "text"):
             text = request.form.get(name)
@@ -232,6 +233,22 @@ def body_files() -> list[tuple[str, bytes]]:
         raise ApiError(400, "No log: send the log in the request body (JSON Lines or a JSON "
                             "array of events)", "log", "no_log", "No log")
     return [("request", data)]
+
+
+def upload_name(filename: str | None) -> str:
+    """An uploaded file's name as the archive keeps it: its base name, with no control
+    character (a NUL made storing it a 500) and at most 240 bytes (a file name's limit is
+    255, and ``.jsonl`` may be added; the extension kept); no file's name is ``upload``."""
+    name = "".join(c if c.isprintable() else "_" for c in base_name(filename or ""))
+    if name.strip(". ") == "":
+        return "upload"
+    stem, dot, extension = name.rpartition(".")
+    if not dot or len(extension) > 16:
+        stem, extension = name, ""
+    tail = f".{extension}" if extension else ""
+    while len((stem + tail).encode("utf-8")) > 240:
+        stem = stem[:-1]
+    return stem + tail
 
 
 def read_log_bytes(data: bytes, name: str, max_events: int | None = None) -> Log:
@@ -269,6 +286,32 @@ def replayed(name: str, build: Callable[[], Any]) -> Any:
         return build()
     except LogFormatError as exc:
         raise unreadable_error(name, exc) from None
+
+
+def asked_language() -> str | None:
+    """The language the request's ``Accept-Language`` asks the findings in (English when
+    it names none of the five); None without the header."""
+    if "Accept-Language" not in request.headers:
+        return None
+    return request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT) or DEFAULT
+
+
+def with_texts(answer: Any, lang: str | None) -> Any:
+    """The findings of ``answer``, each with ``text``: its message in ``lang``, cards as
+    the board draws them (``lang`` None: the answer as it is)."""
+    if lang is None:
+        return answer
+    stack = [answer]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if "code" in value and "params" in value and "message" in value:
+                value["text"] = finding_text(value, lang)
+            else:
+                stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return answer
 
 
 # --- the archive -------------------------------------------------------------------------
@@ -350,15 +393,30 @@ def check_write_allowed(token: str | None = None) -> None:
                                 "with the server's YANIV_AUDIT_TOKEN", None, "unauthorized",
                            "Not allowed")
         return
-    forwarded = "X-Forwarded-For" in request.headers or "Forwarded" in request.headers
-    try:
-        local = ipaddress.ip_address(request.remote_addr or "").is_loopback
-    except ValueError:
-        local = False
-    if not local or forwarded:
+    forwarded = any(name in request.headers for name in PROXY_HEADERS)
+    if not is_loopback(request.remote_addr or "") or forwarded:
         raise ApiError(401, "writing to the archive is allowed only from this machine: set "
                             "YANIV_AUDIT_TOKEN on the server and send Authorization: Bearer "
                             "<token>", None, "unauthorized", "Not allowed")
+    host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
+    if host.lower() not in ("localhost", current_app.config.get("LISTEN_HOST") or "localhost") \
+            and not is_loopback(host.strip("[]")):
+        # a page of another site whose name resolves to 127.0.0.1 (DNS rebinding) is the
+        # same origin to the browser: only the name the server listens on is this machine
+        raise ApiError(403, f"a write addressed to {host!r} is refused: without a token, "
+                            "write to this machine by its own address (http://127.0.0.1:PORT/ "
+                            "or http://localhost:PORT/)", None, "forbidden", "Not allowed")
+
+
+#: the headers a proxy adds (``serve`` has waitress keep them: it would drop the first two)
+PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Forwarded-Host", "X-Real-IP", "Via")
+
+
+def is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def store_logs(files: list[tuple[str, bytes]]) -> dict[str, Any]:
@@ -437,21 +495,24 @@ def audit_body() -> Response:
     rules = rules_arg()
     name, data = body_files()[0]
     digest = hashlib.sha256(data).digest()
-    key = ("audit-body", digest, rules_key(rules))
+    lang = asked_language()
+    key = ("audit-body", digest, rules_key(rules), lang)
     entry = cache().get(key)
     if entry is None:
         workers: Workers | None = current_app.extensions.get("yaniv_workers")
-        args = (data, name, rules, limits()[1])
+        args = (data, name, rules, limits()[1], lang)
         entry = cache().put(key, workers.run(audit_answer, *args) if workers
                             else audit_answer(*args))
     return answer(entry)
 
 
-def audit_answer(data: bytes, name: str, rules: RuleSet | None, max_events: int) -> bytes:
+def audit_answer(data: bytes, name: str, rules: RuleSet | None, max_events: int,
+                 lang: str | None = None) -> bytes:
     """The answer to ``POST /api/v1/audit``: the audit report of a posted log, as JSON
-    (on a worker process when the server has them: :mod:`.workers`)."""
+    (on a worker process when the server has them: :mod:`.workers`), its findings said
+    in ``lang`` too."""
     log = read_log_bytes(data, name, max_events)
-    report = replayed(name, lambda: audit_log(log, rules))
+    report = with_texts(replayed(name, lambda: audit_log(log, rules)), lang)
     return orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS)
 
 
@@ -470,7 +531,8 @@ def board_body() -> Response:
 def compare_body() -> Response:
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(replayed(name, lambda: compare_log(log, rule_sets_arg(log))))
+    return json_response(with_texts(replayed(name, lambda: compare_log(log, rule_sets_arg(log))),
+                                    asked_language()))
 
 
 @api_v1.post("/state")
@@ -479,7 +541,8 @@ def state_body() -> Response:
     rules = rules_arg()
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(replayed(name, lambda: table_state(log, rules)))
+    return json_response(with_texts(replayed(name, lambda: table_state(log, rules)),
+                                    asked_language()))
 
 
 def listing_args() -> tuple[Filters, str]:
@@ -612,6 +675,7 @@ def report_show(name: str) -> Response:
                        "No such report")
     rule_sets: list[RuleSet | None] = list(rule_sets_arg()) or [None]
     players = int_arg("players", 0, 2, 8) if arg("players") else None
+    simulated = bool(bool_arg("simulated"))
     if name == "rules-impact" and None in rule_sets:
         raise ApiError(400, "rules-impact needs rules=R, the rule set to compare with",
                        "rules", "bad_parameter")
@@ -624,14 +688,15 @@ def report_show(name: str) -> Response:
         missing = {rules: r.audited(None if rules is None else rules.key) for rules in needed}
         todo = [rules for rules, (games, done) in missing.items() if done < games]
         if not todo:
-            return cached(("report", store().generation, name, tuple(rule_sets), players),
-                          lambda: analytics.report(r.archive, name, rule_sets, players)
-                          .to_json())
-    return report_after_auditing(name, rule_sets, players, todo)
+            return cached(("report", store().generation, name, tuple(rule_sets), players,
+                           simulated),
+                          lambda: analytics.report(r.archive, name, rule_sets, players,
+                                                   simulated=simulated).to_json())
+    return report_after_auditing(name, rule_sets, players, todo, simulated)
 
 
 def report_after_auditing(name: str, rule_sets: list[RuleSet | None], players: int | None,
-                          todo: list[RuleSet | None]) -> Response:
+                          todo: list[RuleSet | None], simulated: bool = False) -> Response:
     """A report whose games are not all audited under its rule sets: audited first, as
     ``yaniv-audit report`` does, when this request may write; else a 409 saying how."""
     under = ", ".join("their declared rules" if r is None else r.id for r in todo)
@@ -645,7 +710,8 @@ def report_after_auditing(name: str, rule_sets: list[RuleSet | None], players: i
         for rules in todo:
             for _ in archive.audit(rules, jobs=1):
                 pass
-        return json_response(analytics.report(archive, name, rule_sets, players).to_json())
+        return json_response(analytics.report(archive, name, rule_sets, players,
+                                              simulated=simulated).to_json())
 
 
 def wants_json() -> bool:

@@ -21,6 +21,7 @@ from ..events import (
     RoundStarted,
     Showdown,
     Slap,
+    Withdraw,
     Yaniv,
 )
 from ..merkle import tree_hash
@@ -92,6 +93,8 @@ def move(event: Event, seat: str | None) -> dict[str, Any]:
                 "rules": event.rules.id}
     elif isinstance(event, RoundEnded):
         return {"player": None, "cards": [], "round": event.round}
+    elif isinstance(event, Withdraw):
+        return {"player": who, "cards": [], "seqs": list(event.seqs)}
     return {"player": who, "cards": cards}
 
 

@@ -123,7 +123,8 @@ MEANING: dict[str, str] = {
                      "purpose with an Assaf is called a Victor."),
     "starter": N_("Who opens the rounds after the first. round_winner: the round's winner "
                   "(the caller, or the lowest Assafer); next_seat: the seat after the last "
-                  "opener; free: not checked."),
+                  "opener; caller: the player who called Yaniv, even after an Assaf; free: not "
+                  "checked."),
 }
 
 #: the presets' sources, as rules.PRESET_SOURCES writes them (translated here)
@@ -137,7 +138,7 @@ SOURCES: dict[str, str] = {
     "jhyap": N_("Nepal, as McLeod describes it"),
 }
 
-#: the variants each source lists beside its base rules (docs/rules.md, section 7)
+#: the variants each source lists beside its base rules (docs/rules.md, "The presets")
 VARIANTS: list[tuple[str, str, dict[str, str]]] = [
     ("namu", N_("the Korean wiki article"), {
         "face_values": "ranked", "ace_high": "true", "pickup": "ends", "hand_size": "7",
@@ -185,7 +186,7 @@ def rules_page_data() -> dict[str, Any]:
                         for preset, source, said in VARIANTS if name in said]
             rows.append({"name": name, "kind": param.kind, "choices": param.choices,
                          "default": format_value(param.default), "nullable": param.nullable,
-                         "minimum": param.minimum,
+                         "minimum": param.minimum, "maximum": param.maximum,
                          "meaning": marked_up(gettext(MEANING[name]), param.choices),
                          "in_presets": values, "variants": variants})
         groups.append({"key": key, "title": gettext(title), "params": rows})
@@ -310,8 +311,9 @@ def analytics_page() -> str:
                          if o.interval else "" for o in odds]
             reports.append(_report(risk, risk_chart(odds), {"interval": intervals}))
             board = analytics.report(archive, "leaderboard")
+            pct = board.columns.index("win_pct")
             reports.append(_report(board, bar_chart(
-                [(str(row[0]), row[3]) for row in board.rows if row[3] is not None][:12],
+                [(str(row[0]), row[pct]) for row in board.rows if row[pct] is not None][:12],
                 gettext("win %"), 100)))
             seats = analytics.report(archive, "seat-advantage")
             reports.append(_report(seats, seat_chart(seats.rows)))

@@ -137,6 +137,7 @@ class MoveSchema(Schema):
     hands = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
                         metadata={"description": "a showdown's hands laid down"})
     players = fields.List(fields.String(), metadata={"description": "at the start"})
+    seqs = fields.List(fields.Integer(), metadata={"description": "a withdraw's entries"})
     rules = fields.String(metadata={"description": "the declared rules, at the start"})
 
 
@@ -149,6 +150,9 @@ class StepSchema(Schema):
     text = fields.String(required=True)
     findings = fields.List(fields.Dict(), required=True)
     stopped = fields.Boolean(required=True)
+    withdrawn_by = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the withdraw that took this entry back (the replay reads the log "
+                       "without it), or null"})
     state = fields.Dict(required=True)
     move = fields.Nested(MoveSchema, required=True)
 
@@ -328,6 +332,9 @@ class ReportQuery(Schema):
     rules = _rules(many=True)
     players = fields.Integer(validate=validate.Range(min=2, max=8),
                              metadata={"description": "only games of N players"})
+    simulated = fields.Boolean(metadata={
+        "description": "leaderboard: count the games bots played (yaniv-audit simulate) "
+                       "too; by default they are left out and the summary says how many"})
 
 
 __all__ = ["AuditReportSchema", "CompareSchema"]

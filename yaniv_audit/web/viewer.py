@@ -23,7 +23,6 @@ reads without JavaScript.
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from typing import Any
 
@@ -31,7 +30,7 @@ from babel.dates import format_date
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..audit import compare_with_reports, other_tables
+from ..audit import compare_with_reports, finding_difference, other_tables
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import LogFormatError, RulesError
 from ..events import Log
@@ -146,9 +145,8 @@ def writing_allowed() -> bool:
 
 
 def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]:
-    """The rule parameters a finding's message names (``(pickup=ends)``)."""
-    named = re.findall(r"\b([a-z_]+)=", finding["message"])
-    return [p for p in dict.fromkeys(named) if p in params]
+    """The rule parameters that decided a finding (its ``params["rule"]``)."""
+    return [p for p in finding.get("params", {}).get("rule", {}) if p in params]
 
 
 def game_title(game_id: str | None, fingerprint: str, players: list[str],
@@ -319,18 +317,13 @@ def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
 
 
 def finding_changes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per rule set after the baseline: the findings it adds and removes (by event
-    and code), each with its message."""
-    def keyed(report: dict[str, Any]) -> dict[tuple[int, str], dict[str, Any]]:
-        return {(f["seq"], f["code"]): f for f in report["findings"]}
-
-    base = keyed(reports[0])
+    """Per rule set after the baseline: the findings it adds and removes, each with its
+    message (:func:`yaniv_audit.audit.finding_difference`: one each, two at one event
+    are two)."""
     out = []
     for report in reports[1:]:
-        found = keyed(report)
-        out.append({"rules": report["rules"]["id"],
-                    "added": [f for k, f in found.items() if k not in base],
-                    "removed": [f for k, f in base.items() if k not in found]})
+        added, removed = finding_difference(reports[0]["findings"], report["findings"])
+        out.append({"rules": report["rules"]["id"], "added": added, "removed": removed})
     return out
 
 

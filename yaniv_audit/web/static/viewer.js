@@ -100,7 +100,14 @@
         break;
       }
       case "game_ended": fill(t("the game ends"), {}); break;
+      case "withdraw": fill(t("the table takes back %(seqs)s"), { seqs: (m.seqs || []).join(", ") }); break;
       default: parts.push(document.createTextNode(step.text));
+    }
+    if (step.withdrawn_by !== null && step.withdrawn_by !== undefined) {
+      // struck through, and said in words: not by its colour alone
+      const struck = document.createElement("del");
+      struck.append(...parts);
+      return [struck, document.createTextNode(" " + t("(withdrawn by %(n)s, not counted)", { n: step.withdrawn_by }))];
     }
     return parts;
   }
