@@ -40,12 +40,13 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from .events import Event
+    from ..events import Event
 
-from . import ENGINE, safe_sql
-from .bulk import mapped, no_gc
-from .errors import ArchiveError, LogFormatError
-from .rules import RuleSet
+from .. import ENGINE
+from ..bulk import mapped, no_gc
+from ..errors import ArchiveError, LogFormatError
+from ..rules import RuleSet
+from . import safe_sql
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 #: the archive file used when none is named
@@ -372,8 +373,8 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
 
 
 def _read_for_ingest(path: str) -> IngestRow | Refused:
-    from .codec import read_log
-    from .merkle import tree_hash
+    from ..codec import read_log
+    from ..merkle import tree_hash
 
     try:
         log = read_log(path)
@@ -411,7 +412,7 @@ def event_table(events: Sequence[Event], leaves: Sequence[bytes]) -> pa.Table:
     :func:`event_columns`."""
     import pyarrow as pa
 
-    from .events import EVENT_TYPES_BY_CLASS
+    from ..events import EVENT_TYPES_BY_CLASS
 
     kind = EVENT_TYPES_BY_CLASS.__getitem__
     rounds, sources, cards = event_columns(events)
@@ -434,8 +435,8 @@ def event_columns(events: Sequence[Event],
     game_started, game_ended and what comes before the first round), a draw's source,
     and the cards (a discard's, a draw's or slap's card when known). The same as
     :data:`BACKFILL` computes from the stored JSON."""
-    from .cards import NAMES
-    from .events import Discard, Draw, GameEnded, GameStarted, RoundEnded, RoundStarted, Slap
+    from ..cards import NAMES
+    from ..events import Discard, Draw, GameEnded, GameStarted, RoundEnded, RoundStarted, Slap
 
     rounds: list[int | None] = []
     sources: list[str | None] = []
@@ -471,8 +472,8 @@ def deal_rows(events: Sequence[Event], rules: RuleSet) -> list[tuple[Any, ...]]:
     """The ``deals`` rows of a log (without its game_no): each hand recorded at a deal,
     classified under the rules the game declared (the deck it was dealt from) as
     :func:`yaniv_audit.deal_odds.classify` does: (round, player, cards, ranks, run, total)."""
-    from .deal_odds import classifier
-    from .events import RoundStarted
+    from ..deal_odds import classifier
+    from ..events import RoundStarted
 
     classify = classifier(rules)
     rows: list[tuple[Any, ...]] = []
@@ -530,8 +531,8 @@ def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | No
 
     ``keys`` caches rule-set id -> parameter key across calls.
     """
-    from .audit import to_json_line
-    from .rules import resolve_rules
+    from ..audit import to_json_line
+    from ..rules import resolve_rules
 
     keys = {} if keys is None else keys
     fp = game_no
@@ -652,8 +653,8 @@ def check_stored(job: tuple[str, bytes, int, str | None, int | None],
     worker): (its fingerprint, None when nothing is). The job: the fingerprint, the
     stored JSON Lines, the events ingested, and the version it extends with that
     version's events (None: it extends none, or that version is not archived)."""
-    from .codec import parse_jsonl
-    from .merkle import tree_hash
+    from ..codec import parse_jsonl
+    from ..merkle import tree_hash
 
     fingerprint, data, expected, extends, extends_size = job
     with no_gc():
@@ -743,8 +744,8 @@ def derived_schemas() -> dict[str, pa.Schema]:
 
 def _audit_stored(fingerprint: str, source: str, data: bytes,
                   rule_sets: Sequence[RuleSet | None]) -> list[dict[str, Any]]:
-    from .audit import audit_log, unreadable_report
-    from .codec import parse_jsonl
+    from ..audit import audit_log, unreadable_report
+    from ..codec import parse_jsonl
 
     try:
         log = parse_jsonl(data, source)
@@ -911,7 +912,7 @@ class Archive:
 
     ``locked`` opens it for a user's SQL (:meth:`user_query`): read-only, on a
     connection that can reach no file, network, extension or setting
-    (:data:`yaniv_audit.safe_sql.LOCKED_CONFIG`); the archive must exist. DuckDB
+    (:data:`yaniv_audit.archive.safe_sql.LOCKED_CONFIG`); the archive must exist. DuckDB
     opens a file once per process: while one connection to it is open, another
     with other settings (read-only or not, locked or not) is refused.
     """
@@ -1121,8 +1122,8 @@ class Archive:
     def _fill_deals(self) -> None:
         """Fill ``deals`` of an archive ingested before it was kept, from the stored
         round_started events (:func:`deal_rows`)."""
-        from .codec import parse_jsonl
-        from .rules import resolve_rules
+        from ..codec import parse_jsonl
+        from ..rules import resolve_rules
 
         con = self.con
         numbers = [n for (n,) in con.execute(
@@ -1604,7 +1605,7 @@ class Archive:
         """Audit every stored game again under each rule set it was audited under by this
         engine, and compare every derived row: (audits checked, audits by another engine
         version, not checked, mismatches)."""
-        from .rules import resolve_rules
+        from ..rules import resolve_rules
 
         rows = self.con.execute(
             "SELECT g.game_no, g.game_id, g.fingerprint, a.rules_key, a.rules_id, a.engine "
@@ -1665,7 +1666,7 @@ class Archive:
         Merkle tree hash of their fingerprints in ingest order. Kept outside the
         archive, it lets :meth:`check_checkpoint` show later that the archive only
         grew: no game removed, replaced or reordered."""
-        from .merkle import tree_hash
+        from ..merkle import tree_hash
 
         fingerprints = self._fingerprints()
         point = Checkpoint(len(fingerprints), tree_hash(fingerprints).hex(),
@@ -1676,7 +1677,7 @@ class Archive:
 
     def check_checkpoint(self, point: Checkpoint) -> str | None:
         """None if the archive still begins with the games of ``point``, else what differs."""
-        from .merkle import tree_hash
+        from ..merkle import tree_hash
 
         fingerprints = self._fingerprints()
         if len(fingerprints) < point.games:
@@ -1752,9 +1753,9 @@ class Archive:
     def user_query(self, sql: str, *, timeout: float | None = None,
                    ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Column names and rows of a user's SQL: one SELECT that reads only the archive's
-        tables (:mod:`yaniv_audit.safe_sql`), stopped after ``timeout`` seconds (None:
+        tables (:mod:`yaniv_audit.archive.safe_sql`), stopped after ``timeout`` seconds (None:
         the default, 30), in a process of its own whose memory the system bounds and which
-        is killed at the time limit (:func:`~yaniv_audit.safe_sql.run_isolated`). Anything
+        is killed at the time limit (:func:`~yaniv_audit.archive.safe_sql.run_isolated`). Anything
         else raises :class:`~yaniv_audit.errors.QueryError`
         (:class:`~yaniv_audit.errors.QueryRefused`, :class:`~yaniv_audit.errors.QueryTimeout`)
         with what and why, on one line. The archive must be open ``locked``."""

@@ -47,7 +47,7 @@ from typing import Any
 
 import duckdb
 
-from .errors import ArchiveError, QueryError, QueryRefused, QueryTimeout
+from ..errors import ArchiveError, QueryError, QueryRefused, QueryTimeout
 
 #: the settings of a connection that runs a user's SQL; ``lock_configuration``
 #: comes last and freezes the others for the connection's life
@@ -373,7 +373,7 @@ def _ran_past(timeout: float | None) -> str:
 def _isolated(path: str, sql: str, timeout: float, memory: str, send: Connection) -> None:
     """The query's process: open the archive locked, screen the statement, bound this
     process's memory, say so, then run it and send back its rows or its error."""
-    from .archive import MEMORY_ENV, Archive
+    from . import MEMORY_ENV, Archive
 
     os.environ[MEMORY_ENV] = memory  # the fork server's environment is that of its start
     quiet = os.open(os.devnull, os.O_WRONLY)  # no progress bar of DuckDB's on the terminal:
