@@ -20,9 +20,8 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
-from yaniv_audit import analytics
 from yaniv_audit import cli as cli_module
-from yaniv_audit.archive import DERIVED, VIEWS, Archive
+from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
 from yaniv_audit.audit import audit_file, audit_log
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.codec import parse_jsonl, read_log
