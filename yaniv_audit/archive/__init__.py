@@ -23,15 +23,11 @@ reading a range of games back skips the rest of the table.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,35 +36,65 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..events import Event
-
 from .. import ENGINE
 from ..bulk import mapped, no_gc
 from ..errors import ArchiveError, LogFormatError
 from ..rules import RuleSet
 from . import safe_sql
+from .base import (
+    DB_ENV,
+    DEFAULT_DB,
+    MEMORY_ENV,
+    READ_BATCH,
+    ArchiveBase,
+    Progress,
+    StoredLog,
+    _first_line,
+    _insert,
+    _no_progress,
+    _one,
+    _short_of_memory,
+    damaged,
+    default_db,
+    memory_limit,
+    out_of_memory,
+    writer_thread,
+)
+from .rows import (
+    DEAL_COLUMNS,
+    EVENT_COLUMNS,
+    IngestRow,
+    add_derived,
+    deal_rows,
+    deal_table,
+    derived_rows,
+    derived_tables,
+    event_table,
+    from_stream,
+    opening_md5,
+    player_round_rows,
+    to_stream,
+)
+from .schema import (
+    DERIVED,
+    DERIVED_TABLES,
+    GAME_TABLES,
+    LATEST,
+    MIGRATES_FROM,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SIMULATED,
+    TABLES,
+    VIEWS,
+    _summarize,
+)
 
 _HEX = frozenset("0123456789abcdefABCDEF")
-#: the archive file used when none is named
-DEFAULT_DB = "yaniv-archive.duckdb"
-#: the environment variable that names another default archive
-DB_ENV = "YANIV_AUDIT_DB"
-#: the most memory DuckDB keeps for an archive (its buffer pool: blocks read or written
-#: stay cached up to it, else an archive's whole file would), any DuckDB size
-MEMORY_ENV = "YANIV_AUDIT_MEMORY_LIMIT"
-DEFAULT_MEMORY = "512MB"
-SCHEMA_VERSION = "5"
-#: the older schemas :meth:`Archive._migrate` brings forward on open
-MIGRATES_FROM = ("1", "2", "3", "4")
-#: games read back from the events table per query when auditing
-READ_BATCH = 256
 #: audit --db writes the derived rows of the games it audited when it holds this many
 #: rounds (about a tenth of the rows) or this many games' audits, whichever comes first:
 #: a game its rules call corrupt at the first deal has one round, and counting rounds
 #: alone held 100,000 such games' rows (and report JSON) until the end
 DERIVED_BATCH, DERIVED_GAMES = 50_000, 5_000
-#: what marks a log that ``yaniv-audit simulate`` wrote (bots playing), in its first event
-SIMULATED = "json_extract_string(e.event, '$.meta.recorder') = 'yaniv-audit simulate'"
 #: event rows collected before they are written, when ingesting: four of DuckDB's row
 #: groups (122,880 rows each), which it compresses and writes whole, in parallel, without
 #: the write-ahead log; in batches of 50,000 the same games took 2.8 times as long to store
@@ -80,208 +106,12 @@ WRITE_BATCH = 4 * 122_880
 EXPORT_FLUSH_ROWS = 60_000
 EXPORT_OPEN_FILES = 8
 
-#: SQL: game ``g`` is the latest version of its game (no longer one is archived, and
-#: it does not rewrite an archived version)
-LATEST = ("(g.part_of IS NULL AND g.rewrites IS NULL AND NOT EXISTS "
-          "(SELECT 1 FROM games later WHERE later.extends = g.fingerprint))")
-
-GAME_TABLES = """
-CREATE TABLE IF NOT EXISTS archive_info (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    game_no INTEGER PRIMARY KEY,
-    fingerprint VARCHAR NOT NULL UNIQUE,
-    game_id VARCHAR NOT NULL,
-    source VARCHAR NOT NULL,
-    players VARCHAR[] NOT NULL,
-    rules_key VARCHAR NOT NULL,
-    rules_id VARCHAR NOT NULL,
-    events INTEGER NOT NULL,
-    extends VARCHAR,
-    part_of VARCHAR,
-    started_at TIMESTAMPTZ,
-    ingested_at TIMESTAMPTZ NOT NULL,
-    rewrites VARCHAR,
-    opening_md5 VARCHAR
-);
-CREATE TABLE IF NOT EXISTS checkpoints (
-    games INTEGER NOT NULL,
-    root VARCHAR NOT NULL,
-    created_at TIMESTAMPTZ NOT NULL
-);
-CREATE TABLE IF NOT EXISTS events (
-    game_no INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    type VARCHAR NOT NULL,
-    player VARCHAR,
-    event VARCHAR NOT NULL,
-    round INTEGER,
-    source VARCHAR,
-    cards VARCHAR[]
-);
-CREATE TABLE IF NOT EXISTS deals (
-    game_no INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    player VARCHAR NOT NULL,
-    cards INTEGER NOT NULL,
-    ranks VARCHAR NOT NULL,
-    run VARCHAR NOT NULL,
-    total INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS round_turns (
-    game_no INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    turns INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS draw_cards (
-    game_no INTEGER NOT NULL,
-    source VARCHAR,
-    card VARCHAR NOT NULL,
-    draws INTEGER NOT NULL
-);
-"""
-
-#: the summaries of each game's events that the reports read instead of ``events`` (a
-#: hundred times fewer rows), filled at ingest for the games ``$1`` to ``$2``: the turns
-#: of each round (a discard or a Yaniv call) and the draws by source and the rank of the
-#: card drawn (``JK`` a joker; ``unknown``: a stock draw whose card the log does not say)
-SUMMARIES = ("""
-INSERT INTO round_turns
-SELECT game_no, round, count(*) FROM events
-WHERE game_no BETWEEN $1 AND $2 AND type IN ('discard', 'yaniv') AND round IS NOT NULL
-GROUP BY ALL
-""", """
-INSERT INTO draw_cards
-SELECT game_no, source,
-       CASE WHEN cards IS NULL THEN 'unknown' WHEN cards[1] = 'JK' THEN 'JK'
-            ELSE left(cards[1], 1) END,
-       count(*)
-FROM events WHERE game_no BETWEEN $1 AND $2 AND type = 'draw'
-GROUP BY ALL
-""")
-
-#: the derived tables, keyed by the game's ``game_no`` and the rule set's parameters
-DERIVED_TABLES = """
-CREATE TABLE IF NOT EXISTS audits (
-    game_no INTEGER NOT NULL,
-    rules_key VARCHAR NOT NULL,
-    rules_id VARCHAR NOT NULL,
-    engine VARCHAR NOT NULL,
-    verdict VARCHAR NOT NULL,
-    finished BOOLEAN NOT NULL,
-    winners VARCHAR[] NOT NULL,
-    rounds INTEGER NOT NULL,
-    findings INTEGER NOT NULL,
-    report VARCHAR NOT NULL,
-    audited_at TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (game_no, rules_key)
-);
-CREATE TABLE IF NOT EXISTS findings (
-    game_no INTEGER NOT NULL,
-    rules_key VARCHAR NOT NULL,
-    seq INTEGER,
-    round INTEGER,
-    player VARCHAR,
-    kind VARCHAR NOT NULL,
-    code VARCHAR NOT NULL,
-    message VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    game_no INTEGER NOT NULL,
-    rules_key VARCHAR NOT NULL,
-    round INTEGER NOT NULL,
-    players INTEGER NOT NULL,
-    starter VARCHAR,
-    "end" VARCHAR,
-    caller VARCHAR,
-    caller_total INTEGER,
-    assafed BOOLEAN NOT NULL,
-    assafers VARCHAR[] NOT NULL,
-    winners VARCHAR[] NOT NULL
-);
-CREATE TABLE IF NOT EXISTS standings (
-    game_no INTEGER NOT NULL,
-    rules_key VARCHAR NOT NULL,
-    player VARCHAR NOT NULL,
-    seat INTEGER NOT NULL,
-    score INTEGER NOT NULL,
-    won BOOLEAN NOT NULL,
-    out BOOLEAN NOT NULL
-);
-CREATE TABLE IF NOT EXISTS player_rounds (
-    game_no INTEGER NOT NULL,
-    rules_key VARCHAR NOT NULL,
-    round INTEGER NOT NULL,
-    player VARCHAR NOT NULL,
-    seat INTEGER NOT NULL,
-    total INTEGER,
-    points INTEGER,
-    score_after INTEGER,
-    called BOOLEAN NOT NULL,
-    assafed_caller BOOLEAN NOT NULL,
-    assafer BOOLEAN NOT NULL,
-    won BOOLEAN NOT NULL,
-    reduced_from INTEGER,
-    went_out BOOLEAN NOT NULL,
-    opened BOOLEAN NOT NULL
-);
-"""
-DERIVED = ("findings", "rounds", "standings", "player_rounds", "audits")
-
-#: the views that already choose: the latest version of each game, and its derived rows
-#: under the rules it declared (``latest_audits``, ``latest_findings``, ...)
-VIEWS = (f"CREATE VIEW IF NOT EXISTS latest_games AS SELECT g.* FROM games g WHERE {LATEST};\n"
-         + "".join(f"CREATE VIEW IF NOT EXISTS latest_{t} AS SELECT t.* FROM {t} t "
-                   "JOIN latest_games g ON t.game_no = g.game_no AND t.rules_key = g.rules_key;\n"
-                   for t in DERIVED))
-
-SCHEMA = GAME_TABLES + DERIVED_TABLES + VIEWS
 
 #: schema 2's player_rounds (keyed by fingerprint), made when migrating from schema 1
 PLAYER_ROUNDS_2 = DERIVED_TABLES[DERIVED_TABLES.index("CREATE TABLE IF NOT EXISTS player_rounds"):
                                  ].replace("game_no INTEGER", "fingerprint VARCHAR", 1)
 
 
-#: what each table holds, for ``yaniv-audit query --tables`` and the README
-TABLES = {
-    "games": "one row per ingested log: game_no (its key in every other table), "
-             "fingerprint, game_id, source file, players, declared rules (rules_key, "
-             "rules_id), events, extends (the earlier version of the same game it continues), "
-             "part_of (a longer version archived before it), started_at, ingested_at, "
-             "rewrites (the archived version whose events it changes: kept as evidence, "
-             "never counted), opening_md5 (the md5 of its first event: the games with the "
-             "same game_started are the versions of one game)",
-    "latest_games": "(a view) the games rows of the latest version of each game: a game "
-                    "paused and continued counts once, a rewrite never; count games here",
-    "events": "every event: game_no, seq, type, player, event (its canonical JSON), round "
-              "(the round it belongs to), source (a draw's stock or pile), cards (a "
-              "discard's cards, a draw's or slap's card)",
-    "deals": "every hand recorded at a deal: game_no, round, player, cards (how many), "
-             "ranks (no_pair, pair, ..., four), run (the longest run it could throw: none, "
-             "run3, ...), total, under the rules the game declared (as odds deal counts)",
-    "round_turns": "the turns of every round, from the events (a summary the rounds report "
-                   "reads): game_no, round, turns (its discards and Yaniv calls)",
-    "draw_cards": "the draws of every game, from the events (a summary the pickups report "
-                  "reads): game_no, source (stock or pile), card (the rank drawn: A to K, T "
-                  "for ten, JK a joker, unknown a stock draw whose card the log does not "
-                  "say), draws (how many)",
-    "audits": "one row per game and rule set audited: game_no, rules_key, rules_id, engine, "
-              "verdict, finished, winners, rounds, findings, the full report (JSON), "
-              "audited_at",
-    "findings": "every finding of those audits: game_no, rules_key, seq, round, player, kind, "
-                "code, message",
-    "rounds": "every scored round: game_no, rules_key, round, players in it, starter, end, "
-              "caller, caller_total, assafed, assafers, winners",
-    "standings": "every player of every audited game: game_no, rules_key, player, seat, "
-                 "final score, won, out",
-    "player_rounds": "every player of every round of those audits: game_no, rules_key, round, "
-                     "player, seat, total (hand), points, score_after, called, "
-                     "assafed_caller, assafer, won, reduced_from (the score a reduction "
-                     "lowered), went_out, opened (the player opened the round)",
-    **{f"latest_{t}": f"(a view) the {t} rows of the latest version of each game under the "
-                      "rules it declared" for t in DERIVED},
-    "checkpoints": "every checkpoint taken: games (how many), root (the Merkle tree hash "
-                   "of their fingerprints in ingest order), created_at",
-}
 #: the tables export writes (the checkpoints stay with the archive they vouch for)
 EXPORTED = ("games", "events", "deals", "audits", "findings", "rounds", "standings",
             "player_rounds")
@@ -289,62 +119,7 @@ EXPORTED = ("games", "events", "deals", "audits", "findings", "rounds", "standin
 EXPORT_BY = ("month", "rules")
 
 
-def default_db() -> str:
-    """The archive used when none is named: $YANIV_AUDIT_DB, else ./yaniv-archive.duckdb."""
-    return os.environ.get(DB_ENV) or DEFAULT_DB
-
-
 # --- reading logs for the archive (in worker processes) -----------------------
-
-
-@dataclass(frozen=True, slots=True)
-class IngestRow:
-    """One readable log, ready to store."""
-
-    source: str
-    fingerprint: str
-    game_id: str
-    players: list[str]
-    rules_key: str
-    rules_id: str
-    started_at: datetime | None
-    #: its ``events`` rows but the game_no (given when it is stored), as an Arrow table
-    #: (:data:`EVENT_COLUMNS`) in Arrow's stream format (:func:`to_stream`): built in the
-    #: worker that read the log, it travels to the parent as one compressed buffer
-    #: (pickled tables took twice as long) and into DuckDB without a Python object per value
-    events: bytes
-    #: the md5 of its first leaf (the canonical game_started: :func:`opening_md5`), and how
-    #: many events it has
-    opening: str
-    count: int
-    #: the ``deals`` rows of its recorded hands but the game_no (:data:`DEAL_COLUMNS`),
-    #: in the same format
-    deals: bytes
-
-    def leaves(self) -> list[str]:
-        """Its events' canonical JSON, in order (read from the table when needed)."""
-        return from_stream(self.events).column("event").to_pylist()  # type: ignore[no-any-return]
-
-
-def to_stream(table: pa.Table) -> bytes:
-    """An Arrow table in Arrow's stream format (:func:`from_stream` reads it back)."""
-    import pyarrow as pa
-
-    sink = pa.BufferOutputStream()
-    # LZ4: the events' JSON shrinks threefold, and with it the pipe to the parent, whose
-    # 64 KiB at a time each wait for the parent to be scheduled while the workers hold
-    # the cores (1,000 games: 22.8 s against 54.5 s uncompressed, interleaved runs)
-    options = pa.ipc.IpcWriteOptions(compression="lz4")
-    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()  # type: ignore[no-any-return]
-
-
-def from_stream(data: bytes) -> pa.Table:
-    """The table :func:`to_stream` wrote (its buffers are ``data``'s, not copies)."""
-    import pyarrow as pa
-
-    return pa.ipc.open_stream(data).read_all()
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,111 +169,6 @@ def _read_for_ingest(path: str) -> IngestRow | Refused:
     )
 
 
-def opening_md5(leaf: bytes) -> str:
-    """The md5 of a log's first leaf, as ``games.opening_md5`` holds it (DuckDB's
-    ``md5(event)`` of the stored event gives the same): the versions of a game are the
-    games with the same game_started, found by it without reading any events."""
-    return hashlib.md5(leaf, usedforsecurity=False).hexdigest()
-
-
-#: the columns of ``events`` an :class:`IngestRow` carries, in the table's order (all but
-#: the first, game_no)
-EVENT_COLUMNS = ("seq", "type", "player", "event", "round", "source", "cards")
-
-
-def event_table(events: Sequence[Event], leaves: Sequence[bytes]) -> pa.Table:
-    """The ``events`` rows of one log but the game_no, as an Arrow table: each event's
-    position, type, player, canonical JSON (its leaf), and the typed columns of
-    :func:`event_columns`."""
-    import pyarrow as pa
-
-    from ..events import EVENT_TYPES_BY_CLASS
-
-    kind = EVENT_TYPES_BY_CLASS.__getitem__
-    rounds, sources, cards = event_columns(events)
-    text, number = pa.string(), pa.int32()
-    return pa.table([
-        pa.array(range(len(events)), number),
-        pa.array([kind(type(e)) for e in events], text),
-        pa.array([getattr(e, "player", None) for e in events], text),
-        pa.array(leaves, text),
-        pa.array(rounds, number),
-        pa.array(sources, text),
-        pa.array(cards, pa.list_(text)),
-    ], names=list(EVENT_COLUMNS))
-
-
-def event_columns(events: Sequence[Event],
-                  ) -> tuple[list[int | None], list[str | None], list[list[str] | None]]:
-    """The typed columns of ``events``: the round each belongs to (its own for
-    round_started and round_ended, the round last started for the others, None for
-    game_started, game_ended and what comes before the first round), a draw's source,
-    and the cards (a discard's, a draw's or slap's card when known). The same as
-    :data:`BACKFILL` computes from the stored JSON."""
-    from ..cards import NAMES
-    from ..events import Discard, Draw, GameEnded, GameStarted, RoundEnded, RoundStarted, Slap
-
-    rounds: list[int | None] = []
-    sources: list[str | None] = []
-    cards: list[list[str] | None] = []
-    current: int | None = None
-    name = NAMES.__getitem__
-    for e in events:  # by exact type, the moves first: most events are discards and draws
-        kind = type(e)
-        if kind is Discard:
-            rounds.append(current)
-            sources.append(None)
-            cards.append(list(map(name, e.cards)))  # type: ignore[attr-defined]
-        elif kind is Draw:
-            rounds.append(current)
-            sources.append(e.source)  # type: ignore[attr-defined]
-            cards.append(None if e.card is None else [NAMES[e.card]])  # type: ignore[attr-defined]
-        else:
-            if kind is RoundStarted:
-                current = e.round  # type: ignore[attr-defined]
-                rounds.append(current)
-            elif kind is RoundEnded:
-                rounds.append(e.round)  # type: ignore[attr-defined]
-            elif kind is GameStarted or kind is GameEnded:
-                rounds.append(None)
-            else:
-                rounds.append(current)
-            sources.append(None)
-            cards.append([NAMES[e.card]] if kind is Slap else None)  # type: ignore[attr-defined]
-    return rounds, sources, cards
-
-
-def deal_rows(events: Sequence[Event], rules: RuleSet) -> list[tuple[Any, ...]]:
-    """The ``deals`` rows of a log (without its game_no): each hand recorded at a deal,
-    classified under the rules the game declared (the deck it was dealt from) as
-    :func:`yaniv_audit.deal_odds.classify` does: (round, player, cards, ranks, run, total)."""
-    from ..deal_odds import classifier
-    from ..events import RoundStarted
-
-    classify = classifier(rules)
-    rows: list[tuple[Any, ...]] = []
-    for e in events:
-        if type(e) is RoundStarted and e.hands:
-            for player, hand in e.hands.items():
-                rows.append((e.round, player, len(hand), *classify(hand)))
-    return rows
-
-
-#: the columns of ``deals`` an :class:`IngestRow` carries (all but the first, game_no)
-DEAL_COLUMNS = ("round", "player", "cards", "ranks", "run", "total")
-
-
-def deal_table(rows: list[tuple[Any, ...]]) -> pa.Table:
-    """:func:`deal_rows` as an Arrow table of :data:`DEAL_COLUMNS`."""
-    import pyarrow as pa
-
-    text, number = pa.string(), pa.int32()
-    columns = list(zip(*rows, strict=True)) or [()] * len(DEAL_COLUMNS)
-    return pa.table([pa.array(values, kind) for values, kind in zip(
-        columns, (number, text, number, text, text, number), strict=True)],
-        names=list(DEAL_COLUMNS))
-
-
 #: SQL: the typed columns of ``events`` from each stored event's JSON, for an archive
 #: of schema 1 (what :func:`event_columns` gives at ingest)
 BACKFILL = """
@@ -524,68 +194,6 @@ WHERE events.game_no = t.game_no AND events.seq = t.seq
 """
 
 
-def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | None = None,
-                 ) -> dict[str, list[tuple[Any, ...]]]:
-    """The rows a report of archived game ``game_no`` gives each derived table
-    (``audits`` without its time stamp).
-
-    ``keys`` caches rule-set id -> parameter key across calls.
-    """
-    from ..audit import to_json_line
-    from ..rules import resolve_rules
-
-    keys = {} if keys is None else keys
-    fp = game_no
-    rules_id = report["rules"]["id"]
-    key = keys.get(rules_id) or keys.setdefault(rules_id, resolve_rules(rules_id).key)
-    final = report["final"]
-    stored = {k: v for k, v in report.items() if k != "file"}  # the game's own report
-    rounds = []
-    for r in report["rounds"]:
-        caller = r["caller"]
-        rounds.append((fp, key, r["round"], len(r["totals"]) or len(r["scores"]),
-                       r["starter"], r["end"], caller,
-                       r["totals"].get(caller) if caller else None,
-                       bool(caller and r["assaf"]), r["assaf"], r["winners"]))
-    winners, out = set(final["winners"]), set(final["out"])
-    return {
-        "player_rounds": player_round_rows(report, key, game_no),
-        "audits": [(fp, key, rules_id, report["engine"], report["verdict"], final["finished"],
-                    final["winners"], len(report["rounds"]), len(report["findings"]),
-                    to_json_line(stored))],
-        "findings": [(fp, key, f["seq"], f["round"], f["player"], f["kind"], f["code"],
-                      f["message"]) for f in report["findings"]],
-        "rounds": rounds,
-        "standings": [(fp, key, p, seat, score, p in winners, p in out)
-                      for seat, (p, score) in enumerate(final["scores"].items())],
-    }
-
-
-def player_round_rows(report: dict[str, Any], key: str, game: int | str,
-                      ) -> list[tuple[Any, ...]]:
-    """The ``player_rounds`` rows of a report, keyed by ``game`` (its game_no; its
-    fingerprint in schema 2): each player of each round (those with a hand total, else
-    those not out yet), in seat order."""
-    fp = game
-    seats = {p: seat for seat, p in enumerate(report["final"]["scores"])}
-    rows = []
-    gone: set[str] = set()
-    for r in report["rounds"]:
-        totals, points, scores = r["totals"], r["points"], r["scores"]
-        caller, assaf, starter = r["caller"], set(r["assaf"]), r["starter"]
-        in_round = totals or points or [p for p in scores if p not in gone]
-        reduced = {x["player"]: x["from"] for x in r.get("reductions", [])}
-        out = set(r.get("out", []))
-        winners = set(r["winners"])
-        for p in sorted(in_round, key=lambda p: seats.get(p, len(seats))):
-            rows.append((fp, key, r["round"], p, seats.get(p, -1), totals.get(p),
-                         points.get(p), scores.get(p), p == caller,
-                         p == caller and bool(assaf), p in assaf, p in winners,
-                         reduced.get(p), p in out, p == starter))
-        gone |= out
-    return rows
-
-
 def _comparable(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return sorted((tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in rows),
                   key=repr)
@@ -607,35 +215,6 @@ def _audit_difference(stored: dict[str, list[tuple[Any, ...]]],
         if _comparable(stored.get(table, [])) != _comparable(fresh[table]):
             return f"its stored {table} rows differ from a new audit"
     return None
-
-
-def out_of_memory(path: str | None, exc: BaseException) -> ArchiveError:
-    """The error for a command that needed more memory than DuckDB may use (its
-    ``memory_limit``, :data:`MEMORY_ENV`): what was allowed and what to do."""
-    allowed = memory_limit()["memory_limit"]
-    return ArchiveError(f"{path + ': ' if path else ''}DuckDB needed more memory than the "
-                        f"{allowed} it may use ({_first_line(str(exc))}); set {MEMORY_ENV} "
-                        f"higher (by default it is {DEFAULT_MEMORY}) and run the command "
-                        "again (ingest and audit --db keep every batch they stored whole)")
-
-
-def _short_of_memory(exc: BaseException) -> bool:
-    """Whether DuckDB's error says it ran out of its memory limit (an out-of-memory
-    error, or a fatal one while it built the archive's tables)."""
-    text = str(exc)
-    return isinstance(exc, duckdb.OutOfMemoryException) or any(
-        words in text for words in ("Out of Memory", "could not allocate block",
-                                    "failed to allocate data", "failed to pin block"))
-
-
-def damaged(path: str | None, exc: BaseException) -> ArchiveError:
-    """The error for an archive file DuckDB cannot read (truncated or overwritten), or,
-    if it is out of memory instead, :func:`out_of_memory`."""
-    if _short_of_memory(exc):
-        return out_of_memory(path, exc)
-    return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
-                        f"be read ({_first_line(str(exc))}); restore it from a copy or an "
-                        "export")
 
 
 def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> list[dict[str, Any]]:
@@ -702,46 +281,6 @@ def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int,
         return AuditedGame(game_no, simulated, reports), rows
 
 
-def add_derived(rows: dict[str, list[tuple[Any, ...]]], report: dict[str, Any], game_no: int,
-                keys: dict[str, str], audited_at: datetime) -> None:
-    """Add the rows a report gives each derived table (:func:`derived_rows`, its
-    ``audits`` row stamped ``audited_at``) to ``rows``; an unreadable report gives none
-    (verify tells what happened to the game)."""
-    if report["verdict"] == "unreadable":
-        return
-    derived = derived_rows(report, game_no, keys)
-    derived["audits"] = [(*derived["audits"][0], audited_at)]
-    for table, found in derived.items():
-        rows[table].extend(found)
-
-
-def derived_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table]:
-    """Rows of each derived table (``audits`` with its time stamp) as Arrow tables with
-    the archive's column types (:func:`derived_schemas`)."""
-    import pyarrow as pa
-
-    tables = {}
-    for table, schema in derived_schemas().items():
-        found = rows.get(table, [])
-        columns = zip(*found, strict=True) if found else ([] for _ in schema)
-        tables[table] = pa.table([pa.array(list(column), type=field.type)
-                                  for column, field in zip(columns, schema, strict=True)],
-                                 schema=schema)
-    return tables
-
-
-@cache
-def derived_schemas() -> dict[str, pa.Schema]:
-    """The Arrow schema of each derived table, as DuckDB gives the archive's own
-    CREATE TABLEs (so that Arrow tables and Parquet files have the archive's types)."""
-    con = duckdb.connect(config={"threads": 1, **NO_EXTENSIONS})
-    try:
-        con.execute(DERIVED_TABLES)
-        return {table: con.table(table).to_arrow_table().schema for table in DERIVED}
-    finally:
-        con.close()
-
-
 def _audit_stored(fingerprint: str, source: str, data: bytes,
                   rule_sets: Sequence[RuleSet | None]) -> list[dict[str, Any]]:
     from ..audit import audit_log, unreadable_report
@@ -793,18 +332,6 @@ class IngestResult:
                 if name not in ("games", "events"):
                     getattr(whole, name).extend(getattr(part, name))
         return whole
-
-
-@dataclass(frozen=True, slots=True)
-class StoredLog:
-    """One game's log as the archive holds it, read back as JSON Lines."""
-
-    game_no: int
-    fingerprint: str
-    source: str
-    data: bytes
-    #: whether ``yaniv-audit simulate`` wrote it (bots playing)
-    simulated: bool
 
 
 @dataclass(slots=True)
@@ -875,14 +402,6 @@ class Rewrite:
     differs_at: int
 
 
-Progress = Callable[[Iterable[Any], int, str], AbstractContextManager[Iterable[Any]]]
-
-
-def _no_progress(items: Iterable[Any], length: int, label: str,
-                 ) -> AbstractContextManager[Iterable[Any]]:
-    return nullcontext(items)
-
-
 # --- the archive -------------------------------------------------------------------
 
 
@@ -890,24 +409,7 @@ class _OlderSchema(Exception):
     """An archive of an older schema, opened read-only: it must be migrated first."""
 
 
-def memory_limit() -> dict[str, str | bool | int | float | list[str]]:
-    """DuckDB's ``memory_limit`` for an archive: $YANIV_AUDIT_MEMORY_LIMIT, else 512MB.
-
-    Without one DuckDB keeps up to 80% of the machine's memory of blocks cached, so a
-    long ingest grew by the size of what it wrote; with one, the cache stays within it
-    and a query that needs more spills to a temporary file.
-    """
-    return {"memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY,
-            **NO_EXTENSIONS}
-
-
-#: every connection's: no extension installed or loaded on demand (a foreign file given
-#: as an archive made DuckDB try to download sqlite_scanner)
-NO_EXTENSIONS: dict[str, str | bool | int | float | list[str]] = {
-    "autoinstall_known_extensions": False, "autoload_known_extensions": False}
-
-
-class Archive:
+class Archive(ArchiveBase):
     """One DuckDB archive file, opened for this process (a context manager).
 
     ``locked`` opens it for a user's SQL (:meth:`user_query`): read-only, on a
@@ -1317,64 +819,6 @@ class Archive:
 
     # --- reading back ---------------------------------------------------------
 
-    def count_games(self) -> int:
-        (n,) = _one(self.con.execute("SELECT count(*) FROM games")) or (0,)
-        return int(n)
-
-    def log_bytes(self, fingerprint: str) -> bytes:
-        """The stored log of one game as JSON Lines (its canonical events)."""
-        row = _one(self.con.execute(
-            "SELECT game_no FROM games WHERE fingerprint = ?", [fingerprint]))
-        if row is None:
-            raise ArchiveError(f"no game with fingerprint {fingerprint} in {self.path}")
-        found = _one(self.con.execute(
-            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", list(row)))
-        events = (found[0] if found else None) or []
-        return "".join(f"{event}\n" for event in events).encode("utf-8")
-
-    def _stored_logs(self, game_nos: Sequence[int]) -> Iterator[StoredLog]:
-        """The stored logs of the given games, in order, a batch at a time (a game without
-        stored events is left out: ``verify`` says so).
-
-        The events come as one Arrow column of lines, in order; a game's log is the slice
-        of that column's bytes from its first line to its last, copied once. (DuckDB's
-        ``string_agg(event ORDER BY seq)`` per game cost twice the CPU, in the process
-        that also stores the results.) It reads on a cursor of its own: a worker pool
-        consumes it from another thread while this connection stores results.
-        """
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        cursor = self.con.cursor()
-        for start in range(0, len(game_nos), READ_BATCH):
-            batch = list(game_nos[start:start + READ_BATCH])
-            span = [min(batch), max(batch)]
-            about = {number: (fingerprint, source, simulated) for number, fingerprint, source,
-                     simulated in cursor.execute(
-                         f"SELECT g.game_no, g.fingerprint, g.source, coalesce({SIMULATED}, "  # noqa: S608
-                         "false) FROM games g LEFT JOIN events e ON e.game_no = g.game_no "
-                         "AND e.seq = 0 AND e.game_no BETWEEN $2 AND $3 "
-                         "WHERE g.game_no IN (SELECT unnest($1::INTEGER[]))",
-                         [batch, *span]).fetchall()}
-            events = cursor.sql(
-                "SELECT game_no, event || chr(10) AS line FROM events "
-                "WHERE game_no IN (SELECT unnest($1::INTEGER[])) AND game_no BETWEEN $2 AND $3 "
-                "ORDER BY game_no, seq", params=[batch, *span]).to_arrow_table()
-            if not events.num_rows:
-                continue
-            lines = events.column("line").combine_chunks()
-            games = pc.run_end_encode(events.column("game_no").combine_chunks())
-            ends = games.run_ends.to_pylist()
-            width = pa.int64() if pa.types.is_large_string(lines.type) else pa.int32()
-            offsets = pa.Array.from_buffers(width, len(lines) + 1, [None, lines.buffers()[1]],
-                                            offset=lines.offset)
-            bounds = offsets.take(pa.array([0, *ends])).to_pylist()
-            text = lines.buffers()[2]
-            for i, number in enumerate(games.values.to_pylist()):
-                fingerprint, source, simulated = about[number]
-                yield StoredLog(number, fingerprint, source,
-                                text[bounds[i]:bounds[i + 1]].to_pybytes(), simulated)
-        cursor.close()
 
     # --- audit ---------------------------------------------------------------
 
@@ -1834,43 +1278,6 @@ def _export_select(table: str, by: str) -> tuple[str, list[str]]:
     return f"SELECT t.*{extra}, {columns} FROM {table} t{join}", names  # noqa: S608
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]) -> None:
-    """Append rows given column by column, in one statement.
-
-    Each column travels as one list parameter and ``unnest`` zips them back into
-    rows: much faster than ``executemany``, which runs the statement per row. (The
-    events, many more rows, travel as Arrow tables: :func:`_insert_events`.)
-    """
-    info = con.execute(
-        "SELECT column_name, data_type FROM information_schema.columns "
-        "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
-    if len(info) != len(columns):
-        raise ValueError(f"{table} has {len(info)} columns, {len(columns)} given")
-    inner = ", ".join(f"unnest(${i}::{kind}[]) AS c{i}" for i, (_, kind) in enumerate(info, 1))
-    outer = ", ".join(f"c{i}" for i in range(1, len(info) + 1))
-    con.execute(f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})",  # noqa: S608
-                columns)
-
-
-@contextmanager
-def writer_thread(name: str) -> Iterator[Callable[..., None]]:
-    """``write(fn, *args)``: ``fn(*args)`` run on a thread of its own, one call at a time
-    (each waits for the one before and raises its error); leaving the block waits for the
-    last. So DuckDB stores a batch, and lets go of the GIL, while the caller takes in the
-    next one from the workers (ingest, audit --db)."""
-    with ThreadPoolExecutor(1, thread_name_prefix=name) as pool:
-        running: list[Future[None]] = []
-
-        def write(fn: Callable[..., None], *args: Any) -> None:
-            if running:
-                running.pop().result()
-            running.append(pool.submit(fn, *args))
-
-        yield write
-        if running:
-            running.pop().result()
-
-
 def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
             tables: list[pa.Table], game_nos: Sequence[int]) -> None:
     """Append the rows of several logs (:func:`event_table`, :func:`deal_table`) to
@@ -1893,18 +1300,9 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
     con.unregister("_appended")
 
 
-def _summarize(con: duckdb.DuckDBPyConnection, first: int, last: int) -> None:
-    """Fill the :data:`SUMMARIES` of games ``first`` to ``last`` from their events."""
-    for sql in SUMMARIES:
-        con.execute(sql, [first, last])
-
-
-def _one(cursor: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
-    """The first row of a result, read to its end (DuckDB 2 wants every result finished
-    before the connection runs anything else)."""
-    rows = cursor.fetchall()
-    return rows[0] if rows else None
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else text
+__all__ = [
+    "DB_ENV", "DEFAULT_DB", "DERIVED", "LATEST", "MEMORY_ENV", "SCHEMA_VERSION", "SIMULATED",
+    "TABLES", "VIEWS", "Added", "Archive", "ArchiveError", "AuditedGame", "Checkpoint",
+    "IngestResult", "Mismatch", "Progress", "Refused", "Rewrite", "StoredLog", "add_derived",
+    "audit_archived", "damaged", "default_db", "derived_tables", "memory_limit", "out_of_memory",
+]
