@@ -24,17 +24,13 @@ reading a range of games back skips the rest of the table.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 from .. import ENGINE
 from ..bulk import mapped, no_gc
@@ -46,11 +42,9 @@ from .base import (
     DEFAULT_DB,
     MEMORY_ENV,
     READ_BATCH,
-    ArchiveBase,
     Progress,
     StoredLog,
     _first_line,
-    _insert,
     _no_progress,
     _one,
     _short_of_memory,
@@ -60,34 +54,11 @@ from .base import (
     out_of_memory,
     writer_thread,
 )
-from .rows import (
-    DEAL_COLUMNS,
-    EVENT_COLUMNS,
-    IngestRow,
-    add_derived,
-    deal_rows,
-    deal_table,
-    derived_rows,
-    derived_tables,
-    event_table,
-    from_stream,
-    opening_md5,
-    player_round_rows,
-    to_stream,
-)
-from .schema import (
-    DERIVED,
-    DERIVED_TABLES,
-    GAME_TABLES,
-    LATEST,
-    MIGRATES_FROM,
-    SCHEMA,
-    SCHEMA_VERSION,
-    SIMULATED,
-    TABLES,
-    VIEWS,
-    _summarize,
-)
+from .connect import connect
+from .ingest import Added, Ingesting, IngestResult, Refused
+from .rows import add_derived, derived_rows, derived_tables
+from .schema import DERIVED, LATEST, SCHEMA_VERSION, SIMULATED, TABLES, VIEWS
+from .versions import Rewrite
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 #: audit --db writes the derived rows of the games it audited when it holds this many
@@ -95,11 +66,6 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 #: a game its rules call corrupt at the first deal has one round, and counting rounds
 #: alone held 100,000 such games' rows (and report JSON) until the end
 DERIVED_BATCH, DERIVED_GAMES = 50_000, 5_000
-#: event rows collected before they are written, when ingesting: four of DuckDB's row
-#: groups (122,880 rows each), which it compresses and writes whole, in parallel, without
-#: the write-ahead log; in batches of 50,000 the same games took 2.8 times as long to store
-#: and made an archive 1.4 times as big
-WRITE_BATCH = 4 * 122_880
 
 #: export: rows of one partition DuckDB buffers before writing them, and partitions open at
 #: once (so at most about 480,000 rows of a table in memory, some 70 MB of events)
@@ -107,91 +73,11 @@ EXPORT_FLUSH_ROWS = 60_000
 EXPORT_OPEN_FILES = 8
 
 
-#: schema 2's player_rounds (keyed by fingerprint), made when migrating from schema 1
-PLAYER_ROUNDS_2 = DERIVED_TABLES[DERIVED_TABLES.index("CREATE TABLE IF NOT EXISTS player_rounds"):
-                                 ].replace("game_no INTEGER", "fingerprint VARCHAR", 1)
-
-
 #: the tables export writes (the checkpoints stay with the archive they vouch for)
 EXPORTED = ("games", "events", "deals", "audits", "findings", "rounds", "standings",
             "player_rounds")
 #: how ``export`` can partition the Parquet files
 EXPORT_BY = ("month", "rules")
-
-
-# --- reading logs for the archive (in worker processes) -----------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Added:
-    """A log that one ingest stored: what is said of it afterwards (not its events, so
-    that an ingest's memory does not grow with the number of games)."""
-
-    source: str
-    fingerprint: str
-    game_id: str
-    events: int
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A log that could not be read, and why."""
-
-    source: str
-    error: LogFormatError
-
-
-def read_for_ingest(path: str) -> IngestRow | Refused:
-    """Read and check one log file; the rows to store, or why it is refused."""
-    with no_gc():
-        return _read_for_ingest(path)
-
-
-def _read_for_ingest(path: str) -> IngestRow | Refused:
-    from ..codec import read_log
-    from ..merkle import tree_hash
-
-    try:
-        log = read_log(path)
-    except LogFormatError as exc:
-        return Refused(path, exc)
-    game = log.game
-    fingerprint = tree_hash(log.leaves).hex()
-    started = None
-    if game.at is not None:
-        started = datetime.fromisoformat(game.at)
-    return IngestRow(
-        deals=to_stream(deal_table(deal_rows(log.events, game.rules))),
-        source=path, fingerprint=fingerprint, game_id=game.game_id or fingerprint,
-        players=list(game.players), rules_key=game.rules.key, rules_id=game.rules.id,
-        started_at=started, events=to_stream(event_table(log.events, log.leaves)),
-        opening=opening_md5(log.leaves[0]), count=len(log.leaves),
-    )
-
-
-#: SQL: the typed columns of ``events`` from each stored event's JSON, for an archive
-#: of schema 1 (what :func:`event_columns` gives at ingest)
-BACKFILL = """
-UPDATE events SET round = t.round, source = t.source, cards = t.cards
-FROM (
-    SELECT game_no, seq,
-           CASE WHEN type IN ('round_started', 'round_ended')
-                    THEN TRY_CAST(event->>'round' AS INTEGER)
-                WHEN type IN ('game_started', 'game_ended') THEN NULL
-                ELSE last_value(CASE WHEN type = 'round_started'
-                                     THEN TRY_CAST(event->>'round' AS INTEGER) END
-                                IGNORE NULLS) OVER (PARTITION BY game_no ORDER BY seq
-                                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-           END AS round,
-           CASE WHEN type = 'draw' THEN event->>'source' END AS source,
-           CASE WHEN type = 'discard' THEN json_extract_string(event, '$.cards[*]')
-                WHEN type IN ('draw', 'slap') AND event->>'card' IS NOT NULL
-                    THEN [event->>'card']
-           END AS cards
-    FROM events
-) t
-WHERE events.game_no = t.game_no AND events.seq = t.seq
-"""
 
 
 def _comparable(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -301,54 +187,6 @@ def _audit_stored(fingerprint: str, source: str, data: bytes,
 # --- results ------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class IngestResult:
-    """What one ingest did, file by file (the games added only counted unless asked for:
-    at 100,000 games the list alone held 30 MB)."""
-
-    #: the games added and their events
-    games: int = 0
-    events: int = 0
-    #: each game added, when :meth:`Archive.ingest` was asked to list them
-    added: list[Added] = field(default_factory=list)
-    #: (file, fingerprint, the file it was first ingested from)
-    duplicates: list[tuple[str, str, str]] = field(default_factory=list)
-    refused: list[Refused] = field(default_factory=list)
-    #: (file, fingerprint, game_id, the version it extends, its size): a paused game continued
-    extensions: list[tuple[str, str, str, str, int]] = field(default_factory=list)
-    #: (file, fingerprint, game_id, the longer version archived already)
-    earlier: list[tuple[str, str, str, str]] = field(default_factory=list)
-    #: (file, fingerprint, game_id, the other version, the first event that differs)
-    conflicts: list[tuple[str, str, str, str, int]] = field(default_factory=list)
-
-    @classmethod
-    def merged(cls, parts: Iterable[IngestResult]) -> IngestResult:
-        """The results of several batches, in their order."""
-        whole = cls()
-        for part in parts:
-            whole.games += part.games
-            whole.events += part.events
-            for name in cls.__dataclass_fields__:
-                if name not in ("games", "events"):
-                    getattr(whole, name).extend(getattr(part, name))
-        return whole
-
-
-@dataclass(slots=True)
-class _Version:
-    """A version of a game met while ingesting: the md5 of its first event (the
-    canonical game_started), and its events once they are needed."""
-
-    fingerprint: str
-    opening: str | None
-    game_no: int | None
-    leaves: list[str] | None = None
-    #: the version it rewrites, if it does
-    rewrites: str | None = None
-    #: the log it is, when it is being ingested with this one
-    row: IngestRow | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     """The archive at one moment: its first ``games`` games have the Merkle tree
@@ -389,27 +227,10 @@ class Mismatch:
     problem: str
 
 
-@dataclass(frozen=True, slots=True)
-class Rewrite:
-    """An archived log that rewrites an archived game: the same game_id and game_started,
-    then other events from ``differs_at`` on. It is kept as evidence and never counted."""
-
-    game_id: str
-    fingerprint: str
-    source: str
-    rewrites: str
-    rewrites_source: str
-    differs_at: int
-
-
 # --- the archive -------------------------------------------------------------------
 
 
-class _OlderSchema(Exception):
-    """An archive of an older schema, opened read-only: it must be migrated first."""
-
-
-class Archive(ArchiveBase):
+class Archive(Ingesting):
     """One DuckDB archive file, opened for this process (a context manager).
 
     ``locked`` opens it for a user's SQL (:meth:`user_query`): read-only, on a
@@ -423,247 +244,7 @@ class Archive(ArchiveBase):
                  locked: bool = False) -> None:
         self.path = str(path)
         self.locked = locked
-        if locked:
-            read_only, create = True, False
-        exists = self.path == ":memory:" or Path(self.path).exists()
-        if locked and self.path == ":memory:":
-            raise ArchiveError(":memory: is no archive to open locked (read-only)")
-        if not exists and not create:
-            raise ArchiveError(f"{self.path}: no such archive (create one with yaniv-audit ingest)")
-        if Path(self.path).is_dir():
-            raise ArchiveError(f"{self.path}: is a directory, not an archive file")
-        memory = memory_limit()
-        try:
-            if locked:
-                self.con = duckdb.connect(self.path, read_only=True,
-                                          config={**safe_sql.LOCKED_CONFIG, **memory})
-            else:
-                self.con = duckdb.connect(self.path, read_only=read_only and exists,
-                                          config=memory)
-        except duckdb.Error as exc:
-            text = _first_line(str(exc))
-            if _short_of_memory(exc):
-                raise out_of_memory(self.path, exc) from None
-            if "memory" in text.lower() and MEMORY_ENV in os.environ:
-                raise ArchiveError(
-                    f"{MEMORY_ENV}={memory['memory_limit']!r}: expected a size such as 512MB "
-                    "or 2GB") from None
-            if "different configuration" in text:
-                raise ArchiveError(
-                    f"{self.path}: the archive is open in this process already with other "
-                    "settings (DuckDB opens a file once per process); close it first") from None
-            if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
-                raise ArchiveError(
-                    f"{self.path}: the archive is in use by another process that writes to it "
-                    "(an ingest or audit --db, say): run the command again when that one has "
-                    "finished") from None
-            if "could not read enough bytes" in text.lower():
-                raise damaged(self.path, exc) from None
-            if "not a valid DuckDB database" in text:
-                raise ArchiveError(
-                    f"{self.path}: not a DuckDB archive (the file is no DuckDB database)"
-                ) from None
-            raise ArchiveError(f"{self.path}: cannot open the archive ({text})") from None
-        try:
-            self._prepare(read_only)
-        except _OlderSchema:
-            # opened read-only: migrate on a connection of its own, then open as asked
-            self.con.close()
-            try:
-                Archive(self.path, create=False).close()
-            except ArchiveError as exc:
-                raise ArchiveError(
-                    f"{exc} (its schema is older: it is brought forward to schema "
-                    f"{SCHEMA_VERSION} the first time it is opened, which writes to it)"
-                ) from None
-            self.__init__(path, read_only=read_only, create=create,  # type: ignore[misc]
-                          locked=locked)
-        except duckdb.Error as exc:
-            self.con.close()
-            raise damaged(self.path, exc) from None
-        except BaseException:
-            self.con.close()
-            raise
-
-    def _prepare(self, read_only: bool) -> None:
-        tables = {row[0] for row in self.con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-        ).fetchall()}
-        if "archive_info" in tables:
-            row = _one(self.con.execute("SELECT value FROM archive_info WHERE key = 'schema'"))
-            if row is not None and row[0] in MIGRATES_FROM:
-                if read_only:
-                    raise _OlderSchema(row[0])
-                self._migrate(row[0])
-                return
-            if row is None or row[0] != SCHEMA_VERSION:
-                raise ArchiveError(
-                    f"{self.path}: archive schema {row[0] if row else 'unknown'}, this "
-                    f"yaniv-audit reads schema {SCHEMA_VERSION}")
-            return
-        if tables:
-            raise ArchiveError(
-                f"{self.path}: a DuckDB database, but not a yaniv-audit archive "
-                f"(it has tables {', '.join(sorted(tables))})")
-        if read_only:
-            raise ArchiveError(f"{self.path}: an empty database, not a yaniv-audit archive yet")
-        # one transaction: a new archive killed while being made is no archive at all
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            self.con.execute(SCHEMA)
-            self.con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
-                             [SCHEMA_VERSION, ENGINE])
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-
-    def _migrate(self, version: str) -> None:
-        """Bring an archive of schema ``version`` forward to :data:`SCHEMA_VERSION`, in one
-        transaction, a schema at a time (:meth:`_schema_2` to :meth:`_schema_5`)."""
-        con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
-            if version == "1":
-                self._schema_2()  # its player_rounds is made with schema 5's opened
-            elif version == "2":
-                self._schema_5("fingerprint")  # before schema 3 copies player_rounds
-            if version in ("1", "2"):
-                self._schema_3()
-            else:
-                self._schema_5("game_no")
-            if version != "4":
-                self._schema_4()
-            self._openings()
-            for view in ("games", *DERIVED):  # made again: a view's columns are fixed when made
-                con.execute(f"DROP VIEW IF EXISTS latest_{view}")
-            con.execute(VIEWS)
-            con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'",
-                        [SCHEMA_VERSION])
-            con.execute("INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
-                        [f"migrated_from_{version}", ENGINE])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-
-    def _schema_2(self) -> None:
-        """Schema 1 to 2: the typed columns of ``events`` added and filled from each
-        event's JSON (:data:`BACKFILL`); ``player_rounds`` created and filled from every
-        stored audit report."""
-        con = self.con
-        for column, kind in (("round", "INTEGER"), ("source", "VARCHAR"),
-                             ("cards", "VARCHAR[]")):
-            con.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
-        con.execute(BACKFILL)
-        con.execute(PLAYER_ROUNDS_2)
-        audits = con.execute("SELECT fingerprint, rules_key FROM audits "
-                             "ORDER BY fingerprint, rules_key").fetchall()
-        for start in range(0, len(audits), READ_BATCH):
-            batch = audits[start:start + READ_BATCH]
-            reports = con.execute(
-                "SELECT fingerprint, rules_key, report FROM audits WHERE "
-                "(fingerprint, rules_key) IN "
-                "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))",
-                [[fp for fp, _ in batch], [key for _, key in batch]]).fetchall()
-            rows = [row for fp, key, text in reports
-                    for row in player_round_rows(json.loads(text), key, fp)]
-            if rows:
-                _insert(con, "player_rounds",
-                        [list(column) for column in zip(*rows, strict=True)])
-
-    def _schema_3(self) -> None:
-        """Schema 2 to 3: the derived tables keyed by ``game_no`` instead of the
-        fingerprint (rows of a game no longer archived are dropped); ``games.rewrites``
-        added and filled (:meth:`_flag_rewrites`); the ``latest_*`` views."""
-        con = self.con
-        con.execute("DROP VIEW IF EXISTS latest_games")
-        con.execute("ALTER TABLE games ADD COLUMN rewrites VARCHAR")
-        for table in DERIVED:
-            con.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
-        con.execute(GAME_TABLES)  # deals: the other tables are there
-        con.execute(DERIVED_TABLES)
-        for table in DERIVED:
-            con.execute(f"INSERT INTO {table} SELECT g.game_no, o.* EXCLUDE (fingerprint) "  # noqa: S608
-                        f"FROM old_{table} o JOIN games g USING (fingerprint)")
-            con.execute(f"DROP TABLE old_{table}")
-        self._flag_rewrites()
-        self._fill_deals()
-        con.execute(VIEWS)
-
-    def _schema_4(self) -> None:
-        """Schema 3 to 4: ``round_turns`` and ``draw_cards`` created and filled from the
-        stored events (:data:`SUMMARIES`)."""
-        self.con.execute(GAME_TABLES)  # the new tables: the others are there
-        (last,) = _one(self.con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
-        _summarize(self.con, 1, last)
-
-    def _schema_5(self, key: str) -> None:
-        """Schema 4 to 5: ``player_rounds.opened``, from each round's starter in ``rounds``
-        (joined on ``key``: the fingerprint before schema 3). The table is made again, as
-        DuckDB cannot make a filled column NOT NULL in the transaction that fills it."""
-        con = self.con
-        con.execute("ALTER TABLE player_rounds RENAME TO old_player_rounds")
-        con.execute(PLAYER_ROUNDS_2 if key == "fingerprint" else DERIVED_TABLES)
-        con.execute(f"""INSERT INTO player_rounds
-                        SELECT o.*, coalesce(o.player = r.starter, false)
-                        FROM old_player_rounds o LEFT JOIN rounds r
-                        ON o.{key} = r.{key} AND o.rules_key = r.rules_key
-                        AND o.round = r.round""")  # noqa: S608
-        con.execute("DROP TABLE old_player_rounds")
-
-    def _openings(self) -> None:
-        """Schema 4 to 5, the other part: ``games.opening_md5`` added and filled from each
-        game's first stored event (DuckDB's md5 of the same text :func:`opening_md5`
-        hashes)."""
-        con = self.con
-        con.execute("ALTER TABLE games ADD COLUMN opening_md5 VARCHAR")
-        con.execute("UPDATE games SET opening_md5 = md5(e.event) FROM events e "
-                    "WHERE e.game_no = games.game_no AND e.seq = 0")
-
-    def _fill_deals(self) -> None:
-        """Fill ``deals`` of an archive ingested before it was kept, from the stored
-        round_started events (:func:`deal_rows`)."""
-        from ..codec import parse_jsonl
-        from ..rules import resolve_rules
-
-        con = self.con
-        numbers = [n for (n,) in con.execute(
-            "SELECT DISTINCT game_no FROM events WHERE type = 'round_started' "
-            "AND event LIKE '%\"hands\"%' ORDER BY game_no").fetchall()]
-        rules_of = dict(con.execute("SELECT game_no, rules_id FROM games").fetchall())
-        for stored in self._stored_logs(numbers):
-            try:
-                log = parse_jsonl(stored.data, stored.source)
-            except LogFormatError:
-                continue  # altered since it was stored: verify says so
-            n = stored.game_no
-            deals = [(n, *deal) for deal in deal_rows(log.events, resolve_rules(rules_of[n]))]
-            if deals:
-                _insert(con, "deals", [list(column) for column in zip(*deals, strict=True)])
-
-    def _flag_rewrites(self) -> None:
-        """Fill ``games.rewrites`` of an archive ingested before it was kept: every game_id
-        with several versions is classified again in ingest order, as :meth:`_versions`
-        does on ingest."""
-        con = self.con
-        shared = con.execute(
-            "SELECT game_id, list(game_no ORDER BY game_no) FROM games GROUP BY game_id "
-            "HAVING count(*) > 1").fetchall()
-        for _, numbers in shared:
-            versions: list[_Version] = []
-            for number in numbers:
-                (fingerprint,) = _one(con.execute(
-                    "SELECT fingerprint FROM games WHERE game_no = ?", [number])) or ("",)
-                version = _Version(fingerprint, None, number)
-                leaves = self._leaves(version)
-                version.opening = opening_md5(leaves[0].encode()) if leaves else None
-                target = _relate(version.leaves or [], versions).rewrites
-                if target is not None:
-                    version.rewrites = target
-                    con.execute("UPDATE games SET rewrites = ? WHERE game_no = ?",
-                                [target, number])
-                versions.append(version)
+        self.con = connect(self.path, read_only=read_only, create=create, locked=locked)
 
     def close(self) -> None:
         self.con.close()
@@ -673,152 +254,6 @@ class Archive(ArchiveBase):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # --- ingest -------------------------------------------------------------
-
-    def ingest(self, files: Sequence[str], *, jobs: int | None = None,
-               progress: Progress = _no_progress, list_added: bool = True) -> IngestResult:
-        """Read ``files`` on ``jobs`` processes and store every new readable game.
-
-        A game already archived (same fingerprint) is not stored again; an
-        unreadable file is refused with its error and the others go on. Without
-        ``list_added`` the games added are only counted.
-        """
-        parts: list[IngestResult] = []  # one per batch, in order: merged at the end
-        part = IngestResult()
-        pending: dict[str, IngestRow] = {}  # by fingerprint: one copy of a game per run
-        pending_events = 0
-        with writer_thread("ingest-writer") as write, \
-                mapped(read_for_ingest, files, len(files), jobs) as rows:
-            with progress(rows, len(files), "ingesting") as bar:
-                for row in bar:
-                    if isinstance(row, Refused):
-                        part.refused.append(row)
-                    elif row.fingerprint in pending:
-                        first = pending[row.fingerprint].source
-                        part.duplicates.append((row.source, row.fingerprint, first))
-                    else:
-                        pending[row.fingerprint] = row
-                        pending_events += row.count
-                        if pending_events >= WRITE_BATCH:
-                            write(self._store_new, list(pending.values()), part,
-                                  list_added)
-                            parts.append(part)
-                            part, pending, pending_events = IngestResult(), {}, 0
-            if pending:
-                write(self._store_new, list(pending.values()), part, list_added)
-            parts.append(part)
-        return IngestResult.merged(parts)
-
-    def _store_new(self, rows: list[IngestRow], result: IngestResult,
-                   list_added: bool = True) -> None:
-        """Store the games not archived yet; note the others as duplicates."""
-        stored = dict(self.con.execute(
-            "SELECT fingerprint, source FROM games WHERE fingerprint IN "
-            "(SELECT unnest($1::VARCHAR[]))", [[r.fingerprint for r in rows]]).fetchall())
-        new = [r for r in rows if r.fingerprint not in stored]
-        result.duplicates.extend((r.source, r.fingerprint, stored[r.fingerprint])
-                                 for r in rows if r.fingerprint in stored)
-        if new:
-            self._store(new, *self._versions(new, result))
-            result.games += len(new)
-            result.events += sum(r.count for r in new)
-            if list_added:
-                result.added.extend(Added(r.source, r.fingerprint, r.game_id, r.count)
-                                    for r in new)
-
-    def _versions(self, rows: list[IngestRow], result: IngestResult,
-                  ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-        """How each new log relates to the other versions of its game (same game_id
-        and the same game_started): the longest version it continues unchanged, a
-        longer one it is the start of, and the version it rewrites (each by
-        fingerprint); ``result`` lists them, and every conflict (the same start, then
-        other events).
-
-        A log rewrites a version when it conflicts with it and that version is no
-        rewrite itself: the first version archived is the game, a later one that
-        changes its events is kept as evidence but not counted (:data:`LATEST`).
-        """
-        known: dict[str, list[_Version]] = {}
-        # only the versions with the same game_started can relate: found by its md5
-        archived = self.con.execute(
-            "SELECT fingerprint, game_id, game_no, rewrites, opening_md5 FROM games "
-            "WHERE opening_md5 IN (SELECT unnest($1::VARCHAR[])) "
-            "AND game_id IN (SELECT unnest($2::VARCHAR[])) ORDER BY game_no",
-            [list({r.opening for r in rows}), list({r.game_id for r in rows})]).fetchall()
-        for fingerprint, game_id, game_no, rewritten, opening in archived:
-            known.setdefault(game_id, []).append(
-                _Version(fingerprint, opening, game_no, rewrites=rewritten))
-        extends: dict[str, str] = {}
-        part_of: dict[str, str] = {}
-        rewrites: dict[str, str] = {}
-        for row in rows:
-            versions = known.setdefault(row.game_id, [])
-            found = _Relation()
-            if any(version.opening == row.opening for version in versions):
-                for version in versions:
-                    if version.opening == row.opening and version.leaves is None:
-                        self._leaves(version)
-                found = _relate(row.leaves(), versions)
-            if found.extends is not None:
-                extends[row.fingerprint] = found.extends
-                result.extensions.append((row.source, row.fingerprint, row.game_id,
-                                          found.extends, found.shared))
-            if found.part_of is not None:
-                part_of[row.fingerprint] = found.part_of
-                result.earlier.append((row.source, row.fingerprint, row.game_id,
-                                       found.part_of))
-            if found.rewrites is not None:
-                rewrites[row.fingerprint] = found.rewrites
-                result.conflicts.append((row.source, row.fingerprint, row.game_id,
-                                         found.rewrites, found.differs_at))
-            versions.append(_Version(row.fingerprint, row.opening, None, None,
-                                     found.rewrites, row=row))
-        return extends, part_of, rewrites
-
-    def _leaves(self, version: _Version) -> list[str]:
-        """The events of a version met while ingesting (archived, or in this batch),
-        read once."""
-        if version.row is not None:
-            version.leaves = version.row.leaves()
-            return version.leaves
-        (leaves,) = _one(self.con.execute(
-            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?",
-            [version.game_no])) or ([],)
-        version.leaves = list(leaves or [])
-        return version.leaves
-
-    def _store(self, rows: list[IngestRow], extends: dict[str, str],
-               part_of: dict[str, str], rewrites: dict[str, str]) -> None:
-        """Write games and their events in one transaction."""
-        now = datetime.now(UTC)
-        con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
-            (last,) = _one(con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
-            numbers = range(last + 1, last + 1 + len(rows))
-            now_col = [now] * len(rows)
-            _insert(con, "games", [
-                list(numbers), [r.fingerprint for r in rows], [r.game_id for r in rows],
-                [r.source for r in rows], [r.players for r in rows],
-                [r.rules_key for r in rows], [r.rules_id for r in rows],
-                [r.count for r in rows], [extends.get(r.fingerprint) for r in rows],
-                [part_of.get(r.fingerprint) for r in rows], [r.started_at for r in rows],
-                now_col, [rewrites.get(r.fingerprint) for r in rows],
-                [r.opening for r in rows],
-            ])
-            _append(con, "events", EVENT_COLUMNS, [from_stream(r.events) for r in rows],
-                    numbers)
-            _append(con, "deals", DEAL_COLUMNS, [from_stream(r.deals) for r in rows],
-                    numbers)
-            _summarize(con, numbers.start, numbers.stop - 1)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-
-    # --- reading back ---------------------------------------------------------
-
 
     # --- audit ---------------------------------------------------------------
 
@@ -1031,18 +466,6 @@ class Archive(ArchiveBase):
             mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
         return len(numbers), mismatches
 
-    def rewrites(self) -> list[Rewrite]:
-        """Every archived log that rewrites an archived game, in ingest order."""
-        found = []
-        for game_id, fp, source, no, other, other_source, other_no in self.con.execute(
-                "SELECT g.game_id, g.fingerprint, g.source, g.game_no, o.fingerprint, o.source, "
-                "o.game_no FROM games g JOIN games o ON o.fingerprint = g.rewrites "
-                "ORDER BY g.game_no").fetchall():
-            mine = self._leaves(_Version(fp, None, no))
-            theirs = self._leaves(_Version(other, None, other_no))
-            found.append(Rewrite(game_id, fp, source, other, other_source,
-                                 _common_prefix(mine, theirs)))
-        return found
 
     def verify_audits(self, *, jobs: int | None = None, progress: Progress = _no_progress,
                       ) -> tuple[int, int, list[Mismatch]]:
@@ -1211,58 +634,6 @@ class Archive(ArchiveBase):
             str(memory_limit()["memory_limit"]))
 
 
-def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
-    """How many events two versions of a game share from the start."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-@dataclass(frozen=True, slots=True)
-class _Relation:
-    """How a log relates to the archived versions of its game (by fingerprint)."""
-
-    #: the longest version it continues unchanged, and how many events that one has
-    extends: str | None = None
-    shared: int = 0
-    #: the longest version it is the unchanged start of
-    part_of: str | None = None
-    #: the longest version, itself no rewrite, whose events it changes, and the first
-    #: event that differs
-    rewrites: str | None = None
-    differs_at: int = 0
-
-
-def _relate(leaves: Sequence[str], versions: Sequence[_Version]) -> _Relation:
-    """How a log of ``leaves`` relates to ``versions`` of the same game_id, in ingest
-    order (those with the same game_started have their leaves read). A version with
-    another game_started is another game that happens to have the same game_id.
-
-    The first version archived is the game: a later one that changes its events (the
-    same game_started, then other events) rewrites it, and is kept as evidence but
-    never counted (:data:`LATEST`). A log that changes only a rewrite does not rewrite.
-    """
-    extends = part_of = rewrites = None
-    shared = differs_at = rewritten_size = whole_size = 0
-    for version in versions:
-        theirs = version.leaves
-        if theirs is None or not theirs or not leaves or theirs[0] != leaves[0]:
-            continue
-        same = _common_prefix(theirs, leaves)
-        if same == len(theirs) < len(leaves):
-            if same > shared:
-                extends, shared = version.fingerprint, same
-        elif same == len(leaves) < len(theirs):
-            if len(theirs) > whole_size:
-                part_of, whole_size = version.fingerprint, len(theirs)
-        elif same < len(theirs) and version.rewrites is None and len(theirs) > rewritten_size:
-            rewrites, differs_at, rewritten_size = version.fingerprint, same, len(theirs)
-    return _Relation(extends, shared, part_of, rewrites, differs_at)
-
-
 def _export_select(table: str, by: str) -> tuple[str, list[str]]:
     """The SELECT of one table with its partition columns added, and their names."""
     game = "t" if table == "games" else "g"
@@ -1276,28 +647,6 @@ def _export_select(table: str, by: str) -> tuple[str, list[str]]:
         key = f"{game}.rules_key" if table in ("games", "events", "deals") else "t.rules_key"
         columns, names = f"{key} AS rules", ["rules"]
     return f"SELECT t.*{extra}, {columns} FROM {table} t{join}", names  # noqa: S608
-
-
-def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
-            tables: list[pa.Table], game_nos: Sequence[int]) -> None:
-    """Append the rows of several logs (:func:`event_table`, :func:`deal_table`) to
-    ``table``, each log's rows with its game_no, in one statement: DuckDB reads the
-    Arrow buffers as they are."""
-    import pyarrow as pa
-
-    numbers: list[int] = []
-    for number, rows in zip(game_nos, tables, strict=True):
-        numbers += [number] * rows.num_rows
-    if not numbers:
-        return
-    batch = pa.concat_tables(tables).add_column(0, "game_no", pa.array(numbers, pa.int32()))
-    con.register("_appended", batch)
-    # not in a finally: after a failed statement the transaction is aborted and any
-    # other statement, this one too, would replace the error with "transaction is
-    # aborted"; the caller rolls back, and the next register replaces the view
-    con.execute(f"INSERT INTO {table} SELECT game_no, {', '.join(columns)} "  # noqa: S608
-                "FROM _appended")
-    con.unregister("_appended")
 
 
 __all__ = [

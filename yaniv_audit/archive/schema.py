@@ -13,7 +13,7 @@ from __future__ import annotations
 import duckdb
 
 SCHEMA_VERSION = "5"
-#: the older schemas :meth:`Archive._migrate` brings forward on open
+#: the older schemas :class:`~yaniv_audit.archive.migrate.Migration` brings forward on open
 MIGRATES_FROM = ("1", "2", "3", "4")
 
 
