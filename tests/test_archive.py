@@ -183,7 +183,7 @@ def test_audit_writes_a_batch_of_games_at_a_time_whatever_their_rounds(
     """Games that end at their first deal (corrupt under rules without jokers) have one
     round each: the rows are still written every few games, not held to the end, and
     are the same rows; each game says whether simulate wrote it."""
-    import yaniv_audit.archive as archive_module
+    import yaniv_audit.archive.auditing as archive_module
 
     namu = resolve_rules("namu")
     todo = archive.games_to_audit(namu)
