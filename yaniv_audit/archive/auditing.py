@@ -69,6 +69,7 @@ def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int,
 
 def _audit_stored(fingerprint: str, source: str, data: bytes,
                   rule_sets: Sequence[RuleSet | None]) -> list[dict[str, Any]]:
+    # heavy (the engine, marshmallow): only where logs are audited
     from ..audit import audit_log, unreadable_report
     from ..codec import parse_jsonl
 

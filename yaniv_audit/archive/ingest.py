@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 from ..bulk import mapped, no_gc
 from ..errors import LogFormatError
+from ..merkle import tree_hash
 from .base import Progress, _insert, _no_progress, _one, writer_thread
 from .rows import (
     DEAL_COLUMNS,
@@ -65,8 +66,7 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
 
 
 def _read_for_ingest(path: str) -> IngestRow | Refused:
-    from ..codec import read_log
-    from ..merkle import tree_hash
+    from ..codec import read_log  # heavy (marshmallow): only where logs are read
 
     try:
         log = read_log(path)

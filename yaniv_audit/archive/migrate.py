@@ -11,6 +11,7 @@ import duckdb
 
 from .. import ENGINE
 from ..errors import LogFormatError
+from ..rules import resolve_rules
 from .base import READ_BATCH, _insert, _one
 from .rows import deal_rows, opening_md5, player_round_rows
 from .schema import DERIVED, DERIVED_TABLES, GAME_TABLES, SCHEMA_VERSION, VIEWS, _summarize
@@ -159,8 +160,7 @@ class Migration(Versions):
     def _fill_deals(self) -> None:
         """Fill ``deals`` of an archive ingested before it was kept, from the stored
         round_started events (:func:`deal_rows`)."""
-        from ..codec import parse_jsonl
-        from ..rules import resolve_rules
+        from ..codec import parse_jsonl  # heavy (marshmallow): only where logs are read
 
         con = self.con
         numbers = [n for (n,) in con.execute(

@@ -17,9 +17,20 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..events import Event
-
-from ..rules import RuleSet
+from ..cards import NAMES
+from ..deal_odds import classifier
+from ..events import (
+    EVENT_TYPES_BY_CLASS,
+    Discard,
+    Draw,
+    Event,
+    GameEnded,
+    GameStarted,
+    RoundEnded,
+    RoundStarted,
+    Slap,
+)
+from ..rules import RuleSet, resolve_rules
 from .base import NO_EXTENSIONS
 from .schema import DERIVED, DERIVED_TABLES
 
@@ -92,8 +103,6 @@ def event_table(events: Sequence[Event], leaves: Sequence[bytes]) -> pa.Table:
     :func:`event_columns`."""
     import pyarrow as pa
 
-    from ..events import EVENT_TYPES_BY_CLASS
-
     kind = EVENT_TYPES_BY_CLASS.__getitem__
     rounds, sources, cards = event_columns(events)
     text, number = pa.string(), pa.int32()
@@ -115,9 +124,6 @@ def event_columns(events: Sequence[Event],
     game_started, game_ended and what comes before the first round), a draw's source,
     and the cards (a discard's, a draw's or slap's card when known). The same as
     :data:`BACKFILL` computes from the stored JSON."""
-    from ..cards import NAMES
-    from ..events import Discard, Draw, GameEnded, GameStarted, RoundEnded, RoundStarted, Slap
-
     rounds: list[int | None] = []
     sources: list[str | None] = []
     cards: list[list[str] | None] = []
@@ -152,9 +158,6 @@ def deal_rows(events: Sequence[Event], rules: RuleSet) -> list[tuple[Any, ...]]:
     """The ``deals`` rows of a log (without its game_no): each hand recorded at a deal,
     classified under the rules the game declared (the deck it was dealt from) as
     :func:`yaniv_audit.deal_odds.classify` does: (round, player, cards, ranks, run, total)."""
-    from ..deal_odds import classifier
-    from ..events import RoundStarted
-
     classify = classifier(rules)
     rows: list[tuple[Any, ...]] = []
     for e in events:
@@ -186,8 +189,7 @@ def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | No
 
     ``keys`` caches rule-set id -> parameter key across calls.
     """
-    from ..audit import to_json_line
-    from ..rules import resolve_rules
+    from ..audit import to_json_line  # heavy (the engine): only where logs are audited
 
     keys = {} if keys is None else keys
     fp = game_no

@@ -14,7 +14,8 @@ from typing import Any
 from .. import ENGINE
 from ..bulk import mapped, no_gc
 from ..errors import ArchiveError, LogFormatError
-from ..rules import RuleSet
+from ..merkle import tree_hash
+from ..rules import RuleSet, resolve_rules
 from .auditing import audit_archived
 from .base import ArchiveBase, Progress, _no_progress
 from .rows import derived_rows
@@ -52,8 +53,7 @@ def check_stored(job: tuple[str, bytes, int, str | None, int | None],
     worker): (its fingerprint, None when nothing is). The job: the fingerprint, the
     stored JSON Lines, the events ingested, and the version it extends with that
     version's events (None: it extends none, or that version is not archived)."""
-    from ..codec import parse_jsonl
-    from ..merkle import tree_hash
+    from ..codec import parse_jsonl  # heavy (marshmallow): only where logs are read
 
     fingerprint, data, expected, extends, extends_size = job
     with no_gc():
@@ -146,14 +146,11 @@ class Verifying(ArchiveBase):
             mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
         return len(numbers), mismatches
 
-
     def verify_audits(self, *, jobs: int | None = None, progress: Progress = _no_progress,
                       ) -> tuple[int, int, list[Mismatch]]:
         """Audit every stored game again under each rule set it was audited under by this
         engine, and compare every derived row: (audits checked, audits by another engine
         version, not checked, mismatches)."""
-        from ..rules import resolve_rules
-
         rows = self.con.execute(
             "SELECT g.game_no, g.game_id, g.fingerprint, a.rules_key, a.rules_id, a.engine "
             "FROM audits a JOIN games g USING (game_no) ORDER BY g.game_no, a.rules_key"
@@ -213,8 +210,6 @@ class Verifying(ArchiveBase):
         Merkle tree hash of their fingerprints in ingest order. Kept outside the
         archive, it lets :meth:`check_checkpoint` show later that the archive only
         grew: no game removed, replaced or reordered."""
-        from ..merkle import tree_hash
-
         fingerprints = self._fingerprints()
         point = Checkpoint(len(fingerprints), tree_hash(fingerprints).hex(),
                            datetime.now(UTC).isoformat(timespec="seconds"))
@@ -224,8 +219,6 @@ class Verifying(ArchiveBase):
 
     def check_checkpoint(self, point: Checkpoint) -> str | None:
         """None if the archive still begins with the games of ``point``, else what differs."""
-        from ..merkle import tree_hash
-
         fingerprints = self._fingerprints()
         if len(fingerprints) < point.games:
             return (f"the checkpoint of {point.created_at} vouches for {point.games} games; "
