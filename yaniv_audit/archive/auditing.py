@@ -53,9 +53,9 @@ def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int,
                       ) -> tuple[AuditedGame, dict[str, list[tuple[Any, ...]]]]:
     """:func:`audit_archived` for ``audit --db`` (the job adds the game's ``game_no`` and
     whether ``simulate`` wrote it): the game's reports, and the rows they give each
-    derived table (:func:`derived_rows`, here in the worker), stamped with this moment.
-    The parent turns the rows of many games into Arrow tables at once (per game, building
-    them cost a fifth of the audit)."""
+    derived table (:func:`~yaniv_audit.archive.rows.derived_rows`, here in the worker),
+    stamped with this moment. The parent turns the rows of many games into Arrow tables
+    at once (per game, building them cost a fifth of the audit)."""
     fingerprint, source, data, rule_sets, game_no, simulated = job
     with no_gc():
         reports = _audit_stored(fingerprint, source, data, rule_sets)
@@ -174,7 +174,8 @@ class Auditing(ArchiveBase):
 
         A result goes to the game of the fingerprint in its report, keyed by its rule
         set's parameters and engine version; its rows are rebuilt from the report with
-        :func:`derived_rows`, as ``audit --db`` builds them, and keep its ``audited_at``.
+        :func:`~yaniv_audit.archive.rows.derived_rows`, as ``audit --db`` builds them, and
+        keep its ``audited_at``.
         """
         audits = Path(directory) / "audits"
         if not audits.is_dir() or not any(audits.rglob("*.parquet")):

@@ -25,8 +25,6 @@ DB_ENV = "YANIV_AUDIT_DB"
 #: stay cached up to it, else an archive's whole file would), any DuckDB size
 MEMORY_ENV = "YANIV_AUDIT_MEMORY_LIMIT"
 DEFAULT_MEMORY = "512MB"
-
-
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
 

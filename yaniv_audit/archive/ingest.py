@@ -94,7 +94,7 @@ class IngestResult:
     #: the games added and their events
     games: int = 0
     events: int = 0
-    #: each game added, when :meth:`Archive.ingest` was asked to list them
+    #: each game added, when :meth:`Ingesting.ingest` was asked to list them
     added: list[Added] = field(default_factory=list)
     #: (file, fingerprint, the file it was first ingested from)
     duplicates: list[tuple[str, str, str]] = field(default_factory=list)
@@ -205,7 +205,8 @@ class Ingesting(Versions):
 
         A log rewrites a version when it conflicts with it and that version is no
         rewrite itself: the first version archived is the game, a later one that
-        changes its events is kept as evidence but not counted (:data:`LATEST`).
+        changes its events is kept as evidence but not counted
+        (:data:`~yaniv_audit.archive.schema.LATEST`).
         """
         known: dict[str, list[_Version]] = {}
         # only the versions with the same game_started can relate: found by its md5

@@ -23,7 +23,7 @@ PLAYER_ROUNDS_2 = DERIVED_TABLES[DERIVED_TABLES.index("CREATE TABLE IF NOT EXIST
 
 
 #: SQL: the typed columns of ``events`` from each stored event's JSON, for an archive
-#: of schema 1 (what :func:`event_columns` gives at ingest)
+#: of schema 1 (what :func:`~yaniv_audit.archive.rows.event_columns` gives at ingest)
 BACKFILL = """
 UPDATE events SET round = t.round, source = t.source, cards = t.cards
 FROM (
@@ -129,7 +129,7 @@ class Migration(Versions):
 
     def _schema_4(self) -> None:
         """Schema 3 to 4: ``round_turns`` and ``draw_cards`` created and filled from the
-        stored events (:data:`SUMMARIES`)."""
+        stored events (:data:`~yaniv_audit.archive.schema.SUMMARIES`)."""
         self.con.execute(GAME_TABLES)  # the new tables: the others are there
         (last,) = _one(self.con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
         _summarize(self.con, 1, last)

@@ -123,7 +123,7 @@ def event_columns(events: Sequence[Event],
     round_started and round_ended, the round last started for the others, None for
     game_started, game_ended and what comes before the first round), a draw's source,
     and the cards (a discard's, a draw's or slap's card when known). The same as
-    :data:`BACKFILL` computes from the stored JSON."""
+    :data:`~yaniv_audit.archive.migrate.BACKFILL` computes from the stored JSON."""
     rounds: list[int | None] = []
     sources: list[str | None] = []
     cards: list[list[str] | None] = []

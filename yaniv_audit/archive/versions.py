@@ -73,7 +73,8 @@ def _relate(leaves: Sequence[str], versions: Sequence[_Version]) -> _Relation:
 
     The first version archived is the game: a later one that changes its events (the
     same game_started, then other events) rewrites it, and is kept as evidence but
-    never counted (:data:`LATEST`). A log that changes only a rewrite does not rewrite.
+    never counted (:data:`~yaniv_audit.archive.schema.LATEST`). A log that changes only a
+    rewrite does not rewrite.
     """
     extends = part_of = rewrites = None
     shared = differs_at = rewritten_size = whole_size = 0
