@@ -55,7 +55,7 @@ def test_next_finding_jumps_to_the_broken_move_and_marks_it(server: str, page: P
     assert position(page) == "event 5 of 23"
     assert page.text_content("#event-text") == "noa takes 8♥ from the pile"
     finding = page.text_content("#step-findings li") or ""
-    assert "draw.pile_card" in finding and "only 7H or 9H may be taken (pickup=ends)" in finding
+    assert "draw.pile_card" in finding and "only 7♥ or 9♥ may be taken (pickup=ends)" in finding
     assert page.get_attribute("#ev-5", "class") == "flagged current"
     page.click("#next")
     assert page.locator("#step-findings li").count() == 0

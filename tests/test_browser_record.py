@@ -216,8 +216,9 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     middle.click()
     settled(page)
     warning = page.inner_text("#preview .rec-finding")
+    # the finding as the page's language says it, its cards as the board draws them
     assert "draw.pile_card" in warning and \
-        "lior took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in warning
+        "lior took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in warning
     shots(page, screenshot, "record-moves", then=LAPTOP)
     page.click("#write")
     settled(page)

@@ -62,3 +62,16 @@ def test_in_english_the_sentence_reads_as_the_report_says() -> None:
         assert change_text(change, changes) == (
             f"under {change['rules']}: the verdict is {change['to']} instead of "
             f"{change['from']}")
+
+
+def test_every_change_is_said_from_its_data_not_its_message() -> None:
+    """The page reads a change's fields and params, never its English message: with the
+    message blanked out, every sentence is the same."""
+    app = create_app({"TESTING": True, "ARCHIVE": ":memory:"})
+    with app.test_request_context("/?lang=he"):
+        for change, changes in CHANGES:
+            said = change_text(change, changes)
+            blank = [{**c, "message": "?"} for c in changes]
+            assert change_text({**change, "message": "?"}, blank) == said, change
+    rounds = [c for c, _ in CHANGES if c["field"] == "round"]
+    assert rounds and all({"first", "last"} <= set(c["params"]) for c in rounds)

@@ -184,7 +184,9 @@ def test_json_is_one_report_object_per_line_with_the_report_shape() -> None:
     assert middle["findings"] == [{
         "seq": 5, "round": 1, "player": "noa", "kind": "violation", "code": "draw.pile_card",
         "message": "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken "
-                   "(pickup=ends)"}]
+                   "(pickup=ends)",
+        "params": {"case": "middle", "player": "noa", "card": "8H", "layer": ["7H", "8H", "9H"],
+                   "ends": ["7H", "9H"], "rule": {"pickup": "ends"}}}]
     assert middle["rounds"][0]["points"] == {"ariel": 0, "noa": 7, "ben": 9}
     assert middle["final"] == {"scores": {"ariel": 0, "noa": 7, "ben": 9}, "finished": False,
                                "winners": [], "out": []}
@@ -367,9 +369,12 @@ def test_compare_json_has_baseline_results_and_changes() -> None:
                                 "winners": ["ariel"]}]
     assert out["changes"] == [{
         "rules": "namu", "round": None, "field": "findings", "from": ["draw.pile_card@5"],
-        "to": [], "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)"}, {
+        "to": [], "params": {"added": [], "removed": [
+            {"seq": 5, "code": "draw.pile_card", "player": "noa"}]},
+        "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)"}, {
         "rules": "namu", "round": None, "field": "verdict", "from": "violations",
-        "to": "clean", "message": "under namu the verdict is clean instead of violations"}]
+        "to": "clean", "params": {},
+        "message": "under namu the verdict is clean instead of violations"}]
 
 
 def test_compare_names_the_points_and_the_winner_that_change() -> None:
@@ -666,6 +671,29 @@ def test_a_directory_names_its_logs_as_pathlib_does(tmp_path: Path,
     assert log_files((".",)) == found
     monkeypatch.chdir(tmp_path)
     assert log_files(("./logs",)) == [f"logs/{name}" for name in found]
+
+
+def test_the_ruling_says_the_findings_in_the_language_asked(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """--lang (else $LANG) says each finding in that language, from its params; the
+    codes, the cards and the rule parameters stay as written, and --json keeps English."""
+    log = str(ROOT / "replays" / "middle-card.jsonl")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    english = run("audit", log, "--exit-zero").output
+    assert "VIOLATION draw.pile_card at event 5 (line 6): noa took 8H from the middle of " \
+           "7H 8H 9H; only 7H or 9H may be taken (pickup=ends)" in english
+    hebrew = run("audit", log, "--exit-zero", "--lang", "he").output
+    assert "VIOLATION draw.pile_card at event 5 (line 6): noa לקח 8H מאמצע 7H 8H 9H; " \
+           "מותר לקחת רק 7H או 9H (pickup=ends)" in hebrew
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    german = run("audit", log, "--exit-zero").output
+    assert "noa nahm 8H aus der Mitte von 7H 8H 9H; nur 7H oder 9H darf genommen werden " \
+           "(pickup=ends)" in german
+    assert run("audit", log, "--exit-zero", "--lang", "en").output == english
+    report = json.loads(run("audit", log, "--exit-zero", "--json", "--lang", "ko").output)
+    assert report["findings"][0]["message"].startswith("noa took 8H from the middle")
+    assert "unknown" in run("audit", log, "--lang", "fr").output.lower() or \
+        run("audit", log, "--lang", "fr").exit_code == 2
 
 
 # --- control characters never reach the terminal ---------------------------------------------

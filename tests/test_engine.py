@@ -12,7 +12,8 @@ from yaniv_audit.audit import audit_log
 from yaniv_audit.cards import parse_card
 from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.events import Draw
-from yaniv_audit.web.finding_text import LANGS, translate
+from yaniv_audit.messages import render
+from yaniv_audit.web.i18n import translations
 
 # --- a clean round --------------------------------------------------------
 
@@ -268,7 +269,10 @@ def test_starter_caller_opens_with_the_caller_even_after_an_assaf() -> None:
     (f,) = findings(assafed_then("b", "israeli(starter=caller)"), "deal.starter")
     assert f["message"] == ("b opened round 2, but a should have: a called Yaniv in round 1 "
                             "(starter=caller)")
-    assert all(translate("deal.starter", f["message"], lang) for lang in LANGS)
+    assert f["params"]["caller"] == "a" and f["params"]["case"] == "caller"
+    for lang in ("he", "ru", "de", "ko"):  # said in each language, from the params
+        said = render("deal.starter", f["params"], translations(lang).ugettext)
+        assert said != f["message"] and "a" in said and "starter=caller" in said
     # the default gives the round to its winner, the Assafer
     assert codes(assafed_then("a", "israeli")) == ["deal.starter"]
     assert assafed_then("b", "israeli")["verdict"] == "clean"

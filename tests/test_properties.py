@@ -294,7 +294,7 @@ def test_games_under_any_house_rules_audit_clean(rules, players: int, seed: int,
 
 
 def is_entry(event: dict[str, Any]) -> bool:
-    """An event a withdrawal may take back (LOG_FORMAT section 2)."""
+    """An event a withdrawal may take back (docs/log-format.md, "Withdrawals")."""
     return event["type"] not in ("game_started", "note", "withdraw")
 
 

@@ -173,12 +173,12 @@ def test_a_rules_file_lists_every_problem_not_the_first(tmp_path) -> None:
         load_rules_file(bad)
     assert str(caught.value) == (
         f"{bad}: 3 problems:\n"
-        '  yaniv_max: expected a whole number >= 0, got "seven"\n'
+        '  yaniv_max: expected a whole number from 0 to 99999, got "seven"\n'
         "  unknown rule parameter \"asaf_penalty\"; see 'yaniv-audit rules show'; did you "
         'mean "assaf_penalty"?\n'
-        "  score_limit: expected a whole number >= 1, got -5")
+        "  score_limit: expected a whole number from 1 to 99999, got -5")
     assert caught.value.problems[0] == (
-        f'{bad}: yaniv_max: expected a whole number >= 0, got "seven"')
+        f'{bad}: yaniv_max: expected a whole number from 0 to 99999, got "seven"')
     no_base = tmp_path / "no-base.json"
     no_base.write_text('{"yaniv_max": "x"}')
     with pytest.raises(RulesError, match=r"2 problems:\n  a rules object needs 'base'.*\n"

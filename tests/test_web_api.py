@@ -444,6 +444,28 @@ def test_a_write_while_another_process_holds_the_archive_is_a_503(archive_file: 
     assert str(tmp_path) not in busy.get_data(as_text=True)
 
 
+def test_findings_are_said_in_the_language_accept_language_asks(client: FlaskClient) -> None:
+    """Accept-Language adds each finding's "text" in that language (cards as the board
+    draws them); "message" stays English, and without the header the report is the CLI's."""
+    body = MIDDLE.read_bytes()
+    headers = {"Content-Type": "application/x-ndjson"}
+    plain = client.post("/api/v1/audit", data=body, headers=headers).get_json()
+    assert "text" not in plain["findings"][0]
+    asked = client.post("/api/v1/audit", data=body,
+                        headers={**headers, "Accept-Language": "ru-RU,ru;q=0.9"}).get_json()
+    finding = asked["findings"][0]
+    assert finding["message"] == plain["findings"][0]["message"]
+    assert finding["text"] == ("noa взял 8♥ из середины 7♥ 8♥ 9♥; взять можно только 7♥ "
+                               "или 9♥ (pickup=ends)")
+    state = client.post("/api/v1/state", data=body,
+                        headers={**headers, "Accept-Language": "ko"}).get_json()
+    texts = [f["text"] for f in state["report"]["findings"]]
+    assert texts and "가져갈 수 있습니다" in texts[0]
+    other = client.post("/api/v1/audit", data=body,
+                        headers={**headers, "Accept-Language": "fr"}).get_json()
+    assert other["findings"][0]["text"].startswith("noa took 8♥ from the middle of")
+
+
 def test_the_leaderboard_leaves_the_bots_out_unless_asked(tmp_path: Path) -> None:
     """As `report leaderboard` does: simulated games are left out and the summary says so;
     ?simulated=true counts them."""

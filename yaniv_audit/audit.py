@@ -20,6 +20,7 @@ from .engine import CLAIM, INCONSISTENCY, VIOLATION, Finding, Replay, RoundRecor
 from .errors import InconsistentLogError, InternalError, LogFormatError
 from .events import Log
 from .merkle import tree_hash
+from .messages import Translate, render
 from .rules import RuleSet
 
 VERDICTS = ("clean", "claims", "violations", "corrupt")
@@ -248,9 +249,13 @@ def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[s
     if removed:
         what = "" if added else f" finding{'s' if len(removed) != 1 else ''}"
         parts.append(f"{len(removed)}{what} removed ({listed(removed)})")
+    def keys(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"seq": f["seq"], "code": f["code"], "player": f.get("player")} for f in items]
+
     return [{"rules": rid, "round": None, "field": "findings",
              "from": [f"{f['code']}@{f['seq']}" for f in base["findings"]],
              "to": [f"{f['code']}@{f['seq']}" for f in other["findings"]],
+             "params": {"added": keys(added), "removed": keys(removed)},
              "message": f"under {rid}, " + " and ".join(parts)}]
 
 
@@ -262,14 +267,17 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
     """
     rid = other["rules"]["id"]
     out: list[dict[str, Any]] = []
+    said: list[str] = []  # each change's message after its "under <rules>"
 
-    def change(round_no: int | None, name: str, a: Any, b: Any, message: str) -> None:
+    def change(round_no: int | None, name: str, a: Any, b: Any, text: str,
+               comma: bool = False, **params: Any) -> None:
         out.append({"rules": rid, "round": round_no, "field": name, "from": a, "to": b,
-                    "message": message})
+                    "params": params, "message": f"under {rid}{',' if comma else ''} {text}"})
+        said.append(text)
 
     if base["verdict"] != other["verdict"]:
         change(None, "verdict", base["verdict"], other["verdict"],
-               f"under {rid} the verdict is {other['verdict']} instead of {base['verdict']}")
+               f"the verdict is {other['verdict']} instead of {base['verdict']}")
     rounds_a = {r["round"]: r for r in base["rounds"]}
     rounds_b = {r["round"]: r for r in other["rounds"]}
     numbers = sorted(set(rounds_a) | set(rounds_b))
@@ -281,13 +289,14 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             which = f"round {n}" if len(later) == 1 else f"rounds {n}-{later[-1]}"
             played = "played only" if b is None else "only played"
             change(n, "round", a is not None, b is not None,
-                   f"under {rid} {which} {'are' if len(later) > 1 else 'is'} "
+                   f"{which} {'are' if len(later) > 1 else 'is'} "
                    f"{'not played' if b is None else 'played'} "
-                   f"({played} under {rid if b is not None else base['rules']['id']})")
+                   f"({played} under {rid if b is not None else base['rules']['id']})",
+                   first=n, last=later[-1])
             break
         if a["winners"] != b["winners"]:
             change(n, "winners", a["winners"], b["winners"],
-                   f"under {rid} round {n} is won by {_names(b['winners'])} instead of "
+                   f"round {n} is won by {_names(b['winners'])} instead of "
                    f"{_names(a['winners'])}")
         if a["points"] != b["points"]:
             if not b["points"] or not a["points"]:
@@ -297,36 +306,37 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
                     _points_change(p, a["points"].get(p), b["points"].get(p))
                     for p in dict.fromkeys([*a["points"], *b["points"]])
                     if a["points"].get(p) != b["points"].get(p))
-            change(n, "points", a["points"], b["points"], f"under {rid}, {text}")
+            change(n, "points", a["points"], b["points"], text, comma=True)
         moved = {p: b["scores"].get(p, 0) - a["scores"].get(p, 0)
                  for p in dict.fromkeys([*a["scores"], *b["scores"]])}
         shifted = [p for p, d in moved.items() if d != gap.get(p, 0)]
         if shifted:
             change(n, "scores", a["scores"], b["scores"],
-                   f"under {rid}, after round {n}: " + ", ".join(
+                   f"after round {n}: " + ", ".join(
                        f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}"
-                       for p in shifted))
+                       for p in shifted), comma=True, players=shifted)
         gap = moved
     fa, fb = base["final"], other["final"]
     if fa["winners"] != fb["winners"] or fa["finished"] != fb["finished"]:
-        first = next((c for c in out if c["field"] in ("points", "winners", "round")), None)
-        why = ""
-        if first is not None:
-            why = ": " + first["message"].removeprefix(f"under {rid}, ").removeprefix(
-                f"under {rid} ")
+        first = next((i for i, c in enumerate(out)
+                      if c["field"] in ("points", "winners", "round")), None)
+        why = "" if first is None else ": " + said[first]
+        reason = {"finished": fb["finished"], "because": first}
         verb = "wins" if len(fb["winners"]) == 1 else "win"
         if fb["winners"] and fa["winners"]:
-            text = (f"under {rid}, {_names(fb['winners'])} {verb} instead of "
-                    f"{_names(fa['winners'])}{why}")
+            change(None, "winners", fa["winners"], fb["winners"],
+                   f"{_names(fb['winners'])} {verb} instead of {_names(fa['winners'])}{why}",
+                   comma=True, **reason)
         elif fb["winners"]:
-            text = f"under {rid}, {_names(fb['winners'])} {verb} and the game is over{why}"
+            change(None, "winners", fa["winners"], fb["winners"],
+                   f"{_names(fb['winners'])} {verb} and the game is over{why}", comma=True,
+                   **reason)
         else:
-            text = f"under {rid} the game is not finished{why}"
-        change(None, "winners", fa["winners"], fb["winners"], text)
+            change(None, "winners", fa["winners"], fb["winners"],
+                   f"the game is not finished{why}", **reason)
     if fa["scores"] != fb["scores"]:
         change(None, "scores", fa["scores"], fb["scores"],
-               f"under {rid} the final scores are "
-               + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))
+               "the final scores are " + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))
     return out
 
 
@@ -348,11 +358,12 @@ MARK = {VIOLATION: "VIOLATION", INCONSISTENCY: "IMPOSSIBLE", CLAIM: "CLAIM"}
 
 
 def render_report(report: dict[str, Any], *, strict: bool = False,
-                  lines: Sequence[int] | None = None) -> str:
+                  lines: Sequence[int] | None = None, gettext: Translate | None = None) -> str:
     """A ruling a person reads: round by round, each finding with its rule.
 
     ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
-    the file line of each event, to say where a finding is in the file too.
+    the file line of each event, to say where a finding is in the file too. ``gettext``:
+    a language's catalogue, to say the findings in it (``audit --lang``).
     """
     source = report.get("file", report.get("game_id", ""))
     if report["verdict"] == "unreadable":
@@ -368,14 +379,14 @@ def render_report(report: dict[str, Any], *, strict: bool = False,
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
-        out.append(_finding_line(f, lines))
+        out.append(_finding_line(f, lines, gettext))
     findings = report["findings"]
     stop = findings[-1] if findings and (strict or findings[-1]["kind"] == INCONSISTENCY) else None
     for r in report["rounds"]:
         cut = stop if stop is not None and stop["round"] == r["round"] else None
         out.append("  " + _round_line(r, cut, strict))
         for f in by_round.get(r["round"], []):
-            out.append(_finding_line(f, lines))
+            out.append(_finding_line(f, lines, gettext))
     final = report["final"]
     scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
     if final["finished"]:
@@ -406,8 +417,10 @@ def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> s
             f"{' (' + what + first + ')' if findings else ''}; {result}")
 
 
-def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None) -> str:
-    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {f['message']}"
+def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None,
+                  gettext: Translate | None = None) -> str:
+    said = f["message"] if gettext is None else render(f["code"], f["params"], gettext)
+    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
 
 
 def _at(seq: int, lines: Sequence[int] | None) -> str:

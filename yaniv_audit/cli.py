@@ -22,6 +22,7 @@ import click
 
 from . import __version__
 from .errors import InternalError, LogFormatError, RulesError, YanivAuditError
+from .messages import LANGUAGES
 from .rules import format_value
 
 if TYPE_CHECKING:
@@ -540,10 +541,13 @@ def _logs_under(top: str) -> Iterator[str]:
               help="with --scheduler local: worker processes (default: all cores)")
 @click.option("--out", "out", default=None, type=click.Path(), metavar="DIR",
               help="with --parquet: the new or empty directory of the results")
+@click.option("--lang", type=click.Choice(LANGUAGES), default=None,
+              help="the language of the findings in the ruling of one log (default: $LANG's, "
+                   "else English); --json keeps the English message and adds nothing")
 def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
           jobs: int | None, exit_zero: bool, db: str | None, again: bool,
           all_lines: bool, parquet: str | None, scheduler: str | None, workers: int | None,
-          out: str | None) -> None:
+          out: str | None, lang: str | None) -> None:
     """Replay each log under R and rule on it.
 
     R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
@@ -590,10 +594,13 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     if len(files) == 1:
+        said = language_of(lang)
+
         def render(report: dict[str, Any]) -> str:
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=True)
-            return render_report(report, strict=strict, lines=finding_lines(report))
+            return render_report(report, strict=strict, lines=finding_lines(report),
+                                 gettext=said)
     else:
         def render(report: dict[str, Any]) -> str:  # one line per game in bulk
             if report["verdict"] == "unreadable":
@@ -609,6 +616,19 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def language_of(lang: str | None) -> Callable[[str], str] | None:
+    """The catalogue's gettext of ``--lang``, else of ``$LANG`` (``he_IL.UTF-8``: Hebrew);
+    None for English, the findings' own words."""
+    if lang is None:
+        wanted = os.environ.get("LANG", "")[:2].lower()
+        lang = wanted if wanted in LANGUAGES else "en"
+    if lang == "en":
+        return None
+    from .web.i18n import translations  # Babel and the catalogues: only for another language
+
+    return translations(lang).ugettext
 
 
 def finding_lines(report: dict[str, Any]) -> list[int] | None:

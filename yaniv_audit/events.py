@@ -201,7 +201,7 @@ ENCODER = msgspec.json.Encoder(order="sorted")
 
 @dataclass(frozen=True, slots=True)
 class Withdrawals:
-    """What a log's ``withdraw`` events take back (LOG_FORMAT section 2, "Withdrawals").
+    """What a log's ``withdraw`` events take back (docs/log-format.md, "Withdrawals").
 
     ``withdrawn`` maps the index of every event taken back to the index of the withdrawal
     that took it back; ``refused`` maps each withdrawal that takes nothing back (the
@@ -210,7 +210,7 @@ class Withdrawals:
     """
 
     withdrawn: dict[int, int]
-    refused: dict[int, str]
+    refused: dict[int, dict[str, Any]]
 
 
 class WithdrawalPlan:
@@ -225,7 +225,7 @@ class WithdrawalPlan:
         #: the events that are not entries (the game's start, notes, withdrawals): their type
         self.others: dict[int, str] = {}
         self.withdrawn: dict[int, int] = {}
-        self.refused: dict[int, str] = {}
+        self.refused: dict[int, dict[str, Any]] = {}
 
     def add(self, event: Event) -> bool:
         """Take ``event`` (the next one of the log) into account; True if it is a
@@ -246,28 +246,25 @@ class WithdrawalPlan:
             self.standing.append(event.index)
         return False
 
-    def _refusal(self, event: Withdraw) -> str | None:
-        """Why ``event`` takes nothing back (the words of ``log.withdraw``), or None."""
+    def _refusal(self, event: Withdraw) -> dict[str, Any] | None:
+        """Why ``event`` takes nothing back, as the params of ``log.withdraw``, or None."""
         seqs, index = event.seqs, event.index
         for i, seq in enumerate(seqs):
             if seq in seqs[:i]:
-                return f"it names {seq} twice"
+                return {"case": "twice", "seq": seq}
             if seq == index:
-                return "it names itself"
+                return {"case": "itself", "seq": seq}
             if seq > index:
-                return f"{seq} comes after it"
+                return {"case": "later", "seq": seq}
             if seq in self.withdrawn:
-                return f"{seq} was already taken back (by {self.withdrawn[seq]})"
+                return {"case": "taken_back", "seq": seq, "by": self.withdrawn[seq]}
             if seq in self.others:
-                return f"{seq} is a {self.others[seq]}, not an entry"
+                return {"case": "not_entry", "seq": seq, "kind": self.others[seq]}
         latest = self.standing[-len(seqs):]
         if sorted(seqs) == latest:
             return None
-        if len(seqs) == 1:
-            return (f"it names {seqs[0]}, but the latest entry still standing is "
-                    f"{_seq_text(latest) or 'none'}")
-        return (f"it names {_seq_text(sorted(seqs))}, but the latest {len(seqs)} entries still "
-                f"standing are {_seq_text(latest) or 'none'}")
+        return {"case": "not_latest" if len(seqs) == 1 else "not_latest_many",
+                "seqs": sorted(seqs), "count": len(seqs), "latest": latest}
 
     def copy(self) -> WithdrawalPlan:
         plan = WithdrawalPlan()
@@ -281,10 +278,6 @@ class WithdrawalPlan:
         if not self.withdrawn and not self.refused:
             return None
         return Withdrawals(dict(self.withdrawn), dict(self.refused))
-
-
-def _seq_text(seqs: list[int]) -> str:
-    return ", ".join(map(str, seqs))
 
 
 def withdrawals_of(events: Sequence[Event]) -> Withdrawals | None:

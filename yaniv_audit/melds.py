@@ -25,8 +25,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card, format_cards
+from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card
+from .messages import phrase, render_phrase
 from .rules import RuleSet
 
 __all__ = ["Meld", "classify", "extend", "legal_throws", "swap_target", "throws_finder"]
@@ -277,27 +279,35 @@ def classify(cards: Sequence[Card], rules: RuleSet) -> Meld | str:
 # --- why a throw is illegal -------------------------------------------------
 
 
-def _names(cards: Sequence[Card]) -> str:
-    return " ".join(NAMES[c] for c in cards)
+def _names(cards: Sequence[Card]) -> list[str]:
+    return [NAMES[c] for c in cards]
 
 
-def _verb(count: int, one: str, many: str) -> str:
-    return one if count == 1 else many
+Phrase = dict[str, Any]
 
 
-def _wild_note(jacks: Sequence[Card]) -> str:
+def explain(cards: Sequence[Card], rules: RuleSet) -> Phrase:
+    """Why the throw ``cards`` (illegal under ``rules``) is no meld, as data: a phrase of
+    :mod:`~yaniv_audit.messages` naming the cards and the rule parameters at fault.
+    (:func:`classify` gives the same in English.)"""
+    if not cards:
+        return phrase("meld:empty")
+    t = tuple(cards)
+    return phrase("meld:cards", cards=_names(t), why=_reason(t, _tables(rules)))
+
+
+def _wild_note(why: Phrase, jacks: Sequence[Card]) -> Phrase:
     if not jacks:
-        return ""
-    return (f"; {_names(jacks)} {_verb(len(jacks), 'is a wild jack', 'are wild jacks')}"
-            " (wild_jacks=true)")
+        return why
+    return phrase("meld:wild_jacks", why=why, jacks=_names(jacks), rule={"wild_jacks": True})
 
 
 def _explain(t: tuple[Card, ...], T: _Tables) -> str:
     """The first rule that ``t`` (two or more cards, illegal) breaks."""
-    return f"{format_cards(t)}: {_reason(t, T)}"
+    return render_phrase(phrase("meld:cards", cards=_names(t), why=_reason(t, T)))
 
 
-def _reason(t: tuple[Card, ...], T: _Tables) -> str:
+def _reason(t: tuple[Card, ...], T: _Tables) -> Phrase:
     n = len(t)
     jokerish = T.jokerish
     plain_jokers = [c for c in t if c == JOKER]
@@ -307,44 +317,45 @@ def _reason(t: tuple[Card, ...], T: _Tables) -> str:
 
     if not definite and not jacks:
         if not T.jokers_in_sets:
-            return "a throw of jokers alone is not a set (jokers_in_sets=false)"
-        return _set_size(n, T) or "not a legal throw"
+            return phrase("meld:jokers_alone", rule={"jokers_in_sets": False})
+        return _set_size(n, T) or phrase("meld:not_legal")
 
     if len(ranks) <= 1:
         # a set: of the one natural rank, or of jacks when there is none
         wild_jacks = jacks if definite else []
-        extra = ""
-        if len(definite) == 1 and (plain_jokers or jacks) and n >= T.run_min:
-            extra = ", and a run needs at least two natural cards"
+        two = len(definite) == 1 and bool(plain_jokers or jacks) and n >= T.run_min
+
+        def extra(why: Phrase) -> Phrase:
+            return phrase("meld:two_naturals", why=why) if two else why
+
         size = _set_size(n, T)
         if n > T.set_max and size:
-            return size + extra
+            return extra(size)
         if (plain_jokers or wild_jacks) and not T.jokers_in_sets:
-            return ("a joker may not stand in a set (jokers_in_sets=false)"
-                    + extra + _wild_note(wild_jacks))
+            return _wild_note(extra(phrase("meld:joker_in_set", rule={"jokers_in_sets": False})),
+                              wild_jacks)
         if size:
             return size
-        return "not a legal throw" + extra
+        return extra(phrase("meld:not_legal"))
     run = _run_reason(t, T)
     if n >= T.run_min:
         return run
     # too few cards for a run: say why it is no set either
-    if "run_min=" not in run:
-        run += f" (and a run needs at least {T.run_min} cards, run_min={T.run_min})"
-    return (f"not a set, as its cards are of more than one rank (a set is {T.set_min} to "
-            f"{T.set_max} cards of one rank, set_min={T.set_min}, set_max={T.set_max}), "
-            f"and not a run: {run}")
+    if "run_min" not in run.get("rule", ()):
+        run = phrase("meld:and_run_min", why=run, rule={"run_min": T.run_min})
+    return phrase("meld:no_set_no_run", why=run,
+                  rule={"set_min": T.set_min, "set_max": T.set_max})
 
 
-def _set_size(n: int, T: _Tables) -> str:
+def _set_size(n: int, T: _Tables) -> Phrase | None:
     if n > T.set_max:
-        return f"a set has at most {T.set_max} cards (set_max={T.set_max})"
+        return phrase("meld:set_max", rule={"set_max": T.set_max})
     if n < T.set_min:
-        return f"a set needs at least {T.set_min} cards (set_min={T.set_min})"
-    return ""
+        return phrase("meld:set_min", rule={"set_min": T.set_min})
+    return None
 
 
-def _run_reason(t: tuple[Card, ...], T: _Tables) -> str:
+def _run_reason(t: tuple[Card, ...], T: _Tables) -> Phrase:
     n = len(t)
     jokerish = T.jokerish
     # a wild jack that may not act as a joker in a run is read as natural when
@@ -362,26 +373,23 @@ def _run_reason(t: tuple[Card, ...], T: _Tables) -> str:
     ranks = [RANK[c] for _, c in naturals]
     repeats = len(set(ranks)) < len(ranks)
     if len(suits) > 1:
-        if repeats:
-            return ("cards of more than one rank are not a set, and cards of more than "
-                    "one suit are not a run")
-        return "a run must be one suit"
+        return phrase("meld:ranks_and_suits" if repeats else "meld:one_suit")
     if repeats:
         twice = next(c for _, c in naturals if ranks.count(RANK[c]) > 1)
-        return f"a run never repeats a rank ({NAMES[twice]} twice)"
+        return phrase("meld:repeats", card=NAMES[twice])
     if others and not T.jokers_in_runs:
-        return ("a joker may not stand in a run (jokers_in_runs=false)"
-                + _wild_note([c for c in others if c != JOKER]))
+        return _wild_note(phrase("meld:joker_in_run", rule={"jokers_in_runs": False}),
+                          [c for c in others if c != JOKER])
     if n < T.run_min:
-        return f"a run needs at least {T.run_min} cards (run_min={T.run_min})"
+        return phrase("meld:run_min", rule={"run_min": T.run_min})
     if T.run_max is not None and n > T.run_max:
-        return f"a run has at most {T.run_max} cards (run_max={T.run_max})"
+        return phrase("meld:run_max", rule={"run_max": T.run_max})
     if n > 13:
-        return "a run has at most 13 cards: it never repeats a rank"
+        return phrase("meld:run_13")
     return _order_reason(t, naturals, T)
 
 
-def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tables) -> str:
+def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tables) -> Phrase:
     """Order, spacing and the ends of a one-suit run with distinct ranks."""
     n = len(t)
     base = SUIT[naturals[0][1]] * 13
@@ -407,7 +415,7 @@ def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tab
         if best is None or (mismatch, not fits, -d) < (best[0], not best[1], -best[2]):
             best = (mismatch, fits, d, pos)
     if best is None:
-        return "a run must be placed in order, ascending or descending"
+        return phrase("meld:order")
     _, fits, d, pos = best
 
     def code(slot: int) -> Card:
@@ -418,7 +426,7 @@ def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tab
         return "-".join(RANKS[(s - 1) % 13] for s in range(lo_slot, hi_slot + step, step))
 
     if not fits and not T.wrap:
-        return f"{label(pos[0], pos[-1])} goes round the corner (run_wrap=false)"
+        return phrase("meld:corner", ranks=label(pos[0], pos[-1]), rule={"run_wrap": False})
 
     for k in range(len(naturals) - 1):
         (i, a), (j, b) = naturals[k], naturals[k + 1]
@@ -426,29 +434,23 @@ def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tab
         gap = j - i
         if step == gap:
             continue
-        missing = [code(pos[k] + d * m) for m in range(1, step)]
-        placed = list(t[i + 1:j])
-        if step > gap:
-            if not placed:
-                return (f"{_names(missing)} {_verb(len(missing), 'is', 'are')} missing and "
-                        f"no joker fills {_verb(len(missing), 'it', 'them')}")
-            return (f"{_names(missing)} lie between {NAMES[a]} and {NAMES[b]}, but only "
-                    f"{_names(placed)} {_verb(len(placed), 'is', 'are')} placed there")
-        are = _verb(len(placed), "is", "are")
-        if not missing:
-            return (f"nothing lies between {NAMES[a]} and {NAMES[b]}, but "
-                    f"{_names(placed)} {are} placed there")
-        return (f"only {_names(missing)} {_verb(len(missing), 'lies', 'lie')} between "
-                f"{NAMES[a]} and {NAMES[b]}, but {_names(placed)} {are} placed there")
+        missing = _names([code(pos[k] + d * m) for m in range(1, step)])
+        placed = _names(t[i + 1:j])
+        if step > gap and not placed:
+            return phrase("meld:missing", missing=missing)
+        key = ("meld:gap_short" if step > gap else
+               "meld:gap_none" if not missing else "meld:gap_long")
+        return phrase(key, missing=missing, placed=placed, low=NAMES[a], high=NAMES[b])
 
     if T.wrap:
-        return "not a legal throw"
+        return phrase("meld:not_legal")
     i_anchor = naturals[0][0]
     slots = [pos[0] + d * (i - i_anchor) for i in range(n)]
     if max(slots) > 14:
-        return f"{label(slots[0], slots[-1])} goes round the corner (run_wrap=false)"
+        return phrase("meld:corner", ranks=label(slots[0], slots[-1]), rule={"run_wrap": False})
     if max(pos) == 14 and not T.ace_high:
-        return f"{label(slots[0], slots[-1])} needs the ace above the king (ace_high=false)"
+        return phrase("meld:ace_high", ranks=label(slots[0], slots[-1]),
+                      rule={"ace_high": False})
     for at, end, inward in (("start", slots[0], 1), ("end", slots[-1], -1)):
         if 1 <= end <= T.top:
             continue
@@ -457,12 +459,11 @@ def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tab
         while 0 <= edge < n and not 1 <= slots[edge] <= T.top:
             count += 1
             edge += inward
-        what = (f"the joker at the {at} would stand for a card" if count == 1
-                else f"the {count} jokers at the {at} would stand for cards")
+        jokers = "joker" if count == 1 else "jokers"
         if end < 1:
-            return f"{what} below the ace (run_wrap=false)"
-        return f"{what} above the king (ace_high=false)"
-    return "not a legal throw"
+            return phrase(f"meld:{jokers}_below", at=at, jokers=count, rule={"run_wrap": False})
+        return phrase(f"meld:{jokers}_above", at=at, jokers=count, rule={"ace_high": False})
+    return phrase("meld:not_legal")
 
 
 # --- slap-down and joker swap -----------------------------------------------

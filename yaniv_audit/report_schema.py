@@ -150,7 +150,19 @@ class FindingSchema(_Closed):
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     code = fields.String(required=True, validate=validate.OneOf(ALL_CODES),
                          metadata={"description": "docs/log-format.md#finding-codes"})
-    message = fields.String(required=True, validate=validate.Length(min=1))
+    message = fields.String(required=True, validate=validate.Length(min=1),
+                            metadata={"description": "in English: the code's template filled "
+                                                     "from params"})
+    params = fields.Dict(
+        keys=fields.String(),
+        metadata={"description": "the values the message is made from: players, cards in "
+                                 "canonical form, numbers, phrases ({\"phrase\": key, ...}), "
+                                 "\"case\" (which of the code's templates) and \"rule\" (the "
+                                 "rule parameters that decided it); every report has them, "
+                                 "findings read back from an archive do not (docs/findings.md)"})
+    text = fields.String(
+        metadata={"description": "the API only, asked with Accept-Language: the message in "
+                                 "that language, cards as the board draws them (8♥)"})
 
     @validates_schema
     def _code_of_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -331,7 +343,16 @@ class ChangeSchema(_Closed):
                        metadata={"description": "the baseline's value"})
     to = fields.Raw(required=True,
                     metadata={"description": "the value under this rule set"})
-    message = fields.String(required=True, validate=validate.Length(min=1))
+    params = fields.Dict(
+        keys=fields.String(), required=True,
+        metadata={"description": "what the message says beyond from and to, as data: round: "
+                                 "first and last, the rounds played under one rule set only; "
+                                 "scores of a round: players, whose running score moved; "
+                                 "the final winners: finished, and because (the index in "
+                                 "changes of the change that decided it, or null); findings: "
+                                 "added and removed, each {seq, code, player}"})
+    message = fields.String(required=True, validate=validate.Length(min=1),
+                            metadata={"description": "in English, from the fields and params"})
 
 
 class CompareSchema(_Closed):

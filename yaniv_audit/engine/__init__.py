@@ -113,8 +113,7 @@ class Replay(Deal, Turns, PileAndStock, RoundEnd, TableClaims, LegalMoves):
         are not folded); one that takes nothing back is ``log.withdraw``."""
         why = self.withdrawals.refused.get(event.index) if self.withdrawals else None
         if why is not None:
-            self._violation(event, "log.withdraw", event.player,
-                            f"the withdrawal takes nothing back: {why}")
+            self._violation(event, "log.withdraw", event.player, **why)
 
 
 #: the method that folds each event type (a class-level table, so that a replay holds

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from ..cards import Card, card_values, deck_counts, format_cards, hand_total
+from ..cards import NAMES, Card, card_values, deck_counts, hand_total
 from ..errors import InconsistentLogError
 from ..events import (
     Discard,
@@ -28,6 +29,7 @@ from ..events import (
     Withdrawals,
     Yaniv,
 )
+from ..messages import names
 from ..rules import RuleSet
 from .state import (
     CLAIM,
@@ -98,23 +100,33 @@ class ReplayBase:
 
     # --- findings ----------------------------------------------------------
 
-    def _find(self, event: Event, kind: str, code: str, player: str | None, message: str) -> None:
+    def _find(self, event: Event, kind: str, code: str, player: str | None,
+              params: dict[str, Any]) -> None:
         finding = Finding(event.index, self.round.number if self.round else None,
-                          player, kind, code, message)
+                          player, kind, code, params)
         self.findings.append(finding)
         if kind == INCONSISTENCY:
             raise InconsistentLogError(finding)
         if self.strict:
             raise StopReplay
 
-    def _violation(self, event: Event, code: str, player: str | None, message: str) -> None:
-        self._find(event, VIOLATION, code, player, message)
+    def _violation(self, event: Event, code: str, player: str | None, /,
+                   **params: Any) -> None:
+        """Record a violation of ``code``; ``params`` fill its template (messages.py)."""
+        self._find(event, VIOLATION, code, player, params)
 
-    def _impossible(self, event: Event, code: str, player: str | None, message: str) -> None:
-        self._find(event, INCONSISTENCY, code, player, message)
+    def _impossible(self, event: Event, code: str, player: str | None, /,
+                    **params: Any) -> None:
+        self._find(event, INCONSISTENCY, code, player, params)
 
-    def _claim(self, event: Event, code: str, player: str | None, message: str) -> None:
-        self._find(event, CLAIM, code, player, message)
+    def _claim(self, event: Event, code: str, player: str | None, /,
+               **params: Any) -> None:
+        self._find(event, CLAIM, code, player, params)
+
+    def _rule(self, *names: str) -> dict[str, Any]:
+        """The rule parameters ``names`` with their values, as a finding's ``rule`` param."""
+        rules = self.rules
+        return {name: getattr(rules, name) for name in names}
 
     def _game_over(self, event: Event) -> bool:
         """True if the event comes after the game was decided (reported once, not replayed)."""
@@ -133,8 +145,7 @@ class ReplayBase:
         if not self.game_over_reported:
             self.game_over_reported = True
             self._violation(event, "game.over", getattr(event, "player", None),
-                            f"the game was over after round {self.records[-1].round} "
-                            f"({', '.join(self.winners)} won); later events do not count")
+                            last_round=self.records[-1].round, winners=list(self.winners))
         return True
 
     # --- what the parts share -----------------------------------------------
@@ -145,11 +156,8 @@ class ReplayBase:
         if player in r.out_reported:
             return
         r.out_reported.add(player)
-        rules = self.rules
-        self._violation(event, "player.out", player,
-                        f"{player} is out (score {self.scores[player]}, score_limit="
-                        f"{rules.score_limit}, limit_rule={rules.limit_rule}) but still takes "
-                        f"part in round {r.number}")
+        self._violation(event, "player.out", player, player=player, score=self.scores[player],
+                        round=r.number, rule=self._rule("score_limit", "limit_rule"))
 
     def _total(self, cards: Sequence[Card]) -> int:
         return hand_total(cards, self.values)
@@ -173,27 +181,25 @@ class ReplayBase:
             missing = Counter(cards) - Counter(hand)
             for card in missing:
                 self._check_in_deck(event, card, player)
-            self._impossible(event, "card.not_in_hand", player,
-                             f"{player} does not hold {format_cards(sorted(missing.elements()))} "
-                             f"(hand: {format_cards(hand) or 'empty'})")
+            self._impossible(event, "card.not_in_hand", player, player=player,
+                             missing=names(sorted(missing.elements())), hand=names(hand))
 
     def _check_in_deck(self, event: Event, card: Card, player: str) -> None:
         """A card the rule set's deck does not have is the first impossibility of an event
-        (LOG_FORMAT section 2: before a card out of place, already seen or not on the pile)."""
+        (docs/log-format.md: before a card out of place, already seen or not on the pile)."""
         if self.counts[card] == 0:
-            self._impossible(event, "card.not_in_deck", player,
-                             f"{player} names {format_cards([card])}, which the deck does not "
-                             f"have (jokers={self.rules.jokers})")
+            self._impossible(event, "card.not_in_deck", player, case="named", player=player,
+                             card=NAMES[card], rule=self._rule("jokers"))
 
-    def _check_counts(self, event: Event, cards: Counter[Card], where: str) -> None:
+    def _check_counts(self, event: Event, cards: Counter[Card], at: str) -> None:
+        """The cards ``at`` the deal, the showdown or the reshuffled stock, against the deck's
+        copies."""
         for card, n in cards.items():
             allowed = self.counts[card]
             if n > allowed:
-                name = format_cards([card])
+                name = NAMES[card]
                 if allowed == 0:
-                    self._impossible(event, "card.not_in_deck", None,
-                                     f"{where} holds {name}, which the deck does not have "
-                                     f"(jokers={self.rules.jokers})")
-                self._impossible(event, "card.too_many", None,
-                                 f"{where} holds {n} copies of {name}; the deck has {allowed} "
-                                 f"(decks={self.rules.decks})")
+                    self._impossible(event, "card.not_in_deck", None, at=at, card=name,
+                                     rule=self._rule("jokers"))
+                self._impossible(event, "card.too_many", None, at=at, count=n, card=name,
+                                 allowed=allowed, rule=self._rule("decks"))

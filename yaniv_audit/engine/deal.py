@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from itertools import chain
 
-from ..cards import Card, format_cards
+from ..cards import Card
 from ..events import RoundStarted
+from ..messages import names
 from ..scoring import next_starter
 from .base import ReplayBase
 from .state import Layer, RoundRecord, RoundState
@@ -49,13 +50,12 @@ class Deal(ReplayBase):
         for p in still_in:
             dealt = len(event.hands.get(p, ()))
             if dealt != rules.hand_size:
-                self._violation(event, "deal.hand_size", p,
-                                f"{p} was dealt {dealt} cards; hand_size={rules.hand_size}")
+                self._violation(event, "deal.hand_size", p, player=p, dealt=dealt,
+                                rule=self._rule("hand_size"))
         if len(rotation) * rules.hand_size + 1 > self.deck_size:
-            self._impossible(event, "deal.too_big", None,
-                             f"{len(rotation)} hands of {rules.hand_size} and an upcard need "
-                             f"{len(rotation) * rules.hand_size + 1} cards; the deck holds "
-                             f"{self.deck_size} (decks={rules.decks}, jokers={rules.jokers})")
+            self._impossible(event, "deal.too_big", None, hands=len(rotation),
+                             needed=len(rotation) * rules.hand_size + 1, deck=self.deck_size,
+                             rule=self._rule("hand_size", "decks", "jokers"))
         upcard, stock = event.upcard, event.stock
         in_hands = [*chain.from_iterable(event.hands.values())]
         if upcard is None or stock is None or sorted([*in_hands, upcard, *stock]) != self.deck:
@@ -64,7 +64,7 @@ class Deal(ReplayBase):
                 on_table[upcard] += 1
             if stock is not None:
                 on_table.update(stock)
-            self._check_counts(event, on_table, "the deal")
+            self._check_counts(event, on_table, "deal")
             if stock is not None:
                 upcard = self._check_whole_deck(event, on_table)
                 r.upcard_deduced = event.upcard is None
@@ -100,17 +100,13 @@ class Deal(ReplayBase):
         if event.upcard is None:
             if len(left) == 1:
                 return left[0]
-            what = (f"the recorded hands and stock leave {len(left)} cards for the one upcard "
-                    f"({format_cards(left)})" if left else
-                    "the recorded hands and stock leave no card for the upcard")
+            case = "upcards_left" if left else "no_upcard_left"
         elif not left:
             return event.upcard
         else:
-            what = (f"the recorded hands, upcard and stock are not the deck: "
-                    f"{format_cards(left)} {'is' if len(left) == 1 else 'are'} in no hand, "
-                    "not the upcard and not in the stock")
-        self._impossible(event, "stock.mismatch", None,
-                         f"{what} (decks={self.rules.decks}, jokers={self.rules.jokers})")
+            case = "not_the_deck"
+        self._impossible(event, "stock.mismatch", None, case=case, count=len(left),
+                         left=names(left), rule=self._rule("decks", "jokers"))
         return None
 
     def _check_starter(self, event: RoundStarted, previous: RoundRecord,
@@ -124,14 +120,10 @@ class Deal(ReplayBase):
         caller = previous.caller if rules.starter == "caller" else None
         allowed = next_starter(rules, self.seating, still_in, winners, previous.starter, caller)
         if allowed is not None and event.starter not in allowed:
-            if caller is not None:
-                why = f"{caller} called Yaniv in round {previous.round}"
-            elif rules.starter in ("round_winner", "caller"):
-                why = f"round {previous.round} was won by {', '.join(winners)}"
-            else:
-                why = f"{previous.starter} opened round {previous.round}"
             self._violation(event, "deal.starter", event.starter,
-                            f"{event.starter} opened round {event.round}, but "
-                            f"{' or '.join(sorted(allowed))} should have: {why} "
-                            f"(starter={rules.starter})")
+                            case="caller" if caller is not None else "round_winner"
+                            if rules.starter in ("round_winner", "caller") else "next",
+                            player=event.starter, round=event.round, allowed=sorted(allowed),
+                            last_round=previous.round, last_starter=previous.starter,
+                            winners=list(winners), caller=caller, rule=self._rule("starter"))
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from itertools import chain
 
-from ..cards import format_cards, hand_total
+from ..cards import hand_total
 from ..events import Event, Showdown, Yaniv
+from ..messages import names
 from ..scoring import game_result, score_round
 from .base import ReplayBase
 from .state import DREW, RoundState
@@ -43,14 +44,12 @@ class RoundEnd(ReplayBase):
         totals = {p: hand_total(hands.get(p, ()), values) for p in r.rotation}
         total = totals[caller] if caller in totals else hand_total(hands.get(caller, ()), values)
         if total > self.rules.yaniv_max:
-            self._violation(event, "yaniv.threshold", caller,
-                            f"{caller} called Yaniv at {total} "
-                            f"({format_cards(r.hands.get(caller, []))}); yaniv_max="
-                            f"{self.rules.yaniv_max}")
+            self._violation(event, "yaniv.threshold", caller, case="hand", player=caller,
+                            total=total, hand=names(r.hands.get(caller, [])),
+                            rule=self._rule("yaniv_max"))
         if type(event) is Yaniv and event.total is not None and event.total != total:
-            self._claim(event, "claim.yaniv_total", caller,
-                        f"{caller} announced {event.total}, but "
-                        f"{format_cards(r.hands.get(caller, []))} makes {total}")
+            self._claim(event, "claim.yaniv_total", caller, case="hand", player=caller,
+                        announced=event.total, hand=names(r.hands.get(caller, [])), total=total)
         self._score(r, event, caller, totals, "yaniv")
 
     # --- scoring the round -------------------------------------------------
@@ -98,21 +97,17 @@ class RoundEnd(ReplayBase):
         rules = self.rules
         caller = event.caller
         if caller is None and rules.reshuffle != "round_ends":
-            self._violation(event, "showdown.no_caller", None,
-                            "the showdown names no caller, but only reshuffle=round_ends ends a "
-                            "round without a Yaniv")
+            self._violation(event, "showdown.no_caller", None, case="reshuffle",
+                            rule=self._rule("reshuffle"))
         elif caller is None and r.moves_checked and not r.ended:
-            self._violation(event, "showdown.no_caller", None,
-                            f"the showdown names no caller, but the stock still holds "
-                            f"{r.stock_count} card{'' if r.stock_count == 1 else 's'}: under "
-                            "reshuffle=round_ends only an exhausted stock ends a round without "
-                            "a Yaniv")
+            self._violation(event, "showdown.no_caller", None, case="stock_left",
+                            stock=r.stock_count, rule=self._rule("reshuffle"))
         hands = r.hands
         as_held = r.moves_checked and all(
             sorted(cards) == sorted(hands.get(p, ())) for p, cards in event.hands.items())
         if not as_held:  # hands shown as the replay holds them are within the deck
             self._check_counts(event, Counter(chain.from_iterable(event.hands.values())),
-                               "the showdown")
+                               "showdown")
         went_out = r.score.out if r.score is not None else ()  # in this round: still part of it
         for p in event.hands:
             if p in self.out and p not in went_out and (
@@ -126,25 +121,24 @@ class RoundEnd(ReplayBase):
         written = event.totals or {}
         missing = [p for p in self.still_in if p not in event.hands and p not in written]
         for p in missing:
-            self._claim(event, "claim.showdown", p, f"the showdown shows no hand for {p}")
+            self._claim(event, "claim.showdown", p, case="no_hand", player=p)
         totals = self._shown_totals(event)
         if r.caller is not None and r.caller != caller:
-            self._claim(event, "claim.showdown", caller,
-                        f"the showdown names {caller} as the caller, but {r.caller} called Yaniv")
+            self._claim(event, "claim.showdown", caller, case="caller", named=caller,
+                        caller=r.caller)
         if caller is not None and caller in totals:
             total = totals[caller]
-            hand = (format_cards(event.hands[caller]) if caller in event.hands
-                    else "the total written down")
+            shown = caller in event.hands
+            hand = names(event.hands[caller]) if shown else None
             if total > rules.yaniv_max:
                 self._violation(event, "yaniv.threshold", caller,
-                                f"{caller} called Yaniv at {total} ({hand}); yaniv_max="
-                                f"{rules.yaniv_max}")
+                                case="hand" if shown else "written", player=caller, total=total,
+                                hand=hand, rule=self._rule("yaniv_max"))
             announced = r.announced
             if announced is not None and announced != total:
-                what = (f"the showdown's {hand} makes {total}" if caller in event.hands
-                        else f"the showdown's total is {total}")
                 self._claim(event, "claim.yaniv_total", caller,
-                            f"{caller} announced {announced}, but {what}")
+                            case="shown" if shown else "written", player=caller,
+                            announced=announced, hand=hand, total=total)
         r.rotation = [p for p in self.seating if p in totals]
         self._score(r, event, caller, totals, "yaniv" if caller is not None else "stock")
 
@@ -157,9 +151,8 @@ class RoundEnd(ReplayBase):
             if p not in totals:
                 totals[p] = written
             elif written != totals[p]:
-                self._claim(event, "claim.showdown", p,
-                            f"{p}'s total was written as {written}, but the cards shown "
-                            f"({format_cards(event.hands[p]) or 'none'}) make {totals[p]}")
+                self._claim(event, "claim.showdown", p, case="total_shown", player=p,
+                            written=written, shown=names(event.hands[p]), total=totals[p])
         order = {p: i for i, p in enumerate(self.seating)}
         return dict(sorted(totals.items(), key=lambda item: order.get(item[0], 0)))
 
@@ -174,29 +167,24 @@ class RoundEnd(ReplayBase):
                 totals = {p: self._total(r.hands.get(p, [])) for p in r.rotation}
                 self._score(r, event, None, totals, "stock")
         elif event.caller != r.caller:
-            self._claim(event, "claim.showdown", event.caller,
-                        f"the showdown names {event.caller or 'no caller'}, but "
-                        f"{r.caller or 'nobody'} ended the round")
+            self._claim(event, "claim.showdown", event.caller, case="ended_by",
+                        named=event.caller, caller=r.caller)
         written = event.totals or {}
         for p in r.rotation:
             if p not in event.hands and p not in written and p not in self.out:
-                self._claim(event, "claim.showdown", p,
-                            f"the showdown shows no hand for {p}, who is still in")
+                self._claim(event, "claim.showdown", p, case="still_in", player=p)
         for p, cards in () if as_held else event.hands.items():
             held = r.hands.get(p, [])
             if sorted(cards) != sorted(held):
-                self._claim(event, "claim.showdown", p,
-                            f"{p} showed {format_cards(cards) or 'nothing'}, but holds "
-                            f"{format_cards(held) or 'nothing'}")
+                self._claim(event, "claim.showdown", p, case="hand", player=p,
+                            shown=names(cards), held=names(held))
         for p, total in written.items():
             held = r.hands.get(p, [])
             if p not in event.hands and total != self._total(held):
-                self._claim(event, "claim.showdown", p,
-                            f"{p}'s total was written as {total}, but {p} holds "
-                            f"{format_cards(held) or 'nothing'} ({self._total(held)})")
+                self._claim(event, "claim.showdown", p, case="total_held", player=p,
+                            written=total, held=names(held), total=self._total(held))
             elif p in event.hands and total != self._total(event.hands[p]):
-                self._claim(event, "claim.showdown", p,
-                            f"{p}'s total was written as {total}, but the cards shown "
-                            f"({format_cards(event.hands[p]) or 'none'}) make "
-                            f"{self._total(event.hands[p])}")
+                self._claim(event, "claim.showdown", p, case="total_shown", player=p,
+                            written=total, shown=names(event.hands[p]),
+                            total=self._total(event.hands[p]))
 

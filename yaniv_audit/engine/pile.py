@@ -11,11 +11,13 @@ recorded one against it).
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from ..cards import JACK, JOKER, RANK, Card, format_cards
+from ..cards import JACK, JOKER, NAMES, RANK, Card
 from ..errors import LogFormatError
 from ..events import Draw, Reshuffle
 from ..melds import Meld, classify
+from ..messages import names, phrase
 from .base import ReplayBase
 from .state import DREW, THREW, Layer, RoundState
 
@@ -34,11 +36,8 @@ class PileAndStock(ReplayBase):
             self._enter(r, event)
         if event.source == "stock":
             if event.swap is not None:
-                self._violation(event, "draw.swap", event.player,
-                                f"{event.player} drew from the stock and swapped "
-                                f"{format_cards([event.swap])}; a joker swap takes the joker from "
-                                "the pile in place of the draw, so it is not made with a stock "
-                                "draw (the swap does not count)")
+                self._violation(event, "draw.swap", event.player, case="stock",
+                                player=event.player, swap=NAMES[event.swap])
             stock = r.stock
             if stock and r.stock_count > 1 and (event.card is None or event.card == stock[-1]):
                 card = stock.pop()  # _draw_stock's usual case, inline: the stock does not end
@@ -57,21 +56,18 @@ class PileAndStock(ReplayBase):
     def _draw_stock(self, r: RoundState, event: Draw) -> Card:
         p = event.player
         if r.stock_count <= 0:
-            self._impossible(event, "stock.empty", p, f"{p} drew from an empty stock")
+            self._impossible(event, "stock.empty", p, player=p)
         if r.stock is not None:
             top = r.stock[-1]
             if event.card is not None and event.card != top:
                 self._check_in_deck(event, event.card, p)
-                self._impossible(event, "stock.mismatch", p,
-                                 f"{p} drew {format_cards([event.card])} from the stock, but its "
-                                 f"top card is {format_cards([top])}")
+                self._impossible(event, "stock.mismatch", p, case="top", player=p,
+                                 card=NAMES[event.card], top=NAMES[top])
             card = r.stock.pop()
         else:
             if event.card is None:
                 if r.stock_lost_by_replay:
-                    self._impossible(event, "stock.mismatch", p,
-                                     f"{p} drew from the stock without naming the card, and the "
-                                     "stock's order is unknown to this replay")
+                    self._impossible(event, "stock.mismatch", p, case="unnamed", player=p)
                 raise LogFormatError(
                     "draw: field \"card\": required, the order of the stock is not recorded "
                     "at this point (no stock in round_started or reshuffle)",
@@ -80,26 +76,26 @@ class PileAndStock(ReplayBase):
             card = event.card
             if r.seen[card] >= self.counts[card]:
                 self._check_in_deck(event, card, p)
-                where = self._where_is(r, card)
-                self._impossible(event, "card.already_seen", p,
-                                 f"{p} drew {format_cards([card])} from the stock, but {where}")
+                self._impossible(event, "card.already_seen", p, case="stock", player=p,
+                                 card=NAMES[card], where=self._where_is(r, card))
         r.seen[card] += 1
         r.stock_count -= 1
         if r.stock_count == 0:
             r.exhaust_pending = True
         return card
 
-    def _where_is(self, r: RoundState, card: Card) -> str:
+    def _where_is(self, r: RoundState, card: Card) -> dict[str, Any]:
+        """Where ``card`` is, as a phrase param: who holds it, the throw it lies in, ..."""
         holders = [p for p, h in r.hands.items() if card in h]
-        name = format_cards([card])
+        name = NAMES[card]
         if holders:
-            return f"{', '.join(holders)} {'holds' if len(holders) == 1 else 'hold'} {name}"
+            return phrase("where:held", players=holders, card=name)
         for layer in reversed(r.pile):
             if card in layer.cards:
-                return f"{name} lies on the pile (in {layer.text()})"
+                return phrase("where:pile", card=name, layer=names(layer.cards))
         if r.stock is not None and card in r.stock:
-            return f"{name} is in the stock"
-        return f"every {name} of the deck is accounted for"
+            return phrase("where:stock", card=name)
+        return phrase("where:accounted", card=name)
 
     def _draw_pile(self, r: RoundState, event: Draw, had_throw: bool) -> Card:
         p = event.player
@@ -110,9 +106,8 @@ class PileAndStock(ReplayBase):
         own = pile[-1] if had_throw else None
         previous = pile[-2] if had_throw and len(pile) >= 2 else (None if had_throw else pile[-1])
         if rules.pile_needs_combo and r.throw_size < 2:
-            self._violation(event, "draw.pile_needs_combo", p,
-                            f"{p} drew from the pile after throwing {r.throw_size} card"
-                            f"{'' if r.throw_size == 1 else 's'} (pile_needs_combo=true)")
+            self._violation(event, "draw.pile_needs_combo", p, player=p, thrown=r.throw_size,
+                            rule=self._rule("pile_needs_combo"))
         if event.swap is not None:
             return self._joker_swap(r, event, previous)
         if previous is not None and card in previous.cards:
@@ -124,63 +119,56 @@ class PileAndStock(ReplayBase):
             allowed = self._takeable(previous)
             good = [i for i in positions if i in allowed]
             if not good:
-                self._violation(event, "draw.pile_card", p, self._pickup_message(
+                self._violation(event, "draw.pile_card", p, **self._pickup_params(
                     p, card, previous))
             previous.cards.pop((good or positions)[0])
             return card
         if previous is not None and None in previous.cards:
             self._check_in_deck(event, card, p)
             if r.seen[card] >= self.counts[card] or (r.stock is not None and card in r.stock):
-                self._impossible(event, "card.already_seen", p,
-                                 f"{p} took {format_cards([card])} as the upcard, but "
-                                 f"{self._where_is(r, card)}")
+                self._impossible(event, "card.already_seen", p, case="upcard", player=p,
+                                 card=NAMES[card], where=self._where_is(r, card))
             previous.cards.remove(None)
             r.seen[card] += 1
             return card
         if own is not None and card in own.cards:
-            self._violation(event, "draw.pile_card", p,
-                            f"{p} took {format_cards([card])} back from their own throw; a draw "
-                            "comes from the previous player's throw")
+            self._violation(event, "draw.pile_card", p, case="own", player=p, card=NAMES[card])
             own.cards.remove(card)
             return card
         for layer in reversed(pile):
             if card in layer.cards:
-                self._violation(event, "draw.pile_card", p,
-                                f"{p} took {format_cards([card])} from an older throw "
-                                f"({layer.text()}); only the previous throw "
-                                f"({previous.text() if previous else 'none'}) may be taken from")
+                self._violation(event, "draw.pile_card", p, case="older", player=p,
+                                card=NAMES[card], layer=names(layer.cards),
+                                previous=names(previous.cards) if previous else None)
                 layer.cards.remove(card)
                 return card
-        name = format_cards([card])
+        name = NAMES[card]
         self._check_in_deck(event, card, p)
         bottom = pile[0] if pile and previous is not pile[0] else None
         if bottom is not None and None in bottom.cards and r.seen[card] < self.counts[card] and (
                 r.stock is None or card not in r.stock):
             # the unrecorded upcard lies under later throws: on the pile, but not takeable
-            self._violation(event, "draw.pile_card", p,
-                            f"{p} took {name} as the upcard from under a later throw "
-                            f"({pile[1].text()}); only the previous throw "
-                            f"({previous.text() if previous else 'none'}) may be taken from")
+            self._violation(event, "draw.pile_card", p, case="under", player=p, card=name,
+                            layer=names(pile[1].cards),
+                            previous=names(previous.cards) if previous else None)
             bottom.cards.remove(None)
             r.seen[card] += 1
             return card
         if r.upcard_deduced and previous is pile[0]:
-            self._impossible(event, "card.already_seen", p,
-                             f"{p} took {name} as the upcard, but {self._where_is(r, card)}; "
-                             f"the upcard is {previous.text() or 'already taken'}, the one card "
-                             "in no hand and not in the stock")
-        self._impossible(event, "card.not_on_pile", p,
-                         f"{p} took {name} from the pile, but it is not there: "
-                         f"{self._where_is(r, card)} ({self._previous_text(previous)})")
+            self._impossible(event, "card.already_seen", p, case="deduced", player=p, card=name,
+                             where=self._where_is(r, card), upcard=names(previous.cards))
+        self._impossible(event, "card.not_on_pile", p, case="take", player=p, card=name,
+                         where=self._where_is(r, card), previous=self._previous(previous))
         raise AssertionError("unreachable")
 
     @staticmethod
-    def _previous_text(previous: Layer | None) -> str:
+    def _previous(previous: Layer | None) -> dict[str, Any]:
+        """The previous throw, as a phrase param."""
         if previous is None:
-            return "there is no previous throw"
+            return phrase("previous:none")
         if not previous.cards:
-            return "nothing is left of the previous throw"
-        return f"the previous throw is {previous.text()}"
+            return phrase("previous:empty")
+        return phrase("previous:is", cards=names(previous.cards))
 
     def _takeable(self, layer: Layer) -> set[int]:
         n = len(layer.cards)
@@ -191,12 +179,12 @@ class PileAndStock(ReplayBase):
             return set(range(n))
         return {0, n - 1}
 
-    def _pickup_message(self, player: str, card: Card, layer: Layer) -> str:
+    def _pickup_params(self, player: str, card: Card, layer: Layer) -> dict[str, Any]:
         allowed = self._takeable(layer)
         ends = [c for i, c in enumerate(layer.cards) if i in allowed and c is not None]
-        return (f"{player} took {format_cards([card])} from the middle of {layer.text()}; only "
-                f"{' or '.join(format_cards([c]) for c in dict.fromkeys(ends))} may be taken "
-                f"(pickup={self.rules.pickup})")
+        return {"case": "middle", "player": player, "card": NAMES[card],
+                "layer": names(layer.cards), "ends": names([*dict.fromkeys(ends)]),
+                "rule": self._rule("pickup")}
 
     def _joker_swap(self, r: RoundState, event: Draw, previous: Layer | None) -> Card:
         p = event.player
@@ -209,15 +197,13 @@ class PileAndStock(ReplayBase):
                           if layer is not previous and card in layer.cards), None)
             if older is None:
                 r.hands[p].append(swap)
-                self._impossible(event, "card.not_on_pile", p,
-                                 f"{p} swapped {format_cards([swap])} for {format_cards([card])}, "
-                                 f"but it is not on the pile: {self._where_is(r, card)} "
-                                 f"({self._previous_text(previous)})")
+                self._impossible(event, "card.not_on_pile", p, case="swap", player=p,
+                                 swap=NAMES[swap], card=NAMES[card],
+                                 where=self._where_is(r, card), previous=self._previous(previous))
             assert older is not None
-            self._violation(event, "draw.swap", p,
-                            f"{p} swapped {format_cards([swap])} for {format_cards([card])} of "
-                            f"an older throw ({older.text()}); a swap takes the joker from the "
-                            f"previous throw only ({self._previous_text(previous)})")
+            self._violation(event, "draw.swap", p, case="older", player=p, swap=NAMES[swap],
+                            card=NAMES[card], layer=names(older.cards),
+                            previous=self._previous(previous))
             older.cards[older.cards.index(card)] = swap
             reading = classify([c for c in older.cards if c is not None], self.rules)
             older.meld = reading if isinstance(reading, Meld) else None
@@ -230,16 +216,14 @@ class PileAndStock(ReplayBase):
                     position = i
                     break
         if not self.rules.joker_swap:
-            self._violation(event, "draw.swap", p,
-                            f"{p} swapped {format_cards([swap])} for {format_cards([card])}, "
-                            "but joker_swap=false")
+            self._violation(event, "draw.swap", p, case="joker_swap", player=p,
+                            swap=NAMES[swap], card=NAMES[card], rule=self._rule("joker_swap"))
         elif position is None:
             wild = card == JOKER or (self.rules.wild_jacks and RANK[card] == JACK)
-            reason = ("it is not a joker" if not wild else
-                      f"it does not stand for {format_cards([swap])} in {target.text()}")
             self._violation(event, "draw.swap", p,
-                            f"{p} swapped {format_cards([swap])} for {format_cards([card])}: "
-                            f"{reason}")
+                            case="not_standing" if wild else "not_joker", player=p,
+                            swap=NAMES[swap], card=NAMES[card], layer=names(target.cards),
+                            rule=self._rule("wild_jacks"))
         if position is None:
             position = target.cards.index(card)
         target.cards[position] = swap
@@ -280,13 +264,10 @@ class PileAndStock(ReplayBase):
             named = list(extra.elements())  # the cards that must be the unrecorded upcard
             if (min(extra.values(), default=0) < 0 or len(named) != unknown
                     or any(seen[c] >= self.counts[c] for c in named)):
-                self._check_counts(event, Counter(event.stock), "the reshuffled stock")
-                pile = format_cards(sorted(cards)) or "no card"
-                if unknown:
-                    pile += " and the unrecorded upcard"
+                self._check_counts(event, Counter(event.stock), "reshuffled stock")
                 self._impossible(event, "stock.mismatch", None,
-                                 f"the reshuffled stock ({format_cards(event.stock)}) is not the "
-                                 f"pile below the last throw ({pile})")
+                                 case="reshuffle_upcard" if unknown else "reshuffle",
+                                 stock=names(event.stock), pile=names(sorted(cards)))
             r.stock = list(reversed(event.stock))
 
     def _reshuffle(self, event: Reshuffle) -> None:
@@ -295,17 +276,14 @@ class PileAndStock(ReplayBase):
         r = self.round
         assert r is not None
         if self.rules.reshuffle == "round_ends":
-            self._violation(event, "reshuffle.not_allowed", None,
-                            "the pile was reshuffled, but reshuffle=round_ends: the round ends "
-                            "when the stock runs out")
+            self._violation(event, "reshuffle.not_allowed", None, case="round_ends",
+                            rule=self._rule("reshuffle"))
         elif r.ended or r.closed:
-            self._violation(event, "reshuffle.not_allowed", None,
-                            f"the pile was reshuffled after round {r.number} was over; a "
-                            "reshuffle comes only when the stock runs out during play")
+            self._violation(event, "reshuffle.not_allowed", None, case="round_over",
+                            round=r.number)
         elif not r.exhaust_pending:
-            self._violation(event, "reshuffle.not_allowed", None,
-                            f"the pile was reshuffled while the stock still held "
-                            f"{r.stock_count} card{'' if r.stock_count == 1 else 's'}")
+            self._violation(event, "reshuffle.not_allowed", None, case="stock_left",
+                            stock=r.stock_count, rule=self._rule("reshuffle"))
         else:
             self._exhaust(event)
             return

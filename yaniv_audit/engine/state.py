@@ -16,6 +16,7 @@ import msgspec
 
 from ..cards import NAMES, Card, format_cards
 from ..melds import Meld
+from ..messages import render
 from ..scoring import RoundScore
 
 VIOLATION, INCONSISTENCY, CLAIM = "violation", "inconsistency", "claim"
@@ -24,18 +25,28 @@ START, THREW, DREW = 0, 1, 2
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One thing wrong with a log: which event, which round, who, what rule."""
+    """One thing wrong with a log: which event, which round, who, what rule.
+
+    Data, not text: ``params`` holds the values (cards in canonical form) and the rule
+    parameters that decided it; :attr:`message` is written from them by the code's
+    template (:mod:`yaniv_audit.messages`), in English for the report.
+    """
 
     seq: int
     round: int | None
     player: str | None
     kind: str
     code: str
-    message: str
+    params: dict[str, Any]
+
+    @property
+    def message(self) -> str:
+        return render(self.code, self.params)
 
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "round": self.round, "player": self.player,
-                "kind": self.kind, "code": self.code, "message": self.message}
+                "kind": self.kind, "code": self.code, "message": self.message,
+                "params": self.params}
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,10 @@ one comparison. ``discard`` and ``slap`` put cards from the hand on the pile.
 
 from __future__ import annotations
 
-from ..cards import format_cards
+from ..cards import NAMES
 from ..events import Discard, Draw, Event, Slap, Yaniv
-from ..melds import Meld, classify, extend
+from ..melds import Meld, classify, explain, extend
+from ..messages import names, rule_of
 from ..scoring import seat_after
 from .base import ReplayBase
 from .state import DREW, START, THREW, Layer, RoundState
@@ -45,8 +46,7 @@ class Turns(ReplayBase):
             if not r.gap_reported:
                 r.gap_reported = True
                 self._violation(event, "turn.order", getattr(event, "player", None),
-                                f"round {r.number} is over; moves before the next round_started "
-                                "do not count")
+                                case="round_over", round=r.number)
             return None
         if self.out:
             player = getattr(event, "player", None)
@@ -81,13 +81,10 @@ class Turns(ReplayBase):
                 if kind is Draw:
                     return True
                 if kind is Slap:
-                    self._violation(event, "slap.not_allowed", p,
-                                    f"{p} slapped before drawing; a slap follows a stock draw")
+                    self._violation(event, "slap.not_allowed", p, case="before_draw", player=p)
                     return False
                 if kind is Yaniv:
-                    self._violation(event, "yaniv.timing", p,
-                                    f"{p} called Yaniv after throwing; Yaniv is called only at "
-                                    "the start of one's turn, before throwing")
+                    self._violation(event, "yaniv.timing", p, player=p, after="throwing")
                     return True
             # the turn ends without its draw; a second throw by the same player is out of turn
             self._no_draw(r, event)
@@ -97,29 +94,25 @@ class Turns(ReplayBase):
                 if kind is Slap:
                     return True
                 if kind is Yaniv:
-                    self._violation(event, "yaniv.timing", p,
-                                    f"{p} called Yaniv after drawing; Yaniv is called only at "
-                                    "the start of one's turn, before throwing")
+                    self._violation(event, "yaniv.timing", p, player=p, after="drawing")
                     return True
             self._advance(r)
         if isinstance(event, Slap):
-            self._violation(event, "slap.not_allowed", p,
-                            f"{p} slapped {format_cards([event.card])} out of turn; a slap "
-                            "may only follow one's own draw from the stock")
+            self._violation(event, "slap.not_allowed", p, case="out_of_turn", player=p,
+                            card=NAMES[event.card])
             return False
         if p != r.current:
             if not (p in self.out and p in r.rotation):  # else covered by player.out
-                self._violation(event, "turn.order", p,
-                                f"it was {r.current}'s turn, not {p}'s")
+                self._violation(event, "turn.order", p, case="turn", player=p,
+                                expected=r.current)
             r.current = p
         if kind is Draw:
-            self._violation(event, "turn.no_throw", p, f"{p} drew without throwing first")
+            self._violation(event, "turn.no_throw", p, player=p)
         return True
 
     def _no_draw(self, r: RoundState, event: Event) -> None:
-        thrown = r.pile[-1].text() if r.pile else ""
-        self._violation(event, "turn.no_draw", r.current,
-                        f"{r.current} threw {thrown or 'cards'} but did not draw")
+        self._violation(event, "turn.no_draw", r.current, player=r.current,
+                        cards=names(r.pile[-1].cards) if r.pile else [])
 
     def _discard(self, event: Discard) -> None:
         r = self._move_round(event)
@@ -143,7 +136,9 @@ class Turns(ReplayBase):
         reading = classify(cards, self.rules)
         meld = reading if isinstance(reading, Meld) else None
         if meld is None:
-            self._violation(event, "discard.combo", p, f"{p} threw {reading}")
+            why = explain(cards, self.rules)
+            self._violation(event, "discard.combo", p, player=p, cards=names(cards),
+                            reading=why, rule=rule_of(why))
         r.pile.append(Layer(p, list(cards), meld))
         r.phase = THREW
         r.throw_size = len(cards)
@@ -156,32 +151,26 @@ class Turns(ReplayBase):
         ok = self._enter(r, event)
         rules = self.rules
         if ok and not rules.slap_down:
-            self._violation(event, "slap.not_allowed", p,
-                            f"{p} slapped {format_cards([event.card])}, but slap_down=false")
+            self._violation(event, "slap.not_allowed", p, case="slap_down", player=p,
+                            card=NAMES[event.card], rule=self._rule("slap_down"))
         elif ok and not r.drew_from_stock:
-            self._violation(event, "slap.not_allowed", p,
-                            f"{p} slapped {format_cards([event.card])}; a slap may only follow "
-                            "one's own draw from the stock (slap_down=true)")
+            self._violation(event, "slap.not_allowed", p, case="no_stock_draw", player=p,
+                            card=NAMES[event.card], rule=self._rule("slap_down"))
         self._take_from_hand(event, p, [event.card])
         top = r.pile[-1]
         joined: Meld | None = None
         if event.card != r.last_drawn or not ok:
             if ok:
-                drawn = format_cards([r.last_drawn]) if r.last_drawn is not None else "none"
-                self._violation(event, "slap.not_allowed", p,
-                                f"{p} slapped {format_cards([event.card])}, which is not the card "
-                                f"just drawn ({drawn}); only the card just drawn from the stock "
-                                "may be slapped")
+                drawn = NAMES[r.last_drawn] if r.last_drawn is not None else None
+                self._violation(event, "slap.not_allowed", p, case="not_drawn", player=p,
+                                card=NAMES[event.card], drawn=drawn)
         else:
             joined = extend(top.meld, event.card, rules) if top.meld is not None else None
             if joined is None:
-                self._violation(event, "slap.no_match", p,
-                                f"{p} slapped {format_cards([event.card])}, which does not extend "
-                                f"{top.text()} (set_max={rules.set_max}, run_max="
-                                f"{'null' if rules.run_max is None else rules.run_max})")
+                self._violation(event, "slap.no_match", p, player=p, card=NAMES[event.card],
+                                layer=names(top.cards), rule=self._rule("set_max", "run_max"))
         if not r.hands[p]:
-            self._violation(event, "slap.empties_hand", p,
-                            f"{p} slapped their last card; a slap may not empty the hand")
+            self._violation(event, "slap.empties_hand", p, player=p)
         if joined is not None:
             top.cards = list(joined.cards)
             top.meld = joined

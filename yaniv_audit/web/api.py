@@ -34,6 +34,7 @@ from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
+from .i18n import DEFAULT, LANGUAGES, finding_text
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
 
@@ -287,6 +288,32 @@ def replayed(name: str, build: Callable[[], Any]) -> Any:
         raise unreadable_error(name, exc) from None
 
 
+def asked_language() -> str | None:
+    """The language the request's ``Accept-Language`` asks the findings in (English when
+    it names none of the five); None without the header."""
+    if "Accept-Language" not in request.headers:
+        return None
+    return request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT) or DEFAULT
+
+
+def with_texts(answer: Any, lang: str | None) -> Any:
+    """The findings of ``answer``, each with ``text``: its message in ``lang``, cards as
+    the board draws them (``lang`` None: the answer as it is)."""
+    if lang is None:
+        return answer
+    stack = [answer]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if "code" in value and "params" in value and "message" in value:
+                value["text"] = finding_text(value, lang)
+            else:
+                stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return answer
+
+
 # --- the archive -------------------------------------------------------------------------
 
 
@@ -468,21 +495,24 @@ def audit_body() -> Response:
     rules = rules_arg()
     name, data = body_files()[0]
     digest = hashlib.sha256(data).digest()
-    key = ("audit-body", digest, rules_key(rules))
+    lang = asked_language()
+    key = ("audit-body", digest, rules_key(rules), lang)
     entry = cache().get(key)
     if entry is None:
         workers: Workers | None = current_app.extensions.get("yaniv_workers")
-        args = (data, name, rules, limits()[1])
+        args = (data, name, rules, limits()[1], lang)
         entry = cache().put(key, workers.run(audit_answer, *args) if workers
                             else audit_answer(*args))
     return answer(entry)
 
 
-def audit_answer(data: bytes, name: str, rules: RuleSet | None, max_events: int) -> bytes:
+def audit_answer(data: bytes, name: str, rules: RuleSet | None, max_events: int,
+                 lang: str | None = None) -> bytes:
     """The answer to ``POST /api/v1/audit``: the audit report of a posted log, as JSON
-    (on a worker process when the server has them: :mod:`.workers`)."""
+    (on a worker process when the server has them: :mod:`.workers`), its findings said
+    in ``lang`` too."""
     log = read_log_bytes(data, name, max_events)
-    report = replayed(name, lambda: audit_log(log, rules))
+    report = with_texts(replayed(name, lambda: audit_log(log, rules)), lang)
     return orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS)
 
 
@@ -501,7 +531,8 @@ def board_body() -> Response:
 def compare_body() -> Response:
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(replayed(name, lambda: compare_log(log, rule_sets_arg(log))))
+    return json_response(with_texts(replayed(name, lambda: compare_log(log, rule_sets_arg(log))),
+                                    asked_language()))
 
 
 @api_v1.post("/state")
@@ -510,7 +541,8 @@ def state_body() -> Response:
     rules = rules_arg()
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(replayed(name, lambda: table_state(log, rules)))
+    return json_response(with_texts(replayed(name, lambda: table_state(log, rules)),
+                                    asked_language()))
 
 
 def listing_args() -> tuple[Filters, str]:

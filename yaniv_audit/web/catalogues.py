@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.pofile import write_po
 
 from .i18n import DEFAULT, DOMAIN, HERE, LANGUAGES, po_path, read_catalogue
@@ -24,6 +24,8 @@ from .i18n import DEFAULT, DOMAIN, HERE, LANGUAGES, po_path, read_catalogue
 METHODS = [("**/templates/**.html", "jinja2.ext:babel_extract"), ("**.py", "python"),
            ("**/static/**.js", "javascript")]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "t": None, "N_": None}
+#: modules outside web/ whose marked strings are extracted too: the findings' templates
+CORE = [HERE.parent / "messages.py"]
 OPTIONS = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n", "newstyle_gettext": "true"}}
 
 
@@ -37,6 +39,13 @@ def extract() -> Catalog:
         path = (HERE / filename).relative_to(root).as_posix()
         template.add(message, None, [(path, lineno)], auto_comments=comments, context=context,
                      flags=("python-format",) if _formats(message) else ())
+    # the findings' templates, kept in the core (yaniv_audit/messages.py)
+    for source in CORE:
+        for lineno, message, comments, context in extract_from_file(
+                "python", str(source), KEYWORDS, comment_tags=("TRANSLATORS:",),
+                strip_comment_tags=True):
+            template.add(message, None, [(source.relative_to(root).as_posix(), lineno)],
+                         auto_comments=comments, context=context)
     return template
 
 

@@ -1,15 +1,13 @@
 """What another rule set changes, said in the page's language.
 
-``compare`` reports each change with its fields (``rules``, ``round``, ``field``,
-``from``, ``to``) and an English ``message`` (the report's contract, which stays
-English). The compare page says the same from the fields, in the request's language:
-:func:`change_text`. Where the English message holds more than the fields (which rounds
-are not played, whose running score moved), it is read from the message.
+``compare`` reports each change as data (``rules``, ``round``, ``field``, ``from``,
+``to`` and ``params``) with an English ``message`` made from them (the report's
+contract, which stays English). The compare page says the same from the data, in the
+request's language: :func:`change_text`. Nothing here reads a message.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,15 +33,15 @@ def change_text(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] 
 
 def clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()) -> str:
     field, n = change["field"], change["round"]
-    before, after, message = change["from"], change["to"], str(change["message"])
+    before, after, params = change["from"], change["to"], change.get("params", {})
     if field == "verdict":
         return gettext("the verdict is %(to)s instead of %(from)s",
                        to=gettext(VERDICTS.get(after, after)),
                        **{"from": gettext(VERDICTS.get(before, before))})
     if field == "round":
-        found = re.search(r"rounds? (\d+(?:-\d+)?) ", message)
-        which = found.group(1) if found else str(n)
-        many = "-" in which
+        first, last = params.get("first", n), params.get("last", n)
+        many = last != first
+        which = f"{first}-{last}" if many else str(first)
         if after:  # played under this rule set only
             return (gettext("rounds %(which)s are played (only here)", which=which) if many
                     else gettext("round %(which)s is played (only here)", which=which))
@@ -61,15 +59,15 @@ def clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ())
                  for p in dict.fromkeys([*before, *after]) if before.get(p) != after.get(p)]
         return gettext("in round %(n)s %(what)s", n=n, what=", ".join(parts))
     if field == "scores" and n is not None:
-        moved = re.findall(r"(\S+) (-?\d+|None) instead of (-?\d+|None)",
-                           message.split(": ", 1)[-1])
-        return gettext("after round %(n)s: %(what)s", n=n,
-                       what=", ".join(score_moved(p, b, a) for p, b, a in moved))
+        moved = params.get("players") or [p for p in dict.fromkeys([*before, *after])
+                                           if before.get(p) != after.get(p)]
+        return gettext("after round %(n)s: %(what)s", n=n, what=", ".join(
+            score_moved(p, after.get(p), before.get(p)) for p in moved))
     if field == "winners":
         first = next((c for c in changes if c["field"] in ("points", "winners", "round")
                       and c["round"] is not None), None)
         why = f": {clause(first)}" if first is not None else ""
-        if "the game is not finished" in message:
+        if not params.get("finished", bool(after)):
             return gettext("the game is not finished") + why
         if not before:
             return ngettext("%(who)s wins and the game is over",
@@ -81,18 +79,17 @@ def clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ())
         return gettext("the final scores are %(scores)s",
                        scores=", ".join(f"{p} {s}" for p, s in after.items()))
     if field == "findings":
-        added = [f for f in after if f not in before]
-        removed = [f for f in before if f not in after]
         parts = []
-        if added:
-            parts.append(gettext("findings added: %(list)s", list=", ".join(added)))
-        if removed:
-            parts.append(gettext("findings removed: %(list)s", list=", ".join(removed)))
+        for key, label in (("added", N_("findings added: %(list)s")),
+                           ("removed", N_("findings removed: %(list)s"))):
+            if params.get(key):
+                parts.append(gettext(label, list=", ".join(
+                    f"{f['code']}@{f['seq']}" for f in params[key])))
         return "; ".join(parts)
-    return message
+    return str(change["message"])
 
 
-def score_moved(player: str, after: str, before: str) -> str:
+def score_moved(player: str, after: Any, before: Any) -> str:
     return gettext("%(player)s %(to)s instead of %(from)s", player=player, to=after,
                    **{"from": before})
 

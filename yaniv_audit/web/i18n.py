@@ -7,7 +7,8 @@ read when the app starts.
 
 Which language a request gets: ``?lang=xx`` (remembered in a cookie), else the
 ``lang`` cookie, else the browser's ``Accept-Language``, else English. The JSON API
-and the reports stay English and stable; only the pages are translated.
+and the reports stay English and stable; the API adds each finding's ``text`` in the
+language ``Accept-Language`` asks for (``api.with_texts``).
 
 How to mark a string:
 
@@ -49,6 +50,8 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 from flask import Flask, g, request
 from markupsafe import Markup
+
+from ..messages import render
 
 HERE = Path(__file__).resolve().parent
 CATALOGUES = HERE / "translations"
@@ -167,8 +170,8 @@ def init_app(app: Flask) -> None:
         asked = request.args.get("lang")
         if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
             response.set_cookie(COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax")
+        response.vary.add("Accept-Language")  # the pages, and the API's findings' text
         if not request.path.startswith("/api/"):
-            response.vary.add("Accept-Language")
             response.vary.add("Cookie")
         return response
 
@@ -196,11 +199,15 @@ def site_pages() -> list[tuple[str, str]]:
             if endpoint in current_app.view_functions]
 
 
-def finding_text(finding: Mapping[str, Any]) -> str:
-    """A finding's message in this request's language (the reports keep the English)."""
-    from .finding_text import localize
-
-    return localize(finding, current().code)
+def finding_text(finding: Mapping[str, Any], code: str | None = None) -> str:
+    """A finding's message in this request's language (or ``code``'s), cards as the board
+    draws them (8♥): its code's template filled from its ``params`` (the reports keep
+    the English ``message``; a finding stored without ``params`` shows that)."""
+    params = finding.get("params")
+    if params is None:
+        return str(finding["message"])
+    lang = code or current().code
+    return render(str(finding["code"]), params, translations(lang).ugettext, suits=True)
 
 
 def change_text(change: Mapping[str, Any], changes: Any = ()) -> str:

@@ -23,7 +23,6 @@ reads without JavaScript.
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from typing import Any
 
@@ -146,9 +145,8 @@ def writing_allowed() -> bool:
 
 
 def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]:
-    """The rule parameters a finding's message names (``(pickup=ends)``)."""
-    named = re.findall(r"\b([a-z_]+)=", finding["message"])
-    return [p for p in dict.fromkeys(named) if p in params]
+    """The rule parameters that decided a finding (its ``params["rule"]``)."""
+    return [p for p in finding.get("params", {}).get("rule", {}) if p in params]
 
 
 def game_title(game_id: str | None, fingerprint: str, players: list[str],

@@ -108,7 +108,9 @@
     let response;
     try {
       response = await fetch("/api/v1/state", { method: "POST", body: jsonl(events),
-        headers: { "Content-Type": "application/x-ndjson" } });
+        headers: { "Content-Type": "application/x-ndjson",
+          // the findings said in the page's language (each finding's "text")
+          "Accept-Language": document.documentElement.lang || "en" } });
     } catch (e) {
       return { error: t("No connection to the server: the log is kept on this device; try again.") };
     }
@@ -826,7 +828,7 @@
     const item = el("li", "rec-finding " + f.kind);
     item.appendChild(el("span", "kind", WORDS[f.kind]));
     item.appendChild(el("code", null, f.code));
-    item.appendChild(el("span", "rec-message", f.message));
+    item.appendChild(el("span", "rec-message", f.text || f.message));
     return item;
   }
 
