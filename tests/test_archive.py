@@ -20,9 +20,8 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
-from yaniv_audit import analytics
 from yaniv_audit import cli as cli_module
-from yaniv_audit.archive import DERIVED, VIEWS, Archive
+from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
 from yaniv_audit.audit import audit_file, audit_log
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.codec import parse_jsonl, read_log
@@ -184,7 +183,7 @@ def test_audit_writes_a_batch_of_games_at_a_time_whatever_their_rounds(
     """Games that end at their first deal (corrupt under rules without jokers) have one
     round each: the rows are still written every few games, not held to the end, and
     are the same rows; each game says whether simulate wrote it."""
-    import yaniv_audit.archive as archive_module
+    import yaniv_audit.archive.auditing as archive_module
 
     namu = resolve_rules("namu")
     todo = archive.games_to_audit(namu)
@@ -1508,7 +1507,7 @@ def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_pat
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The migration is one transaction: stopped half way (here by an error while
     rebuilding player_rounds), the archive is as it was; the next open migrates it."""
-    import yaniv_audit.archive as archive_module
+    import yaniv_audit.archive.migrate as archive_module
 
     old = tmp_path / "cut.duckdb"
     old_archive(archive_path, old, 1)

@@ -17,8 +17,7 @@ from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_openapi
 
-from yaniv_audit import analytics
-from yaniv_audit.archive import Archive
+from yaniv_audit.archive import Archive, analytics
 from yaniv_audit.audit import audit_file, compare_log
 from yaniv_audit.codec import read_log
 from yaniv_audit.merkle import tree_hash

@@ -1503,7 +1503,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     """
     import csv
 
-    from . import analytics
+    from .archive import analytics
 
     if as_json and fmt not in (None, "json"):
         raise click.UsageError("--json is --format json: give one of them")
@@ -1571,7 +1571,7 @@ def odds() -> None:
 def odds_assaf(total: int, db: str | None, rules_specs: str | None, players: int | None,
                as_json: bool) -> None:
     """How often a Yaniv called at TOTAL was Assafed in the archive's games."""
-    from . import analytics
+    from .archive import analytics
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     with archive_for_report(db, [rules]) as archive:

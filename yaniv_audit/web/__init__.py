@@ -2,7 +2,7 @@
 
 ``create_app(config=None)`` builds the Flask app; every view calls the same
 services as the command line (:mod:`yaniv_audit.audit`, :mod:`yaniv_audit.rules`,
-:mod:`yaniv_audit.analytics`, the archive). The API lives under ``/api/v1/``
+:mod:`yaniv_audit.archive.analytics`, the archive). The API lives under ``/api/v1/``
 (:mod:`yaniv_audit.web.api`, docs/web.md); the pages are :mod:`yaniv_audit.web.viewer`.
 The first routes, ``/api/...``, answer with a permanent redirect (308: the method
 and body are kept) to their ``/api/v1/`` place.

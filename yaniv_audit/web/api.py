@@ -25,7 +25,7 @@ import orjson
 from flask import Blueprint, Response, current_app, request
 from werkzeug.routing import PathConverter
 
-from .. import analytics
+from ..archive import analytics
 from ..audit import audit_log, compare_log, other_tables
 from ..codec import parse_json_array, parse_jsonl
 from ..errors import ArchiveError, LogFormatError, RulesError

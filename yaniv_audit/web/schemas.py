@@ -11,7 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from ..analytics import REPORTS
+from ..archive.analytics import REPORTS
 from ..report_schema import (
     FINGERPRINT,
     VERDICTS,
