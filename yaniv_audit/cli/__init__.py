@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from . import __version__
-from .errors import InternalError, LogFormatError, RulesError, YanivAuditError
-from .messages import LANGUAGES
-from .rules import format_value
+from .. import __version__
+from ..errors import InternalError, LogFormatError, RulesError, YanivAuditError
+from ..messages import LANGUAGES
+from ..rules import format_value
 
 if TYPE_CHECKING:
-    from .events import Log
-    from .rules import RuleSet
+    from ..events import Log
+    from ..rules import RuleSet
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
@@ -42,7 +42,7 @@ def worst(codes: list[int]) -> int:
 
 
 def emit_json(obj: Any) -> None:
-    from .audit import to_json_line
+    from ..audit import to_json_line
 
     click.echo(to_json_line(obj))  # JSON escapes control characters itself
 
@@ -171,7 +171,7 @@ def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str,
     with its source), then the files there, as a rules file is a path."""
     from click.shell_completion import CompletionItem
 
-    from .rules import PRESET_SOURCES, PRESETS
+    from ..rules import PRESET_SOURCES, PRESETS
 
     presets = [CompletionItem(name, help=PRESET_SOURCES[name])
                for name in PRESETS if name.startswith(incomplete)]
@@ -192,7 +192,7 @@ def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
 def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
     """The rule set ``spec`` names, or a usage error; a preset's name is the preset, and
     when a file of that name is here too a note says which was taken."""
-    from .rules import names_a_preset, resolve_rules
+    from ..rules import names_a_preset, resolve_rules
 
     try:
         rules = resolve_rules(spec)
@@ -207,7 +207,7 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
 def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
     """The house rules found by default (``$YANIV_AUDIT_RULES``, else ``yaniv-rules.toml``
     here) and where they were found, or None; a note on stderr says they are used."""
-    from .rules import HOUSE_VARIABLE, house_rules_spec
+    from ..rules import HOUSE_VARIABLE, house_rules_spec
 
     found = house_rules_spec()
     if found is None:
@@ -271,8 +271,8 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
     what was expected and a guess at what was meant. These checks do not depend
     on the rule set; the audit does the rest.
     """
-    from .codec import read_log
-    from .diagnose import diagnose, render
+    from ..codec import read_log
+    from ..diagnose import diagnose, render
 
     codes = []
     for path in logs:
@@ -315,7 +315,7 @@ def rules() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def rules_list(as_json: bool) -> None:
     """Every preset, what it changes and where it comes from."""
-    from .rules import PRESET_SOURCES, PRESETS
+    from ..rules import PRESET_SOURCES, PRESETS
 
     # presets equal by their parameters: the same rules, written down by two sources
     same = {name: [other for other, o in PRESETS.items() if o == r and other != name]
@@ -349,7 +349,7 @@ def rules_show(rule_set: str | None, as_json: bool) -> None:
     Without R: the house rules found by default ($YANIV_AUDIT_RULES, else
     yaniv-rules.toml in the current directory), else israeli.
     """
-    from .rules import PARAMS, PRESET_SOURCES
+    from ..rules import PARAMS, PRESET_SOURCES
 
     found = None if rule_set else house_rules(say=False)
     r = found[0] if found else resolve_or_usage(rule_set or "israeli", "R")
@@ -369,13 +369,13 @@ def rules_show(rule_set: str | None, as_json: bool) -> None:
 @click.argument("log", type=click.Path(dir_okay=False))
 def fingerprint(log: str) -> None:
     """Print LOG's fingerprint: the RFC 6962 Merkle tree hash of its events."""
-    from .merkle import tree_hash
+    from ..merkle import tree_hash
 
     echo(tree_hash(read_log_or_exit(log).leaves).hex())
 
 
 def read_log_or_exit(path: str) -> Log:
-    from .codec import read_log
+    from ..codec import read_log
 
     try:
         return read_log(path)
@@ -392,7 +392,7 @@ def read_log_or_exit(path: str) -> Log:
 def prove(log: str, index: int | None, old_size: int | None) -> None:
     """Print an inclusion proof of event N of LOG as JSON (or, with --since M, a
     consistency proof: LOG extends its first M events without changing them)."""
-    from .merkle import make_consistency_proof, make_proof
+    from ..merkle import make_consistency_proof, make_proof
 
     if (index is None) == (old_size is None):
         raise click.UsageError("give --event N (an inclusion proof) or --since M (a "
@@ -435,7 +435,7 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str, as_json: bool) -> None:
     An inclusion proof shows an event is in the log; a consistency proof shows a
     log extends the earlier log with that fingerprint, without changing it.
     """
-    from .merkle import ProofError, is_consistency_proof, verify_consistency_proof, verify_proof
+    from ..merkle import ProofError, is_consistency_proof, verify_consistency_proof, verify_proof
 
     data = proof.read()
     trusted = fingerprint_hex.strip().lower()
@@ -564,8 +564,8 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     are audited on Dask and the results written under --out, for
     `ingest-results`.
     """
-    from .audit import render_line, render_report
-    from .bulk import audit_stream, small_work
+    from ..audit import render_line, render_report
+    from ..bulk import audit_stream, small_work
 
     if parquet is not None:
         if paths or db is not None or strict or again or as_json or jobs:
@@ -626,14 +626,14 @@ def language_of(lang: str | None) -> Callable[[str], str] | None:
         lang = wanted if wanted in LANGUAGES else "en"
     if lang == "en":
         return None
-    from .web.i18n import translations  # Babel and the catalogues: only for another language
+    from ..web.i18n import translations  # Babel and the catalogues: only for another language
 
     return translations(lang).ugettext
 
 
 def finding_lines(report: dict[str, Any]) -> list[int] | None:
     """The file line of each event of a report's log, when it has findings to place."""
-    from .diagnose import event_lines
+    from ..diagnose import event_lines
 
     return event_lines(report["file"]) if report["findings"] else None
 
@@ -641,8 +641,8 @@ def finding_lines(report: dict[str, Any]) -> list[int] | None:
 def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
-    from .audit import render_report
-    from .diagnose import diagnose, render
+    from ..audit import render_report
+    from ..diagnose import diagnose, render
 
     source = report["file"]
     found = diagnose(source)
@@ -665,7 +665,7 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
                                "has the workers it has")
     rule_sets = [resolve_or_usage(spec) for spec in rules_specs]
     try:
-        from .distributed import VERDICTS, DistributedError, run_audit
+        from ..distributed import VERDICTS, DistributedError, run_audit
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("dask", "distributed", "pandas", "pyarrow",
                                                   "fsspec"):
@@ -708,7 +708,7 @@ def print_reports(reports: Any, count: int, as_json: bool,
 
     ``games``: how many games the ``count`` reports are of (under ``rule_sets``), when
     that is not one report each."""
-    from .audit import EXIT_BY_VERDICT, to_json_line
+    from ..audit import EXIT_BY_VERDICT, to_json_line
 
     counts: dict[str, int] = {}
     codes: list[int] = []
@@ -734,7 +734,7 @@ def print_reports(reports: Any, count: int, as_json: bool,
 @click.option("--json", "as_json", is_flag=True)
 def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
-    from .audit import EXIT_BY_VERDICT, compare_log, render_compare
+    from ..audit import EXIT_BY_VERDICT, compare_log, render_compare
 
     sets = [resolve_or_usage(s) for s in rules_specs]
     parsed = read_log_or_exit(log)
@@ -760,8 +760,8 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
 
     R defaults as for audit: the house rules if any, else the rules LOG declares.
     """
-    from .audit import EXIT_BY_VERDICT, replay_log, verdict_of
-    from .replay_view import render_steps
+    from ..audit import EXIT_BY_VERDICT, replay_log, verdict_of
+    from ..replay_view import render_steps
 
     rules = rules_or_house(rules_specs)
     parsed = read_log_or_exit(log)
@@ -769,8 +769,8 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
         raise click.BadParameter(
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
     if as_json:
-        from .engine import Replay
-        from .replay_view import steps
+        from ..engine import Replay
+        from ..replay_view import steps
 
         fold = Replay(parsed.game, rules or parsed.game.rules)
         try:
@@ -842,8 +842,8 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     Each game is seeded from the arguments and its number alone, so --jobs
     only changes how fast the games come: they are written in game order.
     """
-    from .bulk import mapped
-    from .simulate import BOTS, SimulationError, check_arguments, simulate_log
+    from ..bulk import mapped
+    from ..simulate import BOTS, SimulationError, check_arguments, simulate_log
 
     rules = rules_or_house(rules_specs) or resolve_or_usage("israeli")
     for name in bots:
@@ -904,8 +904,8 @@ def bench(rules_specs: str | None, games: int, players: int, seed: int, bots: tu
     PGN games, if installed (pip install 'yaniv-audit[bench]'); then the
     targets, PASS or MISS.
     """
-    from . import bench as b
-    from .simulate import BOTS, SimulationError
+    from .. import bench as b
+    from ..simulate import BOTS, SimulationError
 
     rules = resolve_or_usage(rules_specs or "israeli")
     for name in bots:
@@ -972,9 +972,9 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     games are stored only with --demo, in a demo archive of their own, so that
     the archive that becomes the club's holds only its games.
     """
-    from .archive import default_db
-    from .web import create_app, settings_from_env
-    from .web.store import base_name
+    from ..archive import default_db
+    from ..web import create_app, settings_from_env
+    from ..web.store import base_name
 
     path = db or (DEMO_DB if demo else default_db())
     try:
@@ -1072,14 +1072,14 @@ def usable_cores() -> int:
 
 
 #: the sample games ``serve --demo`` stores
-SAMPLES = Path(__file__).resolve().parent.parent / "replays"
+SAMPLES = Path(__file__).resolve().parents[2] / "replays"
 
 
 def holds_games(path: str) -> bool:
     """Whether the archive at ``path`` exists and holds a game (or cannot be read: the
     server's own error then says why)."""
-    from .archive import Archive
-    from .errors import ArchiveError
+    from ..archive import Archive
+    from ..errors import ArchiveError
 
     if path == ":memory:" or not Path(path).is_file():
         return False
@@ -1093,9 +1093,9 @@ def holds_games(path: str) -> bool:
 def seed_archive(path: str) -> None:
     """Ingest the sample games (replays/*.jsonl) into a missing or empty demo archive, and
     say so."""
-    from .archive import Archive
-    from .errors import ArchiveError
-    from .web.store import ingest_into
+    from ..archive import Archive
+    from ..errors import ArchiveError
+    from ..web.store import ingest_into
 
     samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
     if not samples or path == ":memory:" or holds_games(path):
@@ -1119,8 +1119,8 @@ def open_archive(db: str | None, *, read_only: bool = False, create: bool = Fals
     Only ``ingest`` creates an archive; the other commands need one. ``locked``:
     read-only, on the connection for a user's SQL (``query``).
     """
-    from .archive import Archive, default_db
-    from .errors import ArchiveError
+    from ..archive import Archive, default_db
+    from ..errors import ArchiveError
 
     try:
         return Archive(db or default_db(), read_only=read_only, create=create, locked=locked)
@@ -1191,7 +1191,7 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
 def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
                   exit_zero: bool, again: bool, all_lines: bool = False) -> int:
     """``audit --db``: the exit status."""
-    from .audit import render_line
+    from ..audit import render_line
 
     rule_sets = (list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs))
                  or [rules_or_house(None)])
@@ -1235,7 +1235,7 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
     then ``hint`` on standard error; the exit codes seen.
 
     It keeps counts, not the games: its memory does not grow with them."""
-    from .audit import EXIT_BY_VERDICT, render_line
+    from ..audit import EXIT_BY_VERDICT, render_line
 
     counts: dict[str, int] = {}
     codes: set[int] = set()
@@ -1358,8 +1358,8 @@ def query(sql: str | None, db: str | None, as_json: bool, as_csv: bool,
     what and why (exit 2). A statement still running after --timeout seconds is
     stopped (exit 2).
     """
-    from .archive import TABLES
-    from .errors import QueryError
+    from ..archive import TABLES
+    from ..errors import QueryError
 
     if as_json and as_csv:
         raise click.UsageError("--json or --csv, not both")
@@ -1503,7 +1503,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     """
     import csv
 
-    from . import analytics
+    from .. import analytics
 
     if as_json and fmt not in (None, "json"):
         raise click.UsageError("--json is --format json: give one of them")
@@ -1571,7 +1571,7 @@ def odds() -> None:
 def odds_assaf(total: int, db: str | None, rules_specs: str | None, players: int | None,
                as_json: bool) -> None:
     """How often a Yaniv called at TOTAL was Assafed in the archive's games."""
-    from . import analytics
+    from .. import analytics
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     with archive_for_report(db, [rules]) as archive:
@@ -1592,7 +1592,7 @@ def odds_deal(rules_specs: str | None, as_json: bool) -> None:
 
     Every combination of physical cards counts once: two decks hold two 5H.
     """
-    from .deal_odds import deal_odds
+    from ..deal_odds import deal_odds
 
     rules = resolve_or_usage(rules_specs or "israeli")
     result = deal_odds(rules)
@@ -1614,7 +1614,7 @@ def export(directory: str, db: str | None, by: str) -> None:
     DuckDB, Spark, pandas and the rest read it back, e.g.
     read_parquet('DIRECTORY/games/**/*.parquet', hive_partitioning = true).
     """
-    from .errors import ArchiveError
+    from ..errors import ArchiveError
 
     with open_archive(db, read_only=True) as archive:
         try:
@@ -1636,8 +1636,8 @@ def ingest_results(directory: str, db: str | None) -> None:
     `report`, `query` and the viewer use it; ingesting again changes nothing.
     Results of games not in the archive, or of another version, are left out.
     """
-    from . import ENGINE
-    from .errors import ArchiveError
+    from .. import ENGINE
+    from ..errors import ArchiveError
 
     with open_archive(db) as archive:
         try:
@@ -1688,8 +1688,8 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
     """Check that every archived game's stored events still give its fingerprint, and
     that the archive still begins with the games of every checkpoint; with --audits,
     that the stored audit results are what a new audit gives."""
-    from .archive import Checkpoint
-    from .errors import ArchiveError
+    from ..archive import Checkpoint
+    from ..errors import ArchiveError
 
     outside = None
     if checkpoint_file is not None:
@@ -1773,12 +1773,7 @@ def main(argv: list[str] | None = None) -> None:
             traceback.print_exc()
         if isinstance(exc, (duckdb.IOException, duckdb.SerializationException,
                             duckdb.OutOfMemoryException)):
-            from .archive import damaged  # a damaged block found after the archive opened,
+            from ..archive import damaged  # a damaged block found after the archive opened,
             fail(str(damaged(None, exc)), EXIT_BAD_INPUT)  # or too little memory
         fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in yaniv-audit: "
              "please send us the command and the log", EXIT_INTERNAL)
-
-
-if __name__ == "__main__":
-    main()
-
