@@ -20,10 +20,10 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
-from yaniv_audit import cli as cli_module
 from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
 from yaniv_audit.audit import audit_file, audit_log
 from yaniv_audit.cli import cli, log_files
+from yaniv_audit.cli import reports as cli_reports
 from yaniv_audit.codec import parse_jsonl, read_log
 from yaniv_audit.errors import ArchiveError
 from yaniv_audit.merkle import tree_hash
@@ -472,7 +472,7 @@ def test_rules_impact_lists_the_first_games_and_says_how_many_more(
         "report", "rules-impact", "--rules", "classic", "--format", "csv", db=db).stdout)))
     changed = every[1:]
     assert len(changed) >= 3
-    monkeypatch.setattr(cli_module, "IMPACT_SHOWN", 2)  # a table shows the first 2
+    monkeypatch.setattr(cli_reports, "IMPACT_SHOWN", 2)  # a table shows the first 2
     lines = run("report", "rules-impact", "--rules", "classic", db=db).stdout.splitlines()
     assert lines[0].startswith("under classic, of ")
     assert [line.split()[0] for line in lines[3:5]] == [changed[0][0], changed[1][0]]
