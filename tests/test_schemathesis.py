@@ -19,13 +19,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-schemathesis = pytest.importorskip(
-    "schemathesis", reason="schemathesis is in the test extra: pip install -e '.[test]'")
-
-from hypothesis import HealthCheck, settings  # noqa: E402
-from schemathesis import checks  # noqa: E402
-from test_serve import FRIDAY, MIDDLE, free_port, send, start_serve  # noqa: E402
+import schemathesis  # in the test extra: a missing one fails, it is not skipped
+from hypothesis import HealthCheck, settings
+from schemathesis import checks
+from test_serve import FRIDAY, MIDDLE, free_port, send, start_serve
 
 pytestmark = pytest.mark.xdist_group("schemathesis")
 
