@@ -23,13 +23,13 @@ import click
 
 from .. import __version__
 from ..errors import InternalError, YanivAuditError
+from ..files import log_files
 from . import archive, bench, logs, proofs, reports, rules, serve, simulate
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
-    log_files,
     verbosity_options,
 )
 from .render import Output, echo, fail

@@ -14,13 +14,13 @@ import click
 
 from .. import ENGINE
 from ..errors import ArchiveError, QueryError
+from ..files import log_files
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
     db_option,
-    log_files,
     open_archive,
 )
 from .render import echo, emit_json, error_json, fail, print_rows, progress

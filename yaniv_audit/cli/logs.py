@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import LogFormatError
+from ..files import log_files
 from ..messages import LANGUAGES
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
-    log_files,
     open_archive,
     read_log_or_exit,
     resolve_or_usage,

@@ -34,12 +34,9 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..archive import default_db
 from ..errors import ArchiveError, LogFormatError, RulesError
-from . import i18n
+from . import i18n, pages  # noqa: F401  (pages: the rules and analytics pages' routes)
 from .api import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_EVENTS,
     AnyTextConverter,
-    ApiError,
     api_v1,
     archive_message,
     too_large_error,
@@ -47,6 +44,9 @@ from .api import (
     wants_json,
 )
 from .cache import DEFAULT_BYTES, AnswerCache
+from .change_text import change_text
+from .errors import ApiError
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_EVENTS
 from .store import DEFAULT_IDLE, Store
 from .viewer import viewer
 from .workers import Workers
@@ -153,6 +153,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
     i18n.init_app(app)
+    app.jinja_env.globals["change_text"] = change_text  # compare's changes, in words
     for old, new in LEGACY:
         app.add_url_rule(old, f"legacy{old}", _redirect_to(new),
                          methods=["GET", "POST", "HEAD"])

@@ -36,7 +36,15 @@ from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
+from .errors import ApiError
 from .i18n import DEFAULT, LANGUAGES, finding_text
+from .limits import (
+    DEFAULT_EVENTS_LIMIT,
+    DEFAULT_LIMIT,
+    MAX_EVENTS_LIMIT,
+    MAX_LIMIT,
+    MAX_OFFSET,
+)
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
 
@@ -48,49 +56,6 @@ class AnyTextConverter(PathConverter):
     ("nothing at"), not the 400 that says what is wrong with it (schemathesis, issue 27)."""
 
     regex = "[^/](?s:.)*?"
-
-#: the default request body limit (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)
-DEFAULT_MAX_BYTES = 4 << 20
-#: the default cap on the events of one posted log (YANIV_AUDIT_MAX_EVENTS)
-DEFAULT_MAX_EVENTS = 20_000
-#: games per page of the list: the default and the most
-DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
-#: events per page of a game's events: the default and the most
-DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT = 1000, 20_000
-#: the largest offset a page may start at (DuckDB takes a 64-bit one; keep it sane)
-MAX_OFFSET = 1 << 40
-
-STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                405: "method_not_allowed", 409: "conflict", 413: "too_large",
-                415: "unsupported_media_type", 422: "unreadable_log", 500: "internal_error",
-                503: "archive_unavailable"}
-
-
-class ApiError(Exception):
-    """A request that cannot be answered: its status, a machine-readable ``code``, the
-    message (the CLI's words), the request ``field`` at fault, anything more."""
-
-    def __init__(self, status: int, message: str, field: str | None = None,
-                 code: str | None = None, title: str | None = None,
-                 **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.message, self.field = status, message, field
-        self.code = code or STATUS_CODES.get(status, "error")
-        self.title = title or self.code.replace("_", " ").capitalize()
-        self.extra = extra
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": {"status": self.status, "code": self.code, "message": self.message,
-                          "field": self.field, **self.extra}}
-
-    def __reduce__(self) -> tuple[Any, ...]:  # whole through a worker process's pipe
-        return (_api_error, (self.status, self.message, self.field, self.code, self.title,
-                             self.extra))
-
-
-def _api_error(status: int, message: str, field: str | None, code: str, title: str,
-               extra: dict[str, Any]) -> ApiError:
-    return ApiError(status, message, field, code, title, **extra)
 
 
 def unreadable_error(source: str, exc: LogFormatError, field: str = "log") -> ApiError:

@@ -20,7 +20,7 @@ from ..report_schema import (
     FindingSchema,
     ParamsSchema,
 )
-from .api import MAX_EVENTS_LIMIT, MAX_LIMIT, MAX_OFFSET
+from .limits import MAX_EVENTS_LIMIT, MAX_LIMIT, MAX_OFFSET
 from .store import SORTS
 
 SORT_VALUES = [*SORTS, *(f"-{s}" for s in SORTS)]

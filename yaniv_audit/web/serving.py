@@ -20,7 +20,8 @@ from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer, create_server
 from waitress.task import ErrorTask
 
-from .api import ApiError, too_large_error
+from .api import too_large_error
+from .errors import ApiError
 
 #: waitress's errors as the API names them: status, code, message (the field: none)
 WAITRESS_ERRORS = {
