@@ -11,8 +11,11 @@ from builders import HANDS, STOCK, UPCARD, LogBuilder, codes, findings, standard
 from yaniv_audit.audit import audit_log
 from yaniv_audit.cards import parse_card
 from yaniv_audit.codec import parse_jsonl
-from yaniv_audit.events import Draw
+from yaniv_audit.engine import Replay
+from yaniv_audit.events import Draw, Reshuffle
 from yaniv_audit.messages import render
+from yaniv_audit.rules import parse_rules
+from yaniv_audit.simulate import simulate_game, to_jsonl
 from yaniv_audit.web.i18n import translations
 
 # --- a clean round --------------------------------------------------------
@@ -596,3 +599,28 @@ def test_hand_size_seven() -> None:
     b = LogBuilder().deal(1, "dana", hands, UPCARD, "9H")
     assert codes(b.audit()) == ["deal.hand_size"] * 3
     assert b.audit("israeli(hand_size=7)")["verdict"] == "clean"
+
+
+@pytest.mark.parametrize("reshuffle", ["keep_last_throw", "round_ends"])
+def test_reshuffle_due_names_the_pile_below_the_last_throw_once_the_stock_is_out(
+        reshuffle: str) -> None:
+    """What the next stock will be, as the reshuffle that follows must write it: due only
+    when the stock's last card was drawn under keep_last_throw."""
+    rules = parse_rules(f"classic(slap_down=true,reshuffle={reshuffle})")
+    log = parse_jsonl(to_jsonl(simulate_game(rules, 4, ["random"], seed=11)).encode(), "g")
+    replay = Replay(log.game, rules)
+    due = []
+    for event in log.events:
+        if event.type in ("reshuffle", "showdown") and replay.round is not None \
+                and replay.round.exhaust_pending:
+            due.append((event, replay.reshuffle_due()))
+        else:
+            assert replay.reshuffle_due() is None
+        replay.apply(event)
+    assert due, "the random bots run the stock out"
+    for event, cards in due:
+        if reshuffle == "round_ends":
+            assert event.type == "showdown" and cards is None
+        else:
+            assert isinstance(event, Reshuffle) and event.stock is not None
+            assert cards is not None and sorted(cards) == sorted(event.stock)

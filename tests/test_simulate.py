@@ -14,10 +14,20 @@ import pytest
 from click.testing import CliRunner
 
 from yaniv_audit.audit import audit_file
+from yaniv_audit.cards import JOKER
 from yaniv_audit.cli import cli
-from yaniv_audit.codec import read_log
+from yaniv_audit.codec import parse_jsonl, read_log
+from yaniv_audit.engine import Move, Replay
 from yaniv_audit.rules import PRESETS, parse_rules
-from yaniv_audit.simulate import BOTS, Rng, SimulationError, simulate_game, to_jsonl
+from yaniv_audit.simulate import (
+    BOTS,
+    RandomBot,
+    Rng,
+    SimulationBug,
+    SimulationError,
+    simulate_game,
+    to_jsonl,
+)
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -120,17 +130,62 @@ def test_simulate_writes_the_same_bytes_whatever_the_number_of_jobs(tmp_path: Pa
         record="mixed")).encode()
 
 
-@pytest.mark.parametrize("preset", ["israeli", "de-wiki", "jhyap"])
-def test_the_moves_offered_are_the_engines_legal_moves(preset: str) -> None:
-    """The simulator keeps its own state and move generator; the referee replays every
-    event through the engine and checks, at every choice, that the moves offered are
-    exactly Replay.legal_moves (and start_moves), in the same order."""
-    rules = parse_rules(f"{preset}(slap_down=true)")
-    for game in range(2):
-        simulate_game(rules, 4, ["random", "greedy", "careful"], seed=8, game=game,
-                      referee=True)
-    simulate_game(parse_rules("classic(reshuffle=round_ends,pickup=any,decks=2,jokers=4)"),
-                  6, ["random"], seed=8, referee=True)
+@pytest.mark.parametrize("rules_id", ["israeli(slap_down=true)", "de-wiki(slap_down=true)",
+                                      "jhyap(slap_down=true,joker_swap=true,pickup=any)",
+                                      "classic(reshuffle=round_ends,pickup=ends_of_runs)"])
+def test_the_bots_choose_among_the_engines_legal_moves(rules_id: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At every choice a bot is offered exactly the moves a replay of the log written so
+    far offers (Replay.start_moves, draw_moves, slap_moves), in the same order: the
+    simulator plays through the engine and keeps no move generator of its own."""
+    offered: list[tuple[int, str, Any]] = []  # (events written, what was asked, the offer)
+
+    class Spy(RandomBot):
+        def start(self, game: Any, player: str, moves: list[Move]) -> Move:
+            offered.append((game.count, f"start {player}", moves))
+            return super().start(game, player, moves)
+
+        def draw(self, game: Any, player: str, draws: list[Move]) -> Move:
+            offered.append((game.count, "draw", draws))
+            return super().draw(game, player, draws)
+
+        def slap(self, game: Any, player: str, card: int) -> bool:
+            offered.append((game.count, "slap", card))
+            return super().slap(game, player, card)
+
+    monkeypatch.setitem(BOTS, "random", Spy)
+    events = simulate_game(parse_rules(rules_id), 4, ["random"], seed=8)
+    log = parse_jsonl(to_jsonl(events).encode(), "game.jsonl")
+    assert {e.type for e in log.events} >= {"discard", "draw", "yaniv", "round_ended"}
+    asked = {what.split()[0] for _, what, _ in offered}
+    assert asked == {"start", "draw"} | ({"slap"} if "slap" in {e.type for e in log.events}
+                                         else set())
+    replay = Replay(log.game, log.game.rules)
+    written = 0
+    for count, what, offer in offered[:400]:
+        for event in log.events[written:count]:
+            replay.apply(event)
+        written = count
+        if what == "slap":
+            assert replay.round is not None
+            assert replay.slap_moves() == [Move("slap", replay.round.current, card=offer)]
+        elif what == "draw":
+            assert offer == replay.draw_moves() == replay.legal_moves()
+        else:
+            assert offer == replay.start_moves(what.split()[1])
+
+
+def test_a_move_the_engine_refuses_stops_the_game_as_a_bug(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine referees the bots: a move it finds fault with is never written."""
+
+    class Cheat(RandomBot):
+        def draw(self, game: Any, player: str, draws: list[Move]) -> Move:
+            return Move("draw", player, source="pile", card=JOKER)  # not on the pile
+
+    monkeypatch.setitem(BOTS, "random", Cheat)
+    with pytest.raises(SimulationBug, match=r"sim-3-0: .*card\.not_on_pile"):
+        simulate_game(PRESETS["israeli"], 3, ["random"], seed=3)
 
 
 def test_simulate_usage_errors(tmp_path: Path) -> None:

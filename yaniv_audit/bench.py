@@ -49,6 +49,7 @@ from typing import Any
 import orjson
 
 from . import __version__
+from .files import log_files
 
 DEFAULT_BOTS = ("random", "greedy", "careful")
 #: the issue's targets
@@ -99,8 +100,6 @@ def generate_corpus(
 
 
 def corpus_files(directory: Path) -> list[str]:
-    from .cli import log_files
-
     return log_files((str(directory),))
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from .cards import _LOOKUP, NAMES
 
 #: fields holding one card, a list of cards, or players -> lists of cards
@@ -54,3 +56,36 @@ def canonical_bytes(event: dict[str, Any]) -> bytes:
     return json.dumps(
         event, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     ).encode("utf-8")
+
+
+def json_plain(value: Any) -> bool:
+    """Whether ``value`` holds only str, int, bool, None, lists and str-keyed dicts:
+    the values for which ``orjson.dumps(value, option=OPT_SORT_KEYS)`` writes exactly
+    the bytes of :func:`canonical_bytes` (floats are written differently; integers
+    beyond 64 bits make orjson raise, which :func:`canonical_leaf` catches)."""
+    try:
+        return _plain(value)
+    except RecursionError:
+        return False
+
+
+def _plain(value: Any) -> bool:
+    t = type(value)
+    if t is str or t is int or t is bool or value is None:
+        return True
+    if t is list:
+        return all(map(_plain, value))
+    if t is dict:
+        return all(type(k) is str for k in value) and all(map(_plain, value.values()))
+    return False
+
+
+def canonical_leaf(event: Any) -> bytes:
+    """Exactly :func:`canonical_bytes` (the leaf of docs/fingerprints.md), through
+    orjson, ten times faster, where that is provably the same bytes."""
+    if json_plain(event):
+        try:
+            return orjson.dumps(event, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            pass  # an integer beyond 64 bits, a lone surrogate, nesting past orjson's limit
+    return canonical_bytes(event)

@@ -241,7 +241,7 @@ class _Checks:
         self.lost = False
 
     def event(self, raw: Any, line: int | None, index: int) -> None:
-        from .codec import event_from_dict  # the fast path, marshmallow on refusal
+        from .codec import event_from_dict  # msgspec, marshmallow on refusal
 
         try:
             event = event_from_dict(raw, index, line)

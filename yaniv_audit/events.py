@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
-from msgspec import Meta, field
+from msgspec import UNSET, Meta, UnsetType, field
 
 from .canonical import CARD_FIELDS, CARD_LIST_FIELDS, HANDS_FIELD
 from .cards import NAMES, Card
@@ -41,6 +41,11 @@ else:
     #: a card as msgspec reads it: its canonical name, which the reader then turns into
     #: its code (:func:`names_to_codes`) once the leaf is written
     CardName = Literal[NAMES]
+
+#: the one format a log may declare in game_started
+FORMAT = "yaniv-log/1"
+#: how many may sit at a table (what the schema and structure.py allow)
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 #: the code of every canonical card name
 CODES: dict[str, Card] = {name: code for code, name in enumerate(NAMES)}
@@ -189,6 +194,41 @@ _CARD_FIELDS: dict[type[Event], tuple[str, ...]] = {
                if name in (*CARD_FIELDS, *CARD_LIST_FIELDS, HANDS_FIELD))
     for cls in EVENT_TYPES.values()
 }
+
+
+# --- msgspec from a parsed value: every event a line of the fast way refuses --------
+
+
+class PlayerEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A seat written as an object (``{"id": ..., "name": ...}``) in game_started."""
+
+    id: Player
+    name: str | UnsetType = UNSET  # UNSET: an explicit null is refused, as the schema does
+
+
+class GameStartedWire(Event, tag="game_started", frozen=True):
+    """game_started as a log writes it: seats as ids or objects, the rules as an id or
+    an object; :func:`yaniv_audit.codec.msgspec_event` builds the :class:`GameStarted`."""
+
+    format: Literal["yaniv-log/1"]  # FORMAT (a Literal takes no name)
+    players: Annotated[tuple[Player | PlayerEntry, ...],
+                       Meta(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)]
+    rules: str | dict[str, Any]
+    game_id: str | None = None
+    meta: dict[str, Any] | None = None
+
+
+class GameEndedWire(Event, tag="game_ended", frozen=True):
+    """game_ended as a log writes it: the winner an id or a non-empty list of ids."""
+
+    winner: Player | Annotated[tuple[Player, ...], Meta(min_length=1)] | None = None
+    scores: Scores | None = None
+
+
+#: what msgspec converts a parsed event into (its ``type`` picks the struct)
+PARSED_TYPES = tuple(GameStartedWire if cls is GameStarted else
+                     GameEndedWire if cls is GameEnded else cls
+                     for cls in EVENT_TYPES.values())
 
 
 #: the types msgspec reads from a line: every event but game_started, whose rule set

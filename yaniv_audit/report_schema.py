@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from .codec import StrictInteger
+from .json_schema import DRAFT, object_schema
 from .rules import PARAMS, Param
-from .schema_export import DRAFT, object_schema
 
 JsonSchema = dict[str, Any]
 

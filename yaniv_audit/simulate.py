@@ -8,15 +8,17 @@ shuffles are Fisher-Yates from the last position down, drawing with
 rejection sampling. Nothing depends on Python's ``random`` module, the clock
 or hash seeds, so the same arguments give byte-identical logs everywhere.
 
-The simulator keeps its own small state of the game in play (hands, pile,
-stock, scores) and offers the bots exactly the moves the engine's
-:meth:`~yaniv_audit.engine.Replay.legal_moves` offers, in the same order;
-it does not check the moves it makes, since they are legal by construction.
-``simulate_game(..., referee=True)`` also replays every event through the
-engine and checks at every choice that the moves offered are the engine's
-(the tests do), so a simulated game audits clean under the rules it was
-played with. Every game depends only on its own arguments, so games can be
-played on any number of processes (:func:`simulate_log`) with the same bytes.
+The simulator plays through the engine: the game's state is a strict
+:class:`~yaniv_audit.engine.Replay` (hands, pile, stock, turn, scores, who is
+out), the bots choose among its legal moves (``start_moves``, ``draw_moves``,
+``slap_moves``, in their order), and a move is made by applying its event, so
+there is one implementation of the rules and every simulated game audits clean
+under the rules it was played with (a move the engine found fault with would
+raise :class:`SimulationBug` instead of being written). What the simulator adds
+is what a log does not decide: the shuffles, the clock, the bots and what each
+player saw taken from the pile. Every game depends only on its own arguments,
+so games can be played on any number of processes (:func:`simulate_log`) with
+the same bytes.
 
 The game is always played with everything known (every deal, the stock's
 order, every move); the *recording style* (``record``) only decides what the
@@ -60,18 +62,28 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import orjson
 
-from .cards import JOKER, NAMES, Card, card_values, deck_counts
-from .errors import YanivAuditError
-from .melds import Meld, classify, extend, throws_finder
+from .cards import JOKER, NAMES, Card, deck_counts
+from .engine import HANDLERS, Move, Replay, StopReplay
+from .errors import InconsistentLogError, YanivAuditError
+from .events import (
+    Discard,
+    Draw,
+    Event,
+    GameEnded,
+    GameStarted,
+    Reshuffle,
+    RoundEnded,
+    RoundStarted,
+    Showdown,
+    Slap,
+    Yaniv,
+)
 from .rules import RuleSet
-from .scoring import RoundScore, game_result, next_starter, score_round
-
-if TYPE_CHECKING:
-    from .engine import Replay
+from .scoring import next_starter
 
 TWO64 = 1 << 64
 MASK = TWO64 - 1
@@ -147,20 +159,17 @@ def derive_seed(*parts: object) -> int:
 
 # --- bots -----------------------------------------------------------------
 
-#: a throw: its cards as placed
-Throw = tuple[Card, ...]
-#: a draw the player may make: (source, card, swap); a stock draw names the top card
-#: (the simulator knows the stock's order), a joker swap names the natural card it puts in
-DrawOption = tuple[str, Card, "Card | None"]
-
 
 class Bot:
-    """A seat's player: it chooses among the legal moves it is offered.
+    """A seat's player: it chooses among the legal moves the engine offers.
 
-    ``game`` is the game in play, of which a bot reads what its strategy
-    needs: ``values`` (points per card code), ``hands``, ``rotation`` (the
-    players dealt in, in seat order), ``out`` and ``picked`` (the cards each
-    player took from the pile this round, which everybody saw).
+    The moves are :meth:`Replay.legal_moves <yaniv_audit.engine.Replay.legal_moves>`, in
+    its order: at the start of a turn, Yaniv first when the hand allows it, then every
+    legal throw; after the throw, every legal draw (the stock's top card first, which the
+    simulator knows, then the cards of the previous throw and the joker swaps). ``game`` is
+    the game in play, of which a bot reads what its strategy needs: ``values`` (points per
+    card code), ``hands``, ``rotation`` (the players dealt in, in seat order), ``out`` and
+    ``picked`` (the cards each player took from the pile this round, which everybody saw).
     """
 
     name = "bot"
@@ -168,12 +177,11 @@ class Bot:
     def __init__(self, rng: Rng) -> None:
         self.rng = rng
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
-        """The throw that opens the turn, or None to call Yaniv (offered when ``can_call``)."""
+    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
+        """The move that opens the turn: a throw, or Yaniv (``moves[0]`` when offered)."""
         raise NotImplementedError
 
-    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
+    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
         raise NotImplementedError
 
     def slap(self, game: _Game, player: str, card: Card) -> bool:
@@ -186,13 +194,14 @@ class RandomBot(Bot):
 
     name = "random"
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
+    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
+        can_call = moves[0].kind == "yaniv"
         if can_call and self.rng.chance(1, 2):
-            return None
-        return self.rng.choice(throws) if throws else None
+            return moves[0]
+        throws = len(moves) - can_call  # a hand that may not call holds a card to throw
+        return moves[can_call + self.rng.below(throws)] if throws else moves[0]
 
-    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
+    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
         return self.rng.choice(draws)
 
     def slap(self, game: _Game, player: str, card: Card) -> bool:
@@ -208,19 +217,18 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
-        if can_call:
-            return None
+    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
+        if moves[0].kind == "yaniv":
+            return moves[0]
         values = game.values
-        return max(throws, key=lambda t: (sum([values[c] for c in t]), len(t)))
+        return max(moves, key=lambda m: (sum([values[c] for c in m.cards]), len(m.cards)))
 
-    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
+    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
         values = game.values
-        pile = [d for d in draws if d[0] == "pile" and d[2] is None]
-        stock = [d for d in draws if d[0] == "stock"]
-        best = min(pile, key=lambda d: values[d[1]], default=None)
-        if best is not None and (values[best[1]] <= 3 or not stock):
+        pile = [d for d in draws if d.source == "pile" and d.swap is None]
+        stock = [d for d in draws if d.source == "stock"]
+        best = min(pile, key=lambda d: values[d.card], default=None)  # type: ignore[index]
+        if best is not None and (values[best.card] <= 3 or not stock):  # type: ignore[index]
             return best
         return stock[0] if stock else draws[0]
 
@@ -230,51 +238,55 @@ class CarefulBot(Bot):
 
     name = "careful"
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
+    def start(self, game: _Game, player: str, moves: list[Move]) -> Move:
         values = game.values
         hand = game.hands[player]
+        can_call = moves[0].kind == "yaniv"
         if can_call and self._safe(game, player, _points(values, hand)):
-            return None
+            return moves[0]
         # throw the most points, but keep cards that pair up with the rest of the hand
         ranks = [c % 13 for c in hand if c != JOKER]
         paired = ({r for r in ranks if ranks.count(r) > 1} if len(set(ranks)) < len(ranks)
                   else _NO_RANKS)
 
         # the first throw of the most worth, as max(throws, key=worth) would give
-        best, most = throws[0], (-1 << 30, 0)
-        for t in throws:
+        best, most = moves[can_call], (-1 << 30, 0)
+        for m in moves[can_call:] if can_call else moves:
+            t = m.cards
             if len(t) == 1:  # a single that breaks a pair is worth 5 points less
                 c = t[0]
                 worth = (values[c] - 5 if c != JOKER and c % 13 in paired else values[c], 1)
             else:
                 worth = (sum([values[c] for c in t]), len(t))
             if worth > most:
-                best, most = t, worth
+                best, most = m, worth
         return best
 
     def _safe(self, game: _Game, me: str, mine: int) -> bool:
         if mine <= 1:
             return True
         hands = game.hands
+        picked = game.picked
+        out = game.out
         for p in game.rotation:
-            if p == me or p in game.out:
+            if p == me or p in out:
                 continue
             held = hands.get(p, [])
-            known = [c for c in game.picked.get(p, []) if c in held]
+            known = [c for c in picked.get(p, []) if c in held]
             unknown = len(held) - len(known)
             # a low guess: seen cards at face value, unseen ones at 2 points each
             if _points(game.values, known) + 2 * unknown <= mine:
                 return False
         return True
 
-    def draw(self, game: _Game, player: str, draws: list[DrawOption]) -> DrawOption:
+    def draw(self, game: _Game, player: str, draws: list[Move]) -> Move:
         values = game.values
         ranks = {c % 13 for c in game.hands[player] if c != JOKER}
         for d in draws:
-            if d[0] == "pile" and (values[d[1]] <= 2 or (d[1] != JOKER and d[1] % 13 in ranks)):
+            card: Card = d.card  # type: ignore[assignment]
+            if d.source == "pile" and (values[card] <= 2 or (card != JOKER and card % 13 in ranks)):
                 return d
-        stock = [d for d in draws if d[0] == "stock"]
+        stock = [d for d in draws if d.source == "stock"]
         return stock[0] if stock else draws[-1]
 
 
@@ -318,14 +330,10 @@ def simulate_game(
     max_rounds: int = 60,
     max_turns: int = 400,
     record: str = "full",
-    *,
-    referee: bool = False,
 ) -> list[dict[str, Any]]:
     """One whole game as a list of log events (dicts, cards in canonical form).
 
-    ``record`` is the recording style, one of :data:`RECORD_STYLES`. With
-    ``referee``, the engine replays the game as it is played and every choice
-    offered is checked against the engine's legal moves (AssertionError if not).
+    ``record`` is the recording style, one of :data:`RECORD_STYLES`.
     """
     from .bulk import no_gc
 
@@ -335,8 +343,7 @@ def simulate_game(
     seat_bots = {p: BOTS[bot_names[i % len(bot_names)]](rng) for i, p in enumerate(names)}
     recorder = _Recorder(record, Rng(derive_seed(
         "record", seed, rules.id, players, ",".join(bot_names), game)))
-    sim = _Game(rules, names, seat_bots, rng, seed, game, recorder,
-                _Referee(rules) if referee else None)
+    sim = _Game(rules, names, seat_bots, rng, seed, game, recorder)
     with no_gc():  # a game makes no reference cycles
         sim.play(max_rounds, max_turns)
     return recorder.events
@@ -399,16 +406,6 @@ class _Recorder:
         self.events.append({**event, "seq": len(self.events)})
 
 
-class _Layer:
-    """One throw on the pile: its cards as they lie now, and how they read."""
-
-    __slots__ = ("cards", "meld")
-
-    def __init__(self, cards: list[Card], meld: Meld | None) -> None:
-        self.cards = cards
-        self.meld = meld
-
-
 _EPOCH_DAY = EPOCH.date()
 _DATES: dict[int, str] = {}  # days after EPOCH's date -> its ISO date
 _MINUTES = tuple(f"T{h:02d}:{m:02d}" for h in range(24) for m in range(60))
@@ -424,19 +421,32 @@ def _minute_text(minute: int) -> str:
     return when + _MINUTES[minute]
 
 
+class SimulationBug(RuntimeError):
+    """The engine refused a move the simulator made: a bug in yaniv-audit, never a user's
+    error (so not a :class:`YanivAuditError`: the command line reports it as internal)."""
+
+
 class _Game:
-    """One game being played: the bots' choices folded into the simulator's own state."""
+    """One game being played: the bots' choices applied to the engine, whose state is the game.
+
+    The simulator keeps no state of the play itself: the hands, the pile, the stock, whose
+    turn it is, the scores and who is out are the :class:`~yaniv_audit.engine.Replay`'s,
+    the moves a bot may choose are its :meth:`~yaniv_audit.engine.Replay.legal_moves`, and
+    a move is made by applying its event. The replay is strict, so a move the engine found
+    fault with would stop the game (:class:`SimulationBug`) instead of being written.
+    What the simulator adds is what the log does not say: the shuffles, the clock, the
+    bots, and what each player saw taken from the pile (``picked``, for the bots).
+    """
 
     def __init__(self, rules: RuleSet, names: list[str], bots: dict[str, Bot], rng: Rng,
-                 seed: int, game: int, recorder: _Recorder, referee: _Referee | None) -> None:
+                 seed: int, game: int, recorder: _Recorder) -> None:
         self.rules = rules
         self.names = names
         self.bots = bots
         self.rng = rng
         self.recorder = recorder
-        self.referee = referee
-        self.values = card_values(rules)
-        self.deck = [c for c, n in enumerate(deck_counts(rules)) for _ in range(n)]
+        # what keeps each event: in the full record, the list of events itself
+        self.write = recorder.events.append if recorder.style == "full" else recorder.write
         self.count = 0  # events of the fully recorded game so far
         # the clock: minutes after midnight of EPOCH's day, and seconds
         self.minute = (game % 365) * 1440 + EPOCH.hour * 60 + EPOCH.minute + rng.below(240)
@@ -444,55 +454,71 @@ class _Game:
         self.prefix = _minute_text(self.minute)
         self.game_id = f"sim-{seed}-{game}" + ("" if recorder.style == "full" else
                                                 f"-{recorder.style}")
-        self.scores = {p: 0 for p in names}
-        self.out: list[str] = []
-        self.winners: tuple[str, ...] | None = None
-        self.last_score: RoundScore | None = None  # of the last round played (None: unscored)
-        # the round in play, for the bots
+        meta = {"recorder": "yaniv-audit simulate", "bots": {p: b.name for p, b in bots.items()}}
+        self.replay = Replay(GameStarted(format="yaniv-log/1", players=tuple(names), names={},
+                                         rules=rules, game_id=self.game_id, meta=meta),
+                             rules, strict=True)
+        self.values = self.replay.values
+        #: the hands this round: the engine's own (it changes them in place)
         self.hands: dict[str, list[Card]] = {}
-        self.rotation: list[str] = []
+        #: the cards each player took from the pile this round (everybody saw them)
         self.picked: dict[str, list[Card]] = {}
-        self.throws_of: dict[Throw, list[Throw]] = {}
-        self.find_throws = throws_finder(rules)
 
-    def emit(self, kind: str, fields: dict[str, Any]) -> None:
-        """One event of the fully recorded game, 2 to 16 seconds after the last one;
-        the recorder writes what it keeps."""
+    # --- what the bots read -------------------------------------------------
+
+    @property
+    def rotation(self) -> list[str]:
+        r = self.replay.round
+        return r.rotation if r is not None else []
+
+    @property
+    def out(self) -> list[str]:
+        return self.replay.out
+
+    # --- the play -----------------------------------------------------------
+
+    def emit(self, kind: str, fields: dict[str, Any], event: Event) -> None:
+        """One event of the fully recorded game, 2 to 16 seconds after the last one: the
+        recorder writes what it keeps of the log event (``kind`` and ``fields``, cards in
+        canonical form) and the engine applies ``event``, the same event typed."""
         second = self.second + 2 + self.rng.below(15)
         if second >= 60:  # at most one minute later
             second -= 60
             self.minute += 1
             self.prefix = _minute_text(self.minute)
         self.second = second
-        event = {"type": kind, "seq": self.count, "at": self.prefix + _SECONDS[second], **fields}
+        self.write({"type": kind, "seq": self.count, "at": self.prefix + _SECONDS[second],
+                    **fields})
         self.count += 1
-        self.recorder.write(event)
-        if self.referee is not None:
-            self.referee.apply(event)
-
-    def still_in(self) -> list[str]:
-        return [p for p in self.names if p not in self.out]
+        HANDLERS[type(event)](self.replay, event)  # Replay.apply, one call less an event
 
     def play(self, max_rounds: int, max_turns: int) -> None:
-        self.emit("game_started", {"format": "yaniv-log/1", "players": self.names,
-                                   "rules": self.rules.id, "game_id": self.game_id,
-                                   "meta": {"recorder": "yaniv-audit simulate",
-                                            "bots": {p: b.name for p, b in self.bots.items()}}})
-        opener = self.rng.choice(self.names)
-        for number in range(1, max_rounds + 1):
-            if number > 1:
-                opener = self._opener(opener)
-            self._round(number, opener, max_turns)
-            if self.winners is not None:
-                self.emit("game_ended", {"winner": list(self.winners),
-                                         "scores": dict(self.scores)})
-                break
-        if self.referee is not None:
-            self.referee.finish(self)
+        replay = self.replay
+        game = replay.game
+        try:
+            self.emit("game_started", {"format": game.format, "players": self.names,
+                                       "rules": self.rules.id, "game_id": self.game_id,
+                                       "meta": game.meta}, game)
+            opener = self.rng.choice(self.names)
+            for number in range(1, max_rounds + 1):
+                if number > 1:
+                    opener = self._opener(opener)
+                self._round(number, opener, max_turns)
+                if replay.winners is not None:
+                    winners, scores = replay.winners, dict(replay.scores)
+                    self.emit("game_ended", {"winner": list(winners), "scores": scores},
+                              GameEnded(winner=winners, scores=scores, index=self.count))
+                    break
+        except (StopReplay, InconsistentLogError):
+            raise SimulationBug(f"the engine refused a move the simulator made in "
+                                f"{self.game_id}: {replay.findings[-1]}") from None
 
     def _opener(self, previous: str) -> str:
-        winners = self.last_score.winners if self.last_score else ()
-        still_in = self.still_in()
+        """Who opens the next round: the one the ``starter`` rule names, else any player
+        still in (the engine checks the choice against the same rule)."""
+        record = self.replay.records[-1]
+        winners = record.score.winners if record.score else ()
+        still_in = self.replay.still_in
         allowed = next_starter(self.rules, self.names, still_in, winners, previous)
         if allowed is None:
             return self.rng.choice(still_in)
@@ -502,210 +528,89 @@ class _Game:
         rules = self.rules
         rng = self.rng
         emit = self.emit
-        referee = self.referee
-        deck = self.deck.copy()
+        replay = self.replay
+        # the engine's legal moves, phase by phase (legal_moves would still offer the
+        # previous player's slap when a turn starts: passing it is no event)
+        start_moves, draw_moves, slap_moves = (
+            replay.start_moves, replay.draw_moves, replay.slap_moves)
+        deck = replay.deck.copy()
         rng.shuffle(deck)
-        seats = self.still_in()
+        seats = replay.still_in
         first = seats.index(opener)
         order = seats[first:] + seats[:first]
-        hands: dict[str, list[Card]] = {p: [] for p in seats}
+        dealt: dict[str, list[Card]] = {p: [] for p in seats}
         for _ in range(rules.hand_size):
             for p in order:
-                hands[p].append(deck.pop())
+                dealt[p].append(deck.pop())
         upcard = deck.pop()
-        self.hands, self.rotation, self.last_score = hands, seats, None
+        stock = deck[::-1]  # top card first, as the log writes it
         picked: dict[str, list[Card]] = {p: [] for p in seats}
         self.picked = picked
         emit("round_started", {"round": number, "starter": opener,
-                               "hands": {p: [NAMES[c] for c in hands[p]] for p in seats},
-                               "upcard": NAMES[upcard],
-                               "stock": [NAMES[c] for c in reversed(deck)]})
-        stock = deck  # top card last
-        pile = [_Layer([upcard], None)]
-        following = dict(zip(seats, seats[1:] + seats[:1], strict=True))
-        values = self.values
-        slap_down = rules.slap_down
-        yaniv_max = rules.yaniv_max
-        throws_of = self.throws_of
+                               "hands": {p: [NAMES[c] for c in dealt[p]] for p in seats},
+                               "upcard": NAMES[upcard], "stock": [NAMES[c] for c in stock]},
+             RoundStarted(round=number, starter=opener, upcard=upcard, stock=tuple(stock),
+                          hands={p: tuple(h) for p, h in dealt.items()}, index=self.count))
+        r = replay.round
+        assert r is not None
+        self.hands = r.hands
+        following = r.next_seat
         caller: str | None = None
         player = opener
         for _ in range(max_turns):
             bot = self.bots[player]
-            hand = hands[player]
-            key = tuple(sorted(hand))  # every legal throw, kept per hand for the game
-            throws = throws_of.get(key)
-            if throws is None:
-                throws = throws_of[key] = self.find_throws(key)
-            can_call = sum([values[c] for c in hand]) <= yaniv_max
-            if referee is not None:
-                referee.check_start(player, hand, throws, can_call)
-            throw = bot.start(self, player, throws, can_call)
-            if throw is None:
-                emit("yaniv", {"player": player})
+            start = bot.start(self, player, start_moves(player))
+            if start.kind == "yaniv":
+                emit("yaniv", {"player": player}, Yaniv(player=player, index=self.count))
                 caller = player
                 break
-            for c in throw:
-                hand.remove(c)
-            meld = classify(throw, rules)
-            assert isinstance(meld, Meld)  # legal_throws offers legal throws only
-            pile.append(_Layer(list(throw), meld))
-            emit("discard", {"player": player, "cards": [NAMES[c] for c in throw]})
-
-            draws = self._draws(hand, pile, stock, len(throw))
-            if referee is not None:
-                referee.check_draws(draws)
-            source, card, swap = bot.draw(self, player, draws)
-            if source == "stock":
-                stock.pop()
-                emit("draw", {"player": player, "source": "stock", "card": NAMES[card]})
-            else:
-                self._take_from_pile(pile[-2], card, swap, hand)
+            throw = start.cards
+            emit("discard", {"player": player, "cards": [NAMES[c] for c in throw]},
+                 Discard(player=player, cards=throw, index=self.count))
+            draw = bot.draw(self, player, draw_moves())
+            card = draw.card
+            assert card is not None  # the simulator knows the stock's order
+            source: Literal["stock", "pile"] = "stock" if draw.source == "stock" else "pile"
+            swap = draw.swap
+            if swap is None:
+                emit("draw", {"player": player, "source": source, "card": NAMES[card]},
+                     Draw(player=player, source=source, card=card, index=self.count))
+            else:  # a joker swap
+                emit("draw", {"player": player, "source": source, "card": NAMES[card],
+                              "swap": NAMES[swap]},
+                     Draw(player=player, source=source, card=card, swap=swap, index=self.count))
+            if source == "pile":
                 picked[player].append(card)
-                emit("draw", {"player": player, "source": "pile", "card": NAMES[card]}
-                     if swap is None else
-                     {"player": player, "source": "pile", "card": NAMES[card],
-                      "swap": NAMES[swap]})
-            hand.append(card)
-
-            top = pile[-1]
-            joined = (extend(top.meld, card, rules)
-                      if slap_down and source == "stock" and len(hand) > 1
-                      and top.meld is not None else None)
-            if referee is not None:
-                referee.check_slap(card if joined is not None else None)
-            if joined is not None and bot.slap(self, player, card):
-                hand.remove(card)
-                top.cards = list(joined.cards)
-                top.meld = joined
-                emit("slap", {"player": player, "card": NAMES[card]})
-            if source == "stock" and not stock:  # the stock ran out in this turn
-                if rules.reshuffle == "round_ends":
+            # a slap may follow a stock draw: the one move then legal, if any, is that card's
+            elif slap_moves() and bot.slap(self, player, card):
+                emit("slap", {"player": player, "card": NAMES[card]},
+                     Slap(player=player, card=card, index=self.count))
+            if r.exhaust_pending:  # the stock ran out in this turn
+                old = replay.reshuffle_due()
+                if old is None:  # reshuffle=round_ends: the round is over
                     break
-                old = [c for layer in pile[:-1] for c in layer.cards]
                 rng.shuffle(old)
-                emit("reshuffle", {"stock": [NAMES[c] for c in old]})
-                del pile[:-1]
-                stock = old[::-1]
+                emit("reshuffle", {"stock": [NAMES[c] for c in old]},
+                     Reshuffle(stock=tuple(old), index=self.count))
             player = following[player]
         else:
             return  # a round that does not end within max_turns stays unscored
+        hands = r.hands
         emit("showdown", {"caller": caller,
-                          "hands": {p: [NAMES[c] for c in hands[p]] for p in seats}})
-        still_in = self.still_in()
-        totals = {p: _points(values, hands[p]) for p in seats}
-        score = self.last_score = score_round(rules, seats, totals, caller, self.scores)
-        self.scores = score.scores
-        self.out.extend(score.out)
-        self.winners = game_result(rules, self.names, self.scores, still_in, score.out, number)
-        emit("round_ended", {"round": number, "points": dict(score.points),
-                             "scores": dict(self.scores)})
-
-    def _takeable(self, layer: _Layer) -> range | tuple[int, int]:
-        """The positions of ``layer`` a draw may take (the engine's pickup rule)."""
-        n = len(layer.cards)
-        pickup = self.rules.pickup
-        if pickup == "any" or n <= 2 or (
-                pickup == "ends_of_runs" and layer.meld is not None and layer.meld.kind == "set"):
-            return range(n)
-        return (0, n - 1)
-
-    def _draws(self, hand: list[Card], pile: list[_Layer], stock: list[Card],
-               throw_size: int) -> list[DrawOption]:
-        """Every legal draw after a throw of ``throw_size`` cards, in the engine's order."""
-        rules = self.rules
-        draws: list[DrawOption] = [("stock", stock[-1], None)] if stock else []
-        if len(pile) < 2 or (rules.pile_needs_combo and throw_size < 2):
-            return draws
-        previous = pile[-2]
-        cards = previous.cards
-        n = len(cards)
-        if n == 1:  # the usual case: a single
-            draws.append(("pile", cards[0], None))
-        elif n > 2 and rules.pickup == "ends":  # the ends alone
-            draws.append(("pile", cards[0], None))
-            if cards[-1] != cards[0]:
-                draws.append(("pile", cards[-1], None))
-        else:
-            for i in self._takeable(previous):
-                option: DrawOption = ("pile", cards[i], None)
-                if option not in draws:
-                    draws.append(option)
-        meld = previous.meld
-        if rules.joker_swap and meld is not None and meld.kind == "run":
-            for i, natural in enumerate(meld.stands_for):
-                if natural is not None and natural in hand and i < len(cards):
-                    draws.append(("pile", cards[i], natural))
-        return draws
-
-    def _take_from_pile(self, previous: _Layer, card: Card, swap: Card | None,
-                        hand: list[Card]) -> None:
-        cards = previous.cards
-        if swap is not None:  # a joker swap: the natural card takes the joker's place
-            hand.remove(swap)
-            meld = previous.meld
-            assert meld is not None
-            position = next(i for i, c in enumerate(cards)
-                            if c == card and meld.stands_for[i] == swap)
-            cards[position] = swap
-            reading = classify(cards, self.rules)
-            previous.meld = reading if isinstance(reading, Meld) else None
-            return
-        first = cards.index(card)
-        if first == 0 or first == len(cards) - 1:
-            cards.pop(first)
-            return
-        allowed = self._takeable(previous)
-        cards.pop(next(i for i, c in enumerate(cards) if c == card and i in allowed))
-
-
-class _Referee:
-    """The engine replaying the game as it is played, checking every choice offered."""
-
-    def __init__(self, rules: RuleSet) -> None:
-        self.rules = rules
-        self.replay: Replay | None = None
-
-    def apply(self, event: dict[str, Any]) -> None:
-        from .codec import event_from_dict
-        from .engine import Replay
-        from .events import GameStarted
-
-        typed = event_from_dict(event, event["seq"], None)
-        if self.replay is None:
-            assert isinstance(typed, GameStarted)
-            self.replay = Replay(typed, self.rules)
-        self.replay.apply(typed)
-        assert not self.replay.findings, self.replay.findings
-
-    def check_start(self, player: str, hand: list[Card], throws: list[Throw],
-                    can_call: bool) -> None:
-        assert self.replay is not None and self.replay.round is not None
-        assert self.replay.round.hands[player] == hand
-        moves = self.replay.start_moves(player)
-        assert [m.cards for m in moves if m.kind == "discard"] == throws
-        assert (moves[0].kind == "yaniv") == can_call
-
-    def check_draws(self, draws: list[DrawOption]) -> None:
-        assert self.replay is not None
-        offered = [(m.source, m.card, m.swap) for m in self.replay.legal_moves()]
-        assert offered == draws, (offered, draws)
-
-    def check_slap(self, card: Card | None) -> None:
-        assert self.replay is not None
-        assert [m.card for m in self.replay.legal_moves()] == ([] if card is None else [card])
-
-    def finish(self, game: _Game) -> None:
-        replay = self.replay
-        assert replay is not None
-        replay.finish()
-        assert not replay.findings, replay.findings
-        assert (replay.scores, replay.winners) == (game.scores, game.winners)
+                          "hands": {p: [NAMES[c] for c in hands[p]] for p in seats}},
+             Showdown(caller=caller, hands={p: tuple(hands[p]) for p in seats},
+                      index=self.count))
+        score = r.score
+        assert score is not None  # the Yaniv call or the empty stock scored the round
+        points, scores = dict(score.points), dict(replay.scores)
+        emit("round_ended", {"round": number, "points": points, "scores": scores},
+             RoundEnded(round=number, points=points, scores=scores, index=self.count))
 
 
 def to_jsonl_bytes(events: Sequence[dict[str, Any]]) -> bytes:
     """The log file of ``events``: one compact JSON object a line, UTF-8."""
     dumps = orjson.dumps
-    return b"".join([dumps(e) + b"\n" for e in events])
+    return b"".join([dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in events])
 
 
 def to_jsonl(events: Sequence[dict[str, Any]]) -> str:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .events import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     MOVES,
     Draw,
     Event,
@@ -37,8 +39,6 @@ from .events import (
     Withdrawals,
     Yaniv,
 )
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ may come next, and what is wrong (the engine of the ``/record`` page, ``POST /ap
 between) and a rule set in, a JSON-ready dict out, nothing kept. Every judgement is the
 engine's own: the state is a :class:`~yaniv_audit.engine.Replay` of the log, the legal
 next moves are :meth:`~yaniv_audit.engine.Replay.next_moves` (the legal-move generator the
-simulator's bots are checked against; after a draw, the next player's moves too), and the
+simulator's bots choose from; after a draw, the next player's moves too), and the
 report (findings, rounds with their totals, Assaf, points, reductions, running scores
 and who went out, the final result) is the one ``yaniv-audit audit`` gives for the same
 log: :func:`~yaniv_audit.audit.report_of` of the same replay. A recorder that sends its

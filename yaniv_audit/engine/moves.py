@@ -1,17 +1,21 @@
 """The legal-move generator and the viewers' snapshot.
 
 :meth:`LegalMoves.legal_moves` lists every move the player whose turn it is may
-make now, in a fixed order (the bots choose from it, and tests hold the
-simulator's own generator to it); :meth:`LegalMoves.snapshot` is the state as
-the terminal and web viewers show it.
+make now, in a fixed order: the simulator's bots choose from it (by phase:
+:meth:`~LegalMoves.start_moves`, :meth:`~LegalMoves.draw_moves`,
+:meth:`~LegalMoves.slap_moves`), and the recorder's page offers it with, after a
+draw, the next player's moves (:meth:`LegalMoves.next_moves`);
+:meth:`LegalMoves.snapshot` is the state as the terminal and web viewers show it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
-from ..cards import format_cards
-from ..melds import extend, legal_throws
+from ..cards import Card, format_cards
+from ..melds import extend, throws_finder
 from .base import ReplayBase
 from .state import DREW, START, THREW, Move
 
@@ -31,38 +35,67 @@ class LegalMoves(ReplayBase):
         r = self.round
         if r is None or r.ended or r.closed or not r.moves_checked or self.winners is not None:
             return []
-        p = r.current
-        hand = r.hands.get(p, [])
-        rules = self.rules
         if r.phase == START:
-            return self.start_moves(p)
+            return self.start_moves(r.current)
         if r.phase == THREW:
-            moves = []
-            if r.stock_count > 0:
-                top = r.stock[-1] if r.stock else None
-                moves.append(Move("draw", p, source="stock", card=top))
-            previous = r.pile[-2] if len(r.pile) >= 2 else None
-            if previous is None or (rules.pile_needs_combo and r.throw_size < 2):
-                return moves
-            allowed = self._takeable(previous)
-            for i in sorted(allowed):
-                card = previous.cards[i] if i < len(previous.cards) else None
+            return self.draw_moves()
+        return self.slap_moves()
+
+    def start_moves(self, player: str) -> list[Move]:
+        """What ``player`` may do at the start of their turn: Yaniv, or any legal throw."""
+        r = self.round
+        hand = r.hands.get(player, []) if r is not None else []
+        moves = [Move("yaniv", player)] if self._total(hand) <= self.rules.yaniv_max else []
+        moves += [Move("discard", player, t) for t in self._find_throws(hand)]
+        return moves
+
+    def draw_moves(self) -> list[Move]:
+        """The draws of the player who just threw, in order: the stock (its top card when
+        its order is known), the cards of the previous throw that ``pickup`` allows, each
+        once, then the joker swaps (the natural card each joker of a run stands for, from
+        the hand). Call it after a throw (``legal_moves`` does)."""
+        r = self.round
+        assert r is not None
+        p = r.current
+        rules = self.rules
+        moves = []
+        if r.stock_count > 0:
+            moves.append(Move("draw", p, source="stock", card=r.stock[-1] if r.stock else None))
+        if len(r.pile) < 2 or (rules.pile_needs_combo and r.throw_size < 2):
+            return moves
+        previous = r.pile[-2]
+        cards = previous.cards
+        if len(cards) == 1:  # the usual previous throw, a single: its card
+            if cards[0] is not None:
+                moves.append(Move("draw", p, source="pile", card=cards[0]))
+        else:
+            for i in sorted(self._takeable(previous)):
+                card = cards[i] if i < len(cards) else None
                 if card is not None:
                     move = Move("draw", p, source="pile", card=card)
                     if move not in moves:
                         moves.append(move)
-            meld = previous.meld
-            if rules.joker_swap and meld is not None and meld.kind == "run":
-                for i, natural in enumerate(meld.stands_for):
-                    if natural is not None and natural in hand and i < len(previous.cards):
-                        joker = previous.cards[i]
-                        if joker is not None:
-                            moves.append(Move("draw", p, source="pile", card=joker, swap=natural))
-            return moves
-        if (rules.slap_down and r.drew_from_stock and r.last_drawn is not None
-                and len(hand) > 1 and r.pile[-1].meld is not None
-                and extend(r.pile[-1].meld, r.last_drawn, rules) is not None):
-            return [Move("slap", p, card=r.last_drawn)]
+        meld = previous.meld
+        if rules.joker_swap and meld is not None and meld.kind == "run":
+            hand = r.hands.get(p, [])
+            for i, natural in enumerate(meld.stands_for):
+                if natural is not None and natural in hand and i < len(cards):
+                    joker = cards[i]
+                    if joker is not None:
+                        moves.append(Move("draw", p, source="pile", card=joker, swap=natural))
+        return moves
+
+    def slap_moves(self) -> list[Move]:
+        """After a draw: the slap of the card just drawn, if ``slap_down`` allows it (it
+        extends the throw just made and does not empty the hand); passing is no event."""
+        r = self.round
+        assert r is not None
+        rules = self.rules
+        card = r.last_drawn
+        if (rules.slap_down and r.drew_from_stock and card is not None
+                and len(r.hands.get(r.current, ())) > 1 and r.pile[-1].meld is not None
+                and extend(r.pile[-1].meld, card, rules) is not None):
+            return [Move("slap", r.current, card=card)]
         return []
 
     def up(self) -> str | None:
@@ -85,13 +118,11 @@ class LegalMoves(ReplayBase):
             moves += self.start_moves(up)
         return moves
 
-    def start_moves(self, player: str) -> list[Move]:
-        """What ``player`` may do at the start of their turn: Yaniv, or any legal throw."""
-        hand = self.round.hands.get(player, []) if self.round else []
-        moves = [Move("discard", player, t) for t in legal_throws(hand, self.rules)]
-        if self._total(hand) <= self.rules.yaniv_max:
-            moves.insert(0, Move("yaniv", player))
-        return moves
+    @cached_property
+    def _find_throws(self) -> Callable[[Sequence[Card]], list[tuple[Card, ...]]]:
+        """:func:`~yaniv_audit.melds.legal_throws` under this replay's rules, their tables
+        looked up once (a bot asks at every turn)."""
+        return throws_finder(self.rules)
 
     # --- views -------------------------------------------------------------
 

@@ -233,6 +233,21 @@ class PileAndStock(ReplayBase):
 
     # --- the stock runs out ------------------------------------------------
 
+    def reshuffle_due(self) -> list[Card] | None:
+        """The cards a reshuffle makes the new stock now, or None when none is due.
+
+        A reshuffle is due once the stock's last card was drawn under
+        ``reshuffle=keep_last_throw`` (a slap by the player who drew it may still come
+        first); its cards are the pile below the last throw, in the order they lie (the
+        simulator shuffles them into the ``reshuffle`` it writes, and ``_exhaust`` checks a
+        recorded one against them).
+        """
+        r = self.round
+        if r is None or not r.exhaust_pending or self.rules.reshuffle != "keep_last_throw":
+            return None
+        return _below_top(r)
+
+
     def _end_pending_exhaustion(self) -> None:
         """The stock ran out in the last turn: under round_ends that turn ended the round."""
         r = self.round
@@ -249,8 +264,8 @@ class PileAndStock(ReplayBase):
             self._score(r, event, None, totals, "stock")
             return
         old = r.pile[:-1]
+        cards = _below_top(r)
         r.pile = r.pile[-1:]
-        cards = [c for layer in old for c in layer.cards if c is not None]
         # an upcard nobody recorded or drew lies there all the same
         unknown = sum(layer.cards.count(None) for layer in old)
         seen = r.seen
@@ -290,3 +305,7 @@ class PileAndStock(ReplayBase):
         if event.stock is not None:
             r.stock_lost_by_replay = True
 
+
+def _below_top(r: RoundState) -> list[Card]:
+    """The known cards of the pile below its last throw: what a reshuffle makes the stock."""
+    return [c for layer in r.pile[:-1] for c in layer.cards if c is not None]

@@ -2,7 +2,7 @@
 
 ``create_app(config=None)`` builds the Flask app; every view calls the same
 services as the command line (:mod:`yaniv_audit.audit`, :mod:`yaniv_audit.rules`,
-:mod:`yaniv_audit.analytics`, the archive). The API lives under ``/api/v1/``
+:mod:`yaniv_audit.archive.analytics`, the archive). The API lives under ``/api/v1/``
 (:mod:`yaniv_audit.web.api`, docs/web.md); the pages are :mod:`yaniv_audit.web.viewer`.
 The first routes, ``/api/...``, answer with a permanent redirect (308: the method
 and body are kept) to their ``/api/v1/`` place.
@@ -34,17 +34,19 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..archive import default_db
 from ..errors import ArchiveError, LogFormatError, RulesError
-from . import i18n
+from . import i18n, pages  # noqa: F401  (pages: the rules and analytics pages' routes)
 from .api import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_EVENTS,
-    ApiError,
+    AnyTextConverter,
     api_v1,
     archive_message,
+    too_large_error,
     unreadable_error,
     wants_json,
 )
 from .cache import DEFAULT_BYTES, AnswerCache
+from .change_text import change_text
+from .errors import ApiError
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_EVENTS
 from .store import DEFAULT_IDLE, Store
 from .viewer import viewer
 from .workers import Workers
@@ -131,10 +133,6 @@ def settings_from_env() -> dict[str, Any]:
     return out
 
 
-def megabytes(size: int) -> str:
-    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The Flask app (``config`` overrides settings, e.g. ``ARCHIVE`` or ``TESTING``)."""
     app = Flask(__name__)
@@ -151,9 +149,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["yaniv_cache"] = AnswerCache(app.config["CACHE_BYTES"])
     if app.config["WORKERS"] > 0:  # posted logs audited on worker processes
         app.extensions["yaniv_workers"] = Workers(int(app.config["WORKERS"]))
+    app.url_map.converters["anytext"] = AnyTextConverter
     app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
     i18n.init_app(app)
+    app.jinja_env.globals["change_text"] = change_text  # compare's changes, in words
     for old, new in LEGACY:
         app.add_url_rule(old, f"legacy{old}", _redirect_to(new),
                          methods=["GET", "POST", "HEAD"])
@@ -194,10 +194,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(exc: RequestEntityTooLarge) -> tuple[Any, int]:
-        limit = int(app.config["MAX_BYTES"])
-        return page(ApiError(413, f"the request is larger than {megabytes(limit)}, the most "
-                                  "this server reads (YANIV_AUDIT_MAX_BYTES, serve "
-                                  "--max-bytes)", "log", "too_large", "Too large"))
+        return page(too_large_error(int(app.config["MAX_BYTES"])))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:

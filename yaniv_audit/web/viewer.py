@@ -37,8 +37,9 @@ from ..errors import LogFormatError, RulesError
 from ..events import Log
 from ..merkle import tree_hash
 from ..rules import PRESETS, RuleSet, parse_rules
-from .api import ApiError, check_write_allowed, found_game, listing_args, store, store_logs
+from .api import check_write_allowed, found_game, listing_args, store, store_logs
 from .board import board
+from .errors import ApiError
 from .explain import explain, score_chart
 from .i18n import N_, current, finding_text, gettext, names_joined
 from .store import base_name
@@ -387,6 +388,3 @@ def final_bars(result: dict[str, Any], players: list[str], width: int = 640
             "labels": labels, "sets": [r["rules"]["id"] for r in sets], "left": left,
             "right": width - right}
 
-
-# the rules and analytics pages: routes on this blueprint, in their own module
-from . import pages as _pages  # noqa: E402, F401

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .archive import SIMULATED, Archive
-from .rules import RuleSet
+from ..deal_odds import deal_odds
+from ..rules import RuleSet, resolve_rules
+from . import SIMULATED, Archive
 
 
 def _chosen(game_players: bool) -> str:
@@ -528,9 +529,6 @@ def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],
     """Each rule set's recorded deals (the games that declared it; None: every game, by
     the rules it declared) beside the exact odds of :func:`yaniv_audit.deal_odds.deal_odds`.
     Only whole hands count (``hand_size`` cards)."""
-    from .deal_odds import deal_odds
-    from .rules import resolve_rules
-
     keys = None if None in rule_sets else [r.key for r in rule_sets if r is not None]
     _, found = archive.query(DEALS, [keys, players])
     groups: dict[str, tuple[RuleSet, str]] = {}  # rules_key -> (rules, the rules column)

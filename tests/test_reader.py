@@ -1,5 +1,6 @@
-"""The fast path agrees with marshmallow: the same events accepted, the same typed
-events built, the same leaves; everything else left to marshmallow's errors."""
+"""The one reader: msgspec agrees with marshmallow, the schema of record. The same
+events accepted (from a line's bytes and from a parsed value), the same typed events
+built, the same leaves; everything else left to marshmallow's errors."""
 
 from __future__ import annotations
 
@@ -13,15 +14,13 @@ import pytest
 from conftest import sweep
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marshmallow import fields, validates_schema
+from msgspec.structs import fields as struct_fields
 
-from yaniv_audit import codec, fastpath
-from yaniv_audit.canonical import canonical_bytes, normalize_event
+from yaniv_audit import codec
+from yaniv_audit.canonical import canonical_bytes, canonical_leaf, json_plain, normalize_event
 from yaniv_audit.cards import NAMES
 from yaniv_audit.codec import (
-    READERS,
     SCHEMAS,
-    UNSUPPORTED,
     event_from_dict,
     parse_json_array,
     parse_jsonl,
@@ -29,8 +28,7 @@ from yaniv_audit.codec import (
     slow_event_from_dict,
 )
 from yaniv_audit.errors import LogFormatError
-from yaniv_audit.events import EVENT_TYPES, Note
-from yaniv_audit.fastpath import EXACT, NORMALIZE, PLAIN, Unsupported, canonical_leaf
+from yaniv_audit.events import EVENT_TYPES, PARSED_TYPES
 from yaniv_audit.rules import PRESETS
 from yaniv_audit.simulate import simulate_game, to_jsonl
 
@@ -108,11 +106,8 @@ VALUES = values()
 
 
 def _fast(raw: Any, index: int, line: int | None) -> Any:
-    if not isinstance(raw, dict):
-        return None
-    kind = raw.get("type")
-    reader = READERS.get(kind) if isinstance(kind, str) else None
-    return reader(raw, index, line) if reader is not None else None
+    """msgspec on the parsed value (None: it leaves the event to marshmallow)."""
+    return codec.msgspec_event(raw, index, line)
 
 
 def _slow(raw: Any, index: int, line: int | None) -> Any:
@@ -143,35 +138,24 @@ def _wire(raw: Any, index: int, line: int | None) -> Any:
 
 
 def agree(raw: Any, index: int = INDEX, line: int | None = LINE) -> bool:
-    """Fast path, msgspec path and marshmallow all refuse ``raw`` or accept it with the
-    same typed event and the same leaf (the msgspec path may also leave an event it
-    cannot tell apart to the others); True if accepted."""
+    """msgspec on the parsed value, msgspec on the line and marshmallow all refuse
+    ``raw`` or accept it with the same typed event and the same leaf (msgspec on the
+    line may also leave an event it cannot tell apart to the parsed-value way: a null,
+    a ``_`` field, a card not written canonically, game_started); True if accepted."""
     fast = _fast(raw, index, line)
     slow = _slow(raw, index, line)
     wire = _wire(raw, index, line)
     if isinstance(slow, LogFormatError):
-        assert fast is None, f"fast path accepted what marshmallow refuses: {raw!r}: {slow}"
+        assert fast is None, f"msgspec accepted what marshmallow refuses: {raw!r}: {slow}"
         assert wire is None, f"msgspec accepted what marshmallow refuses: {raw!r}: {slow}"
         with pytest.raises(LogFormatError) as info:
             event_from_dict(raw, index, line)
         assert (str(info.value), info.value.messages) == (str(slow), slow.messages)
         return False
-    assert fast is not None, f"fast path refused what marshmallow accepts: {raw!r}"
-    event, how = fast
-    assert type(event) is type(slow) and event == slow, raw
+    assert fast is not None, f"msgspec refused what marshmallow accepts: {raw!r}"
+    assert type(fast) is type(slow) and fast == slow, raw
     assert event_from_dict(raw, index, line) == slow
     exact = canonical_bytes(normalize_event(raw))
-    if how == EXACT:
-        assert not fastpath.json_plain(raw)
-    else:  # as the reader does: orjson, unless an integer beyond 64 bits makes it refuse
-        assert how == NORMALIZE or normalize_event(raw) == raw
-        try:
-            leaf = orjson.dumps(raw if how == PLAIN else normalize_event(raw),
-                                option=orjson.OPT_SORT_KEYS)
-        except orjson.JSONEncodeError:
-            assert _beyond_64_bits(raw)
-            leaf = canonical_leaf(normalize_event(raw))
-        assert leaf == exact
     assert canonical_leaf(normalize_event(raw)) == exact
     if wire is not None:
         assert type(wire[0]) is type(slow) and wire[0] == slow, raw
@@ -179,59 +163,18 @@ def agree(raw: Any, index: int = INDEX, line: int | None = LINE) -> bool:
     return True
 
 
-# --- the compiled checkers -------------------------------------------------------------
+# --- the structs and the schemas --------------------------------------------------------
 
 
-def test_every_event_type_has_a_fast_checker_knowing_every_field_of_its_schema() -> None:
-    assert UNSUPPORTED == {}
-    assert READERS.keys() == SCHEMAS.keys() == EVENT_TYPES.keys()
+def test_every_event_type_has_a_struct_with_the_fields_of_its_schema() -> None:
+    """A field added to a schema and not to its struct (or the other way) fails here,
+    before the agreement tests find the events msgspec then refuses."""
+    structs = {cls.__struct_config__.tag: cls for cls in PARSED_TYPES}
+    assert list(structs) == list(SCHEMAS) == list(EVENT_TYPES)
     for kind, schema in SCHEMAS.items():
-        assert set(READERS[kind].fields) == set(schema.fields), kind  # type: ignore[attr-defined]
+        names = {f.encode_name for f in struct_fields(structs[kind])} - {"_line"}
+        assert names | {"type"} == set(schema.fields), kind
         assert set(BASE[kind]) == set(schema.fields), f"BASE[{kind!r}] misses a field"
-
-
-def _compile(schema: Any, event_class: type = Note, builders: Any = None) -> Any:
-    return fastpath.compile_reader(
-        "note", schema, event_class, extras_hook="_no_unknown_fields",
-        extras_ok=codec._free_ok, builders=builders or {})
-
-
-def test_a_schema_field_the_fast_path_does_not_know_fails_the_compiler() -> None:
-    class FloatNote(codec.NoteSchema):
-        weight = fields.Float()
-
-    class LooseNote(codec.NoteSchema):
-        count = fields.Integer()  # not strict
-
-    class Colour(fields.String):
-        pass
-
-    class ColourNote(codec.NoteSchema):
-        colour = Colour()
-
-    class ExtraNote(codec.NoteSchema):
-        colour = codec._text()  # a known kind, but Note has no such field
-
-    class HookedNote(codec.NoteSchema):
-        @validates_schema
-        def _more(self, data: Any, **kwargs: Any) -> None:
-            pass
-
-    class DefaultNote(codec.NoteSchema):
-        player = codec._player(load_default="nobody")
-
-    assert _compile(codec.NoteSchema()).fields == tuple(SCHEMAS["note"].fields)
-    for schema in (FloatNote, LooseNote, ColourNote, ExtraNote, HookedNote, DefaultNote):
-        with pytest.raises(Unsupported):
-            _compile(schema())
-
-
-def test_a_field_named_like_a_card_field_must_hold_cards() -> None:
-    class CardNamedNote(codec.NoteSchema):
-        card = codec._text()  # normalize_event would rewrite it
-
-    with pytest.raises(Unsupported, match="normalize_event"):
-        _compile(CardNamedNote(), builders={"note": lambda *args: None})
 
 
 # --- per field, exhaustively -----------------------------------------------------------
@@ -271,11 +214,30 @@ def test_cards_in_every_spelling_in_every_card_field(kind: str) -> None:
             agree({**base, "hands": {"dana": [text], "omer": ["5H"]}})
 
 
+@pytest.mark.parametrize("seqs", [
+    [], [0], [3, 4], [4, 3], [3, 3], [-1], [0, -1], [True], [1.0], [2**63 - 1], [2**63],
+    [2**70], ["3"], [None], 3, "3", {"3": 3}, [[3]], None,
+])
+def test_withdraw_seqs_of_every_shape(seqs: Any) -> None:
+    """``seqs`` is a non-empty list of whole numbers >= 0; naming a seq twice, itself or
+    an older entry is for the replay to refuse (log.withdraw), not the reader."""
+    accepted = agree({**BASE["withdraw"], "seqs": seqs})
+    assert accepted == (type(seqs) is list and len(seqs) > 0
+                        and all(type(s) is int and s >= 0 for s in seqs))
+    for extra in ({"player": None}, {"reason": None}, {"reason": 5}, {"player": ""},
+                  {"reason": ""}, {"seqs": seqs, "reason": "x", "player": "omer"}):
+        agree({**BASE["withdraw"], "seqs": seqs, **extra})
+
+
 def test_card_spellings_are_read_and_normalised() -> None:
-    fast = _fast({"type": "discard", "player": "dana", "cards": ["10h", " 5♣ ", "JK"]}, 2, 3)
-    assert fast is not None and fast[1] == NORMALIZE
-    assert [NAMES[c] for c in fast[0].cards] == ["TH", "5C", "JK"]
-    assert _fast({"type": "discard", "player": "dana", "cards": ["TH", "JK"]}, 2, 3)[1] == PLAIN
+    raw = {"type": "discard", "player": "dana", "cards": ["10h", " 5♣ ", "JK"]}
+    fast = _fast(raw, 2, 3)
+    assert fast is not None and [NAMES[c] for c in fast.cards] == ["TH", "5C", "JK"]
+    assert codec.wire_event(json.dumps(raw).encode(), 2, 3) is None  # the line way: names only
+    log = parse_jsonl(_jsonl({k: v for k, v in GAME.items() if k not in ("seq", "at")},
+                             {"type": "round_started", "round": 1, "starter": "dana",
+                              "hands": {"dana": ["5C", "TH", "JK"]}}, raw), "t")
+    assert log.leaves[2] == b'{"cards":["TH","5C","JK"],"player":"dana","type":"discard"}'
 
 
 @pytest.mark.parametrize("kind", list(BASE))
@@ -306,11 +268,16 @@ def test_type_seq_at_and_unknown_fields(kind: str) -> None:
     assert not agree({k: v for k, v in base.items() if k != "type"})
 
 
-def test_non_json_values_go_to_marshmallow() -> None:
-    """The fast path is only ever sure of JSON types; anything else it leaves alone."""
+def test_what_is_not_an_event_object_goes_to_marshmallow() -> None:
+    """msgspec reads only what a JSON parser gives (marshmallow decides the rest), and
+    what is not an object is refused with marshmallow's error."""
     base = BASE["discard"]
-    for raw in ({**base, "cards": ("5H",)}, {**base, "player": b"dana"}, [base], "x", None):
+    assert _fast({**base, 5: "x"}, INDEX, LINE) is None
+    assert _fast({**base, "player": b"dana"}, INDEX, LINE) is None
+    for raw in ([base], "x", None, 5):
         assert _fast(raw, INDEX, LINE) is None
+        with pytest.raises(LogFormatError, match="expected an event object"):
+            slow_event_from_dict(raw, INDEX, LINE)  # type: ignore[arg-type]
 
 
 # --- Hypothesis: valid events and corrupted ones ---------------------------------------
@@ -370,8 +337,10 @@ def valid_events(draw: st.DrawFn, kind: str | None = None) -> dict[str, Any]:
                 min_size=1, max_size=9))
         elif name == "source":
             raw[name] = draw(st.sampled_from(["stock", "pile"]))
-        elif name in ("text", "game_id"):
+        elif name in ("text", "game_id", "reason"):
             raw[name] = draw(st.text(max_size=10))
+        elif name == "seqs":
+            raw[name] = draw(st.lists(ints, max_size=4))
         elif name == "rules":
             raw[name] = draw(st.sampled_from(
                 ["israeli", "classic(pickup=any)", {"base": "israeli", "yaniv_max": 7}]))
@@ -441,7 +410,7 @@ def json_definition(value: Any) -> bytes:
 @given(arbitrary_json)
 def test_canonical_leaf_is_the_json_dumps_definition(value: Any) -> None:
     assert canonical_leaf(value) == json_definition(value)
-    if fastpath.json_plain(value) and not _beyond_64_bits(value):
+    if json_plain(value) and not _beyond_64_bits(value):
         assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == json_definition(value)
 
 
@@ -474,14 +443,14 @@ def test_canonical_leaf_edge_cases() -> None:
 
 def _read_both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     fast = read_log(path)
-    monkeypatch.setattr(codec, "FAST_PATH", False)
+    monkeypatch.setattr(codec, "MSGSPEC", False)
     slow = read_log(path)
-    monkeypatch.setattr(codec, "FAST_PATH", True)
+    monkeypatch.setattr(codec, "MSGSPEC", True)
     return fast, slow
 
 
 @pytest.mark.parametrize("preset", ["israeli", "de-wiki", "jhyap"])
-def test_simulated_games_read_the_same_with_the_fast_path_on_and_off(
+def test_simulated_games_read_the_same_with_msgspec_and_with_marshmallow(
         preset: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for game in range(4):
         events = simulate_game(PRESETS[preset], 3 + game, ["random", "greedy", "careful"],
@@ -501,7 +470,7 @@ def test_simulated_games_read_the_same_with_the_fast_path_on_and_off(
         assert fast_array.events == slow_array.events
 
 
-def test_corpus_reads_the_same_with_the_fast_path_on_and_off(
+def test_corpus_reads_the_same_with_msgspec_and_with_marshmallow(
         monkeypatch: pytest.MonkeyPatch) -> None:
     replays = Path(__file__).resolve().parent.parent / "replays"
     corpus = sorted(replays.glob("*.jsonl"))
@@ -510,6 +479,17 @@ def test_corpus_reads_the_same_with_the_fast_path_on_and_off(
     for path in corpus:
         fast, slow = _read_both(path, monkeypatch)
         assert fast.events == slow.events and fast.leaves == slow.leaves
+
+
+def test_the_cases_read_the_same_with_msgspec_and_with_marshmallow(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fidelity cases, withdrawals among them: the same events, leaves and
+    withdrawals, or the same error."""
+    cases = sorted((Path(__file__).resolve().parent / "cases").glob("*/*.jsonl"))
+    assert sum(b'"withdraw"' in path.read_bytes() for path in cases) >= 3
+    for path in cases:
+        data = path.read_bytes()
+        assert _read_either(data, monkeypatch, True) == _read_either(data, monkeypatch, False)
 
 
 GAME = BASE["game_started"]
@@ -541,7 +521,7 @@ def test_lines_with_big_numbers_floats_and_escapes_read_exactly(
     data = _jsonl(game, {"type": "round_started", "round": 1, "starter": "dana",
                          "hands": {"dana": ["5H", "TH"]}}, line)
     fast = parse_jsonl(data, "t")
-    monkeypatch.setattr(codec, "FAST_PATH", False)
+    monkeypatch.setattr(codec, "MSGSPEC", False)
     slow = parse_jsonl(data, "t")
     assert fast.events == slow.events and fast.leaves == slow.leaves
     exact = json.loads(line)
@@ -576,7 +556,7 @@ def test_integers_beyond_64_bits_are_refused_on_every_path(
     """A number of 2**63 or more was read, then made every answer about the game a 500
     (orjson refuses it) and a stored game unviewable (issue 27): refused where it comes in,
     in a .jsonl and a .json log alike, naming the line or event and the field."""
-    monkeypatch.setattr(codec, "FAST_PATH", fast)
+    monkeypatch.setattr(codec, "MSGSPEC", fast)
     game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
     data = _jsonl(game, {"type": "round_started", "round": 1, "starter": "dana",
                          "hands": {"dana": ["5H", "TH"]}}, line)
@@ -591,9 +571,9 @@ def test_integers_beyond_64_bits_are_refused_on_every_path(
 
 
 @pytest.mark.parametrize("on", [True, False])
-def test_errors_are_marshmallows_with_the_fast_path_on_or_off(
+def test_errors_are_marshmallows_with_msgspec_on_or_off(
         on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(codec, "FAST_PATH", on)
+    monkeypatch.setattr(codec, "MSGSPEC", on)
     game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
     err = pytest.raises(LogFormatError, parse_jsonl,
                         _jsonl(game, {"type": "draw", "colour": "red", "source": 5,
@@ -619,7 +599,7 @@ def test_events_read_any_way_are_the_same_frozen_struct() -> None:
     wire = codec.wire_event(json.dumps(raw).encode(), 2, 3)
     assert fast is not None and wire is not None
     built = EVENT_TYPES["discard"](index=2, line=3, at=None, player="dana", cards=(parse(),))
-    for event in (fast[0], wire[0]):
+    for event in (fast, wire[0]):
         assert event == built and hash(event) == hash(built) and repr(event) == repr(built)
         with pytest.raises(AttributeError):
             event.player = "omer"  # type: ignore[misc]
@@ -632,20 +612,21 @@ def parse() -> int:
 
 
 def _read_either(data: bytes, monkeypatch: pytest.MonkeyPatch, fast: bool) -> Any:
-    monkeypatch.setattr(codec, "FAST_PATH", fast)
+    monkeypatch.setattr(codec, "MSGSPEC", fast)
     try:
         log = parse_jsonl(data, "t")
-        return log.events, log.leaves
+        return log.events, log.leaves, log.withdrawals
     except LogFormatError as exc:
         return str(exc), exc.messages
     finally:
-        monkeypatch.setattr(codec, "FAST_PATH", True)
+        monkeypatch.setattr(codec, "MSGSPEC", True)
 
 
 @pytest.mark.parametrize("change", [
     "none", "blank line", "crlf", "spaces", "bom", "underscore field", "spelling", "null",
     "seq", "no seq", "bad at", "naive at", "unknown field", "bad json", "not seated", "round",
-    "float", "big integer", "long line", "last line", "no final newline",
+    "float", "big integer", "long line", "last line", "no final newline", "withdraw",
+    "refused withdraw", "bad withdraw",
 ])
 def test_a_log_reads_the_same_whichever_path_reads_each_line(
         change: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -682,18 +663,34 @@ def test_a_log_reads_the_same_whichever_path_reads_each_line(
                                                .encode()),
         "last line": lambda: lines.__setitem__(-1, json.dumps({"type": "note", "text": 5})
                                                .encode()),
+        # the last entry taken back, or one that is not the latest (log.withdraw), or none
+        "withdraw": lambda: lines.append(json.dumps({
+            "type": "withdraw", "seq": len(lines), "seqs": [len(lines) - 1],
+            "player": events[0]["players"][0], "reason": "misheard"}).encode()),
+        "refused withdraw": lambda: lines.append(json.dumps({
+            "type": "withdraw", "seq": len(lines), "seqs": [k]}).encode()),
+        "bad withdraw": lambda: lines.append(json.dumps({
+            "type": "withdraw", "seq": len(lines), "seqs": []}).encode()),
     }
     if change in edits:
         edits[change]()
     data = b"\n".join(lines) + (b"" if change == "no final newline" else b"\n")
     fast = _read_either(data, monkeypatch, True)
     assert fast == _read_either(data, monkeypatch, False)
-    if change in ("none", "crlf", "no final newline", "no seq"):  # msgspec read them all
+    if change in ("none", "crlf", "no final newline", "no seq", "withdraw",
+                  "refused withdraw"):  # msgspec read them all
         builder = codec._LogBuilder("t")
         split = data.split(b"\n")
         codec._read_lines(builder, split, 0, 1)
         assert codec._read_wire(builder, data, split, 1)
-        assert (tuple(builder.events), tuple(builder.leaves)) == fast
+        assert (tuple(builder.events), tuple(builder.leaves),
+                builder.checker.withdrawals) == fast
+    if change == "withdraw":
+        assert fast[2] is not None and list(fast[2].withdrawn) == [len(lines) - 2]
+    elif change == "refused withdraw":
+        assert fast[2] is not None and not fast[2].withdrawn and fast[2].refused
+    elif change == "bad withdraw":
+        assert fast[1] == {"seqs": ["expected a non-empty list of seqs, got []"]}, fast
 
 
 def codecs_bom() -> bytes:

@@ -29,25 +29,24 @@ Neither wall bounds what one value costs: ``list_sort(range(300000000))`` ran pa
 its time limit (DuckDB checks for an interrupt between chunks, not inside one
 function) and took 8.7 GB, beyond the ``memory_limit`` DuckDB keeps only for its
 buffers. So ``yaniv-audit query`` runs the statement in a process of its own
-(:func:`run_isolated`): the operating system bounds its memory (``RLIMIT_DATA``,
-the archive's memory limit plus :data:`HEADROOM`), and the command kills it when
-the time limit has passed, whatever it is computing.
+(:func:`~yaniv_audit.archive.query.run_isolated`): the operating system bounds its
+memory (``RLIMIT_DATA``, the archive's memory limit plus
+:data:`~yaniv_audit.archive.query.HEADROOM`), and the command kills it when the time
+limit has passed, whatever it is computing.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 import re
 import threading
 from collections.abc import Iterator
-from multiprocessing.connection import Connection
 from typing import Any
 
 import duckdb
 
-from .errors import ArchiveError, QueryError, QueryRefused, QueryTimeout
+from ..errors import QueryError, QueryRefused, QueryTimeout
+from .base import _first_line
 
 #: the settings of a connection that runs a user's SQL; ``lock_configuration``
 #: comes last and freezes the others for the connection's life
@@ -285,118 +284,6 @@ def _seconds(value: float | None) -> str:
     return f"{value:g} second{'' if value == 1 else 's'}"
 
 
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else text
-
-
-# --- a user's statement in a process of its own -----------------------------------------
-
-#: memory the query's process may take beyond the archive's ``memory_limit`` (DuckDB's
-#: buffers): Python, DuckDB's code, its threads' stacks and the rows on their way back
-HEADROOM = 256 << 20
-#: seconds the process may take to start and open the archive (not counted in the limit)
-START_TIMEOUT = 60.0
-#: seconds past the time limit the command waits for DuckDB to stop by itself (its own
-#: interrupt) before it kills the process
-GRACE = 0.5
-_ERRORS: dict[str, type[ArchiveError]] = {
-    cls.__name__: cls for cls in (QueryTimeout, QueryRefused, QueryError, ArchiveError)}
-_UNITS = {"": 1, "b": 1, "bytes": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
-          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
-
-
-def size_in_bytes(text: str) -> int | None:
-    """``488.2 MiB`` (DuckDB's ``current_setting('memory_limit')``) in bytes, or None."""
-    found = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
-    unit = _UNITS.get(found.group(2).lower()) if found else None
-    return int(float(found.group(1)) * unit) if found and unit else None
-
-
-def run_isolated(path: str, sql: str, timeout: float, memory: str,
-                 ) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """:func:`run` on the archive at ``path`` (opened locked), in a process of its own
-    whose memory the system bounds and which is killed ``timeout`` seconds after the
-    statement began, whether or not DuckDB heard its interrupt. ``memory`` is the
-    archive's ``memory_limit`` setting. Every failure is an :class:`ArchiveError`."""
-    context = multiprocessing.get_context("forkserver")  # a fork of DuckDB's threads: no
-    context.set_forkserver_preload(["yaniv_audit.archive"])
-    receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_isolated, args=(path, sql, timeout, memory, send),
-                              daemon=True, name="yaniv-audit query")
-    process.start()
-    send.close()
-    try:
-        message = _receive(receive, START_TIMEOUT)
-        if message is not None and message[0] == "ready":
-            message = _receive(receive, timeout + GRACE)  # the clock runs from here
-            if message is None:
-                raise QueryTimeout(_ran_past(timeout))
-        if message is None:
-            raise QueryError(f"query failed: the query's process did not start within "
-                             f"{START_TIMEOUT:g} seconds")
-        if message[0] == "rows":
-            return message[1], message[2]
-        if message[0] in _ERRORS:
-            raise _ERRORS[message[0]](message[1])
-        process.join(5)
-        raise QueryError(
-            f"query stopped: its process ended ({_ended(process.exitcode)}), most likely "
-            f"short of memory: it may use the archive's limit of {memory} and "
-            f"{HEADROOM >> 20} MiB more (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, allows more)")
-    finally:
-        receive.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
-
-
-def _receive(connection: Connection, seconds: float) -> tuple[Any, ...] | None:
-    """The process's next message; None when none came in time; ("died",) when it ended."""
-    if not connection.poll(seconds):
-        return None
-    try:
-        message: tuple[Any, ...] = connection.recv()
-    except (EOFError, OSError):
-        return ("died",)
-    return message
-
-
-def _ended(code: int | None) -> str:
-    return f"killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
-
-
 def _ran_past(timeout: float | None) -> str:
     return (f"query stopped: it ran past the time limit of {_seconds(timeout)} "
             "(--timeout SECONDS allows longer)")
-
-
-def _isolated(path: str, sql: str, timeout: float, memory: str, send: Connection) -> None:
-    """The query's process: open the archive locked, screen the statement, bound this
-    process's memory, say so, then run it and send back its rows or its error."""
-    from .archive import MEMORY_ENV, Archive
-
-    os.environ[MEMORY_ENV] = memory  # the fork server's environment is that of its start
-    quiet = os.open(os.devnull, os.O_WRONLY)  # no progress bar of DuckDB's on the terminal:
-    os.dup2(quiet, 1)  # what the process says goes through the pipe
-    os.dup2(quiet, 2)
-    try:
-        with Archive(path, locked=True) as archive:
-            con = archive.con
-            screen(con, sql)
-            (shown,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
-            limit = size_in_bytes(str(shown))
-            if limit is not None:
-                import resource
-
-                cap = limit + HEADROOM
-                resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
-            send.send(("ready",))
-            columns, rows = run(con, sql, timeout)
-            send.send(("rows", columns, rows))
-    except ArchiveError as exc:
-        send.send((type(exc).__name__ if type(exc).__name__ in _ERRORS else "ArchiveError",
-                   str(exc)))
-    except MemoryError:
-        send.send(("QueryError", "query stopped: it needs more memory than the archive's "
-                   f"limit of {memory} and {HEADROOM >> 20} MiB more "
-                   "(YANIV_AUDIT_MEMORY_LIMIT=2GB, say, allows more)"))
