@@ -21,13 +21,13 @@ from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
 from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
-from yaniv_audit.audit import audit_file, audit_log
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.cli import reports as cli_reports
 from yaniv_audit.codec import parse_jsonl, read_log
-from yaniv_audit.errors import ArchiveError
-from yaniv_audit.merkle import tree_hash
-from yaniv_audit.rules import resolve_rules
+from yaniv_audit.core.audit import audit_file, audit_log
+from yaniv_audit.core.errors import ArchiveError
+from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.core.rules import resolve_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
@@ -1267,7 +1267,7 @@ def test_rounds_report(archive: Archive, file_reports: dict[str, dict[str, Any]]
 
 
 def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
-    from yaniv_audit.cards import NAMES
+    from yaniv_audit.core.cards import NAMES
 
     logs = corpus_logs()
     pile: Counter[str] = Counter()
@@ -1297,9 +1297,9 @@ def test_deal_odds_report(archive: Archive) -> None:
     """Every whole hand recorded at a deal, by the rules its game declared, counted here
     from the logs (ranks with a Counter, totals by the card values), beside the exact
     odds of ``odds deal``."""
-    from yaniv_audit.cards import JACK, JOKER, RANK, card_values
-    from yaniv_audit.deal_odds import deal_odds, longest_run
-    from yaniv_audit.events import RoundStarted
+    from yaniv_audit.core.cards import JACK, JOKER, RANK, card_values
+    from yaniv_audit.core.deal_odds import deal_odds, longest_run
+    from yaniv_audit.core.events import RoundStarted
 
     seen: dict[str, Counter[tuple[str, str]]] = {}
     for log in corpus_logs().values():

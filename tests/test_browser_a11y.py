@@ -13,7 +13,7 @@ from conftest import LAPTOP, PHONE
 from playwright.sync_api import Browser, Page
 
 from yaniv_audit.codec import read_log
-from yaniv_audit.merkle import tree_hash
+from yaniv_audit.core.merkle import tree_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "tests" / ".axe" / "node_modules" / "axe-core" / "axe.min.js"

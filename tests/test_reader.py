@@ -17,8 +17,6 @@ from hypothesis import strategies as st
 from msgspec.structs import fields as struct_fields
 
 from yaniv_audit import codec
-from yaniv_audit.canonical import canonical_bytes, canonical_leaf, json_plain, normalize_event
-from yaniv_audit.cards import NAMES
 from yaniv_audit.codec import (
     SCHEMAS,
     event_from_dict,
@@ -27,9 +25,11 @@ from yaniv_audit.codec import (
     read_log,
     slow_event_from_dict,
 )
-from yaniv_audit.errors import LogFormatError
-from yaniv_audit.events import EVENT_TYPES, PARSED_TYPES
-from yaniv_audit.rules import PRESETS
+from yaniv_audit.core.canonical import canonical_bytes, canonical_leaf, json_plain, normalize_event
+from yaniv_audit.core.cards import NAMES
+from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.core.events import EVENT_TYPES, PARSED_TYPES
+from yaniv_audit.core.rules import PRESETS
 from yaniv_audit.simulate import simulate_game, to_jsonl
 
 INDEX, LINE = 4, 5
@@ -606,7 +606,7 @@ def test_events_read_any_way_are_the_same_frozen_struct() -> None:
 
 
 def parse() -> int:
-    from yaniv_audit.cards import parse_card
+    from yaniv_audit.core.cards import parse_card
 
     return parse_card("5H")
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from yaniv_audit.cards import parse_card
 from yaniv_audit.codec import event_from_dict, parse_json_array, parse_jsonl, read_log
-from yaniv_audit.errors import LogFormatError
-from yaniv_audit.events import (
+from yaniv_audit.core.cards import parse_card
+from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.core.events import (
     EVENT_TYPES,
     Discard,
     Event,
@@ -18,8 +18,8 @@ from yaniv_audit.events import (
     GameStartedWire,
     Note,
 )
-from yaniv_audit.rules import PRESETS
-from yaniv_audit.structure import (
+from yaniv_audit.core.rules import PRESETS
+from yaniv_audit.core.structure import (
     Problem,
     StructureCheck,
     all_seated,

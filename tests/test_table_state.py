@@ -1,4 +1,4 @@
-"""The table of a game being recorded (yaniv_audit.table_state, POST /api/v1/state): logs as
+"""The table of a game being recorded (yaniv_audit.core.table_state, POST /api/v1/state): logs as
 tables keep them (scoresheets of hands or of totals, no upcard, unfinished rounds, bad
 entries), each giving the state, what may come next, and the audit's own report."""
 
@@ -12,12 +12,12 @@ import pytest
 from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 
-from yaniv_audit.audit import audit_log, replay_log
 from yaniv_audit.codec import parse_jsonl
-from yaniv_audit.errors import LogFormatError
-from yaniv_audit.events import Log
-from yaniv_audit.rules import parse_rules
-from yaniv_audit.table_state import table_state
+from yaniv_audit.core.audit import audit_log, replay_log
+from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.core.events import Log
+from yaniv_audit.core.rules import parse_rules
+from yaniv_audit.core.table_state import table_state
 from yaniv_audit.web import create_app
 from yaniv_audit.web.openapi import openapi
 
@@ -270,7 +270,7 @@ def test_the_endpoints_errors(client: FlaskClient) -> None:
 def test_the_modules_example_runs() -> None:
     import doctest
 
-    import yaniv_audit.table_state as module
+    import yaniv_audit.core.table_state as module
 
     assert doctest.testmod(module).failed == 0
 

@@ -18,10 +18,10 @@ from conftest import held_open_by_another_process
 from flask.testing import FlaskClient
 
 from yaniv_audit.archive import Archive
-from yaniv_audit.audit import compare_log
 from yaniv_audit.codec import read_log
-from yaniv_audit.merkle import tree_hash
-from yaniv_audit.rules import resolve_rules
+from yaniv_audit.core.audit import compare_log
+from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.core.rules import resolve_rules
 from yaniv_audit.web import create_app
 from yaniv_audit.web.board import HIDDEN, PILE_SHOWN, board
 
@@ -337,7 +337,7 @@ def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
 
 
 def unique_presets_other_than(declared: Any) -> list[Any]:
-    from yaniv_audit.rules import PRESETS
+    from yaniv_audit.core.rules import PRESETS
 
     seen = [declared]
     for preset in PRESETS.values():

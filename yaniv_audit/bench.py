@@ -155,7 +155,7 @@ def hashed_floor(files: Sequence[str]) -> int:
     """(a) and the fingerprint, nothing else: every line parsed, written back as its
     canonical leaf (sorted keys) and hashed into the Merkle tree. Every audit must
     do this much before it validates or replays anything."""
-    from .merkle import tree_hash
+    from .core.merkle import tree_hash
 
     loads, dumps, sort_keys = orjson.loads, orjson.dumps, orjson.OPT_SORT_KEYS
     events = 0
@@ -178,9 +178,9 @@ def codec_path(files: Sequence[str]) -> int:
 
 def replay_alone(files: Sequence[str]) -> dict[str, float]:
     """(c) Per file: read it (not timed), then time the replay, then the fingerprint."""
-    from .audit import replay_log
     from .codec import read_log
-    from .merkle import tree_hash
+    from .core.audit import replay_log
+    from .core.merkle import tree_hash
 
     clock = time.perf_counter
     replay = fingerprint = 0.0
@@ -201,8 +201,8 @@ def replay_alone(files: Sequence[str]) -> dict[str, float]:
 def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] | None = None,
                  ) -> dict[str, int]:
     """(d), (e) ``yaniv-audit audit --json --jobs N`` without printing: verdict counts."""
-    from .audit import to_json_line as dumps
     from .bulk import audit_stream
+    from .core.audit import to_json_line as dumps
 
     counts: dict[str, int] = {}
     with audit_stream(files, None, jobs=jobs) as reports:

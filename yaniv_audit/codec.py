@@ -4,11 +4,11 @@ The marshmallow schemas below are the one definition of what an event may hold
 (docs/log-format.md); ``schemas/log-event.schema.json`` is generated from
 them. Every field is strict: nothing is coerced, so ``"5"`` is not a number and
 ``true`` is not an integer. The structural checks (first event, seated players,
-round order...) live in :mod:`yaniv_audit.structure`; :func:`read_log` runs both
-and raises :class:`~yaniv_audit.errors.LogFormatError` at the first problem.
+round order...) live in :mod:`yaniv_audit.core.structure`; :func:`read_log` runs both
+and raises :class:`~yaniv_audit.core.errors.LogFormatError` at the first problem.
 
 marshmallow is slow (about 40,000 events a second), so msgspec reads the events:
-the event structs of :mod:`yaniv_audit.events` carry every check of the schemas
+the event structs of :mod:`yaniv_audit.core.events` carry every check of the schemas
 that their types can say, and a few lines of plain Python the rest (``seq``
 against the position, ``at`` with an offset, the ``_`` fields, the rules). It
 reads a line's bytes straight into its event (:func:`wire_event`,
@@ -40,11 +40,11 @@ import orjson
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 from msgspec import UnsetType
 
-from . import structure
-from .canonical import canonical_leaf, normalize_event
-from .cards import Card, parse_card
-from .errors import CardError, LogFormatError, RulesError
-from .events import (
+from .core import structure
+from .core.canonical import canonical_leaf, normalize_event
+from .core.cards import Card, parse_card
+from .core.errors import CardError, LogFormatError, RulesError
+from .core.events import (
     CODES,
     DECODER,
     ENCODER,
@@ -65,7 +65,7 @@ from .events import (
     Withdraw,
     names_to_codes,
 )
-from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
+from .core.rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
 
 __all__ = ["FORMAT", "SCHEMAS", "event_from_dict", "parse_json_array", "parse_jsonl", "read_log"]
 #: a JSON Lines line longer than this (without its line end) is refused
@@ -110,7 +110,7 @@ class StrictInteger(fields.Integer):
 
 
 class CardField(fields.Field[Card]):
-    """One card, any spelling :func:`~yaniv_audit.cards.parse_card` accepts -> its code."""
+    """One card, any spelling :func:`~yaniv_audit.core.cards.parse_card` accepts -> its code."""
     #: the spellings parse_card accepts, for JSON Schema
     PATTERN = (
         r"^\s*(?:(?:[Aa2-9TtJjQqKk]|10)[CcDdHhSs♣♦♥♠♧♢♡♤]|[Jj][Kk])\s*$"
@@ -519,8 +519,8 @@ def msgspec_event(raw: Any, index: int, line: int | None) -> Event | None:
     and is left out; ``null`` is refused wherever the schema refuses it (every
     field but showdown's ``caller``: the structs' ``None`` defaults would take it
     for a missing field); cards are read in any spelling by writing them
-    canonically first (:func:`~yaniv_audit.canonical.normalize_event`, the same
-    lookup as :func:`~yaniv_audit.cards.parse_card`); ``seq`` must equal the
+    canonically first (:func:`~yaniv_audit.core.canonical.normalize_event`, the same
+    lookup as :func:`~yaniv_audit.core.cards.parse_card`); ``seq`` must equal the
     position, ``at`` must carry an offset, and game_started's rules must parse.
     """
     if type(raw) is not dict:

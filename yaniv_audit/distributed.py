@@ -48,8 +48,8 @@ import pyarrow.parquet as pq
 from distributed import Client, LocalCluster, progress
 
 from .archive import DERIVED, add_derived, audit_archived, derived_tables
-from .errors import YanivAuditError
-from .rules import RuleSet, resolve_rules
+from .core.errors import YanivAuditError
+from .core.rules import RuleSet, resolve_rules
 
 T = TypeVar("T")
 

@@ -1,7 +1,7 @@
 """The archive: many games in one DuckDB file, audited in bulk, asked in SQL.
 
 A shell around the pure core (docs/design.md): logs are read by the codec,
-audited by :mod:`yaniv_audit.audit`, and stored here.
+audited by :mod:`yaniv_audit.core.audit`, and stored here.
 
 - ``games`` and ``events`` hold what was ingested and are append-only: a game
   is stored once, by its fingerprint, with every event in canonical JSON (its
@@ -21,7 +21,7 @@ Events are clustered by an integer ``game_no`` given in ingest order, so that
 reading a range of games back skips the rest of the table.
 
 :class:`Archive` is one class put together from the archive's jobs, a module each
-(:class:`~yaniv_audit.engine.Replay` is put together the same way), so that each can be
+(:class:`~yaniv_audit.core.engine.Replay` is put together the same way), so that each can be
 read on its own; they are listed from the bottom up, each importing only those above it:
 
 ============= ==========================================================================
@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ArchiveError
+from ..core.errors import ArchiveError
 from .auditing import AuditedGame, Auditing, audit_archived
 from .base import (
     DB_ENV,

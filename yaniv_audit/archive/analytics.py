@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..deal_odds import deal_odds
-from ..rules import RuleSet, resolve_rules
+from ..core.deal_odds import deal_odds
+from ..core.rules import RuleSet, resolve_rules
 from . import SIMULATED, Archive
 
 
@@ -527,7 +527,7 @@ def _rules_impact(archive: Archive, rule_sets: list[RuleSet | None],
 def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],
                players: int | None) -> Table:
     """Each rule set's recorded deals (the games that declared it; None: every game, by
-    the rules it declared) beside the exact odds of :func:`yaniv_audit.deal_odds.deal_odds`.
+    the rules it declared) beside the exact odds of :func:`yaniv_audit.core.deal_odds.deal_odds`.
     Only whole hands count (``hand_size`` cards)."""
     keys = None if None in rule_sets else [r.key for r in rule_sets if r is not None]
     _, found = archive.query(DEALS, [keys, players])

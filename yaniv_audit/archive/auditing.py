@@ -17,8 +17,8 @@ import duckdb
 
 from .. import ENGINE
 from ..bulk import mapped, no_gc
-from ..errors import ArchiveError, LogFormatError
-from ..rules import RuleSet
+from ..core.errors import ArchiveError, LogFormatError
+from ..core.rules import RuleSet
 from .base import READ_BATCH, ArchiveBase, Progress, _first_line, _no_progress, writer_thread
 from .rows import add_derived, derived_tables
 from .schema import DERIVED
@@ -70,8 +70,8 @@ def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int,
 def _audit_stored(fingerprint: str, source: str, data: bytes,
                   rule_sets: Sequence[RuleSet | None]) -> list[dict[str, Any]]:
     # heavy (the engine, marshmallow): only where logs are audited
-    from ..audit import audit_log, unreadable_report
     from ..codec import parse_jsonl
+    from ..core.audit import audit_log, unreadable_report
 
     try:
         log = parse_jsonl(data, source)

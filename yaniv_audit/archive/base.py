@@ -14,7 +14,7 @@ from typing import Any
 
 import duckdb
 
-from ..errors import ArchiveError
+from ..core.errors import ArchiveError
 from .schema import SIMULATED
 
 #: the archive file used when none is named

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from .. import ENGINE
-from ..errors import ArchiveError
+from ..core.errors import ArchiveError
 from .base import (
     MEMORY_ENV,
     _first_line,

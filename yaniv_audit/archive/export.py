@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..errors import ArchiveError
+from ..core.errors import ArchiveError
 from .base import ArchiveBase, _first_line, _one
 
 #: export: rows of one partition DuckDB buffers before writing them, and partitions open at

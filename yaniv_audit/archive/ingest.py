@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 from ..bulk import mapped, no_gc
-from ..errors import LogFormatError
-from ..merkle import tree_hash
+from ..core.errors import LogFormatError
+from ..core.merkle import tree_hash
 from .base import Progress, _insert, _no_progress, _one, writer_thread
 from .rows import (
     DEAL_COLUMNS,

@@ -10,8 +10,8 @@ import json
 import duckdb
 
 from .. import ENGINE
-from ..errors import LogFormatError
-from ..rules import resolve_rules
+from ..core.errors import LogFormatError
+from ..core.rules import resolve_rules
 from .base import READ_BATCH, _insert, _one
 from .rows import deal_rows, opening_md5, player_round_rows
 from .schema import DERIVED, DERIVED_TABLES, GAME_TABLES, SCHEMA_VERSION, VIEWS, _summarize

@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from ..errors import ArchiveError, QueryError, QueryRefused, QueryTimeout
+from ..core.errors import ArchiveError, QueryError, QueryRefused, QueryTimeout
 from .base import (
     MEMORY_ENV,
     ArchiveBase,
@@ -51,8 +51,9 @@ class Querying(ArchiveBase):
         tables (:mod:`yaniv_audit.archive.safe_sql`), stopped after ``timeout`` seconds (None:
         the default, 30), in a process of its own whose memory the system bounds and which
         is killed at the time limit (:func:`run_isolated`). Anything
-        else raises :class:`~yaniv_audit.errors.QueryError`
-        (:class:`~yaniv_audit.errors.QueryRefused`, :class:`~yaniv_audit.errors.QueryTimeout`)
+        else raises :class:`~yaniv_audit.core.errors.QueryError`
+        (:class:`~yaniv_audit.core.errors.QueryRefused`,
+        :class:`~yaniv_audit.core.errors.QueryTimeout`)
         with what and why, on one line. The archive must be open ``locked``."""
         if not self.locked:
             raise ArchiveError("a user's SQL runs only on an archive opened locked "

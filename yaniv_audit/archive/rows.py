@@ -17,9 +17,9 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
-from ..cards import NAMES
-from ..deal_odds import classifier
-from ..events import (
+from ..core.cards import NAMES
+from ..core.deal_odds import classifier
+from ..core.events import (
     EVENT_TYPES_BY_CLASS,
     Discard,
     Draw,
@@ -30,7 +30,7 @@ from ..events import (
     RoundStarted,
     Slap,
 )
-from ..rules import RuleSet, resolve_rules
+from ..core.rules import RuleSet, resolve_rules
 from .base import NO_EXTENSIONS
 from .schema import DERIVED, DERIVED_TABLES
 
@@ -157,7 +157,7 @@ def event_columns(events: Sequence[Event],
 def deal_rows(events: Sequence[Event], rules: RuleSet) -> list[tuple[Any, ...]]:
     """The ``deals`` rows of a log (without its game_no): each hand recorded at a deal,
     classified under the rules the game declared (the deck it was dealt from) as
-    :func:`yaniv_audit.deal_odds.classify` does: (round, player, cards, ranks, run, total)."""
+    :func:`yaniv_audit.core.deal_odds.classify` does: (round, player, cards, ranks, run, total)."""
     classify = classifier(rules)
     rows: list[tuple[Any, ...]] = []
     for e in events:
@@ -189,7 +189,7 @@ def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | No
 
     ``keys`` caches rule-set id -> parameter key across calls.
     """
-    from ..audit import to_json_line  # heavy (the engine): only where logs are audited
+    from ..core.audit import to_json_line  # heavy (the engine): only where logs are audited
 
     keys = {} if keys is None else keys
     fp = game_no

@@ -45,7 +45,7 @@ from typing import Any
 
 import duckdb
 
-from ..errors import QueryError, QueryRefused, QueryTimeout
+from ..core.errors import QueryError, QueryRefused, QueryTimeout
 from .base import _first_line
 
 #: the settings of a connection that runs a user's SQL; ``lock_configuration``

@@ -13,9 +13,9 @@ from typing import Any
 
 from .. import ENGINE
 from ..bulk import mapped, no_gc
-from ..errors import ArchiveError, LogFormatError
-from ..merkle import tree_hash
-from ..rules import RuleSet, resolve_rules
+from ..core.errors import ArchiveError, LogFormatError
+from ..core.merkle import tree_hash
+from ..core.rules import RuleSet, resolve_rules
 from .auditing import audit_archived
 from .base import ArchiveBase, Progress, _no_progress
 from .rows import derived_rows

@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import InternalError, YanivAuditError
+from ..core.errors import InternalError, YanivAuditError
 from ..files import log_files
 from . import archive, bench, logs, proofs, reports, rules, serve, simulate
 from .options import (

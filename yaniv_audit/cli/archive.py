@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .. import ENGINE
-from ..errors import ArchiveError, QueryError
+from ..core.errors import ArchiveError, QueryError
 from ..files import log_files
 from .options import (
     EXIT_BAD_INPUT,

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import LogFormatError
+from ..core.errors import LogFormatError
+from ..core.messages import LANGUAGES
 from ..files import log_files
-from ..messages import LANGUAGES
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_FOUND,
@@ -45,7 +45,7 @@ from .render import (
 )
 
 if TYPE_CHECKING:
-    from ..rules import RuleSet
+    from ..core.rules import RuleSet
 
 
 @click.command()
@@ -137,8 +137,8 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     `ingest-results`.
     """
     # heavy (the engine): imported when used, for start-up time
-    from ..audit import render_line, render_report
     from ..bulk import audit_stream, small_work
+    from ..core.audit import render_line, render_report
 
     if parquet is not None:
         if paths or db is not None or strict or again or as_json or jobs:
@@ -243,7 +243,7 @@ def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: in
                   exit_zero: bool, again: bool, all_lines: bool = False) -> int:
     """``audit --db``: the exit status."""
     # heavy (the engine): imported when used, for start-up time
-    from ..audit import render_line
+    from ..core.audit import render_line
 
     rule_sets = (list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs))
                  or [rules_or_house(None)])
@@ -283,7 +283,7 @@ def name_of(rules: RuleSet | None) -> str:
 def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
     # heavy (the engine): imported when used, for start-up time
-    from ..audit import EXIT_BY_VERDICT, compare_log, render_compare
+    from ..core.audit import EXIT_BY_VERDICT, compare_log, render_compare
 
     sets = [resolve_or_usage(s) for s in rules_specs]
     parsed = read_log_or_exit(log)
@@ -310,8 +310,8 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
     R defaults as for audit: the house rules if any, else the rules LOG declares.
     """
     # heavy (the engine): imported when used, for start-up time
-    from ..audit import EXIT_BY_VERDICT, replay_log, verdict_of
-    from ..replay_view import render_steps
+    from ..core.audit import EXIT_BY_VERDICT, replay_log, verdict_of
+    from ..core.replay_view import render_steps
 
     rules = rules_or_house(rules_specs)
     parsed = read_log_or_exit(log)
@@ -320,8 +320,8 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
     if as_json:
         # heavy (the engine): imported when used, for start-up time
-        from ..engine import Replay
-        from ..replay_view import steps
+        from ..core.engine import Replay
+        from ..core.replay_view import steps
 
         fold = Replay(parsed.game, rules or parsed.game.rules)
         try:

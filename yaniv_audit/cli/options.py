@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.shell_completion import CompletionItem
 
-from ..errors import ArchiveError, LogFormatError, RulesError
-from ..rules import (
+from ..core.errors import ArchiveError, LogFormatError, RulesError
+from ..core.rules import (
     HOUSE_VARIABLE,
     PRESET_SOURCES,
     PRESETS,
@@ -28,7 +28,7 @@ from ..rules import (
 from .render import Output, fail, note
 
 if TYPE_CHECKING:
-    from ..events import Log
+    from ..core.events import Log
 
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..merkle import (
+from ..core.merkle import (
     ProofError,
     is_consistency_proof,
     make_consistency_proof,

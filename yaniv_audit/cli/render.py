@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import click
 import orjson
 
-from ..errors import LogFormatError
+from ..core.errors import LogFormatError
 
 
 class Output:
@@ -42,7 +42,7 @@ def verbosity() -> int:
 
 def emit_json(obj: Any) -> None:
     # heavy (the engine): imported when used, for start-up time
-    from ..audit import to_json_line
+    from ..core.audit import to_json_line
 
     click.echo(to_json_line(obj))  # JSON escapes control characters itself
 
@@ -161,7 +161,7 @@ def print_reports(reports: Any, count: int, as_json: bool,
     ``games``: how many games the ``count`` reports are of (under ``rule_sets``), when
     that is not one report each."""
     # heavy (the engine): imported when used, for start-up time
-    from ..audit import EXIT_BY_VERDICT, to_json_line
+    from ..core.audit import EXIT_BY_VERDICT, to_json_line
 
     counts: dict[str, int] = {}
     codes: list[int] = []
@@ -193,7 +193,7 @@ def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
     # heavy (the engine, marshmallow): imported when used, for start-up time
-    from ..audit import render_report
+    from ..core.audit import render_report
     from ..diagnose import diagnose, render
 
     source = report["file"]
@@ -219,7 +219,7 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
 
     It keeps counts, not the games: its memory does not grow with them."""
     # heavy (the engine): imported when used, for start-up time
-    from ..audit import EXIT_BY_VERDICT, render_line
+    from ..core.audit import EXIT_BY_VERDICT, render_line
 
     counts: dict[str, int] = {}
     codes: set[int] = set()

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..deal_odds import deal_odds
+from ..core.deal_odds import deal_odds
 from .options import db_option, open_archive, resolve_or_usage, rules_option
 from .render import csv_cell, echo, emit_json, progress, render_table, shown_rows
 

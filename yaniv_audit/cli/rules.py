@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
+from ..core.rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
 from .options import complete_rules, house_rules, resolve_or_usage
 from .render import echo, emit_json
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..errors import ArchiveError
+from ..core.errors import ArchiveError
 from .options import EXIT_BAD_INPUT, EXIT_USAGE, db_option
 from .render import echo, fail, note
 

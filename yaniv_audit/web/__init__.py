@@ -1,7 +1,7 @@
 """The web face of the audit: the step-through viewer and the JSON API.
 
 ``create_app(config=None)`` builds the Flask app; every view calls the same
-services as the command line (:mod:`yaniv_audit.audit`, :mod:`yaniv_audit.rules`,
+services as the command line (:mod:`yaniv_audit.core.audit`, :mod:`yaniv_audit.core.rules`,
 :mod:`yaniv_audit.archive.analytics`, the archive). The API lives under ``/api/v1/``
 (:mod:`yaniv_audit.web.api`, docs/web.md); the pages are :mod:`yaniv_audit.web.viewer`.
 The first routes, ``/api/...``, answer with a permanent redirect (308: the method
@@ -33,8 +33,8 @@ from flask.json.provider import JSONProvider
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..archive import default_db
-from ..errors import ArchiveError, LogFormatError, RulesError
-from . import i18n, pages  # noqa: F401  (pages: the rules and analytics pages' routes)
+from ..core.errors import ArchiveError, LogFormatError, RulesError
+from . import i18n, pages  # noqa: F401  pages: the rules and analytics pages' routes
 from .api import (
     AnyTextConverter,
     api_v1,

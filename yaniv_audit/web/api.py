@@ -26,14 +26,14 @@ from flask import Blueprint, Response, current_app, request
 from werkzeug.routing import PathConverter
 
 from ..archive import analytics
-from ..audit import audit_log, compare_log, other_tables
 from ..codec import parse_json_array, parse_jsonl
-from ..errors import ArchiveError, LogFormatError, RulesError
-from ..events import Log
-from ..merkle import tree_hash
+from ..core.audit import audit_log, compare_log, other_tables
+from ..core.errors import ArchiveError, LogFormatError, RulesError
+from ..core.events import Log
+from ..core.merkle import tree_hash
+from ..core.rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
+from ..core.table_state import table_state
 from ..report_schema import VERDICTS
-from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
-from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
 from .errors import ApiError

@@ -51,7 +51,7 @@ from babel.support import Translations
 from flask import Flask, g, request
 from markupsafe import Markup
 
-from ..messages import render
+from ..core.messages import render
 
 HERE = Path(__file__).resolve().parent
 CATALOGUES = HERE / "translations"

@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from ..archive import analytics
 from ..archive.analytics import Odds
-from ..rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
+from ..core.rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
 from .api import store
 from .i18n import N_, gettext
 from .viewer import viewer

@@ -10,7 +10,7 @@ can then write, and the next request opens the file again and sees its games.
 
 A write (``POST /api/v1/games``) waits for the requests reading to finish, closes
 the reader, opens the writer for its own duration, and fails with
-:class:`~yaniv_audit.errors.ArchiveError` (a 503) if another process holds the file.
+:class:`~yaniv_audit.core.errors.ArchiveError` (a 503) if another process holds the file.
 
 The app runs no SQL a visitor writes: its statements are the constants here and
 in :mod:`yaniv_audit.archive.analytics`, and what a request gives (a player, a fingerprint,
@@ -35,8 +35,8 @@ import duckdb
 from .. import ENGINE
 from ..archive import LATEST, Archive, IngestResult
 from ..codec import parse_jsonl
-from ..errors import ArchiveError
-from ..events import Log
+from ..core.errors import ArchiveError
+from ..core.events import Log
 
 #: seconds without a request after which the archive is closed (so another process
 #: can write to it)

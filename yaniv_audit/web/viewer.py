@@ -31,12 +31,12 @@ from babel.dates import format_date
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..audit import compare_with_reports, finding_difference, other_tables
 from ..codec import parse_json_array, parse_jsonl
-from ..errors import LogFormatError, RulesError
-from ..events import Log
-from ..merkle import tree_hash
-from ..rules import PRESETS, RuleSet, parse_rules
+from ..core.audit import compare_with_reports, finding_difference, other_tables
+from ..core.errors import LogFormatError, RulesError
+from ..core.events import Log
+from ..core.merkle import tree_hash
+from ..core.rules import PRESETS, RuleSet, parse_rules
 from .api import check_write_allowed, found_game, listing_args, store, store_logs
 from .board import board
 from .errors import ApiError
@@ -351,7 +351,7 @@ def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
 
 def finding_changes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per rule set after the baseline: the findings it adds and removes, each with its
-    message (:func:`yaniv_audit.audit.finding_difference`: one each, two at one event
+    message (:func:`yaniv_audit.core.audit.finding_difference`: one each, two at one event
     are two)."""
     out = []
     for report in reports[1:]:

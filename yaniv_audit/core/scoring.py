@@ -1,6 +1,6 @@
 """Scoring a round and deciding the game: pure functions of totals, scores and rules.
 
->>> from yaniv_audit.rules import PRESETS
+>>> from yaniv_audit.core.rules import PRESETS
 >>> r = score_round(PRESETS["israeli"], ["dana", "lior", "omer"],
 ...                 {"dana": 23, "lior": 5, "omer": 4}, "lior", {"dana": 77, "lior": 65, "omer": 0})
 >>> r.assaf, r.winners, r.points

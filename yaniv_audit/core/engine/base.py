@@ -6,7 +6,7 @@ the records of the rounds) and the steps every part takes: recording a finding,
 ignoring what comes after the game is decided, a player who is out, a hand's
 total, taking cards from a hand, cards against the deck. The parts of the fold
 (``deal``, ``turns``, ``pile``, ``ending``, ``claims``, ``moves``) subclass it, and
-:class:`~yaniv_audit.engine.Replay` puts them together.
+:class:`~yaniv_audit.core.engine.Replay` puts them together.
 """
 
 from __future__ import annotations

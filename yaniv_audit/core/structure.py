@@ -7,8 +7,8 @@ while reading and the replay engine can run it on events built any other way.
 first :class:`Problem`. What depends on the rule set or on the replay (who is
 out, whether a reshuffle was allowed, the stock running out) is the engine's.
 
->>> from yaniv_audit.events import GameStarted, Discard
->>> from yaniv_audit.rules import PRESETS
+>>> from yaniv_audit.core.events import GameStarted, Discard
+>>> from yaniv_audit.core.rules import PRESETS
 >>> game = GameStarted("yaniv-log/1", ("dana", "omer"), {}, PRESETS["israeli"], index=0, line=1)
 >>> first_problem([game, Discard("dana", (4,), index=1, line=2)]).message
 'discard: a move before round 1; moves need a round_started with "hands"'

@@ -43,8 +43,8 @@ class Meld:
     cards and for every card of a single or a set. The joker swap and the
     slap-down read it; the pile keeps the cards as placed.
 
-    >>> from yaniv_audit.cards import format_cards, parse_card, parse_cards
-    >>> from yaniv_audit.rules import PRESETS
+    >>> from yaniv_audit.core.cards import format_cards, parse_card, parse_cards
+    >>> from yaniv_audit.core.rules import PRESETS
     >>> meld = classify(parse_cards(["5H", "JK", "7H"]), PRESETS["israeli"])
     >>> meld.kind, format_cards(meld.cards), meld.stands_for == (None, parse_card("6H"), None)
     ('run', '5H JK 7H', True)
@@ -288,7 +288,7 @@ Phrase = dict[str, Any]
 
 def explain(cards: Sequence[Card], rules: RuleSet) -> Phrase:
     """Why the throw ``cards`` (illegal under ``rules``) is no meld, as data: a phrase of
-    :mod:`~yaniv_audit.messages` naming the cards and the rule parameters at fault.
+    :mod:`~yaniv_audit.core.messages` naming the cards and the rule parameters at fault.
     (:func:`classify` gives the same in English.)"""
     if not cards:
         return phrase("meld:empty")

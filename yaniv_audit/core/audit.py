@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from . import ENGINE
+from .. import ENGINE
 from .engine import CLAIM, INCONSISTENCY, VIOLATION, Finding, Replay, RoundRecord, StopReplay
 from .errors import InconsistentLogError, InternalError, LogFormatError
 from .events import Log
@@ -140,7 +140,7 @@ def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:
 
 def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False) -> dict[str, Any]:
     """Read and audit one file; an unreadable one gives the unreadable report."""
-    from .codec import read_log
+    from ..codec import read_log
 
     try:
         log = read_log(path)

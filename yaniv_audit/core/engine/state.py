@@ -29,7 +29,7 @@ class Finding:
 
     Data, not text: ``params`` holds the values (cards in canonical form) and the rule
     parameters that decided it; :attr:`message` is written from them by the code's
-    template (:mod:`yaniv_audit.messages`), in English for the report.
+    template (:mod:`yaniv_audit.core.messages`), in English for the report.
     """
 
     seq: int

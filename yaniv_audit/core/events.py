@@ -2,7 +2,7 @@
 
 Every event knows its 0-based ``index`` in the log (what ``seq`` must equal),
 the ``line`` it came from in a ``.jsonl`` file (None for ``.json``) and its
-optional ``at`` timestamp. Cards are codes from :mod:`yaniv_audit.cards`;
+optional ``at`` timestamp. Cards are codes from :mod:`yaniv_audit.core.cards`;
 players are their id strings.
 
 The events are :class:`msgspec.Struct` types, a union tagged by ``type``, so

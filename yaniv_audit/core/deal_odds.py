@@ -35,7 +35,7 @@ category it meets in this order:
   included).
 
 **Runs** (:func:`run_counts`). The length of the longest run that could be
-thrown from the hand, as the engine reads a run (``yaniv_audit.melds``): one
+thrown from the hand, as the engine reads a run (``yaniv_audit.core.melds``): one
 suit, consecutive ranks on the rule set's windows (A-K, also Q-K-A with
 ``ace_high``, round the corner with ``run_wrap``), ``run_min`` to ``run_max``
 cards, never a repeated rank, at least two natural cards, and the hand's
@@ -75,10 +75,10 @@ Yaniv-able deals (total <= ``yaniv_max``) are its head.
 
 Every function takes an optional ``deck``: a mapping of card codes to their
 physical copies, a part of the rule set's deck (the default is the whole
-deck, :func:`yaniv_audit.cards.deck_counts`). The tests count small decks this
+deck, :func:`yaniv_audit.core.cards.deck_counts`). The tests count small decks this
 way and check the figures against enumerating every hand.
 
->>> from yaniv_audit.rules import parse_rules
+>>> from yaniv_audit.core.rules import parse_rules
 >>> odds = deal_odds(parse_rules("israeli(jokers=0)"))
 >>> odds.hands, odds.ranks["full_house"], odds.ranks["four"]
 (2598960, 3744, 624)
@@ -137,8 +137,8 @@ def _category(twos: int, threes: int, fours: int, fives: int) -> str:
 def rank_category(hand: Sequence[Card], rules: RuleSet) -> str:
     """The rank category of one hand (see the module's precedence).
 
-    >>> from yaniv_audit.cards import parse_cards
-    >>> from yaniv_audit.rules import PRESETS
+    >>> from yaniv_audit.core.cards import parse_cards
+    >>> from yaniv_audit.core.rules import PRESETS
     >>> rank_category(parse_cards(["5H", "5S", "5D", "JK", "9C"]), PRESETS["israeli"])
     'three'
     """
@@ -202,8 +202,8 @@ def _suit_longest(mask: int, windows: tuple[tuple[int, int], ...], jack_wild: bo
 def longest_run(hand: Sequence[Card], rules: RuleSet) -> int:
     """The length of the longest run that could be thrown from ``hand``; 0 if none.
 
-    >>> from yaniv_audit.cards import parse_cards
-    >>> from yaniv_audit.rules import PRESETS
+    >>> from yaniv_audit.core.cards import parse_cards
+    >>> from yaniv_audit.core.rules import PRESETS
     >>> longest_run(parse_cards(["5H", "7H", "JK", "9H", "2C"]), PRESETS["israeli"])
     3
     >>> longest_run(parse_cards(["5H", "7H", "JK", "JK", "2C"]), PRESETS["israeli"])
@@ -265,8 +265,8 @@ def classify(hand: Sequence[Card], rules: RuleSet) -> tuple[str, str, int]:
     """One dealt hand's categories, as the counts here name them: its rank category,
     its longest run (``none``, ``run3``, ...) and its total.
 
-    >>> from yaniv_audit.cards import parse_cards
-    >>> from yaniv_audit.rules import PRESETS
+    >>> from yaniv_audit.core.cards import parse_cards
+    >>> from yaniv_audit.core.rules import PRESETS
     >>> classify(parse_cards(["5H", "6H", "7H", "5S", "KC"]), PRESETS["israeli"])
     ('pair', 'run3', 33)
     """

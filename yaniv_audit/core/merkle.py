@@ -8,7 +8,7 @@ an unfinished game extends an earlier one without changing it (consistency).
 
 Pure: no I/O, only :mod:`hashlib` and :mod:`json`.
 
->>> from yaniv_audit.canonical import canonical_bytes, normalize_event
+>>> from yaniv_audit.core.canonical import canonical_bytes, normalize_event
 >>> note = {"type": "note", "text": "a"}
 >>> throw = {"type": "discard", "player": "dana", "cards": ["10h"]}
 >>> leaves = [canonical_bytes(normalize_event(e)) for e in (note, throw)]

@@ -3,7 +3,7 @@
 :class:`Replay` takes the events one by one (:meth:`Replay.apply`), checks
 every move against the rule set and records :class:`Finding` values. Rule
 violations and claims never stop it; a physically impossible event raises
-:class:`~yaniv_audit.errors.InconsistentLogError` (after recording its
+:class:`~yaniv_audit.core.errors.InconsistentLogError` (after recording its
 finding) and the replay stops there. Nothing here reads a clock, a random
 generator or a file.
 
@@ -87,7 +87,7 @@ class Replay(Deal, Turns, PileAndStock, RoundEnd, TableClaims, LegalMoves):
 
     def run(self, events: Iterable[Event], withdrawals: Withdrawals | None = None) -> Replay:
         """Fold every event, as if those ``withdrawals`` take back had never been written
-        (:attr:`~yaniv_audit.events.Log.withdrawals`), and finish."""
+        (:attr:`~yaniv_audit.core.events.Log.withdrawals`), and finish."""
         if withdrawals is not None:
             self.withdrawals = withdrawals
             taken_back = withdrawals.withdrawn

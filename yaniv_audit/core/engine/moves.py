@@ -120,7 +120,7 @@ class LegalMoves(ReplayBase):
 
     @cached_property
     def _find_throws(self) -> Callable[[Sequence[Card]], list[tuple[Card, ...]]]:
-        """:func:`~yaniv_audit.melds.legal_throws` under this replay's rules, their tables
+        """:func:`~yaniv_audit.core.melds.legal_throws` under this replay's rules, their tables
         looked up once (a bot asks at every turn)."""
         return throws_finder(self.rules)
 

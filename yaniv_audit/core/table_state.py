@@ -3,12 +3,12 @@ may come next, and what is wrong (the engine of the ``/record`` page, ``POST /ap
 
 :func:`table_state` is pure: a readable log (unfinished, a scoresheet, or anything
 between) and a rule set in, a JSON-ready dict out, nothing kept. Every judgement is the
-engine's own: the state is a :class:`~yaniv_audit.engine.Replay` of the log, the legal
-next moves are :meth:`~yaniv_audit.engine.Replay.next_moves` (the legal-move generator the
+engine's own: the state is a :class:`~yaniv_audit.core.engine.Replay` of the log, the legal
+next moves are :meth:`~yaniv_audit.core.engine.Replay.next_moves` (the legal-move generator the
 simulator's bots choose from; after a draw, the next player's moves too), and the
 report (findings, rounds with their totals, Assaf, points, reductions, running scores
 and who went out, the final result) is the one ``yaniv-audit audit`` gives for the same
-log: :func:`~yaniv_audit.audit.report_of` of the same replay. A recorder that sends its
+log: :func:`~yaniv_audit.core.audit.report_of` of the same replay. A recorder that sends its
 log with a candidate entry as the last event learns at once what the audit will say of it
 (``last``: the findings that entry raised).
 

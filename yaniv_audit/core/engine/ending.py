@@ -1,7 +1,7 @@
 """The end of a round: the Yaniv call, the showdown, the scoring.
 
 A Yaniv call is checked against ``yaniv_max`` and the total the caller announced,
-then the round is scored (:func:`~yaniv_audit.scoring.score_round`: Assaf,
+then the round is scored (:func:`~yaniv_audit.core.scoring.score_round`: Assaf,
 penalties, reductions, who goes out) and the game may be decided. A showdown
 ends a round whose moves were not recorded (a scoresheet round) or is checked
 against the hands the replay holds.
