@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from yaniv_audit.core import deal_odds as deal_odds_module
 from yaniv_audit.cli import cli
+from yaniv_audit.core import deal_odds as deal_odds_module
 from yaniv_audit.core.cards import JACK, JOKER, RANK, Card, card_values, deck_counts, parse_card
 from yaniv_audit.core.deal_odds import (
     classifier,
