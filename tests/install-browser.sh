@@ -1,7 +1,7 @@
 #!/bin/sh
-# Installs the browser that the browser tests drive (Debian's Chromium) and a Korean font
+# Installs the browser that the browser tests drive (Debian's Chromium), a Korean font
 # for their screenshots (Debian's fonts-nanum; Hebrew and Cyrillic come with the default
-# fonts). Nothing to do when a Chromium or Chrome is on the PATH (or YANIV_AUDIT_CHROMIUM
+# fonts) and axe-core (npm) for the accessibility test. Nothing to do when a Chromium or Chrome is on the PATH (or YANIV_AUDIT_CHROMIUM
 # names one) and a Korean font is there.
 # Where it cannot install (no apt-get, or apt-get fails) it says what to install and
 # exits 0, so that the command chain goes on: the browser tests then fail, saying why.
@@ -16,6 +16,19 @@ have_korean_font() {
   command -v fc-list >/dev/null 2>&1 || return 0  # no fontconfig: not a Linux desktop stack
   [ -n "$(fc-list :lang=ko 2>/dev/null | head -n 1)" ]
 }
+# axe-core, the accessibility checker tests/test_browser_a11y.py runs in the pages, into
+# tests/.axe (git-ignored), from npm; without npm it says how to get it
+AXE_VERSION=4.14.1
+axe_dir="${0%/*}/.axe"  # no dirname: the PATH may hold nothing
+if [ ! -f "$axe_dir/node_modules/axe-core/axe.min.js" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    npm install --silent --no-audit --no-fund --prefix "$axe_dir" "axe-core@$AXE_VERSION" \
+      >/dev/null 2>&1 || echo "install-browser.sh: npm could not install axe-core@$AXE_VERSION into $axe_dir (no registry?): the accessibility test will fail saying so" >&2
+  else
+    echo "install-browser.sh: no npm, so no axe-core for the accessibility test: install Node.js and npm (Debian: apt-get install npm), or put axe.min.js of axe-core $AXE_VERSION in $axe_dir/node_modules/axe-core/" >&2
+  fi
+fi
+
 have_browser && have_korean_font && exit 0
 
 explain() {

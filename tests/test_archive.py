@@ -20,15 +20,14 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
-from yaniv_audit import analytics
-from yaniv_audit import cli as cli_module
-from yaniv_audit.archive import DERIVED, VIEWS, Archive
-from yaniv_audit.audit import audit_file, audit_log
+from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
 from yaniv_audit.cli import cli, log_files
+from yaniv_audit.cli import reports as cli_reports
 from yaniv_audit.codec import parse_jsonl, read_log
-from yaniv_audit.errors import ArchiveError
-from yaniv_audit.merkle import tree_hash
-from yaniv_audit.rules import resolve_rules
+from yaniv_audit.core.audit import audit_file, audit_log
+from yaniv_audit.core.errors import ArchiveError
+from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.core.rules import resolve_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
@@ -184,7 +183,7 @@ def test_audit_writes_a_batch_of_games_at_a_time_whatever_their_rounds(
     """Games that end at their first deal (corrupt under rules without jokers) have one
     round each: the rows are still written every few games, not held to the end, and
     are the same rows; each game says whether simulate wrote it."""
-    import yaniv_audit.archive as archive_module
+    import yaniv_audit.archive.auditing as archive_module
 
     namu = resolve_rules("namu")
     todo = archive.games_to_audit(namu)
@@ -473,7 +472,7 @@ def test_rules_impact_lists_the_first_games_and_says_how_many_more(
         "report", "rules-impact", "--rules", "classic", "--format", "csv", db=db).stdout)))
     changed = every[1:]
     assert len(changed) >= 3
-    monkeypatch.setattr(cli_module, "IMPACT_SHOWN", 2)  # a table shows the first 2
+    monkeypatch.setattr(cli_reports, "IMPACT_SHOWN", 2)  # a table shows the first 2
     lines = run("report", "rules-impact", "--rules", "classic", db=db).stdout.splitlines()
     assert lines[0].startswith("under classic, of ")
     assert [line.split()[0] for line in lines[3:5]] == [changed[0][0], changed[1][0]]
@@ -1268,7 +1267,7 @@ def test_rounds_report(archive: Archive, file_reports: dict[str, dict[str, Any]]
 
 
 def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
-    from yaniv_audit.cards import NAMES
+    from yaniv_audit.core.cards import NAMES
 
     logs = corpus_logs()
     pile: Counter[str] = Counter()
@@ -1298,9 +1297,9 @@ def test_deal_odds_report(archive: Archive) -> None:
     """Every whole hand recorded at a deal, by the rules its game declared, counted here
     from the logs (ranks with a Counter, totals by the card values), beside the exact
     odds of ``odds deal``."""
-    from yaniv_audit.cards import JACK, JOKER, RANK, card_values
-    from yaniv_audit.deal_odds import deal_odds, longest_run
-    from yaniv_audit.events import RoundStarted
+    from yaniv_audit.core.cards import JACK, JOKER, RANK, card_values
+    from yaniv_audit.core.deal_odds import deal_odds, longest_run
+    from yaniv_audit.core.events import RoundStarted
 
     seen: dict[str, Counter[tuple[str, str]]] = {}
     for log in corpus_logs().values():
@@ -1508,7 +1507,7 @@ def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_pat
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The migration is one transaction: stopped half way (here by an error while
     rebuilding player_rounds), the archive is as it was; the next open migrates it."""
-    import yaniv_audit.archive as archive_module
+    import yaniv_audit.archive.migrate as archive_module
 
     old = tmp_path / "cut.duckdb"
     old_archive(archive_path, old, 1)

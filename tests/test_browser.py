@@ -11,7 +11,7 @@ from pathlib import Path
 from playwright.sync_api import Page
 
 from yaniv_audit.codec import read_log
-from yaniv_audit.merkle import tree_hash
+from yaniv_audit.core.merkle import tree_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"

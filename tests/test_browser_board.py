@@ -14,7 +14,9 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from yaniv_audit.codec import read_log
-from yaniv_audit.merkle import tree_hash
+from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.core.rules import resolve_rules
+from yaniv_audit.simulate import simulate_game, to_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
@@ -97,8 +99,11 @@ def test_in_hebrew_the_board_mirrors(server: str, phone: Page, screenshot: Shot)
 def test_on_a_laptop_keys_step_events_rounds_and_findings(server: str, page: Page,
                                                          screenshot: Shot) -> None:
     page.goto(game_url(server, ASSAF))
-    board, side = page.locator("#board").bounding_box(), page.locator("aside.side").bounding_box()
-    assert board is not None and side is not None and side["x"] > board["x"] + board["width"]
+    # the moves beside the board, as tall as it, as an analysis board has them
+    board, moves = page.locator("#board").bounding_box(), page.locator("#moves-box").bounding_box()
+    assert board is not None and moves is not None
+    assert moves["x"] > board["x"] + board["width"] and abs(moves["y"] - board["y"]) < 2
+    assert moves["height"] >= board["height"] - 2
     page.keyboard.press("ArrowDown")  # the next round
     assert page.text_content("#round-label") == "round 1"
     page.keyboard.press("ArrowDown")
@@ -127,6 +132,12 @@ def test_on_a_laptop_keys_step_events_rounds_and_findings(server: str, page: Pag
     assert page.locator("#score-chart .mark.assaf").count() == 1
     page.click("#score-chart a[href='#round-3'] >> nth=0")
     assert page.url.endswith("#round-3")
+    # a round's column of the chart steps the board to where its scores are written down
+    page.click("#score-chart a.round-link >> nth=1")
+    assert page.text_content("#round-label") == "round 2"
+    assert "round 2 written down" in (page.text_content("#event-text") or "")
+    step = page.get_attribute("#score-chart a.round-link >> nth=1", "data-step")
+    assert page.url.endswith(f"#e={step}")
     # autoplay, then a key stops it
     page.evaluate("location.hash = '#e=0'")
     page.select_option("#speed", "250")
@@ -235,3 +246,97 @@ def test_a_withdrawn_entry_is_struck_through_and_said_in_words(server: str, page
     expect(page.locator("#ev-2 del")).to_have_count(1)
     page.keyboard.press("ArrowRight")  # the withdrawal says what it takes back
     expect(page.locator("#event-text")).to_have_text("the table takes back 2")
+
+
+def real_swipe(page: Page, dx: int) -> None:
+    """A swipe as the phone's screen sends it (the browser's own touch input, which it may
+    take for a scroll or its "back" gesture), across the middle of the table."""
+    box = page.locator("#players").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2 - dx / 2, box["y"] + 20
+    cdp = page.context.new_cdp_session(page)
+
+    def point(at: float) -> list[dict[str, float]]:
+        return [{"x": at, "y": y}]
+
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point(x)})
+    for k in range(1, 9):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove",
+                                              "touchPoints": point(x + dx * k / 8)})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_a_swipe_on_the_table_steps_the_game_and_stays_on_the_page(
+        server: str, phone: Page) -> None:
+    phone.goto(server + "/")  # a page to go back to: a swipe must not go there
+    phone.goto(game_url(server, ASSAF, "#e=40"))
+    phone.locator("#board").scroll_into_view_if_needed()
+    board = phone.locator("#board")
+    assert board.evaluate("b => getComputedStyle(b).touchAction") == "pan-y"
+    assert phone.evaluate("getComputedStyle(document.body).overscrollBehaviorX") == "none"
+    real_swipe(phone, 160)  # left to right: back one event (the browser's "back" gesture)
+    expect(phone.locator("#position")).to_have_text("event 39 of 74")
+    real_swipe(phone, -160)
+    real_swipe(phone, -160)
+    expect(phone.locator("#position")).to_have_text("event 41 of 74")
+    assert "/games/" in phone.url
+    phone.goto(game_url(server, ASSAF, "?lang=he#e=40"))  # right to left: mirrored
+    real_swipe(phone, 160)
+    expect(phone.locator("#position")).to_have_text("מהלך 41 מתוך 74")
+    assert "/games/" in phone.url
+
+
+def seats_seen(page: Page) -> list[str]:
+    """The seats wholly on the screen, above the controls fixed at its bottom."""
+    controls = page.locator("#controls").bounding_box()
+    assert controls is not None
+    seen = []
+    for seat in page.locator("#players .player").all():
+        box = seat.bounding_box()
+        assert box is not None
+        if box["y"] >= 0 and box["y"] + box["height"] <= controls["y"] and \
+                box["x"] >= 0 and box["x"] + box["width"] <= 390:
+            seen.append(seat.get_attribute("data-player") or "")
+    return seen
+
+
+RULES_WITH_CHANGES = "israeli(score_limit=150, yaniv_max=5, assaf_penalty=25, slap_down=true)"
+
+
+def test_every_seat_on_a_phone_at_once_from_two_to_eight_players(
+        server: str, phone: Page, screenshot: Shot) -> None:
+    """A table of 2 to 8 players at 390 px, in Hebrew, under rules with several changes:
+    the board with every seat (and its cards) fits between the top of the screen and the
+    controls, and nothing makes the page wider than the phone."""
+    for players in range(2, 9):
+        events = simulate_game(resolve_rules(RULES_WITH_CHANGES), players, ["careful"], seed=5)
+        phone.goto(server + "/?lang=he")
+        phone.fill("textarea[name=text]", to_jsonl(events[:120]))
+        phone.click("#check-log")
+        phone.wait_for_url("**/view#e=0")
+        phone.wait_for_load_state("load")
+        no_sideways_scroll(phone)
+        for step in (2, 60):  # the deal (everyone holds five), and a turn in the round
+            phone.evaluate(f"location.hash = '#e={step}'")
+            expect(phone.locator("#position")).to_contain_text(f"{step} ")
+            phone.locator("#board").evaluate("b => b.scrollIntoView()")
+            seen = seats_seen(phone)
+            assert len(seen) == players, (players, step, seen)
+            cards = phone.locator("#players .player svg.card")
+            assert cards.count() >= players
+        no_sideways_scroll(phone)
+        if players in (4, 6, 8):
+            screenshot(phone, f"board-phone-he-{players}-players")
+
+
+def test_a_link_to_the_step_is_copied_for_the_table(server: str, page: Page) -> None:
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(game_url(server, ASSAF, "#e=26"))
+    page.click("#copy-link")
+    expect(page.locator("#copy-link")).to_have_text("copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == game_url(server, ASSAF, "#e=26")
+    page.goto(server + "/")
+    page.goto(copied)  # opened anew: at that event
+    assert page.text_content("#event-text") == "dana calls Yaniv at 5"

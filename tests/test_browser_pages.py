@@ -10,7 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 from playwright.sync_api import Page
 
-from yaniv_audit.rules import PARAMS, PRESETS
+from yaniv_audit.core.rules import PARAMS, PRESETS
 from yaniv_audit.web import create_app
 
 SIZES = {"phone": 390, "laptop": 1280}

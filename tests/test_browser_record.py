@@ -11,14 +11,16 @@ from pathlib import Path
 from conftest import LAPTOP, PHONE
 from playwright.sync_api import Page, ViewportSize
 
-from yaniv_audit.audit import audit_file
+from yaniv_audit.core.audit import audit_file
+from yaniv_audit.core.rules import resolve_rules
+from yaniv_audit.simulate import simulate_game
 
 RULES = "israeli(score_limit=100)"
 
 
-def start(page: Page, server: str, players: list[str], rules: str) -> None:
+def start(page: Page, server: str, players: list[str], rules: str, lang: str = "en") -> None:
     page.on("dialog", lambda dialog: dialog.accept())
-    page.goto(server + "/record")
+    page.goto(server + "/record?lang=" + lang)
     if page.locator("#game").is_visible():
         page.click("#new-game")
     names = page.locator(".rec-player-name")
@@ -29,29 +31,45 @@ def start(page: Page, server: str, players: list[str], rules: str) -> None:
     page.wait_for_selector("#game:not([hidden]) #entry > *")
 
 
+def read(lines: list[str]) -> list[str]:
+    """Lines of the log as read (without the marks that isolate names and cards)."""
+    return [line.replace("\u2068", "").replace("\u2069", "") for line in lines]
+
+
 def settled(page: Page) -> None:
     """Until the page has heard the server on the entry being made."""
     page.wait_for_selector("#record[data-busy='0']", state="attached")
 
 
 def pick(page: Page, *cards: str) -> None:
+    """A card is one tap in the picker."""
     for card in cards:
-        if card == "JK":
-            page.click("#picker-ranks [data-rank='JK']")
-            continue
-        page.click(f"#picker-ranks [data-rank='{card[:-1]}']")
-        page.click(f"#picker-suits [data-suit='{card[-1]}']")
+        page.click(f"#picker-cards [data-card='{card}']")
+
+
+def call(page: Page, caller: str) -> None:
+    """The caller's button, pressed (a tap on it when it is pressed already lifts it)."""
+    if page.get_attribute(f"#caller [data-player='{caller}']", "aria-pressed") != "true":
+        page.click(f"#caller [data-player='{caller}']")
+
+
+def entered_by(page: Page, player: str, how: str) -> None:
+    """The seat entered by its cards or its total (as it was last round unless changed)."""
+    toggle = f".rec-seat[data-player='{player}'] [data-how='{how}']"
+    if page.get_attribute(toggle, "aria-pressed") != "true":
+        page.click(toggle)
 
 
 def sheet_round(page: Page, caller: str, hands: dict[str, list[str]],
                 totals: dict[str, int], points: dict[str, int] | None = None) -> None:
     """One scoresheet round: the caller, each hand by its cards or its total."""
-    page.select_option("#caller", caller)
+    call(page, caller)
     for player, cards in hands.items():
+        entered_by(page, player, "cards")
         page.click(f".rec-seat[data-player='{player}'] .rec-seat-head strong")
         pick(page, *cards)
     for player, total in totals.items():
-        page.click(f".rec-seat[data-player='{player}'] [data-how='total']")
+        entered_by(page, player, "total")
         page.fill(f".rec-seat[data-player='{player}'] input", str(total))
     for player, written in (points or {}).items():
         if not page.locator("details.rec-wrote").get_attribute("open") == "":
@@ -109,14 +127,14 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     settled(page)
     assert scores(page) == {"dana": 50, "lior": 0, "omer": 50}
     # round 3, half entered, and the page reloaded: nothing is lost
-    page.select_option("#caller", "lior")
+    call(page, "lior")
     page.click(".rec-seat[data-player='lior'] .rec-seat-head strong")
     pick(page, "AS")
     settled(page)
     page.reload()
     page.wait_for_selector("#entry .rec-seat")
     settled(page)
-    assert page.input_value("#caller") == "lior"
+    assert page.get_attribute("#caller [data-player='lior']", "aria-pressed") == "true"
     assert page.locator(".rec-seat[data-player='lior'] .rc-card").all_inner_texts() == ["A\n♠"]
     assert scores(page) == {"dana": 50, "lior": 0, "omer": 50}
     # ... omer Assafs lior's 4 with his 4, dana goes out; the table writes lior down for 30
@@ -132,7 +150,7 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     assert page.locator("#scores tr[data-player='dana'] .badge").inner_text() == "out"
     assert page.locator("#rec-verdict").inner_text() == "claims"
     # a card twice in a one-deck game is flagged at once, before it is written
-    page.select_option("#caller", "omer")
+    call(page, "omer")
     page.click(".rec-seat[data-player='omer'] .rec-seat-head strong")
     pick(page, "AC")
     page.click(".rec-seat[data-player='lior'] .rec-seat-head strong")
@@ -194,23 +212,18 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     for player, cards in HANDS.items():
         page.click(f".rec-seat[data-player='{player}'] .rec-seat-head strong")
         pick(page, *cards)
-    pick(page, "3D")  # on to the upcard once the hands are full
+    pick(page, "3D")  # on to the upcard once the hands are full: its tap deals
     settled(page)
-    page.click("#write")
-    settled(page)
-    # dana throws a run and takes the upcard
+    assert page.locator(".rec-hand-pick").count() == 1
+    # dana throws a run and takes the upcard: the tap on it writes the turn
     throw(page, "7H", "8H", "9H")
     assert page.inner_text("#preview") == "Legal under these rules."
-    page.click("#write")
-    settled(page)
     page.click(".rec-pile.previous [data-card='3D']")
     settled(page)
-    page.click("#write")
-    settled(page)
+    assert read(page.locator("#log li").all_inner_texts()[-2:]) == [
+        "dana: 7♥ 8♥ 9♥", "dana takes 3♦ from the pile"]
     # lior takes 8H from the middle of dana's run: refused by the rules, recorded anyway
     throw(page, "QH")
-    page.click("#write")
-    settled(page)
     middle = page.locator(".rec-pile.previous [data-card='8H']")
     assert "refused" in (middle.get_attribute("class") or "")
     middle.click()
@@ -220,6 +233,7 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     assert "draw.pile_card" in warning and \
         "lior took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in warning
     shots(page, screenshot, "record-moves", then=LAPTOP)
+    assert page.inner_text("#write") == "Record the turn anyway"
     page.click("#write")
     settled(page)
     # a reload in the middle of the round loses nothing
@@ -228,32 +242,154 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     settled(page)
     assert page.input_value("#mover") == "omer"
     assert page.locator(".rec-finding").first.inner_text().find("draw.pile_card") >= 0
-    # omer throws and draws from the stock, naming the card (the stock is not recorded)
+    # omer throws and draws from the stock: the stock is not recorded, so the tap names
+    # the card drawn
     throw(page, "JD")
-    page.click("#write")
-    settled(page)
-    page.click("#draw-stock")
     pick(page, "5D")
-    settled(page)
-    page.click("#write")
     settled(page)
     # dana calls Yaniv at 6
     page.click("#call-yaniv")
     settled(page)
-    page.click("#write")
-    settled(page)
     assert "dana called Yaniv and won" in page.inner_text("#rounds")
     assert scores(page) == {"dana": 0, "lior": 16, "omer": 29}
-    # undo writes a note that withdraws the Yaniv: the log is only appended to
+    # Undo takes the Yaniv back: the log is only appended to (a withdraw), and the page
+    # and the audit read it as never written
     before = download(page, tmp_path).read_text().splitlines()
+    assert page.inner_text("#last-entry").replace("\u2068", "").replace("\u2069", "") \
+        == "dana: Yaniv"
     page.click("#undo")
     settled(page)
-    assert page.locator("#log li.withdrawn").all_inner_texts() == ["dana: Yaniv"]
+    assert read(page.locator("#log li.withdrawn").all_inner_texts()) == ["dana: Yaniv"]
     after = download(page, tmp_path).read_text().splitlines()
-    assert after[:-1] == before and json.loads(after[-1])["type"] == "note"
-    assert json.loads(after[-1])["_withdraws"] == [len(before) - 1]
+    assert after[:-1] == before
+    assert {k: v for k, v in json.loads(after[-1]).items() if k not in ("at", "reason")} == {
+        "type": "withdraw", "seq": len(before), "seqs": [len(before) - 1]}
+    assert scores(page) == {"dana": 0, "lior": 0, "omer": 0}  # the round is not over
+    assert page.locator("#call-yaniv").count() == 1  # dana's turn again
     report = audit_file(str(download(page, tmp_path)))
     assert report["verdict"] == page.inner_text("#rec-verdict") == "violations"
     assert [f["code"] for f in report["findings"]] == ["draw.pile_card"]
     assert report["final"]["scores"] == scores(page)
     assert report["rounds"][0]["moves_checked"] is True
+    assert report["withdrawn"] == [{"seq": len(before) - 1, "by": len(before)}]
+
+
+class Taps:
+    """The taps a player makes on the phone, counted (typing a number is not a tap; the
+    tap that puts the keyboard on the field is)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.count = 0
+
+    def __call__(self, selector: str) -> None:
+        self.page.locator(selector).first.tap()
+        self.count += 1
+
+    def since(self, before: int) -> int:
+        return self.count - before
+
+
+def totals_round(page: Page, tap: Taps, caller: str, totals: dict[str, int]) -> None:
+    """A round by its totals only: a tap on each total (then the number typed) and one
+    on the caller, which writes the round."""
+    for player, total in totals.items():
+        tap(f".rec-seat[data-player='{player}'] input.rec-number")
+        page.keyboard.type(str(total))
+    tap(f"#caller [data-player='{caller}']")
+    settled(page)
+
+
+def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
+        server: str, phone: Page, screenshot: Callable[[Page, str], Path],
+        tmp_path: Path) -> None:
+    """A round of every move (a simulated table's ten turns), then rounds of totals, at
+    390 px in Hebrew: a card is one tap, a turn is its cards and its draw, a totals round
+    is a tap a player and the caller; the downloaded log audits to the page's scores."""
+    page = phone
+    events = simulate_game(resolve_rules("israeli"), 3, ["careful"], seed=64, record="no_stock")
+    end = next(i for i, e in enumerate(events) if e["type"] == "round_ended")
+    dealt, moves = events[1], events[2:end]
+    start(page, server, ["ana", "ben", "carmel"], "israeli", lang="he")
+    assert page.get_attribute("html", "dir") == "rtl"
+    tap = Taps(page)
+    tap("#mode-moves")
+    settled(page)
+    if page.input_value("#starter") != dealt["starter"]:  # the table chose who opens
+        page.select_option("#starter", dealt["starter"])
+        tap.count += 2  # the list opened, a name tapped
+        settled(page)
+    # the deal: one tap a card, the hands in the order the page fills them, the upcard last
+    before = tap.count
+    for player in page.locator("#entry .rec-seat").evaluate_all(
+            "seats => seats.map(s => s.dataset.player)"):
+        for card in [dealt["upcard"]] if player == "upcard" else dealt["hands"][player]:
+            tap(f"#picker-cards [data-card='{card}']")
+    settled(page)
+    deal_taps = tap.since(before)
+    assert deal_taps == 3 * 5 + 1
+    assert page.locator(".rec-hand-pick").count() == 1  # dealt: the first turn is up
+    shot(page, screenshot, "record-he-turn-phone")
+    # the turns: the thrown cards, then the draw (a pile card, or the stock's card named)
+    turn_taps: list[int] = []
+    thrown: list[str] = []
+    for event in moves:
+        if event["type"] in ("showdown",):
+            continue
+        before = tap.count
+        if event["type"] == "yaniv":
+            tap("#call-yaniv")
+        elif event["type"] == "discard":
+            thrown = event["cards"]
+            for card in thrown:
+                tap(f".rec-hand-pick [data-card='{card}']:not(.chosen)")
+            settled(page)
+            continue
+        else:
+            assert event["type"] == "draw", event
+            if event["source"] == "pile":
+                tap(f".rec-pile.previous [data-card='{event['card']}']")
+            else:
+                tap(f"#picker-cards [data-card='{event['card']}']")
+        settled(page)
+        turn_taps.append(tap.since(before) + (len(thrown) if event["type"] == "draw" else 0))
+        assert page.locator("#rec-error").is_hidden()
+    assert len(turn_taps) == 10 + 1  # ten turns and the Yaniv
+    assert max(turn_taps) <= 3 and turn_taps[-1] == 1
+    assert page.locator("#rec-verdict").inner_text() == "תקין"  # clean
+    played = next(e for e in events if e["type"] == "round_ended")
+    assert scores(page) == played["scores"]
+    shot(page, screenshot, "record-he-round-over-phone")
+    # rounds of totals: the mode and each seat's way of entry are kept from round to round
+    tap("#next-round")
+    tap("#mode-scoresheet")
+    settled(page)
+    for player in ("ana", "ben", "carmel"):
+        tap(f".rec-seat[data-player='{player}'] [data-how='total']")
+    before = tap.count
+    totals_round(page, tap, "ben", {"ana": 20, "ben": 5, "carmel": 12})
+    assert page.inner_text("#round-title") == "סיבוב 3"
+    after_two = scores(page)
+    # a mistake: ben's and carmel's totals swapped; one tap on Undo takes the round back
+    totals_round(page, tap, "ana", {"ana": 3, "ben": 9, "carmel": 15})
+    assert page.inner_text("#round-title") == "סיבוב 4"
+    tap("#undo")
+    settled(page)
+    assert page.inner_text("#round-title") == "סיבוב 3" and scores(page) == after_two
+    assert len(read(page.locator("#log li.withdrawn").all_inner_texts())) == 3
+    before = tap.count
+    shot(page, screenshot, "record-he-totals-phone")
+    totals_round(page, tap, "ana", {"ana": 3, "ben": 15, "carmel": 9})
+    totals_taps = tap.since(before)
+    assert totals_taps == 3 + 1
+    assert page.inner_text("#round-title") == "סיבוב 4"
+    expected = {p: played["scores"][p] + extra for p, extra in
+                {"ana": 20, "ben": 15, "carmel": 21}.items()}
+    assert scores(page) == expected
+    report = audit_file(str(download(page, tmp_path)))
+    assert report["final"]["scores"] == scores(page)  # the round taken back counts nowhere
+    assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    assert len(report["withdrawn"]) == 3
+    assert report["verdict"] == "clean"
+    print(f"\ntaps at 390 px: the deal {deal_taps} (16 cards), the turns {turn_taps}, "
+          f"a totals round of 3 players {totals_taps}, in all {tap.count}")

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from yaniv_audit.cards import (
+from yaniv_audit.core.cards import (
     JOKER,
     N_CODES,
     NAMES,
@@ -22,8 +22,8 @@ from yaniv_audit.cards import (
     parse_card,
     parse_cards,
 )
-from yaniv_audit.errors import CardError
-from yaniv_audit.rules import PRESETS, make_rules
+from yaniv_audit.core.errors import CardError
+from yaniv_audit.core.rules import PRESETS, make_rules
 
 RANK_SPELLINGS = {1: ["A"], 10: ["T", "10"], 11: ["J"], 12: ["Q"], 13: ["K"]}
 RANK_SPELLINGS.update({r: [str(r)] for r in range(2, 10)})

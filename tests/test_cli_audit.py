@@ -540,13 +540,13 @@ def test_the_installed_command_in_a_real_process(tmp_path: Path) -> None:
 def test_an_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """A bug in the engine is never a traceback: one line naming the log, exit status 4."""
-    import yaniv_audit.audit
+    import yaniv_audit.core.audit
     from yaniv_audit.cli import main
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise KeyError("omer")
 
-    monkeypatch.setattr(yaniv_audit.audit, "audit_log", broken)
+    monkeypatch.setattr(yaniv_audit.core.audit, "audit_log", broken)
     path = replay_path("wrong-score")
     with pytest.raises(SystemExit) as exit_info:
         main(["audit", path, "--jobs", "1"])

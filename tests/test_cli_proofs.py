@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from yaniv_audit.cards import canonical
 from yaniv_audit.cli import cli
+from yaniv_audit.core.cards import canonical
 
 Event = dict[str, Any]
 
@@ -64,7 +64,7 @@ def log(tmp_path: Path) -> Path:
 
 
 def expected_fingerprint(events: list[Event]) -> str:
-    """docs/fingerprints.md spelled out, independently of yaniv_audit.canonical and .merkle."""
+    """docs/fingerprints.md spelled out, independently of yaniv_audit.core.canonical and .merkle."""
 
     def canon(event: Event) -> Event:
         out = dict(event)

@@ -6,8 +6,6 @@ from typing import Any
 
 import pytest
 
-from yaniv_audit.canonical import canonical_bytes, normalize_event
-from yaniv_audit.cards import parse_card, parse_cards
 from yaniv_audit.codec import (
     MAX_LINE_BYTES,
     event_from_dict,
@@ -15,8 +13,10 @@ from yaniv_audit.codec import (
     parse_jsonl,
     read_log,
 )
-from yaniv_audit.errors import LogFormatError
-from yaniv_audit.events import (
+from yaniv_audit.core.canonical import canonical_bytes, normalize_event
+from yaniv_audit.core.cards import parse_card, parse_cards
+from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.core.events import (
     Discard,
     Draw,
     GameEnded,
@@ -29,7 +29,7 @@ from yaniv_audit.events import (
     Slap,
     Yaniv,
 )
-from yaniv_audit.rules import make_rules, parse_rules
+from yaniv_audit.core.rules import make_rules, parse_rules
 
 GAME = {"type": "game_started", "format": "yaniv-log/1",
         "players": ["dana", "lior", "omer"], "rules": "israeli"}

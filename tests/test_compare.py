@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from builders import LogBuilder
 
-from yaniv_audit.audit import compare_log, render_compare
-from yaniv_audit.rules import parse_rules
+from yaniv_audit.core.audit import compare_log, render_compare
+from yaniv_audit.core.rules import parse_rules
 
 
 def assaf_game() -> LogBuilder:
@@ -83,7 +83,7 @@ def test_findings_added_and_removed_are_changes() -> None:
 
 
 def test_without_rules_the_declared_rules_meet_every_other_preset() -> None:
-    from yaniv_audit.rules import PRESETS
+    from yaniv_audit.core.rules import PRESETS
 
     result = compare_log(assaf_game().log(), [])
     ids = [r["rules"]["id"] for r in result["results"]]

@@ -19,10 +19,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from yaniv_audit import deal_odds as deal_odds_module
-from yaniv_audit.cards import JACK, JOKER, RANK, Card, card_values, deck_counts, parse_card
 from yaniv_audit.cli import cli
-from yaniv_audit.deal_odds import (
+from yaniv_audit.core import deal_odds as deal_odds_module
+from yaniv_audit.core.cards import JACK, JOKER, RANK, Card, card_values, deck_counts, parse_card
+from yaniv_audit.core.deal_odds import (
     classifier,
     deal_odds,
     longest_run,
@@ -31,9 +31,9 @@ from yaniv_audit.deal_odds import (
     run_counts,
     total_counts,
 )
-from yaniv_audit.deal_odds import classify as classify_deal
-from yaniv_audit.melds import Meld, classify, legal_throws
-from yaniv_audit.rules import PRESETS, RuleSet, make_rules, parse_rules
+from yaniv_audit.core.deal_odds import classify as classify_deal
+from yaniv_audit.core.melds import Meld, classify, legal_throws
+from yaniv_audit.core.rules import PRESETS, RuleSet, make_rules, parse_rules
 
 
 def engine_longest_run(hand: Sequence[Card], rules: RuleSet) -> int:

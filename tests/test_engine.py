@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from builders import HANDS, STOCK, UPCARD, LogBuilder, codes, findings, standard
 
-from yaniv_audit.audit import audit_log
-from yaniv_audit.cards import parse_card
 from yaniv_audit.codec import parse_jsonl
-from yaniv_audit.engine import Replay
-from yaniv_audit.events import Draw, Reshuffle
-from yaniv_audit.messages import render
-from yaniv_audit.rules import parse_rules
+from yaniv_audit.core.audit import audit_log
+from yaniv_audit.core.cards import parse_card
+from yaniv_audit.core.engine import Replay
+from yaniv_audit.core.events import Draw, Reshuffle
+from yaniv_audit.core.messages import render
+from yaniv_audit.core.rules import parse_rules
 from yaniv_audit.simulate import simulate_game, to_jsonl
 from yaniv_audit.web.i18n import translations
 
@@ -185,7 +185,7 @@ def test_a_swap_with_a_stock_draw_is_draw_swap_and_does_not_count() -> None:
 
 
 def test_the_steps_read_a_swap_on_a_stock_draw_as_the_stock_draw() -> None:
-    from yaniv_audit.replay_view import describe
+    from yaniv_audit.core.replay_view import describe
 
     pile = Draw("lior", "pile", parse_card("JK"), parse_card("5H"), index=5, line=6)
     stock = Draw("lior", "stock", parse_card("2S"), parse_card("5H"), index=5, line=6)
@@ -358,7 +358,7 @@ def test_round_ends_when_the_stock_runs_out_under_round_ends() -> None:
 
 
 def test_stock_draw_without_card_where_the_order_is_unknown_is_unreadable() -> None:
-    from yaniv_audit.errors import LogFormatError
+    from yaniv_audit.core.errors import LogFormatError
 
     b = big_deal().turn("p1", "AC", "stock").turn("p2", "2H", "stock")
     with pytest.raises(LogFormatError, match="card"):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.audit import audit_file
+from yaniv_audit.core.audit import audit_file
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -53,7 +53,7 @@ def test_report_matches_the_golden_report_field_by_field(log: Path) -> None:
 ])
 def test_replay_stories_under_other_rules(name: str, rules: str, verdict: str,
                                           codes: list[str]) -> None:
-    from yaniv_audit.rules import parse_rules
+    from yaniv_audit.core.rules import parse_rules
 
     report = audit_file(str(REPLAYS / f"{name}.jsonl"), parse_rules(rules))
     assert report["verdict"] == verdict
@@ -62,7 +62,7 @@ def test_replay_stories_under_other_rules(name: str, rules: str, verdict: str,
 
 @pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
 def test_json_lines_are_exactly_what_json_dumps_writes(log: Path) -> None:
-    from yaniv_audit.audit import to_json_line
+    from yaniv_audit.core.audit import to_json_line
 
     report = audit_file(str(log))
     assert to_json_line(report) == json.dumps(report, ensure_ascii=False, separators=(",", ":"))

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from yaniv_audit.cards import JACK, JOKER, RANK, SUIT, Card, format_cards, parse_cards
-from yaniv_audit.melds import (
+from yaniv_audit.core.cards import JACK, JOKER, RANK, SUIT, Card, format_cards, parse_cards
+from yaniv_audit.core.melds import (
     Meld,
     _legal_throws,
     _tables,
@@ -24,7 +24,7 @@ from yaniv_audit.melds import (
     legal_throws,
     swap_target,
 )
-from yaniv_audit.rules import PRESETS, RuleSet, parse_rules
+from yaniv_audit.core.rules import PRESETS, RuleSet, parse_rules
 
 
 def cards(text: str) -> tuple[Card, ...]:

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from yaniv_audit.canonical import canonical_bytes, normalize_event
-from yaniv_audit.errors import YanivAuditError
-from yaniv_audit.merkle import (
+from yaniv_audit.core.canonical import canonical_bytes, normalize_event
+from yaniv_audit.core.errors import YanivAuditError
+from yaniv_audit.core.merkle import (
     ProofError,
     consistency_path,
     inclusion_path,

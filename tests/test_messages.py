@@ -13,17 +13,17 @@ from typing import Any
 import pytest
 from builders import HANDS, STOCK, UPCARD, LogBuilder, standard
 
-from yaniv_audit.audit import audit_log
 from yaniv_audit.codec import parse_jsonl
-from yaniv_audit.errors import LogFormatError
-from yaniv_audit.messages import OR, TEMPLATES, WORDS, card_text, render, template_key
-from yaniv_audit.rules import PRESETS
+from yaniv_audit.core.audit import audit_log
+from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.core.messages import OR, TEMPLATES, WORDS, card_text, render, template_key
+from yaniv_audit.core.rules import PRESETS
 from yaniv_audit.web.i18n import read_catalogue, translations
 
 LANGS = ("he", "ru", "de", "ko")
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINE = ROOT / "yaniv_audit" / "engine"  # the package: one module per part of the game
+ENGINE = ROOT / "yaniv_audit" / "core" / "engine"  # the package: one module per part of the game
 SLAP_HANDS = {"dana": "4C 4D 9H KS QS", "lior": HANDS["lior"], "omer": HANDS["omer"]}
 BIG = {"p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
        "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK"}

@@ -23,10 +23,10 @@ from conftest import LONG
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from yaniv_audit.audit import audit_log
 from yaniv_audit.codec import parse_jsonl
-from yaniv_audit.errors import LogFormatError
-from yaniv_audit.rules import PRESETS, parse_rules
+from yaniv_audit.core.audit import audit_log
+from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.core.rules import PRESETS, parse_rules
 from yaniv_audit.simulate import RECORD_STYLES, simulate_game, to_jsonl
 
 LONG_FACTOR = 25
@@ -266,8 +266,8 @@ HOUSE_RULES: dict[str, list[Any]] = {
 
 @st.composite
 def house_rules(draw):  # type: ignore[no-untyped-def]
-    from yaniv_audit.errors import RulesError
-    from yaniv_audit.rules import make_rules
+    from yaniv_audit.core.errors import RulesError
+    from yaniv_audit.core.rules import make_rules
 
     base = draw(st.sampled_from(list(PRESETS)))
     names = draw(st.lists(st.sampled_from(sorted(HOUSE_RULES)), unique=True, max_size=8))

@@ -15,9 +15,9 @@ from jsonschema import Draft202012Validator
 
 from yaniv_audit import ENGINE
 from yaniv_audit.cli import cli
-from yaniv_audit.engine import CLAIM, INCONSISTENCY, VIOLATION
+from yaniv_audit.core.engine import CLAIM, INCONSISTENCY, VIOLATION
+from yaniv_audit.core.rules import PARAMS, PRESETS
 from yaniv_audit.report_schema import ALL_CODES, CODES, COMPARE, REPORT
-from yaniv_audit.rules import PARAMS, PRESETS
 from yaniv_audit.schema_export import SCHEMAS_DIR
 from yaniv_audit.simulate import simulate_game, to_jsonl
 
@@ -87,10 +87,10 @@ def test_every_code_the_engine_can_raise_is_in_the_schema() -> None:
     import re
 
     source = "".join(path.read_text(encoding="utf-8")
-                     for path in sorted((ROOT / "yaniv_audit" / "engine").glob("*.py")))
+                     for path in sorted((ROOT / "yaniv_audit" / "core" / "engine").glob("*.py")))
     prefixes = "turn|discard|draw|slap|yaniv|deal|reshuffle|showdown|player|game|card|stock|claim"
     raised = set(re.findall(rf'"((?:{prefixes})\.[a-z_]+)"', source))
-    assert raised, "no codes found in yaniv_audit/engine/"
+    assert raised, "no codes found in yaniv_audit/core/engine/"
     assert raised <= set(ALL_CODES), raised - set(ALL_CODES)
 
 

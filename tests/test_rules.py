@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from yaniv_audit.errors import RulesError
-from yaniv_audit.rules import (
+from yaniv_audit.core.errors import RulesError
+from yaniv_audit.core.rules import (
     PARAMS,
     PRESETS,
     RuleSet,

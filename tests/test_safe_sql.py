@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from yaniv_audit.archive import Archive
+from yaniv_audit.archive.safe_sql import LOCKED_CONFIG
 from yaniv_audit.cli import cli
-from yaniv_audit.errors import ArchiveError, QueryRefused, QueryTimeout
-from yaniv_audit.safe_sql import LOCKED_CONFIG
+from yaniv_audit.core.errors import ArchiveError, QueryRefused, QueryTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"

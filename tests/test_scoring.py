@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from yaniv_audit.rules import PRESETS, parse_rules
-from yaniv_audit.scoring import apply_points, game_result, next_starter, round_points, score_round
+from yaniv_audit.core.rules import PRESETS, parse_rules
+from yaniv_audit.core.scoring import (
+    apply_points,
+    game_result,
+    next_starter,
+    round_points,
+    score_round,
+)
 
 TOTALS = {"dana": 23, "lior": 5, "omer": 5, "noa": 3}  # lior calls; omer ties, noa is lower
 

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from yaniv_audit.audit import audit_file
-from yaniv_audit.cards import JOKER
 from yaniv_audit.cli import cli
 from yaniv_audit.codec import parse_jsonl, read_log
-from yaniv_audit.engine import DrawOption, Move, Replay, Throw
-from yaniv_audit.rules import PRESETS, parse_rules
+from yaniv_audit.core.audit import audit_file
+from yaniv_audit.core.cards import JOKER
+from yaniv_audit.core.engine import DrawOption, Move, Replay, Throw
+from yaniv_audit.core.rules import PRESETS, parse_rules
 from yaniv_audit.simulate import (
     BOTS,
     RandomBot,
@@ -66,7 +66,7 @@ def test_rng_is_splitmix64() -> None:
 
 def test_same_arguments_give_identical_logs_in_two_processes(tmp_path: Path) -> None:
     script = ("import sys, hashlib; from yaniv_audit.simulate import simulate_game, to_jsonl;"
-              "from yaniv_audit.rules import parse_rules;"
+              "from yaniv_audit.core.rules import parse_rules;"
               "t = ''.join(to_jsonl(simulate_game(parse_rules('classic'), 3, "
               "['random', 'careful'], 42, g)) for g in range(3));"
               "print(hashlib.sha256(t.encode()).hexdigest())")

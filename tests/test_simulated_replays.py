@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.audit import audit_file
-from yaniv_audit.rules import parse_rules
+from yaniv_audit.core.audit import audit_file
+from yaniv_audit.core.rules import parse_rules
 from yaniv_audit.simulate import simulate_game, to_jsonl
 
 FOLDER = Path(__file__).resolve().parent.parent / "replays" / "simulated"

@@ -1,4 +1,4 @@
-"""The table of a game being recorded (yaniv_audit.table_state, POST /api/v1/state): logs as
+"""The table of a game being recorded (yaniv_audit.core.table_state, POST /api/v1/state): logs as
 tables keep them (scoresheets of hands or of totals, no upcard, unfinished rounds, bad
 entries), each giving the state, what may come next, and the audit's own report."""
 
@@ -12,12 +12,12 @@ import pytest
 from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 
-from yaniv_audit.audit import audit_log, replay_log
 from yaniv_audit.codec import parse_jsonl
-from yaniv_audit.errors import LogFormatError
-from yaniv_audit.events import Log
-from yaniv_audit.rules import parse_rules
-from yaniv_audit.table_state import table_state
+from yaniv_audit.core.audit import audit_log, replay_log
+from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.core.events import Log
+from yaniv_audit.core.rules import parse_rules
+from yaniv_audit.core.table_state import table_state
 from yaniv_audit.web import create_app
 from yaniv_audit.web.openapi import openapi
 
@@ -270,7 +270,7 @@ def test_the_endpoints_errors(client: FlaskClient) -> None:
 def test_the_modules_example_runs() -> None:
     import doctest
 
-    import yaniv_audit.table_state as module
+    import yaniv_audit.core.table_state as module
 
     assert doctest.testmod(module).failed == 0
 
@@ -286,6 +286,24 @@ def test_the_record_page_runs_only_its_own_files_and_speaks_the_languages(
     assert " style=" not in page and "<style" not in page
     strings = json.loads(re.search(r'id="i18n">(.*?)</script>', page).group(1))  # type: ignore[union-attr]
     assert strings["Write down round %(n)s"] == "רישום סיבוב %(n)s"
+
+
+def test_the_findings_come_in_the_pages_language_too(client: FlaskClient) -> None:
+    """The recorder asks with its page's Accept-Language: each finding gains its text in
+    that language (cards with suits); the report is otherwise the audit's, in English."""
+    events = [game(), *scoresheet_round(1, "dana", "omer", {"omer": ["3S", "3D"]},
+                                        {"dana": 5, "lior": 21}, points={"omer": 9})]
+    plain = client.post("/api/v1/state", data=body(events)).get_json()
+    hebrew = client.post("/api/v1/state", data=body(events),
+                         headers={"Accept-Language": "he"}).get_json()
+    finding = plain["report"]["findings"][0]
+    said = hebrew["report"]["findings"][0]
+    assert "text" not in finding
+    assert {k: v for k, v in said.items() if k != "text"} == finding  # the report as it was
+    assert said["text"] != finding["message"] and "omer" in said["text"]
+    assert "נקוד" in said["text"]
+    assert [f["text"] for f in hebrew["last"]] == [
+        f["text"] for f in hebrew["report"]["findings"] if f["seq"] == said["seq"]]
 
 
 def test_after_a_stock_draw_the_turn_passes_and_the_next_players_moves_are_offered() -> None:

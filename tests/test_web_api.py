@@ -17,12 +17,11 @@ from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_openapi
 
-from yaniv_audit import analytics
-from yaniv_audit.archive import Archive
-from yaniv_audit.audit import audit_file, compare_log
+from yaniv_audit.archive import Archive, analytics
 from yaniv_audit.codec import read_log
-from yaniv_audit.merkle import tree_hash
-from yaniv_audit.rules import resolve_rules
+from yaniv_audit.core.audit import audit_file, compare_log
+from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.core.rules import resolve_rules
 from yaniv_audit.schema_export import SCHEMAS_DIR
 from yaniv_audit.web import create_app
 from yaniv_audit.web.board import board
@@ -87,6 +86,13 @@ def test_rules_index_and_show(client: FlaskClient) -> None:
     assert ok.get_json()["id"] == "israeli(pickup=any,yaniv_max=5)"
     assert "yaniv_max" in error(client.get("/api/v1/rules/israeli(yaniv_max=true)"), 400,
                                 "bad_rules", "rule_id")
+
+
+def test_a_rule_id_with_a_line_break_is_a_400_naming_it(client: FlaskClient) -> None:
+    """It was a 404 "nothing at /api/v1/rules/..." (the route did not match a line break),
+    which the document does not give for it (schemathesis, issue 27)."""
+    assert "unknown preset" in error(client.get("/api/v1/rules/no%0Asuch"), 400, "bad_rules",
+                                     "rule_id")
 
 
 # --- a posted log ---------------------------------------------------------------------
@@ -225,6 +231,50 @@ def test_bad_paging_and_filters_are_400_naming_the_parameter(client: FlaskClient
     assert field in error(client.get(f"/api/v1/games?{query}"), 400, "bad_parameter", field)
 
 
+@pytest.mark.parametrize("query, field", [
+    ("limit=%205", "limit"), ("limit=5%20", "limit"), ("limit=%2B5", "limit"),
+    ("limit=1_0", "limit"), ("limit=%EF%BC%95", "limit"), ("offset=%200", "offset"),
+    ("has_findings=yes", "has_findings"), ("has_findings=1", "has_findings"),
+    ("has_findings=TRUE", "has_findings"), ("sort=%20", "sort"), ("sort=events%20", "sort"),
+    ("sort=--events", "sort"), ("verdict=%20clean", "verdict"), ("since=%20", "since"),
+])
+def test_a_typed_parameter_is_read_exactly(client: FlaskClient, query: str,
+                                           field: str) -> None:
+    """A number, boolean, choice or date with a blank around it, a sign, an underscore or
+    a full-width digit was taken (int() reads " 5", "+5", "1_0" and "\uff15"), and
+    has_findings took 1, yes and TRUE: none of them is what the document says the
+    parameter is (schemathesis, issue 27)."""
+    assert field in error(client.get(f"/api/v1/games?{query}"), 400, "bad_parameter", field)
+
+
+def test_an_empty_parameter_is_one_left_out_as_the_document_says(client: FlaskClient) -> None:
+    """The list page's form sends its unset fields empty (?verdict=&has_findings=), and the
+    API reads the list as the page does: ?sort= is ?sort left out. The document said
+    nothing of it, so ?sort= was "accepted invalid data" (schemathesis, issue 27); each
+    query parameter now says allowEmptyValue."""
+    everything = client.get("/api/v1/games").get_json()
+    empty = "sort=&verdict=&has_findings=&since=&until=&limit=&offset=&player=&rules=&q="
+    assert client.get(f"/api/v1/games?{empty}").get_json() == everything
+    for path, operations in openapi()["paths"].items():
+        for method, operation in operations.items():
+            for parameter in operation["parameters"]:
+                if parameter["in"] == "query":
+                    assert parameter["allowEmptyValue"] is True, (method, path, parameter)
+
+
+def test_since_and_until_take_an_rfc_3339_time(client: FlaskClient) -> None:
+    """The document names the formats (date, date-time); a time RFC 3339 allows, with a
+    lower-case t and z or a leap second, was a 400."""
+    later = client.get("/api/v1/games?since=2024-05-18").get_json()["total"]
+    for text in ("2024-05-18t00:00:00z", "2024-05-17T23:59:60Z", "2024-05-18T02:00:00%2B02:00"):
+        assert client.get(f"/api/v1/games?since={text}").get_json()["total"] == later, text
+    parameters = openapi()["paths"]["/api/v1/games"]["get"]["parameters"]
+    since = next(p for p in parameters if p["name"] == "since")
+    assert since["schema"]["anyOf"] == [{"format": "date"}, {"format": "date-time"}]
+    offset = next(p for p in parameters if p["name"] == "offset")
+    assert offset["schema"]["maximum"] == 1 << 40  # a larger offset is a 400
+
+
 def test_a_game_by_fingerprint_prefix_or_game_id(client: FlaskClient) -> None:
     fp = fingerprint_of(FRIDAY)
     for ref in (fp, fp[:8], fp[:20].upper(), "friday-at-dana-2024-05-17"):
@@ -335,6 +385,66 @@ def test_an_upload_named_with_a_nul_or_too_long_a_name_is_stored(tmp_path: Path)
         assert stored["source"] in (kept, kept + ".jsonl"), stored["source"]
 
 
+def test_a_post_to_games_with_no_log_that_reads_is_a_422(tmp_path: Path) -> None:
+    """``{}`` posted to /api/v1/games was a 200 with the log in ``refused``: nothing was
+    stored, yet the answer said all went well (schemathesis: invalid data accepted). A
+    body none of whose logs reads is now a 422 naming the first one's fault, every log
+    in ``refused``; a body of which one log reads is stored as before."""
+    client = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "a.duckdb")}).test_client()
+    for body in (b"{}", b'"text"', b"[1]", b'{"type":"discard"}\n'):
+        message = error(client.post("/api/v1/games", data=body), 422, "unreadable_log", "log")
+        assert message.startswith("request: ")
+    two = client.post("/api/v1/games", data={
+        "log": [(io.BytesIO(b"{}\n"), "a.jsonl"), (io.BytesIO(b"[]"), "b.json")]},
+        content_type="multipart/form-data")
+    answer = error(two, 422, "unreadable_log", "log")
+    assert answer.startswith("a.jsonl: ") and answer.endswith("(and 1 more logs refused)")
+    assert [r["source"] for r in two.get_json()["error"]["refused"]] == ["a.jsonl", "b.json"]
+    error(client.post("/api/v1/games", data=b" \n"), 400, "no_log", "log")
+    assert client.post("/api/v1/games", data=MIDDLE.read_bytes()).status_code == 201
+    check_error = Draft202012Validator({"$ref": "#/components/schemas/Error",
+                                        "components": openapi()["components"]})
+    assert list(check_error.iter_errors(two.get_json())) == []
+
+
+def test_every_answer_of_a_post_to_games_is_documented() -> None:
+    """POST /api/v1/games answered 200 (nothing new) and 400 (no log), which the document
+    did not list (schemathesis, issue 27); it lists 422 now too."""
+    responses = openapi()["paths"]["/api/v1/games"]["post"]["responses"]
+    assert set(responses) == {"200", "201", "400", "401", "403", "413", "422", "503"}
+    assert responses["200"]["content"] == responses["201"]["content"]
+
+
+def test_the_document_describes_a_log_body(client: FlaskClient) -> None:
+    """A log in the body was any string under every content type, the empty one too: as
+    JSON it is an array of events or one event; as text, something besides blanks; in a
+    form, its log part is needed. What the document calls invalid is refused."""
+    body = openapi()["paths"]["/api/v1/audit"]["post"]["requestBody"]["content"]
+    assert body["text/plain"]["schema"]["pattern"] == r"\S"
+    assert body["application/json"]["schema"]["anyOf"][0]["type"] == "array"
+    assert body["multipart/form-data"]["schema"]["required"] == ["log"]
+    for sent, content_type in ((b"", "text/plain"), (b" \n", "application/x-ndjson"),
+                               (b"[]", "application/json"), (b'"x"', "application/json")):
+        answer = client.post("/api/v1/audit", data=sent, content_type=content_type)
+        assert answer.status_code in (400, 422), (sent, answer.status_code)
+
+
+def test_the_document_s_example_log_is_the_template_and_reads(client: FlaskClient) -> None:
+    """The example of a log body is docs/template.jsonl: a client (and schemathesis, whose
+    examples phase sends it) gets one real log that every operation taking a log answers."""
+    content = openapi()["paths"]["/api/v1/state"]["post"]["requestBody"]["content"]
+    template = (REPLAYS.parent / "docs" / "template.jsonl").read_text(encoding="utf-8")
+    assert content["application/x-ndjson"]["example"] == template
+    assert content["application/json"]["example"] == [json.loads(line)
+                                                      for line in template.splitlines()]
+    for media in (m for m in content if m != "multipart/form-data"):
+        example = content[media]["example"]
+        sent = example if isinstance(example, str) else json.dumps(example)
+        for path in ("/api/v1/audit", "/api/v1/board", "/api/v1/compare", "/api/v1/state"):
+            answer = client.post(path, data=sent, content_type=media)
+            assert answer.status_code == 200, (path, media, answer.get_data(as_text=True)[:200])
+
+
 def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
     db = tmp_path / "new.duckdb"
     local = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
@@ -405,7 +515,7 @@ def test_the_openapi_document_is_valid_current_and_served(client: FlaskClient) -
     assert document["openapi"] == "3.1.0"
     assert json.loads((SCHEMAS_DIR / "openapi.json").read_text()) == document
     assert client.get("/api/v1/openapi.json").get_json() == as_json(document)
-    routes = {r.rule.replace("<", "{").replace(">", "}").replace("path:", "")
+    routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.rule)
               for r in client.application.url_map.iter_rules()
               if r.rule.startswith("/api/v1/") and r.rule not in ("/api/v1/",
                                                                  "/api/v1/openapi.json")}

@@ -18,10 +18,10 @@ from conftest import held_open_by_another_process
 from flask.testing import FlaskClient
 
 from yaniv_audit.archive import Archive
-from yaniv_audit.audit import compare_log
 from yaniv_audit.codec import read_log
-from yaniv_audit.merkle import tree_hash
-from yaniv_audit.rules import resolve_rules
+from yaniv_audit.core.audit import compare_log
+from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.core.rules import resolve_rules
 from yaniv_audit.web import create_app
 from yaniv_audit.web.board import HIDDEN, PILE_SHOWN, board
 
@@ -128,7 +128,7 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     html = response.get_data(as_text=True)
     assert '<span class="verdict violations" id="verdict" data-verdict="violations">violations' \
            '</span>' in html
-    assert "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken" in html
+    assert "noa took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
     assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5">noa draws 8H from the ' \
            'pile</a></li>' in html
     data = embedded(html)
@@ -337,7 +337,7 @@ def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
 
 
 def unique_presets_other_than(declared: Any) -> list[Any]:
-    from yaniv_audit.rules import PRESETS
+    from yaniv_audit.core.rules import PRESETS
 
     seen = [declared]
     for preset in PRESETS.values():
@@ -463,3 +463,49 @@ def test_compare_page_lists_each_finding_added_at_one_event(tmp_path: Path) -> N
                       "&rules=israeli(assaf_on_tie=false)").get_data(as_text=True)
     added = re.findall(r'<li class="added">.*?<code>([\w.]+)</code>', html)
     assert added == ["claim.points", "claim.points"]
+
+
+def test_the_list_page_opens_on_the_games_stored_last(archive_file: Path) -> None:
+    web = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "GAMES_PER_PAGE": 3}
+                     ).test_client()
+    html = web.get("/").get_data(as_text=True)
+    shown = re.findall(r'<a class="title" href="/games/(\w+)"', html)
+    stored = [g["fingerprint"] for g in web.get("/api/v1/games?limit=100").get_json()["games"]]
+    assert shown == stored[::-1][:3]  # the API keeps the first stored first
+    assert '<option value="-ingested" selected>newest stored</option>' in html
+    oldest = re.findall(r'<a class="title" href="/games/(\w+)"',
+                        web.get("/?sort=ingested").get_data(as_text=True))
+    assert oldest == stored[:3]
+
+
+def test_pages_scripts_and_styles_come_gzipped_to_a_client_that_takes_it(
+        client: FlaskClient) -> None:
+    import gzip
+
+    game = fingerprint_of(MIDDLE)
+    for path in (f"/games/{game}", "/static/viewer.js", "/static/board.css", "/"):
+        plain = client.get(path)
+        packed = client.get(path, headers={"Accept-Encoding": "gzip, deflate, br"})
+        assert "Content-Encoding" not in plain.headers, path
+        assert packed.headers["Content-Encoding"] == "gzip", path
+        assert "Accept-Encoding" in packed.headers["Vary"]
+        body = gzip.decompress(packed.get_data())
+        assert body == plain.get_data(), path
+        assert len(packed.get_data()) < len(body) / 2, path
+    # a small answer is sent as it is
+    small = client.get("/static/i18n.js", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in small.headers
+
+
+def test_the_game_page_offers_its_log_to_download(client: FlaskClient, tmp_path: Path) -> None:
+    game = fingerprint_of(MIDDLE)
+    html = client.get(f"/games/{game}").get_data(as_text=True)
+    assert f'href="/games/{game}/log.jsonl" id="download-log" download' in html
+    answer = client.get(f"/games/{game}/log.jsonl")
+    assert answer.status_code == 200 and answer.mimetype == "application/x-ndjson"
+    assert answer.headers["Content-Disposition"] == \
+        "attachment; filename*=UTF-8''middle-card.jsonl"
+    saved = tmp_path / "middle-card.jsonl"
+    saved.write_bytes(answer.get_data())
+    assert fingerprint_of(saved) == game  # the same game, byte for byte in its leaves
+    assert client.get("/games/ffffffffffff/log.jsonl").status_code == 404

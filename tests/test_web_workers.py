@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 
 from yaniv_audit.web import api, create_app
-from yaniv_audit.web.api import ApiError
+from yaniv_audit.web.errors import ApiError
 from yaniv_audit.web.workers import Workers
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"

@@ -49,6 +49,7 @@ from typing import Any
 import orjson
 
 from . import __version__
+from .files import log_files
 
 DEFAULT_BOTS = ("random", "greedy", "careful")
 #: the issue's targets
@@ -99,8 +100,6 @@ def generate_corpus(
 
 
 def corpus_files(directory: Path) -> list[str]:
-    from .cli import log_files
-
     return log_files((str(directory),))
 
 
@@ -156,7 +155,7 @@ def hashed_floor(files: Sequence[str]) -> int:
     """(a) and the fingerprint, nothing else: every line parsed, written back as its
     canonical leaf (sorted keys) and hashed into the Merkle tree. Every audit must
     do this much before it validates or replays anything."""
-    from .merkle import tree_hash
+    from .core.merkle import tree_hash
 
     loads, dumps, sort_keys = orjson.loads, orjson.dumps, orjson.OPT_SORT_KEYS
     events = 0
@@ -179,9 +178,9 @@ def codec_path(files: Sequence[str]) -> int:
 
 def replay_alone(files: Sequence[str]) -> dict[str, float]:
     """(c) Per file: read it (not timed), then time the replay, then the fingerprint."""
-    from .audit import replay_log
     from .codec import read_log
-    from .merkle import tree_hash
+    from .core.audit import replay_log
+    from .core.merkle import tree_hash
 
     clock = time.perf_counter
     replay = fingerprint = 0.0
@@ -202,8 +201,8 @@ def replay_alone(files: Sequence[str]) -> dict[str, float]:
 def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] | None = None,
                  ) -> dict[str, int]:
     """(d), (e) ``yaniv-audit audit --json --jobs N`` without printing: verdict counts."""
-    from .audit import to_json_line as dumps
     from .bulk import audit_stream
+    from .core.audit import to_json_line as dumps
 
     counts: dict[str, int] = {}
     with audit_stream(files, None, jobs=jobs) as reports:

@@ -20,14 +20,14 @@ from contextlib import AbstractContextManager, contextmanager
 from multiprocessing import forkserver
 from typing import Any
 
-from .rules import RuleSet
+from .core.rules import RuleSet
 
 Job = tuple[str, "RuleSet | None", bool]
 
 
 def audit_one(job: Job) -> dict[str, Any]:
     """The report of one file (the unreadable report when it cannot be read)."""
-    from .audit import audit_file
+    from .core.audit import audit_file
 
     path, rules, strict = job
     with no_gc():
@@ -50,8 +50,8 @@ def no_gc() -> Iterator[None]:
 
 
 #: what a worker needs, imported once in the fork server rather than in every worker
-PRELOAD = ["yaniv_audit.audit", "yaniv_audit.codec", "yaniv_audit.engine", "yaniv_audit.bulk",
-           "yaniv_audit.simulate"]
+PRELOAD = ["yaniv_audit.core.audit", "yaniv_audit.codec", "yaniv_audit.core.engine",
+           "yaniv_audit.bulk", "yaniv_audit.simulate"]
 
 
 def worker_pool(processes: int) -> Any:

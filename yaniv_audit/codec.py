@@ -4,14 +4,19 @@ The marshmallow schemas below are the one definition of what an event may hold
 (docs/log-format.md); ``schemas/log-event.schema.json`` is generated from
 them. Every field is strict: nothing is coerced, so ``"5"`` is not a number and
 ``true`` is not an integer. The structural checks (first event, seated players,
-round order...) live in :mod:`yaniv_audit.structure`; :func:`read_log` runs both
-and raises :class:`~yaniv_audit.errors.LogFormatError` at the first problem.
+round order...) live in :mod:`yaniv_audit.core.structure`; :func:`read_log` runs both
+and raises :class:`~yaniv_audit.core.errors.LogFormatError` at the first problem.
 
-marshmallow is slow (about 40,000 events a second), so each schema is also
-compiled at import into a fast checker (:mod:`yaniv_audit.fastpath`, see
-:data:`READERS`) that accepts exactly what the schema accepts and builds the
-same typed event; whatever it does not accept goes through marshmallow, which
-writes the error. :data:`FAST_PATH` = False reads through marshmallow alone.
+marshmallow is slow (about 40,000 events a second), so msgspec reads the events:
+the event structs of :mod:`yaniv_audit.core.events` carry every check of the schemas
+that their types can say, and a few lines of plain Python the rest (``seq``
+against the position, ``at`` with an offset, the ``_`` fields, the rules). It
+reads a line's bytes straight into its event (:func:`wire_event`,
+:func:`_read_wire`), or, for what that way refuses, the parsed value
+(:func:`msgspec_event`). Whatever msgspec refuses goes to marshmallow, which
+accepts it after all or writes the error; ``tests/test_reader.py`` shows that
+msgspec accepts exactly what marshmallow accepts and builds the same event.
+:data:`MSGSPEC` = False reads through marshmallow alone.
 
 >>> log = parse_jsonl(b'{"type":"game_started","format":"yaniv-log/1",'
 ...                   b'"players":["dana","omer"],"rules":"classic"}', "<doc>")
@@ -33,29 +38,36 @@ from typing import Any, ClassVar
 import msgspec
 import orjson
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+from msgspec import UnsetType
 
-from . import fastpath, structure
-from .canonical import normalize_event
-from .cards import Card, parse_card
-from .errors import CardError, LogFormatError, RulesError
-from .events import (
+from .core import structure
+from .core.canonical import canonical_leaf, normalize_event
+from .core.cards import Card, parse_card
+from .core.errors import CardError, LogFormatError, RulesError
+from .core.events import (
     CODES,
     DECODER,
     ENCODER,
     EVENT_TYPES,
+    FORMAT,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PARSED_TYPES,
     Discard,
     Draw,
     Event,
     GameEnded,
+    GameEndedWire,
     GameStarted,
+    GameStartedWire,
     Log,
+    PlayerEntry,
     Withdraw,
     names_to_codes,
 )
-from .fastpath import canonical_leaf
-from .rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
+from .core.rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
 
-FORMAT = "yaniv-log/1"
+__all__ = ["FORMAT", "SCHEMAS", "event_from_dict", "parse_json_array", "parse_jsonl", "read_log"]
 #: a JSON Lines line longer than this (without its line end) is refused
 MAX_LINE_BYTES = 1 << 20
 #: how deep a free value (``meta``, ``_`` fields) may nest, the event being level 1
@@ -88,8 +100,6 @@ def _expect(what: str) -> dict[str, str | list[Any] | dict[Any, Any]]:
 class StrictInteger(fields.Integer):
     """An integer as JSON writes it: not ``"5"``, not ``5.5``, not ``true``."""
 
-    fast_kind = "strict_int"
-
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
 
@@ -100,9 +110,7 @@ class StrictInteger(fields.Integer):
 
 
 class CardField(fields.Field[Card]):
-    """One card, any spelling :func:`~yaniv_audit.cards.parse_card` accepts -> its code."""
-
-    fast_kind = "card"
+    """One card, any spelling :func:`~yaniv_audit.core.cards.parse_card` accepts -> its code."""
     #: the spellings parse_card accepts, for JSON Schema
     PATTERN = (
         r"^\s*(?:(?:[Aa2-9TtJjQqKk]|10)[CcDdHhSs♣♦♥♠♧♢♡♤]|[Jj][Kk])\s*$"
@@ -126,8 +134,6 @@ class CardField(fields.Field[Card]):
 class CardList(fields.List[Card]):
     """A list of cards, in the order given -> a tuple of codes."""
 
-    fast_kind = "card_list"
-
     def __init__(self, what: str = "a list of cards", **kwargs: Any) -> None:
         super().__init__(CardField(), error_messages=_expect(what), **kwargs)
 
@@ -137,8 +143,6 @@ class CardList(fields.List[Card]):
 
 class Either(fields.Field[Any]):
     """A value that one of several fields accepts, tried in order (JSON Schema ``anyOf``)."""
-
-    fast_kind = "either"
 
     def __init__(self, *choices: fields.Field[Any], expected: str, **kwargs: Any) -> None:
         super().__init__(error_messages=_expect(expected), **kwargs)
@@ -159,15 +163,13 @@ class Either(fields.Field[Any]):
 class Timestamp(fields.String):
     """An ISO-8601 timestamp with an offset; kept as written (it is never ordered)."""
 
-    fast_kind = "timestamp"
-
     def __init__(self, **kwargs: Any) -> None:
         what = "an ISO-8601 timestamp with offset, e.g. 2024-05-01T20:15:00+03:00"
         super().__init__(error_messages=_expect(what), **kwargs)
 
     @staticmethod
     def accepts(value: str) -> bool:
-        """Whether a string is a timestamp with an offset (the fast path inlines this)."""
+        """Whether a string is a timestamp with an offset (the msgspec reader inlines this)."""
         try:
             return datetime.fromisoformat(value).tzinfo is not None
         except ValueError:
@@ -186,10 +188,8 @@ class RulesField(fields.Field[Any]):
     """A rule-set id string or a ``{"base": ..., param: value}`` object -> a RuleSet.
 
     The RuleSet's own error (naming the parameter and what it accepts) becomes
-    the field's message. The fast path calls this field's own ``deserialize``.
+    the field's message.
     """
-
-    fast_kind = "delegate"
 
     def __init__(self, **kwargs: Any) -> None:
         what = 'a rule-set id such as "israeli(yaniv_max=5)" or an object {"base": "israeli", ...}'
@@ -333,7 +333,7 @@ class GameStartedSchema(EventSchema):
         Either(_player(), fields.Nested(PlayerSchema),
                expected='a player id or an object {"id": ..., "name": ...}'),
         required=True,
-        validate=validate.Length(min=structure.MIN_PLAYERS, max=structure.MAX_PLAYERS,
+        validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS,
                                  error="expected 2 to 8 players"),
         error_messages=_expect("a list of players"),
         metadata={"description": "the seating and turn order"},
@@ -480,8 +480,8 @@ SCHEMAS: dict[str, EventSchema] = {
 assert SCHEMAS.keys() == EVENT_TYPES.keys()
 _TYPES_TEXT = ", ".join(SCHEMAS)
 
-#: whether events are read through the fast checkers first (off: marshmallow alone)
-FAST_PATH = True
+#: whether msgspec reads the events (off: marshmallow alone, the reference in the tests)
+MSGSPEC = True
 
 
 # --- events --------------------------------------------------------------
@@ -492,22 +492,100 @@ def event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> Event:
 
     Every problem of the event is reported at once, by field, in one
     :class:`LogFormatError`; ``seq`` is checked against ``index`` here because
-    typed events do not carry it. The fast checker compiled from the schema
-    (:mod:`yaniv_audit.fastpath`) answers first; marshmallow decides whatever
-    it does not accept, and writes the error.
+    typed events do not carry it. msgspec answers first (:func:`msgspec_event`);
+    marshmallow decides whatever it refuses, and writes the error.
     """
-    if FAST_PATH and type(raw) is dict:
-        kind = raw.get("type")
-        reader = READERS.get(kind) if type(kind) is str else None
-        if reader is not None:
-            got = reader(raw, index, line)
-            if got is not None:
-                return got[0]  # type: ignore[no-any-return]
+    if MSGSPEC:
+        event = msgspec_event(raw, index, line)
+        if event is not None:
+            return event
     return slow_event_from_dict(raw, index, line)
 
 
+_convert = msgspec.convert
+#: the struct msgspec converts each event type into
+_PARSED: dict[str, type[Event]] = {cls.__struct_config__.tag: cls  # type: ignore[misc]
+                                   for cls in PARSED_TYPES}
+#: the schema's own depth limit on a free value (``meta``, a ``_`` field)
+_FREE_LEVELS = MAX_DEPTH - 1
+
+
+def msgspec_event(raw: Any, index: int, line: int | None) -> Event | None:
+    """The typed event of a parsed event, read by msgspec into the event structs; None
+    when msgspec refuses it (then marshmallow decides, and writes the error).
+
+    What the struct types cannot say is checked here, as the schemas do: a ``_``
+    field is the recorder's own (any value, at most :data:`MAX_DEPTH` levels deep)
+    and is left out; ``null`` is refused wherever the schema refuses it (every
+    field but showdown's ``caller``: the structs' ``None`` defaults would take it
+    for a missing field); cards are read in any spelling by writing them
+    canonically first (:func:`~yaniv_audit.core.canonical.normalize_event`, the same
+    lookup as :func:`~yaniv_audit.core.cards.parse_card`); ``seq`` must equal the
+    position, ``at`` must carry an offset, and game_started's rules must parse.
+    """
+    if type(raw) is not dict:
+        return None
+    data = {}
+    for key, value in raw.items():
+        if type(key) is not str:  # not JSON
+            return None
+        if key[:1] == "_":  # the recorder's own: in the leaf, not in the event
+            if not _depth_within(value, _FREE_LEVELS):
+                return None
+        elif value is None and key != "caller":
+            return None
+        else:
+            data[key] = value
+    kind = data.get("type")
+    struct = _PARSED.get(kind) if type(kind) is str else None
+    if struct is None:
+        return None
+    try:  # to the struct itself: msgspec builds a union's type info again at every call
+        event: Event = _convert(normalize_event(data), struct)
+    except msgspec.ValidationError:
+        return None
+    written, at = event.index, event.at
+    if written != -1 and written != index:  # -1: no seq
+        return None
+    if at is not None and not Timestamp.accepts(at):
+        return None
+    if type(event) is GameStartedWire:
+        return _started(event, index, line)
+    if type(event) is GameEndedWire:
+        winner = event.winner
+        event = GameEnded(winner=(winner,) if isinstance(winner, str) else winner,
+                          scores=event.scores, at=at)
+    names_to_codes(event)
+    _set(event, "index", index)
+    _set(event, "line", line)
+    return event
+
+
+def _started(wire: GameStartedWire, index: int, line: int | None) -> GameStarted | None:
+    """The game_started msgspec read: seats to ids and names, the rules parsed."""
+    if wire.meta is not None and not _depth_within(wire.meta, _FREE_LEVELS):
+        return None
+    try:
+        rules = (parse_rules(wire.rules) if type(wire.rules) is str
+                 else rules_from_mapping(wire.rules))  # type: ignore[arg-type]
+    except RulesError:
+        return None
+    players: list[str] = []
+    names: dict[str, str] = {}
+    for seat in wire.players:
+        if type(seat) is PlayerEntry:
+            players.append(seat.id)
+            if not isinstance(seat.name, UnsetType):
+                names[seat.id] = seat.name
+        else:
+            players.append(seat)  # type: ignore[arg-type]
+    return GameStarted(format=wire.format, players=tuple(players), names=names, rules=rules,
+                       game_id=wire.game_id, meta=wire.meta, index=index, line=line,
+                       at=wire.at)
+
+
 def slow_event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> Event:
-    """:func:`event_from_dict` through marshmallow alone (the reference of the fast path)."""
+    """:func:`event_from_dict` through marshmallow alone (the reference of msgspec's)."""
     if not isinstance(raw, dict):
         raise LogFormatError(
             f'expected an event object {{"type": ...}}, got {show(raw)}', line=line, index=index
@@ -680,36 +758,9 @@ class _LogBuilder:
         if problem is not None:
             raise problem_error(problem)
         self.events.append(event)
-        self.leaves.append(canonical_leaf(normalize_event(raw)))
-
-    def add_parsed(self, raw: Any, line: int | None, text: bytes | None) -> None:
-        """One event as orjson read it: the fast checker first, else :meth:`add`.
-
-        ``text`` is the line the event was read from, to read it again exactly when
-        it may hold an integer orjson cannot (None: ``raw`` is exact already).
-        """
-        got = None
-        if FAST_PATH and type(raw) is dict:
-            kind = raw.get("type")
-            reader = READERS.get(kind) if type(kind) is str else None
-            if reader is not None:
-                got = reader(raw, len(self.events), line)
-        if got is None or got[1] == fastpath.EXACT:
-            if text is not None:
-                raw = _exact(text, raw, line, len(self.events))
-            self.add(raw, line)
-            return
-        event, how = got
-        problem = self.checker.check(event)
-        if problem is not None:
-            raise problem_error(problem)
-        self.events.append(event)
-        try:
-            leaf = orjson.dumps(raw if how == fastpath.PLAIN else normalize_event(raw),
-                                option=orjson.OPT_SORT_KEYS)
-        except orjson.JSONEncodeError:  # an integer beyond 64 bits (a .json log read exactly)
-            leaf = canonical_leaf(normalize_event(raw))
-        self.leaves.append(leaf)
+        # a copy of the exact size: keeping orjson's own buffers (allocated large, then
+        # shrunk) makes the C allocator trim and grow the heap at every event, 5x slower
+        self.leaves.append(b"%b" % canonical_leaf(normalize_event(raw)))
 
     def finish(self) -> Log:
         problem = self.checker.finish()
@@ -843,7 +894,7 @@ def parse_jsonl(data: bytes, source: str) -> Log:
         first += 1
     rest = min(first + 1, len(lines))  # the position of the line after the first event
     _read_lines(builder, lines, 0, rest)
-    if not (FAST_PATH and _read_wire(builder, data, lines, rest)):
+    if not (MSGSPEC and _read_wire(builder, data, lines, rest)):
         _read_lines(builder, lines, rest, len(lines))
     return builder.finish()
 
@@ -909,11 +960,8 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
 
 def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int) -> None:
     """``lines[start:stop]`` read one at a time (``start`` is the 0-based position)."""
-    # builder.add_parsed, inline: every step of the loop counts
     events, leaves, check, add = builder.events, builder.leaves, builder.checker.check, builder.add
-    readers = READERS if FAST_PATH else {}
-    loads, dumps, sort_keys, exact = orjson.loads, orjson.dumps, orjson.OPT_SORT_KEYS, _exact
-    long_digits = _LONG_DIGITS.search
+    loads, exact = orjson.loads, _exact
     for number in range(start + 1, stop + 1):
         text = lines[number - 1]
         if len(text) > MAX_LINE_BYTES:
@@ -925,7 +973,7 @@ def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int)
                 )
         if not text or text.isspace():
             continue
-        wired = wire_event(text, len(events), number) if FAST_PATH else None
+        wired = wire_event(text, len(events), number) if MSGSPEC else None
         if wired is not None:
             problem = check(wired[0])
             if problem is not None:
@@ -942,26 +990,7 @@ def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int)
         except (ValueError, RecursionError):
             raise LogFormatError("not valid JSON: a number or nesting too large to read",
                                  line=number, index=len(events)) from None
-        try:  # not an object, no "type", not a type: marshmallow's errors
-            got = readers[raw["type"]](raw, len(events), number)
-        except (KeyError, TypeError):
-            got = None
-        # marshmallow decides, or a float or a long number: the exact path
-        if got is None or got[1] == 2 or long_digits(text) is not None:
-            add(exact(text, raw, number, len(events)), number)
-            continue
-        event, how = got
-        problem = check(event)
-        if problem is not None:
-            raise problem_error(problem)
-        events.append(event)
-        try:
-            leaf = dumps(raw if how == 0 else normalize_event(raw), option=sort_keys)
-        except orjson.JSONEncodeError:
-            leaf = canonical_leaf(normalize_event(raw))
-        # a copy of the exact size: keeping orjson's own buffers (allocated large, then
-        # shrunk) makes the C allocator trim and grow the heap at every event, 5x slower
-        leaves.append(b"%b" % leaf)
+        add(exact(text, raw, number, len(events)), number)
 
 
 def parse_json_array(data: bytes, source: str) -> Log:
@@ -985,7 +1014,7 @@ def parse_json_array(data: bytes, source: str) -> Log:
         for index, item in enumerate(raw):
             check_numbers(item, None, index)
     for item in raw:
-        builder.add_parsed(item, None, None)
+        builder.add(item, None)
     return builder.finish()
 
 
@@ -1024,30 +1053,3 @@ def read_log(path: str | Path) -> Log:
     if path.suffix.lower() == ".json":
         return parse_json_array(data, str(path))
     return parse_jsonl(data, str(path))
-
-
-# --- the fast path ----------------------------------------------------------------
-
-
-def _free_ok(value: Any) -> bool:
-    return _depth_within(value, MAX_DEPTH - 1)
-
-
-def compile_readers() -> tuple[dict[str, fastpath.Reader], dict[str, str]]:
-    """The fast checker of every event type compiled from its schema, and why any
-    type has none (then marshmallow reads it; the tests require there be none)."""
-    readers: dict[str, fastpath.Reader] = {}
-    unsupported: dict[str, str] = {}
-    for kind, schema in SCHEMAS.items():
-        try:
-            readers[kind] = fastpath.compile_reader(
-                kind, schema, EVENT_TYPES[kind],
-                extras_hook=EventSchema._no_unknown_fields.__name__, extras_ok=_free_ok,
-                builders=_BUILDERS,
-            )
-        except fastpath.Unsupported as exc:
-            unsupported[kind] = str(exc)
-    return readers, unsupported
-
-
-READERS, UNSUPPORTED = compile_readers()

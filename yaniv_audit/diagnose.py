@@ -34,10 +34,10 @@ from typing import Any
 
 import orjson
 
-from . import structure
-from .cards import canonical, is_card_text
-from .errors import LogFormatError, close_match, where
-from .events import Event, GameStarted, RoundStarted
+from .core import structure
+from .core.cards import canonical, is_card_text
+from .core.errors import LogFormatError, close_match, where
+from .core.events import Event, GameStarted, RoundStarted
 
 #: the problems listed at most; the rest are counted
 LIMIT = 50
@@ -241,7 +241,7 @@ class _Checks:
         self.lost = False
 
     def event(self, raw: Any, line: int | None, index: int) -> None:
-        from .codec import event_from_dict  # the fast path, marshmallow on refusal
+        from .codec import event_from_dict  # msgspec, marshmallow on refusal
 
         try:
             event = event_from_dict(raw, index, line)
@@ -282,7 +282,7 @@ class _Checks:
     def _assume(self, raw: Any, line: int | None, index: int) -> None:
         """What an event the schema refused still tells the structural checks."""
         from .codec import FORMAT
-        from .rules import PRESETS
+        from .core.rules import PRESETS
 
         if not isinstance(raw, dict):
             return

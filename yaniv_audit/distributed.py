@@ -6,9 +6,10 @@ rules it declared) and with its ``fingerprint`` and declared rules: a game never
 partition directories, and its events alone are enough to audit it. So the work splits
 by directory, with no shuffle: a task reads one directory (or one range of ``game_no``
 in it, for a directory of more than ``events_per_task`` events), groups its rows by
-game, audits each game with the archive's own :func:`~yaniv_audit.archive.audit_archived`
-and turns the reports into the archive's derived rows with
-:func:`~yaniv_audit.archive.derived_rows`, so the rows are those ``audit --db`` stores.
+game, audits each game with the archive's own
+:func:`~yaniv_audit.archive.auditing.audit_archived` and turns the reports into the
+archive's derived rows with :func:`~yaniv_audit.archive.rows.derived_rows`, so the rows
+are those ``audit --db`` stores.
 
 :func:`audit_parquet` gives the reports as a Dask dataframe (the columns of the
 archive's ``audits`` table); :func:`run_audit`, behind ``yaniv-audit audit --parquet``,
@@ -47,8 +48,8 @@ import pyarrow.parquet as pq
 from distributed import Client, LocalCluster, progress
 
 from .archive import DERIVED, add_derived, audit_archived, derived_tables
-from .errors import YanivAuditError
-from .rules import RuleSet, resolve_rules
+from .core.errors import YanivAuditError
+from .core.rules import RuleSet, resolve_rules
 
 T = TypeVar("T")
 

@@ -4,7 +4,7 @@ marshmallow schemas.
 They are the one definition of the report's shape: ``schemas/report.schema.json``
 and ``schemas/compare.schema.json`` are generated from them by
 :mod:`yaniv_audit.schema_export`, and ``REPORT.validate(report)`` checks a report
-in Python. The audit itself builds plain dicts (:mod:`yaniv_audit.audit`) and does
+in Python. The audit itself builds plain dicts (:mod:`yaniv_audit.core.audit`) and does
 not go through these schemas: they describe its output, they do not produce it.
 
 Beyond the field types, both forms state what ties fields together: a finding's
@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from .codec import StrictInteger
-from .rules import PARAMS, Param
-from .schema_export import DRAFT, object_schema
+from .core.rules import PARAMS, Param
+from .json_schema import DRAFT, object_schema
 
 JsonSchema = dict[str, Any]
 

@@ -9,7 +9,7 @@ rejection sampling. Nothing depends on Python's ``random`` module, the clock
 or hash seeds, so the same arguments give byte-identical logs everywhere.
 
 The simulator plays through the engine: the game's state is a strict
-:class:`~yaniv_audit.engine.Replay` (hands, pile, stock, turn, scores, who is
+:class:`~yaniv_audit.core.engine.Replay` (hands, pile, stock, turn, scores, who is
 out), the bots choose among its legal moves (``start_moves``, ``draw_moves``,
 ``slap_moves``, in their order), and a move is made by applying its event, so
 there is one implementation of the rules and every simulated game audits clean
@@ -66,10 +66,10 @@ from typing import Any, TypeVar
 
 import orjson
 
-from .cards import JOKER, NAMES, Card, deck_counts
-from .engine import HANDLERS, DrawOption, Replay, StopReplay, Throw
-from .errors import InconsistentLogError, YanivAuditError
-from .events import (
+from .core.cards import JOKER, NAMES, Card, deck_counts
+from .core.engine import HANDLERS, DrawOption, Replay, StopReplay, Throw
+from .core.errors import InconsistentLogError, YanivAuditError
+from .core.events import (
     Discard,
     Draw,
     Event,
@@ -82,8 +82,8 @@ from .events import (
     Slap,
     Yaniv,
 )
-from .rules import RuleSet
-from .scoring import next_starter
+from .core.rules import RuleSet
+from .core.scoring import next_starter
 
 TWO64 = 1 << 64
 MASK = TWO64 - 1
@@ -165,9 +165,9 @@ class Bot:
     """A seat's player: it chooses among the legal moves the engine offers.
 
     The moves are the engine's, as plain values and in its order
-    (:meth:`Replay.start_options <yaniv_audit.engine.Replay.start_options>` and
-    :meth:`~yaniv_audit.engine.Replay.draw_options`, :meth:`~yaniv_audit.engine.Replay.
-    legal_moves` by phase): at the start of a turn, whether Yaniv may be called and every
+    (:meth:`Replay.start_options <yaniv_audit.core.engine.Replay.start_options>` and
+    :meth:`~yaniv_audit.core.engine.Replay.draw_options`, the legal moves by phase): at
+    the start of a turn, whether Yaniv may be called and every
     legal throw; after the throw, every legal draw (the stock's top card first, which the
     simulator knows, then the cards of the previous throw and the joker swaps), each a
     ``(source, card, swap)``. ``game`` is the game in play, of which a bot reads what its
@@ -436,8 +436,8 @@ class _Game:
     """One game being played: the bots' choices applied to the engine, whose state is the game.
 
     The simulator keeps no state of the play itself: the hands, the pile, the stock, whose
-    turn it is, the scores and who is out are the :class:`~yaniv_audit.engine.Replay`'s,
-    the moves a bot may choose are its :meth:`~yaniv_audit.engine.Replay.legal_moves`, and
+    turn it is, the scores and who is out are the :class:`~yaniv_audit.core.engine.Replay`'s,
+    the moves a bot may choose are its :meth:`~yaniv_audit.core.engine.Replay.legal_moves`, and
     a move is made by applying its event. The replay is strict, so a move the engine found
     fault with would stop the game (:class:`SimulationBug`) instead of being written.
     What the simulator adds is what the log does not say: the shuffles, the clock, the

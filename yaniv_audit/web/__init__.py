@@ -1,8 +1,8 @@
 """The web face of the audit: the step-through viewer and the JSON API.
 
 ``create_app(config=None)`` builds the Flask app; every view calls the same
-services as the command line (:mod:`yaniv_audit.audit`, :mod:`yaniv_audit.rules`,
-:mod:`yaniv_audit.analytics`, the archive). The API lives under ``/api/v1/``
+services as the command line (:mod:`yaniv_audit.core.audit`, :mod:`yaniv_audit.core.rules`,
+:mod:`yaniv_audit.archive.analytics`, the archive). The API lives under ``/api/v1/``
 (:mod:`yaniv_audit.web.api`, docs/web.md); the pages are :mod:`yaniv_audit.web.viewer`.
 The first routes, ``/api/...``, answer with a permanent redirect (308: the method
 and body are kept) to their ``/api/v1/`` place.
@@ -23,6 +23,7 @@ Referrer-Policy. No response names a file by more than its base name.
 
 from __future__ import annotations
 
+import gzip
 import os
 from typing import Any
 
@@ -32,18 +33,20 @@ from flask.json.provider import JSONProvider
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..archive import default_db
-from ..errors import ArchiveError, LogFormatError, RulesError
-from . import i18n
+from ..core.errors import ArchiveError, LogFormatError, RulesError
+from . import i18n, pages  # noqa: F401  pages: the rules and analytics pages' routes
 from .api import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_EVENTS,
-    ApiError,
+    AnyTextConverter,
     api_v1,
     archive_message,
+    too_large_error,
     unreadable_error,
     wants_json,
 )
 from .cache import DEFAULT_BYTES, AnswerCache
+from .change_text import change_text
+from .errors import ApiError
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_EVENTS
 from .store import DEFAULT_IDLE, Store
 from .viewer import viewer
 from .workers import Workers
@@ -62,6 +65,35 @@ SECURITY_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Resource-Policy": "same-origin",
 }
+
+#: the types worth compressing (cards and JSON compress to a fifth or less)
+COMPRESSIBLE = frozenset({"text/html", "text/css", "text/javascript", "application/javascript",
+                          "application/json", "application/x-ndjson", "image/svg+xml"})
+#: below this a body fits in one packet: compressing it saves no round trip
+COMPRESS_MIN = 1400
+
+
+def compressed(response: Response) -> Response:
+    """The response gzipped when the client takes gzip and it is worth it: waitress sends
+    bodies as they are, and a long game's page is hundreds of KiB of HTML and JSON (a
+    fifth of that gzipped, seconds on a phone's connection). Responses already encoded,
+    partial (206) or without a body (304) are left alone."""
+    if (response.status_code != 200 or "Content-Encoding" in response.headers
+            or response.mimetype not in COMPRESSIBLE
+            or "gzip" not in request.headers.get("Accept-Encoding", "")):
+        return response
+    response.direct_passthrough = False  # a static file: read it to compress it
+    body = response.get_data()
+    if len(body) < COMPRESS_MIN:
+        return response
+    response.set_data(gzip.compress(body, compresslevel=6))
+    response.headers["Content-Encoding"] = "gzip"
+    response.vary.add("Accept-Encoding")
+    tag = response.get_etag()[0]
+    if tag:  # another representation: another tag
+        response.set_etag(tag + "-gzip", weak=True)
+    return response
+
 
 #: the first API's routes and their /api/v1 place (the rest of the path follows)
 LEGACY = [("/api/rules", "/api/v1/rules"), ("/api/rules/<path:rest>", "/api/v1/rules/{rest}"),
@@ -101,10 +133,6 @@ def settings_from_env() -> dict[str, Any]:
     return out
 
 
-def megabytes(size: int) -> str:
-    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The Flask app (``config`` overrides settings, e.g. ``ARCHIVE`` or ``TESTING``)."""
     app = Flask(__name__)
@@ -121,9 +149,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["yaniv_cache"] = AnswerCache(app.config["CACHE_BYTES"])
     if app.config["WORKERS"] > 0:  # posted logs audited on worker processes
         app.extensions["yaniv_workers"] = Workers(int(app.config["WORKERS"]))
+    app.url_map.converters["anytext"] = AnyTextConverter
     app.register_blueprint(api_v1)
     app.register_blueprint(viewer)
     i18n.init_app(app)
+    app.jinja_env.globals["change_text"] = change_text  # compare's changes, in words
     for old, new in LEGACY:
         app.add_url_rule(old, f"legacy{old}", _redirect_to(new),
                          methods=["GET", "POST", "HEAD"])
@@ -134,13 +164,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             response.headers.setdefault(name, value)
         if request.path.startswith("/api/"):
             response.headers.setdefault("Cache-Control", "no-store")
-        return response
+        return compressed(response)
 
-    def page(exc: ApiError) -> tuple[Any, int]:
+    def page(exc: ApiError, said: str | None = None) -> tuple[Any, int]:
+        """The error as JSON, or as a page; ``said``: its message in the page's language
+        (else the English message is shown, marked as English)."""
         if wants_json():
             return exc.to_json(), exc.status
         return render_template("error.html", status=exc.status, title=exc.title,
-                               message=exc.message), exc.status
+                               message=said or exc.message,
+                               translated=said is not None), exc.status
 
     @app.errorhandler(ApiError)
     def bad_input(exc: ApiError) -> tuple[Any, int]:
@@ -161,21 +194,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(exc: RequestEntityTooLarge) -> tuple[Any, int]:
-        limit = int(app.config["MAX_BYTES"])
-        return page(ApiError(413, f"the request is larger than {megabytes(limit)}, the most "
-                                  "this server reads (YANIV_AUDIT_MAX_BYTES, serve "
-                                  "--max-bytes)", "log", "too_large", "Too large"))
+        return page(too_large_error(int(app.config["MAX_BYTES"])))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
         status = exc.code or 500
         message = exc.description or exc.name
+        said = None
         if status == 404:
             message = f"nothing at {request.path}" + (
                 ": the API is described at /api/v1/openapi.json" if wants_json() else "")
+            said = i18n.gettext("There is no page at %(path)s: the address may be mistyped, "
+                                "or the game was never stored here.", path=request.path)
         elif status == 405:
             message = f"{request.method} is not allowed on {request.path}"
-        body, code = page(ApiError(status, message, None, None, exc.name))
+        body, code = page(ApiError(status, message, None, None, exc.name), said)
         allowed = getattr(exc, "valid_methods", None)
         if status == 405 and allowed:  # RFC 9110: a 405 says what is allowed
             return body, code, {"Allow": ", ".join(sorted(allowed))}

@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import ipaddress
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -22,66 +23,39 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, request
+from werkzeug.routing import PathConverter
 
-from .. import analytics
-from ..audit import audit_log, compare_log, other_tables
+from ..archive import analytics
 from ..codec import parse_json_array, parse_jsonl
-from ..errors import ArchiveError, LogFormatError, RulesError
-from ..events import Log
-from ..merkle import tree_hash
+from ..core.audit import audit_log, compare_log, other_tables
+from ..core.errors import ArchiveError, LogFormatError, RulesError
+from ..core.events import Log
+from ..core.merkle import tree_hash
+from ..core.rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
+from ..core.table_state import table_state
 from ..report_schema import VERDICTS
-from ..rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
-from ..table_state import table_state
 from .board import board
 from .cache import AnswerCache, Entry
+from .errors import ApiError
 from .i18n import DEFAULT, LANGUAGES, finding_text
+from .limits import (
+    DEFAULT_EVENTS_LIMIT,
+    DEFAULT_LIMIT,
+    MAX_EVENTS_LIMIT,
+    MAX_LIMIT,
+    MAX_OFFSET,
+)
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
 
 api_v1 = Blueprint("api_v1", __name__, url_prefix="/api/v1")
 
-#: the default request body limit (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)
-DEFAULT_MAX_BYTES = 4 << 20
-#: the default cap on the events of one posted log (YANIV_AUDIT_MAX_EVENTS)
-DEFAULT_MAX_EVENTS = 20_000
-#: games per page of the list: the default and the most
-DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
-#: events per page of a game's events: the default and the most
-DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT = 1000, 20_000
-#: the largest offset a page may start at (DuckDB takes a 64-bit one; keep it sane)
-MAX_OFFSET = 1 << 40
 
-STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                405: "method_not_allowed", 409: "conflict", 413: "too_large",
-                415: "unsupported_media_type", 422: "unreadable_log", 500: "internal_error",
-                503: "archive_unavailable"}
+class AnyTextConverter(PathConverter):
+    """``path``, line breaks included: a rule-set id with a line break in it was a 404
+    ("nothing at"), not the 400 that says what is wrong with it (schemathesis, issue 27)."""
 
-
-class ApiError(Exception):
-    """A request that cannot be answered: its status, a machine-readable ``code``, the
-    message (the CLI's words), the request ``field`` at fault, anything more."""
-
-    def __init__(self, status: int, message: str, field: str | None = None,
-                 code: str | None = None, title: str | None = None,
-                 **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.message, self.field = status, message, field
-        self.code = code or STATUS_CODES.get(status, "error")
-        self.title = title or self.code.replace("_", " ").capitalize()
-        self.extra = extra
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": {"status": self.status, "code": self.code, "message": self.message,
-                          "field": self.field, **self.extra}}
-
-    def __reduce__(self) -> tuple[Any, ...]:  # whole through a worker process's pipe
-        return (_api_error, (self.status, self.message, self.field, self.code, self.title,
-                             self.extra))
-
-
-def _api_error(status: int, message: str, field: str | None, code: str, title: str,
-               extra: dict[str, Any]) -> ApiError:
-    return ApiError(status, message, field, code, title, **extra)
+    regex = "[^/](?s:.)*?"
 
 
 def unreadable_error(source: str, exc: LogFormatError, field: str = "log") -> ApiError:
@@ -134,18 +108,26 @@ def cached(key: tuple[Any, ...], build: Callable[[], Any]) -> Response:
 
 
 def arg(name: str) -> str | None:
+    """A text parameter (``player``, ``q``, ``rules``, ``seat``), trimmed; empty is the
+    same as not given."""
     value = (request.args.get(name) or "").strip()
     return value or None
 
 
+def typed_arg(name: str) -> str | None:
+    """A number, a boolean, a date or a choice, exactly as sent: empty is the same as not
+    given (as a form sends a field left unset: the OpenAPI document says so with
+    ``allowEmptyValue``); anything else must be the value itself, with no blank around
+    it (`` 5`` and ``5 `` were taken as 5, ``true `` as true)."""
+    return request.args.get(name) or None
+
+
 def int_arg(name: str, default: int, low: int, high: int) -> int:
-    text = arg(name)
+    text = typed_arg(name)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
+    # digits only: int() also took " 5", "+5", "1_000" and "\uff15" (a full-width 5)
+    value = int(text) if re.fullmatch(r"-?[0-9]{1,30}", text, re.ASCII) else None
     if value is None or not low <= value <= high:
         raise ApiError(400, f"{name}: expected a whole number from {low} to {high}, got "
                             f"{text!r}", name, "bad_parameter")
@@ -153,29 +135,31 @@ def int_arg(name: str, default: int, low: int, high: int) -> int:
 
 
 def bool_arg(name: str) -> bool | None:
-    text = arg(name)
+    """``true`` or ``false``, as the document says (``1``, ``yes``, ``TRUE`` were taken)."""
+    text = typed_arg(name)
     if text is None:
         return None
-    lowered = text.lower()
-    if lowered in ("true", "1", "yes"):
-        return True
-    if lowered in ("false", "0", "no"):
-        return False
+    if text in ("true", "false"):
+        return text == "true"
     raise ApiError(400, f"{name}: expected true or false, got {text!r}", name, "bad_parameter")
 
 
 def date_arg(name: str) -> datetime | None:
-    text = arg(name)
+    """A date (``2024-05-01``) or a time (RFC 3339: ``2024-05-01T20:30:00Z``, the ``T`` and
+    ``Z`` in either case, a leap second read as :59; a time without offset is UTC)."""
+    text = typed_arg(name)
     if text is None:
         return None
     try:
         if len(text) == 10:
             day = date.fromisoformat(text)
             return datetime(day.year, day.month, day.day, tzinfo=UTC)
-        moment = datetime.fromisoformat(text)
+        moment = datetime.fromisoformat(
+            re.sub(r"(T\d\d:\d\d:)60", r"\g<1>59", text.upper(), count=1))
     except ValueError:
-        raise ApiError(400, f"{name}: expected a date (2024-05-01) or an ISO-8601 time, got "
-                            f"{text!r}", name, "bad_parameter") from None
+        raise ApiError(400, f"{name}: expected a date (2024-05-01) or an RFC 3339 time "
+                            f"(2024-05-01T20:30:00Z), got {text!r}", name,
+                       "bad_parameter") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -267,6 +251,17 @@ def read_log_bytes(data: bytes, name: str, max_events: int | None = None) -> Log
     if len(log.events) > max_events:
         raise too_many_events(name, max_events)
     return log
+
+
+def megabytes(size: int) -> str:
+    return f"{size / (1 << 20):g} MiB" if size >= 1 << 20 else f"{size:,} bytes"
+
+
+def too_large_error(max_bytes: int) -> ApiError:
+    """A body over the limit (the app's 413, and waitress's for one over twice it)."""
+    return ApiError(413, f"the request is larger than {megabytes(max_bytes)}, the most this "
+                         "server reads (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)", "log",
+                    "too_large", "Too large")
 
 
 def too_many_events(name: str, max_events: int) -> ApiError:
@@ -483,7 +478,7 @@ def rules_index() -> Response:
                           for name, r in PRESETS.items()])
 
 
-@api_v1.get("/rules/<path:rule_id>")
+@api_v1.get("/rules/<anytext:rule_id>")
 def rules_show(rule_id: str) -> Response:
     rules = rules_from(rule_id, "rule_id")
     return json_response({"id": rules.id, "source": PRESET_SOURCES[rules.name],
@@ -537,7 +532,9 @@ def compare_body() -> Response:
 
 @api_v1.post("/state")
 def state_body() -> Response:
-    """A game being recorded (the /record page): nothing is kept between requests."""
+    """A game being recorded (the /record page): nothing is kept between requests.
+    With ``Accept-Language``, each finding has its ``text`` in that language, for the
+    table to read (the report's ``message`` stays English)."""
     rules = rules_arg()
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
@@ -545,15 +542,16 @@ def state_body() -> Response:
                                     asked_language()))
 
 
-def listing_args() -> tuple[Filters, str]:
+def listing_args(default_sort: str = "ingested") -> tuple[Filters, str]:
     """The game list's filters and order from the query string (the API's and the
     list page's): ``player``, ``rules``, ``verdict``, ``has_findings``, ``since``,
-    ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``."""
-    sort = arg("sort") or "ingested"
-    if sort.lstrip("-") not in SORTS:
+    ``until``, ``q`` (a player, part of a game_id or a fingerprint's start), ``sort``
+    (``default_sort`` when not given)."""
+    sort = typed_arg("sort") or default_sort
+    if sort.lstrip("-") not in SORTS or sort.startswith("--"):
         raise ApiError(400, f"sort: expected one of {', '.join(SORTS)} (a leading - for "
                             f"descending), got {sort!r}", "sort", "bad_parameter")
-    verdict = arg("verdict")
+    verdict = typed_arg("verdict")
     if verdict is not None and verdict not in VERDICTS:
         raise ApiError(400, f"verdict: expected one of {', '.join(VERDICTS)}, got "
                             f"{verdict!r}", "verdict", "bad_parameter")
@@ -582,9 +580,18 @@ def games_index() -> Response:
 
 @api_v1.post("/games")
 def games_ingest() -> Response:
+    """201 when a game was added, 200 when every log read was there already; 422 when
+    no log of the body reads (it was a 200 with the refusals: ``{}`` was "accepted")."""
     check_write_allowed()
     files = body_files()
     result = store_logs(files)
+    if result["refused"] and not result["added"] and not result["duplicates"]:
+        first = result["refused"][0]["error"]
+        more = len(result["refused"]) - 1
+        where = {k: first[k] for k in ("line", "index") if k in first}
+        raise ApiError(422, first["message"] + (f" (and {more} more logs refused)" if more
+                                                 else ""), "log", "unreadable_log",
+                       "Unreadable log", **where, refused=result["refused"])
     return json_response(result, 201 if result["added"] else 200)
 
 
@@ -674,7 +681,7 @@ def report_show(name: str) -> Response:
                             f"{', '.join(analytics.REPORTS)}", "name", "no_such_report",
                        "No such report")
     rule_sets: list[RuleSet | None] = list(rule_sets_arg()) or [None]
-    players = int_arg("players", 0, 2, 8) if arg("players") else None
+    players = int_arg("players", 0, 2, 8) if typed_arg("players") else None
     simulated = bool(bool_arg("simulated"))
     if name == "rules-impact" and None in rule_sets:
         raise ApiError(400, "rules-impact needs rules=R, the rule set to compare with",

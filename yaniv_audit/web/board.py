@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..audit import report_of
-from ..cards import format_cards
-from ..engine import Replay
-from ..events import (
+from ..core.audit import report_of
+from ..core.cards import format_cards
+from ..core.engine import Replay
+from ..core.events import (
     Discard,
     Draw,
     Event,
@@ -24,9 +24,9 @@ from ..events import (
     Withdraw,
     Yaniv,
 )
-from ..merkle import tree_hash
-from ..replay_view import steps
-from ..rules import RuleSet
+from ..core.merkle import tree_hash
+from ..core.replay_view import steps
+from ..core.rules import RuleSet
 
 #: throws of the pile kept in each step (the top ones: what can be taken, and before)
 PILE_SHOWN = 3

@@ -25,7 +25,7 @@ METHODS = [("**/templates/**.html", "jinja2.ext:babel_extract"), ("**.py", "pyth
            ("**/static/**.js", "javascript")]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "t": None, "N_": None}
 #: modules outside web/ whose marked strings are extracted too: the findings' templates
-CORE = [HERE.parent / "messages.py"]
+CORE = [HERE.parent / "core" / "messages.py"]
 OPTIONS = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n", "newstyle_gettext": "true"}}
 
 

@@ -8,7 +8,7 @@ request's language: :func:`change_text`. Nothing here reads a message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .i18n import N_, gettext, ngettext
@@ -24,11 +24,11 @@ def names(players: Sequence[str] | None) -> str:
                    last=players[-1]) if len(players) > 1 else str(players[0])
 
 
-def change_text(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()) -> str:
+def change_text(change: Mapping[str, Any], changes: Iterable[Mapping[str, Any]] = ()) -> str:
     """One change of a comparison in this request's language (``changes``: all of its
     rule set's, which the final winner's sentence gives its reason from)."""
     return gettext("under %(rules)s: %(what)s", rules=change["rules"],
-                   what=clause(change, changes))
+                   what=clause(change, list(changes)))
 
 
 def clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()) -> str:

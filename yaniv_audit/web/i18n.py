@@ -51,7 +51,7 @@ from babel.support import Translations
 from flask import Flask, g, request
 from markupsafe import Markup
 
-from ..messages import render
+from ..core.messages import render
 
 HERE = Path(__file__).resolve().parent
 CATALOGUES = HERE / "translations"
@@ -163,7 +163,7 @@ def init_app(app: Flask) -> None:
         lang = current()
         return {"language": lang, "languages": switcher_links, "site_pages": site_pages,
                 "js_messages": lambda: js_catalogue(lang.code), "bdi": bdi,
-                "finding_text": finding_text, "change_text": change_text}
+                "finding_text": finding_text}
 
     @app.after_request
     def remember(response: Any) -> Any:
@@ -208,13 +208,6 @@ def finding_text(finding: Mapping[str, Any], code: str | None = None) -> str:
         return str(finding["message"])
     lang = code or current().code
     return render(str(finding["code"]), params, translations(lang).ugettext, suits=True)
-
-
-def change_text(change: Mapping[str, Any], changes: Any = ()) -> str:
-    """A comparison's change in this request's language (the reports keep the English)."""
-    from .change_text import change_text as said
-
-    return said(change, list(changes))
 
 
 def bdi(text: object) -> Markup:

@@ -8,6 +8,7 @@ answer schema; the error answers are all :class:`~yaniv_audit.web.schemas.ErrorS
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from apispec import APISpec
@@ -17,20 +18,41 @@ from marshmallow import Schema
 from .. import __version__
 from . import schemas as s
 
+#: the example of a log in the body: docs/template.jsonl, one round of three players
+EXAMPLE_LOG: list[dict[str, Any]] = [
+    {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "lior", "omer"],
+     "rules": "israeli", "game_id": "friday-at-dana"},
+    {"type": "round_started", "round": 1, "starter": "dana"},
+    {"type": "yaniv", "player": "omer", "total": 6},
+    {"type": "showdown", "caller": "omer", "hands": {
+        "dana": ["AH", "4C"], "lior": ["KS", "9D", "2C"], "omer": ["3S", "3D"]}},
+    {"type": "round_ended", "round": 1, "points": {"dana": 5, "lior": 21, "omer": 0}},
+    {"type": "note", "text": "omer says dana's 5 is no Assaf against his 6", "player": "omer"},
+]
+EXAMPLE_JSONL = "".join(json.dumps(event) + "\n" for event in EXAMPLE_LOG)
+
+#: a log as text (JSON Lines, or a JSON array of events): something besides blanks
+LOG_TEXT = {"type": "string", "pattern": r"\S",
+            "description": "JSON Lines (one event a line), or a JSON array of events"}
 LOG_BODY = {
     "description": "one log: JSON Lines, or a JSON array of events, whatever the content "
-                   "type (a multipart form: its log file or field)",
+                   "type (a multipart form: its log file or field). Whether its events "
+                   "read is the server's to say: a 422 names the line and what is wrong",
     "required": True,
-    "content": {media: {"schema": {"type": "string"}} for media in (
-        "application/x-ndjson", "application/json", "text/plain",
-        "application/x-www-form-urlencoded")} | {
-        "multipart/form-data": {"schema": {"type": "object", "properties": {
-            "log": {"type": "string", "format": "binary"}}}}},
+    "content": {media: {"schema": LOG_TEXT, "example": EXAMPLE_JSONL} for media in (
+        "application/x-ndjson", "text/plain", "application/x-www-form-urlencoded")} | {
+        "application/json": {"schema": {
+            "description": "a JSON array of events, or one event (a log of one line)",
+            "anyOf": [{"type": "array", "minItems": 1, "items": {"type": "object"}},
+                      {"type": "object"}]}, "example": EXAMPLE_LOG},
+        "multipart/form-data": {"schema": {"type": "object", "required": ["log"],
+                                           "properties": {"log": {
+                                               "type": "string", "format": "binary"}}}}},
 }
 GAME_REF = {"name": "ref", "in": "path", "required": True, "schema": {"type": "string"},
             "description": "a fingerprint, 8 or more of its first hex digits, or a game_id"}
 ERRORS = {
-    "400": "a bad parameter (the error's field names it)",
+    "400": "a bad parameter (the error's field names it), or no log in the body",
     "404": "no such game, report or archive",
     "409": "an ambiguous game reference (the candidates listed)",
     "413": "the body is over the size limit, or the log over the event cap",
@@ -59,7 +81,7 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
     ("/api/v1/games", "get", "The archive's games, filtered, sorted, a page at a time",
      s.GamesQuery, s.GameListSchema, False, "400 404 503"),
     ("/api/v1/games", "post", "Store logs in the archive (needs the write token, or a "
-     "request from this machine)", None, s.IngestSchema, True, "401 403 413 503"),
+     "request from this machine)", None, s.IngestSchema, True, "400 401 403 413 422 503"),
     ("/api/v1/games/{ref}", "get", "One archived game", None, s.GameSchema, False,
      "404 409 503"),
     ("/api/v1/games/{ref}/events", "get", "A page of its events", s.PageQuery,
@@ -82,7 +104,9 @@ def openapi() -> dict[str, Any]:
     spec = APISpec(title="yaniv-audit", version=__version__, openapi_version="3.1.0",
                    plugins=[MarshmallowPlugin()],
                    info={"description": "Replay, check and score Yaniv game logs under any "
-                                        "house rules (docs/web.md)."})
+                                        "house rules (docs/web.md). A query parameter sent "
+                                        "empty (?sort=) is the same as one left out, as an "
+                                        "HTML form sends a field left unset."})
     spec.components.schema("Error", schema=s.ErrorSchema)
     security = {"bearerAuth": {"type": "http", "scheme": "bearer"}}
     spec.components.security_scheme("bearerAuth", security["bearerAuth"])
@@ -97,12 +121,21 @@ def openapi() -> dict[str, Any]:
                                    "schema": {"type": "string"}})
         if query is not None:
             parameters.append({"in": "query", "schema": query})
-        status = "201" if method == "post" and path == "/api/v1/games" else "200"
-        responses: dict[str, Any] = {status: {"description": summary, "content": {
+        responses: dict[str, Any] = {"200": {"description": summary, "content": {
             "application/json": {"schema": answer}}}}
+        if method == "post" and path == "/api/v1/games":
+            responses = {"201": {"description": "a game was added", "content": {
+                "application/json": {"schema": answer}}},
+                "200": {"description": "no game was added: every log read was already "
+                                       "there (some may be refused)",
+                        "content": {"application/json": {"schema": answer}}}}
         for code in errors.split():
             responses[code] = {"description": ERRORS[code],
                                "content": {"application/json": {"schema": "Error"}}}
+        if method == "post" and path == "/api/v1/games":
+            responses["422"]["description"] = (
+                "no log of the body can be read: the first one's reason, and every log's "
+                "in refused")
         operation: dict[str, Any] = {"summary": summary, "parameters": parameters,
                                      "responses": responses}
         if takes_log:
@@ -112,4 +145,10 @@ def openapi() -> dict[str, Any]:
         paths.setdefault(path, {})[method] = operation
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
-    return spec.to_dict()
+    document = spec.to_dict()
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for parameter in operation["parameters"]:
+                if parameter["in"] == "query":  # ?sort= is ?sort left out, as a form sends it
+                    parameter["allowEmptyValue"] = True
+    return document

@@ -21,9 +21,9 @@ from typing import Any
 from flask import render_template, request
 from markupsafe import Markup, escape
 
-from .. import analytics
-from ..analytics import Odds
-from ..rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
+from ..archive import analytics
+from ..archive.analytics import Odds
+from ..core.rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
 from .api import store
 from .i18n import N_, gettext
 from .viewer import viewer

@@ -11,7 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from ..analytics import REPORTS
+from ..archive.analytics import REPORTS
 from ..report_schema import (
     FINGERPRINT,
     VERDICTS,
@@ -20,6 +20,7 @@ from ..report_schema import (
     FindingSchema,
     ParamsSchema,
 )
+from .limits import MAX_EVENTS_LIMIT, MAX_LIMIT, MAX_OFFSET
 from .store import SORTS
 
 SORT_VALUES = [*SORTS, *(f"-{s}" for s in SORTS)]
@@ -41,6 +42,9 @@ class ErrorBodySchema(Schema):
                            metadata={"description": "unreadable_log: the event index"})
     candidates = fields.List(fields.Dict(), metadata={
         "description": "ambiguous: the games the reference names (at most 10)"})
+    refused = fields.List(fields.Dict(), metadata={
+        "description": "POST /api/v1/games: every log of the body, each with its source and "
+                       "its error"})
 
 
 class ErrorSchema(Schema):
@@ -281,6 +285,9 @@ class TableStateSchema(Schema):
 
 # --- parameters -------------------------------------------------------------------------
 
+#: a date or a time, as ``since`` and ``until`` take them
+WHEN = [{"format": "date"}, {"format": "date-time"}]
+
 _RULES = fields.String(metadata={"description": "a rule-set id: classic, "
                                                 "israeli(yaniv_max=5); default: the declared"})
 _SEAT = fields.String(metadata={"description": "show only what this player saw"})
@@ -300,19 +307,23 @@ class GamesQuery(Schema):
     verdict = fields.String(validate=validate.OneOf(VERDICTS),
                             metadata={"description": "under the declared rules"})
     has_findings = fields.Boolean()
-    since = fields.String(metadata={"description": "started at or after (date or ISO time)"})
-    until = fields.String(metadata={"description": "started before (date or ISO time)"})
+    since = fields.String(metadata={"description": "started at or after (a date, or an RFC "
+                                                   "3339 time; without offset: UTC)",
+                                    "anyOf": WHEN})
+    until = fields.String(metadata={"description": "started before (a date, or an RFC 3339 "
+                                                   "time; without offset: UTC)",
+                                    "anyOf": WHEN})
     q = fields.String(metadata={"description": "a player, part of a game_id, or the start "
                                                "of a fingerprint"})
     sort = fields.String(validate=validate.OneOf(SORT_VALUES),
                          metadata={"description": "default: ingested (a - for descending)"})
-    limit = fields.Integer(validate=validate.Range(min=1, max=1000))
-    offset = fields.Integer(validate=validate.Range(min=0))
+    limit = fields.Integer(validate=validate.Range(min=1, max=MAX_LIMIT))
+    offset = fields.Integer(validate=validate.Range(min=0, max=MAX_OFFSET))
 
 
 class PageQuery(Schema):
-    limit = fields.Integer(validate=validate.Range(min=1, max=20_000))
-    offset = fields.Integer(validate=validate.Range(min=0))
+    limit = fields.Integer(validate=validate.Range(min=1, max=MAX_EVENTS_LIMIT))
+    offset = fields.Integer(validate=validate.Range(min=0, max=MAX_OFFSET))
 
 
 class RulesQuery(Schema):

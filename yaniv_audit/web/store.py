@@ -10,10 +10,10 @@ can then write, and the next request opens the file again and sees its games.
 
 A write (``POST /api/v1/games``) waits for the requests reading to finish, closes
 the reader, opens the writer for its own duration, and fails with
-:class:`~yaniv_audit.errors.ArchiveError` (a 503) if another process holds the file.
+:class:`~yaniv_audit.core.errors.ArchiveError` (a 503) if another process holds the file.
 
 The app runs no SQL a visitor writes: its statements are the constants here and
-in :mod:`yaniv_audit.analytics`, and what a request gives (a player, a fingerprint,
+in :mod:`yaniv_audit.archive.analytics`, and what a request gives (a player, a fingerprint,
 a page) goes in as a parameter.
 """
 
@@ -35,8 +35,8 @@ import duckdb
 from .. import ENGINE
 from ..archive import LATEST, Archive, IngestResult
 from ..codec import parse_jsonl
-from ..errors import ArchiveError
-from ..events import Log
+from ..core.errors import ArchiveError
+from ..core.events import Log
 
 #: seconds without a request after which the archive is closed (so another process
 #: can write to it)
@@ -100,7 +100,7 @@ class Ambiguous(Exception):
 
 class CursorArchive(Archive):
     """An :class:`Archive` reading on one cursor of the store's connection (so the
-    archive's own readers and :mod:`yaniv_audit.analytics` work on it)."""
+    archive's own readers and :mod:`yaniv_audit.archive.analytics` work on it)."""
 
     def __init__(self, cursor: duckdb.DuckDBPyConnection, path: str) -> None:  # noqa: D107
         self.con, self.path, self.locked = cursor, path, True

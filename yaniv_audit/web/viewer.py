@@ -25,21 +25,24 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Any
+from urllib.parse import quote
 
 from babel.dates import format_date
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..audit import compare_with_reports, finding_difference, other_tables
 from ..codec import parse_json_array, parse_jsonl
-from ..errors import LogFormatError, RulesError
-from ..events import Log
-from ..merkle import tree_hash
-from ..rules import PRESETS, RuleSet, parse_rules
-from .api import ApiError, check_write_allowed, found_game, listing_args, store, store_logs
+from ..core.audit import compare_with_reports, finding_difference, other_tables
+from ..core.errors import LogFormatError, RulesError
+from ..core.events import Log
+from ..core.merkle import tree_hash
+from ..core.rules import PRESETS, RuleSet, parse_rules
+from .api import check_write_allowed, found_game, listing_args, store, store_logs
 from .board import board
+from .errors import ApiError
 from .explain import explain, score_chart
 from .i18n import N_, current, finding_text, gettext, names_joined
+from .store import base_name
 
 viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
                    static_url_path="/static/viewer")
@@ -128,11 +131,26 @@ def render_board(log: Log, source: str, **links: Any) -> str:
                            finding_texts={f"{f['seq']}:{f['code']}": finding_text(f)
                                           for f in report["findings"]},
                            chart=score_chart(report, game["players"]),
+                           round_step=round_steps(data["steps"]),
                            finding_params=lambda f: finding_params(f, report["rules"]["params"]),
                            name_of=lambda p: names.get(p, p),
                            names_joined=lambda ps: names_joined(ps, names),
                            token_needed=bool(current_app.config.get("WRITE_TOKEN")),
                            can_write=writing_allowed(), **links)
+
+
+def round_steps(steps: list[dict[str, Any]]) -> dict[int, int]:
+    """Each round's last step (where its scores are written down): the score chart's
+    point of a round steps the board there."""
+    last: dict[int, int] = {}
+    written: dict[int, int] = {}
+    for step in steps:
+        table = step["state"].get("round")
+        if table:
+            last[int(table["round"])] = int(step["index"])
+            if step["type"] == "round_ended":
+                written[int(table["round"])] = int(step["index"])
+    return {**last, **written}
 
 
 def writing_allowed() -> bool:
@@ -183,7 +201,9 @@ LIST_FILTERS = ("q", "player", "rules", "verdict", "has_findings", "since", "unt
 
 @viewer.get("/")
 def index() -> str:
-    filters, sort = listing_args()
+    # the page opens on the games stored last (a game just stored from /record is on
+    # top); the API keeps its stable order, the first stored first
+    filters, sort = listing_args(default_sort="-ingested")
     page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 20))
     per_page = int(current_app.config.get("GAMES_PER_PAGE", GAMES_PER_PAGE))
     with store().reading() as reader:
@@ -268,6 +288,19 @@ def view_game(fingerprint: str) -> str:
     return render_board(log, source, uploaded=False, stored=stored)
 
 
+@viewer.get("/games/<fingerprint>/log.jsonl")
+def game_log_file(fingerprint: str) -> Response:
+    """The archived log as a JSON Lines file, each event in its canonical form (the same
+    fingerprint): to keep, replay or audit elsewhere."""
+    log, source, _ = archived(fingerprint)
+    name = base_name(source)
+    if not name.endswith(".jsonl"):
+        name = (name.rsplit(".", 1)[0] if name.endswith(".json") else name) + ".jsonl"
+    body = b"\n".join(log.leaves) + b"\n"
+    return Response(body, mimetype="application/x-ndjson", headers={
+        "Content-Disposition": f"attachment; filename*=UTF-8''{quote(name)}"})
+
+
 @viewer.get("/games/<fingerprint>/compare")
 def compare_game(fingerprint: str) -> str:
     log, source, _ = archived(fingerprint)
@@ -318,7 +351,7 @@ def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
 
 def finding_changes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per rule set after the baseline: the findings it adds and removes, each with its
-    message (:func:`yaniv_audit.audit.finding_difference`: one each, two at one event
+    message (:func:`yaniv_audit.core.audit.finding_difference`: one each, two at one event
     are two)."""
     out = []
     for report in reports[1:]:
@@ -355,6 +388,3 @@ def final_bars(result: dict[str, Any], players: list[str], width: int = 640
             "labels": labels, "sets": [r["rules"]["id"] for r in sets], "left": left,
             "right": width - right}
 
-
-# the rules and analytics pages: routes on this blueprint, in their own module
-from . import pages as _pages  # noqa: E402, F401

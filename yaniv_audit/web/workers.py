@@ -6,7 +6,7 @@ the audit of a posted log (reading it, the replay and the report: a few
 milliseconds of CPU for 600 events) to a pool of N worker processes instead, so
 that concurrent requests use every core. The worker gives back the report as
 the JSON the server sends; an unreadable log comes back as the same
-:class:`~yaniv_audit.web.api.ApiError` the server would have raised itself.
+:class:`~yaniv_audit.web.errors.ApiError` the server would have raised itself.
 
 The workers come from the bulk audit's fork server (:func:`~yaniv_audit.bulk.
 worker_context`): a clean process, never a fork of the threaded server. Each
@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ..bulk import PRELOAD, exit_with_parent, no_gc, worker_context
+from .errors import ApiError
 
 T = TypeVar("T")
 
@@ -96,8 +97,6 @@ class Workers:
 
 def _stopped(why: str = "the worker process auditing this log stopped before it "
                         "finished") -> Exception:
-    from .api import ApiError
-
     return ApiError(503, f"{why}; send the request again", None, "worker_stopped",
                     "Worker stopped")
 
@@ -108,6 +107,6 @@ def _without_gc(func: Callable[..., T], *args: Any) -> T:
 
 
 def _ready() -> int:
-    from . import api  # noqa: F401  (imported once, here, not in the first request)
-
+    """A worker is ready once started: the fork server imported what it needs
+    (:data:`WEB_PRELOAD`) before forking it."""
     return os.getpid()

@@ -2,7 +2,13 @@
 // Every entry is sent with the log so far to POST /api/v1/state, so the engine on the
 // server says at once what the audit will say of it. The log (and the entry being made)
 // lives in localStorage: a reload or a lost connection loses nothing. The log is only
-// ever appended to: "undo" writes a note that withdraws the last entry.
+// ever appended to: Undo writes a "withdraw" event that takes the last entry back (the
+// engine then reads the log as if it had never been written, as the audit does).
+// Few taps: a card is one tap; an entry that is complete and legal is written at the
+// tap that completes it (a turn's draw, a Yaniv, the deal's last card, a totals-only
+// round's caller or last total), with Undo at hand in place of a confirmation; an
+// entry with a finding waits for "Record ... anyway". An entry is judged only once it
+// says something, and only by what it says until it is complete.
 "use strict";
 (function () {
   const root = document.getElementById("record");
@@ -21,7 +27,6 @@
   let preview = null; // the state after saved.events and the draft's events
   let previewError = null;
   let picker = null; // {label, take(card), used(card) -> bool}
-  let pickedRank = null;
   let timer = null;
   let previewRun = 0;
 
@@ -41,6 +46,12 @@
     return node;
   }
 
+  // a card as a player reads it: 10♥, A♠, JK
+  function cardText(code) {
+    if (code === "JK" || code === "??" || !SUITS[code.slice(-1)]) return code;
+    return (code.slice(0, -1) === "T" ? "10" : code.slice(0, -1)) + SUITS[code.slice(-1)][0];
+  }
+
   function cardFace(code, tag) {
     const node = el(tag || "span", "rc-card");
     node.dataset.card = code;
@@ -57,13 +68,14 @@
       node.appendChild(el("span", "rc-rank", rank));
       node.appendChild(el("span", "rc-suit", symbol));
     }
-    node.title = code;
+    node.title = cardText(code);
     return node;
   }
 
   function load() {
     try {
       const found = JSON.parse(localStorage.getItem(KEY) || "null");
+      if (found && found.draft) found.draft.commit = 0; // a tap of another page's life
       if (found && Array.isArray(found.events)) return found;
     } catch (e) { /* a broken store starts afresh */ }
     return null;
@@ -223,7 +235,10 @@
   function stage() {
     const s = table.state;
     if (s.stopped) return "stopped";
-    if (s.finished) return saved.events.some((e) => e.type === "game_ended") ? "done" : "finished";
+    if (s.finished) {
+      const gone = withdrawn();
+      return saved.events.some((e, i) => e.type === "game_ended" && !gone.has(i)) ? "done" : "finished";
+    }
     if (expects("round_started")) {
       // a round of moves just ended: its result shows until the table goes on
       if (s.round !== null && s.moves_checked && !saved.nextRound) return "round-over";
@@ -252,12 +267,15 @@
       const base = { round: table.next.round, starter: starter, hands: {}, active: deal[0] };
       deal.forEach((p) => { base.hands[p] = []; });
       if (saved.mode === "moves") return Object.assign(base, { kind: "deal", upcard: null, upcardKnown: true });
+      // each seat is entered as last round (its cards, or its total only)
+      const how = saved.how || {};
       const entry = {}, totals = {};
-      deal.forEach((p) => { entry[p] = "cards"; totals[p] = ""; });
+      deal.forEach((p) => { entry[p] = how[p] || "cards"; totals[p] = ""; });
       return Object.assign(base, { kind: "sheet", caller: "", entry: entry, totals: totals,
         points: {}, scores: {} });
     }
-    if (at === "turn") return { kind: "turn", at: saved.events.length, player: s.up, cards: [], call: false };
+    if (at === "turn") return { kind: "turn", at: saved.events.length, player: s.up, cards: [], call: false,
+      source: null, card: null, swap: null, naming: false };
     if (at === "draw") return { kind: "draw", at: saved.events.length, player: s.turn, source: null, card: null, swap: null };
     return null;
   }
@@ -267,6 +285,7 @@
     const d = saved.draft;
     if (!d) return [];
     if (d.kind === "sheet") {
+      if (!said(d)) return [];
       const hands = {}, totals = {};
       Object.keys(d.hands).forEach((p) => {
         if (d.entry[p] === "total") {
@@ -293,32 +312,62 @@
       return [start];
     }
     if (d.kind === "turn") {
+      // the throw and the draw, one entry: the draw's tap completes the turn
       if (d.call) return [{ type: "yaniv", player: d.player }];
-      return d.cards.length ? [{ type: "discard", player: d.player, cards: d.cards }] : [];
+      if (!d.cards.length) return [];
+      return [{ type: "discard", player: d.player, cards: d.cards }].concat(drawEvents(d));
     }
-    if (d.kind === "draw") {
-      if (!d.source || (d.source === "pile" && !d.card)) return [];
-      if (d.source === "stock" && !d.card && !table.state.stock_known) return [];
-      const draw = { type: "draw", player: d.player, source: d.source };
-      if (d.card) draw.card = d.card;
-      if (d.swap) draw.swap = d.swap;
-      return [draw];
-    }
+    if (d.kind === "draw") return drawEvents(d);
     return [];
   }
 
+  // the draft's draw, once it is all said (a card named where the log needs one)
+  function drawEvents(d) {
+    if (!d.source || (d.source === "pile" && !d.card)) return [];
+    if (d.source === "stock" && !d.card && !table.state.stock_known) return [];
+    const draw = { type: "draw", player: d.player, source: d.source };
+    if (d.card) draw.card = d.card;
+    if (d.swap) draw.swap = d.swap;
+    return [draw];
+  }
+
+  // whether a scoresheet round says anything yet (a blank one is not judged)
+  function said(d) {
+    return Boolean(d.caller) || d.callerNobody || Object.keys(d.hands).some((p) =>
+      d.entry[p] === "total" ? d.totals[p] !== "" : d.hands[p].length > 0);
+  }
+
+  // every seat entered by its total only: the round is complete once the caller and
+  // every total are there (a hand of cards may always have one card more)
+  function totalsOnly(d) {
+    return d.kind === "sheet" && Object.keys(d.hands).every((p) => d.entry[p] === "total");
+  }
+
   function ready() {
+    return complete() && !previewError;
+  }
+
+  // whether the draft is a whole entry (judged in full, and writable)
+  function complete() {
     const d = saved.draft;
-    const events = draftEvents();
-    if (!events.length || previewError) return false;
+    if (!d || !draftEvents().length) return false;
     if (d.kind === "sheet") {
-      const someone = params().reshuffle === "round_ends";
-      return (d.caller || someone) && Object.keys(d.hands).every((p) =>
+      return Boolean(d.caller || d.callerNobody) && Object.keys(d.hands).every((p) =>
         d.entry[p] === "total" ? d.totals[p] !== "" : d.hands[p].length > 0);
     }
     if (d.kind === "deal") return Object.values(d.hands).every((h) => h.length > 0) &&
       (!d.upcardKnown || d.upcard);
+    if (d.kind === "turn") return d.call || draftEvents().length === 2;
     return true;
+  }
+
+  // the tap that completes an entry: written at once when the engine finds it legal
+  // each completing tap is numbered: only the preview asked after it may write the entry
+  // (an answer to an earlier question, still on its way, judged the entry without it)
+  let commits = 0;
+  function commit() {
+    if (saved.draft) saved.draft.commit = ++commits;
+    changed();
   }
 
   function changed() {
@@ -338,6 +387,8 @@
 
   async function runPreview() {
     const events = draftEvents();
+    const asked = saved.draft;
+    const committed = asked ? asked.commit : 0;
     const run = ++previewRun;
     let answer = null, error = null;
     if (events.length) {
@@ -349,6 +400,21 @@
     if (run !== previewRun) return; // a later entry is being previewed
     preview = answer;
     previewError = error;
+    const d = saved.draft;
+    if (d && d.kind === "turn" && answer && events.length === 1 && events[0].type === "discard" && !d.legal) {
+      // the draws the rules allow after this throw: marks on the previous throw's cards
+      d.legal = answer.next.moves.filter((m) => m.type === "draw");
+      save();
+      renderEntry();
+    }
+    if (d && d === asked && committed && d.commit === committed) {
+      d.commit = 0;
+      const legal = preview && !preview.report.findings.some((f) => f.seq >= saved.events.length);
+      if (legal && ready() && (d.kind !== "sheet" || totalsOnly(d))) {
+        await write(events);
+        return;
+      }
+    }
     renderPreview();
     renderActions();
     seatTotals();
@@ -487,7 +553,7 @@
     cards.forEach((c, i) => {
       const face = cardFace(c, "button");
       face.type = "button";
-      face.setAttribute("aria-label", t("remove %(card)s", { card: c }));
+      face.setAttribute("aria-label", t("remove %(card)s", { card: cardText(c) }));
       face.addEventListener("click", (event) => {
         event.stopPropagation();
         onRemove(i);
@@ -509,12 +575,26 @@
 
   function sheetEntry(box, d) {
     box.appendChild(starterSelect(d));
-    const callers = [["", t("who called Yaniv?")]].concat(Object.keys(d.hands).map((p) => [p, p]));
-    if (params().reshuffle === "round_ends") callers.push(["", t("nobody: the stock ran out")]);
-    box.appendChild(select("caller", t("Yaniv called by"), callers, d.caller, (v) => {
-      d.caller = v;
-      changed();
-    }));
+    // the caller: one tap (the round is written at it when every total is in)
+    const callers = el("div", "rec-callers");
+    callers.id = "caller";
+    callers.setAttribute("role", "group");
+    callers.setAttribute("aria-label", t("Yaniv called by"));
+    callers.appendChild(el("span", "rec-callers-label", t("Yaniv called by")));
+    const choices = Object.keys(d.hands).map((p) => [p, p]);
+    if (params().reshuffle === "round_ends") choices.push(["", t("nobody: the stock ran out")]);
+    choices.forEach(([p, label]) => {
+      const on = p ? d.caller === p : Boolean(d.callerNobody);
+      const b = button(label, "rec-tab" + (on ? " on" : ""), () => {
+        d.caller = on ? "" : p;
+        d.callerNobody = !on && !p;
+        commit();
+      });
+      b.dataset.player = p;
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+      callers.appendChild(b);
+    });
+    box.appendChild(callers);
     const list = el("div", "rec-seats");
     Object.keys(d.hands).forEach((p) => {
       const seat = el("div", "rec-seat" + (d.active === p ? " active" : ""));
@@ -527,9 +607,11 @@
           event.stopPropagation();
           d.entry[p] = how;
           d.active = p;
+          saved.how = Object.assign(saved.how || {}, { [p]: how }); // kept for the next rounds
           changed();
         });
         b.dataset.how = how;
+        b.setAttribute("aria-pressed", d.entry[p] === how ? "true" : "false");
         toggle.appendChild(b);
       });
       head.appendChild(toggle);
@@ -545,6 +627,21 @@
           d.totals[p] = input.value;
           save();
           schedulePreview();
+        });
+        // a total is said once it is left (the keyboard's next or done): then the round
+        // may be complete
+        input.addEventListener("change", () => {
+          d.totals[p] = input.value;
+          d.commit = ++commits;
+          save();
+          schedulePreview();
+        });
+        input.addEventListener("keydown", (event) => {
+          if (event.key !== "Enter") return;
+          const inputs = Array.from(document.querySelectorAll("#entry .rec-seat .rec-number"));
+          const next = inputs[inputs.indexOf(input) + 1];
+          if (next) next.focus();
+          else input.blur();
         });
         seat.appendChild(input);
       } else {
@@ -612,7 +709,8 @@
         box2.addEventListener("change", () => {
           d.upcardKnown = !box2.checked;
           if (!d.upcardKnown) d.upcard = null;
-          changed();
+          if (complete()) commit();
+          else changed();
         });
         known.appendChild(box2);
         known.appendChild(document.createTextNode(" " + t("not recorded")));
@@ -642,7 +740,8 @@
           if (d.active !== "upcard" && d.hands[d.active].length >= params().hand_size) {
             d.active = order[order.indexOf(d.active) + 1];
           }
-          changed();
+          if (complete()) commit();
+          else changed();
         } };
     }
   }
@@ -677,43 +776,53 @@
       d.player = v;
       d.cards = [];
       d.call = false;
+      d.source = null;
+      d.card = null;
+      d.legal = null;
       changed();
     }));
     const slaps = table.next.moves.filter((m) => m.type === "slap");
     slaps.forEach((m) => {
-      box.appendChild(button(t("%(player)s slaps %(card)s", { player: m.player, card: m.card }), "rec-go alt", () =>
+      box.appendChild(button(t("%(player)s slaps %(card)s", { player: m.player, card: cardText(m.card) }), "rec-go alt", () =>
         write([{ type: "slap", player: m.player, card: m.card }])));
     });
     box.appendChild(el("p", "rec-say", t("%(player)s throws: tap the cards in the order placed", { player: d.player })));
     const hand = el("div", "rc-hand rec-hand-pick");
-    const left = handOf(d.player).slice();
-    d.cards.forEach((c) => { const i = left.indexOf(c); if (i >= 0) left.splice(i, 1); });
     handOf(d.player).forEach((c, i) => {
       const face = cardFace(c, "button");
       face.type = "button";
       const chosen = d.cards.indexOf(c) >= 0 && handOf(d.player).indexOf(c) === i;
       if (chosen) face.classList.add("chosen");
+      face.setAttribute("aria-pressed", chosen ? "true" : "false");
       face.addEventListener("click", () => {
         const at = d.cards.indexOf(c);
         if (at >= 0) d.cards.splice(at, 1);
         else d.cards.push(c);
         d.call = false;
+        d.source = null;
+        d.card = null;
+        d.swap = null;
+        d.legal = null; // the draws the engine allows after this throw: asked again
         changed();
       });
       hand.appendChild(face);
     });
     box.appendChild(hand);
-    if (d.cards.length) {
-      box.appendChild(pileBlock(t("The throw"), d.cards, "throw"));
-    }
     const total = s.totals[d.player];
-    const call = button(t("Yaniv! (hand %(n)s)", { n: total }), "rec-tab" + (d.call ? " on" : ""), () => {
+    const call = button(t("Yaniv! (hand %(n)s)", { n: total }), "rec-tab rec-call" + (d.call ? " on" : ""), () => {
       d.call = !d.call;
       d.cards = [];
-      changed();
+      d.source = null;
+      if (d.call) commit();
+      else changed();
     });
     call.id = "call-yaniv";
     box.appendChild(call);
+    if (!d.cards.length) return;
+    // then the draw: its tap completes the turn
+    box.appendChild(pileBlock(t("The throw"), d.cards, "throw"));
+    box.appendChild(el("p", "rec-say", t("%(player)s draws", { player: d.player })));
+    drawChoices(box, d, s.pile.length ? s.pile[s.pile.length - 1] : [], d.legal);
   }
 
   function drawEntry(box, d) {
@@ -723,39 +832,54 @@
     const hand = el("div", "rc-hand rec-held");
     handOf(d.player).forEach((c) => hand.appendChild(cardFace(c)));
     box.appendChild(hand);
-    const legal = table.next.moves.filter((m) => m.type === "draw");
-    const stock = button(t("From the stock (%(n)s left)", { n: s.stock }), "rec-tab" + (d.source === "stock" ? " on" : ""), () => {
-      d.source = "stock";
-      d.card = null;
-      d.swap = null;
-      changed();
-    });
-    stock.id = "draw-stock";
-    box.appendChild(stock);
-    if (d.source === "stock" && !s.stock_known) {
-      box.appendChild(el("p", "muted small", t("The stock's order is not recorded: name the card drawn.")));
-      if (d.card) box.appendChild(chips([d.card], () => { d.card = null; changed(); }));
-      picker = { label: t("The card drawn from the stock"), used: () => false, take: (card) => {
+    drawChoices(box, d, s.pile.length >= 2 ? s.pile[s.pile.length - 2] : [],
+      table.next.moves.filter((m) => m.type === "draw"));
+  }
+
+  // the stock, the previous throw's cards and the joker swaps: one tap draws (a card
+  // the log must name is then one tap in the picker); ``legal`` (the engine's draws,
+  // null while not known) marks what the rules let the player take
+  function drawChoices(box, d, previous, legal) {
+    const s = table.state;
+    if (s.stock_known) {
+      const stock = button(t("From the stock (%(n)s left)", { n: s.stock }), "rec-tab" + (d.source === "stock" ? " on" : ""), () => {
+        d.source = "stock";
+        d.card = null;
+        d.swap = null;
+        d.naming = false;
+        commit();
+      });
+      stock.id = "draw-stock";
+      box.appendChild(stock);
+    } else {
+      // the stock's order is not recorded: the card drawn is named, and that one tap
+      // is the draw (the picker below, unless the upcard is being named)
+      if (d.source === "stock" && d.card) box.appendChild(pileBlock(t("Drawn from the stock"), [d.card], "drawn"));
+      picker = { label: t("From the stock (%(n)s left): tap the card drawn", { n: s.stock }), used: () => false, take: (card) => {
+        d.source = "stock";
         d.card = card;
-        changed();
+        d.swap = null;
+        d.naming = false;
+        commit();
       } };
     }
-    const previous = s.pile.length >= 2 ? s.pile[s.pile.length - 2] : [];
     const block = el("div", "rec-pile previous");
     block.appendChild(el("span", "small muted", t("or from the previous throw:")));
     const row = el("div", "rc-hand");
     previous.forEach((c) => {
       const face = cardFace(c, "button");
       face.type = "button";
-      const takeable = c === "??" ? true : legal.some((m) => m.source === "pile" && m.card === c && !m.swap);
-      face.classList.add(takeable ? "takeable" : "refused");
+      if (legal) {
+        const takeable = c === "??" ? true : legal.some((m) => m.source === "pile" && m.card === c && !m.swap);
+        face.classList.add(takeable ? "takeable" : "refused");
+      }
       if (d.source === "pile" && (d.card === c || (c === "??" && d.naming))) face.classList.add("chosen");
       face.addEventListener("click", () => {
         d.source = "pile";
         d.swap = null;
         d.naming = c === "??";
         d.card = c === "??" ? null : c;
-        changed();
+        commit();
       });
       row.appendChild(face);
     });
@@ -766,21 +890,22 @@
       if (d.card) box.appendChild(chips([d.card], () => { d.card = null; changed(); }));
       picker = { label: t("The upcard"), used: () => false, take: (card) => {
         d.card = card;
-        changed();
+        commit();
       } };
     }
-    legal.filter((m) => m.swap).forEach((m) => {
-      box.appendChild(button(t("Swap %(natural)s for %(joker)s", { natural: m.swap, joker: m.card }),
+    (legal || []).filter((m) => m.swap).forEach((m) => {
+      box.appendChild(button(t("Swap %(natural)s for %(joker)s", { natural: cardText(m.swap), joker: cardText(m.card) }),
         "rec-tab" + (d.swap === m.swap ? " on" : ""), () => {
           d.source = "pile";
           d.card = m.card;
           d.swap = m.swap;
           d.naming = false;
-          changed();
+          commit();
         }));
     });
   }
 
+  // the picker: every card of the deck, one tap each (a suit a row), the joker after
   function renderPicker() {
     const box = $("picker");
     box.hidden = !picker;
@@ -789,38 +914,22 @@
     if (picker.anchor) picker.anchor.after(box);
     else $("entry").appendChild(box);
     $("picker-for").textContent = picker.label;
-    const ranks = $("picker-ranks");
-    ranks.replaceChildren();
-    const list = RANKS.concat(params().jokers > 0 ? ["JK"] : []);
-    list.forEach((r) => {
-      const b = button(r === "T" ? "10" : r, "rc-key" + (pickedRank === r ? " on" : ""), () => {
-        if (r === "JK") {
-          pickedRank = null;
-          picker.take("JK");
-          return;
-        }
-        pickedRank = pickedRank === r ? null : r;
-        renderPicker();
+    const grid = $("picker-cards");
+    grid.replaceChildren();
+    const rows = Object.keys(SUITS).map((suit) => RANKS.map((r) => r + suit));
+    if (params().jokers > 0) rows.push(["JK"]);
+    rows.forEach((cards) => {
+      const row = el("div", "rec-suit-row");
+      cards.forEach((card) => {
+        const key = cardFace(card, "button");
+        key.type = "button";
+        key.classList.add("rc-key");
+        if (picker.used(card)) key.classList.add("used");
+        key.setAttribute("aria-label", cardText(card));
+        key.addEventListener("click", () => picker.take(card));
+        row.appendChild(key);
       });
-      b.dataset.rank = r;
-      if (r === "JK" && picker.used("JK")) b.classList.add("used");
-      ranks.appendChild(b);
-    });
-    const suits = $("picker-suits");
-    suits.replaceChildren();
-    Object.keys(SUITS).forEach((s) => {
-      const [symbol, colour] = SUITS[s];
-      const b = button(symbol, "rc-key suit " + colour, () => {
-        if (!pickedRank) return;
-        const card = pickedRank + s;
-        pickedRank = null;
-        picker.take(card);
-      });
-      b.dataset.suit = s;
-      b.disabled = !pickedRank;
-      if (pickedRank && picker.used(pickedRank + s)) b.classList.add("used");
-      b.setAttribute("aria-label", s);
-      suits.appendChild(b);
+      grid.appendChild(row);
     });
   }
 
@@ -891,8 +1000,11 @@
     }
     if (!preview) return;
     const base = saved.events.length;
-    const found = preview.report.findings.filter((f) => f.seq >= base);
     const d = saved.draft;
+    // an entry being made is judged by what it says: a round or a deal half entered only
+    // by the cards it names (their count, whether they exist), the rest once it is whole
+    const whole = complete() || (d && (d.kind === "turn" || d.kind === "draw"));
+    const found = preview.report.findings.filter((f) => f.seq >= base && (whole || f.kind === "inconsistency"));
     if (d && d.kind === "sheet" && preview.report.rounds.length) {
       box.appendChild(roundTable(preview.report.rounds[preview.report.rounds.length - 1]));
     }
@@ -901,7 +1013,7 @@
       const list = el("ul", "rec-findings");
       found.forEach((f) => list.appendChild(findingItem(f)));
       box.appendChild(list);
-    } else if (draftEvents().length) {
+    } else if (whole && draftEvents().length) {
       box.appendChild(el("p", "rec-ok", t("Legal under these rules.")));
     }
   }
@@ -914,9 +1026,12 @@
     const d = saved.draft;
     const label = {
       sheet: t("Write down round %(n)s", { n: d && d.round }), deal: t("Deal"),
-      turn: d && d.call ? t("Record the Yaniv") : t("Record the throw"), draw: t("Record the draw") }[d && d.kind];
-    if (label) {
-      const found = preview ? preview.report.findings.filter((f) => f.seq >= saved.events.length) : [];
+      turn: d && d.call ? t("Record the Yaniv") : t("Record the turn"), draw: t("Record the draw") }[d && d.kind];
+    // a complete legal entry is written at the tap that completes it; the button is for
+    // a round entered by its cards, and for an entry the audit will flag
+    if (label && (d.kind === "sheet" || complete())) {
+      const whole = complete();
+      const found = whole && preview ? preview.report.findings.filter((f) => f.seq >= saved.events.length) : [];
       const b = button(found.length ? label + " " + t("anyway") : label, "rec-go" + (found.length ? " warn" : ""), () => {
         if (ready()) write(draftEvents());
       });
@@ -990,27 +1105,47 @@
     });
   }
 
+  // a name or cards kept whole inside a sentence of either direction (first strong
+  // isolate: "ben: 10♦" stays so in a Hebrew line)
+  function iso(text) {
+    return "\u2068" + text + "\u2069";
+  }
+
   function describe(e) {
-    const cards = (list) => (list || []).join(" ");
+    const said = describeRaw(Object.assign({}, e, e.player ? { player: iso(e.player) } : {}));
+    return said;
+  }
+
+  function describeRaw(e) {
+    const cards = (list) => iso((list || []).map(cardText).join(" "));
     switch (e.type) {
       case "game_started": return e.players.join(", ") + " \u00b7 " + (typeof e.rules === "string" ? e.rules : JSON.stringify(e.rules));
       case "round_started": return t("round %(n)s, opened by %(player)s", { n: e.round, player: e.starter }) + (e.hands ? " \u00b7 " + t("dealt") : "");
       case "discard": return e.player + ": " + cards(e.cards);
-      case "draw": return e.player + " \u2190 " + (e.source === "stock" ? t("stock") : t("pile")) + (e.card ? " " + e.card : "") + (e.swap ? " (" + e.swap + ")" : "");
-      case "slap": return e.player + " \u21e5 " + e.card;
+      case "draw": {
+        // words, not an arrow (an arrow points the wrong way in a right-to-left page)
+        const said = e.source === "stock"
+          ? (e.card ? t("%(player)s draws %(card)s from the stock", { player: e.player, card: cardText(e.card) })
+            : t("%(player)s draws from the stock", { player: e.player }))
+          : t("%(player)s takes %(card)s from the pile", { player: e.player, card: cardText(e.card || "??") });
+        return said + (e.swap ? " " + t("(swapping %(card)s for it)", { card: cardText(e.swap) }) : "");
+      }
+      case "slap": return t("%(player)s slaps %(card)s", { player: e.player, card: cardText(e.card) });
       case "yaniv": return e.player + ": Yaniv";
       case "showdown": return t("showdown") + ": " + Object.keys(e.hands).map((p) => p + " " + cards(e.hands[p]))
         .concat(Object.keys(e.totals || {}).map((p) => p + " " + e.totals[p])).join(" \u00b7 ");
       case "round_ended": return t("round %(n)s written down", { n: e.round });
       case "game_ended": return t("game over") + (e.winner ? ": " + [].concat(e.winner).join(", ") : "");
       case "note": return t("note") + ": " + e.text;
+      case "withdraw": return t("Undo: %(what)s taken back", { what: e.seqs.map((i) => String(i)).join(", ") });
       default: return e.type;
     }
   }
 
+  // the entries taken back (the recorder writes seq = position, so a seq is an index)
   function withdrawn() {
     const out = new Set();
-    saved.events.forEach((e) => (e._withdraws || []).forEach((i) => out.add(i)));
+    saved.events.forEach((e) => { if (e.type === "withdraw") (e.seqs || []).forEach((i) => out.add(i)); });
     return out;
   }
 
@@ -1026,7 +1161,7 @@
     box.scrollTop = box.scrollHeight;
     const said = $("withdrawn-note");
     said.hidden = !gone.size;
-    said.textContent = gone.size ? t("Struck through: withdrawn by a note. A note never changes the game, so the audit still counts them.") : "";
+    said.textContent = gone.size ? t("Struck through: taken back with Undo. The audit reads the log without them, as the page does.") : "";
   }
 
   function lastEntry() {
@@ -1039,12 +1174,16 @@
   }
 
   function renderKeep() {
-    $("undo").disabled = !lastEntry();
+    const entry = lastEntry();
+    $("undo").disabled = !entry;
+    // what Undo would take back, so that it needs no confirmation
+    $("last-entry").textContent = entry ? describe(saved.events[entry[1]]) : "";
     const link = $("download");
     if (link.href && link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
     link.href = URL.createObjectURL(new Blob([jsonl(saved.events)], { type: "application/x-ndjson" }));
-    const date = saved.events[0].at ? saved.events[0].at.slice(0, 10) : "game";
-    link.download = "yaniv-" + date + ".jsonl";
+    // the day and time the game started: two games of one evening are two files
+    const at = saved.events[0].at || "";
+    link.download = "yaniv-" + (at ? at.slice(0, 10) + "-" + at.slice(11, 16).replace(":", "") : "game") + ".jsonl";
   }
 
   $("undo").addEventListener("click", () => {
@@ -1053,13 +1192,16 @@
     const [first, last] = entry;
     const seqs = [];
     for (let i = first; i <= last; i++) seqs.push(i);
-    const what = seqs.map((i) => describe(saved.events[i])).join("; ");
-    write([{ type: "note", text: t("correction: the recorder withdraws event %(seqs)s (%(what)s), entered by mistake",
-      { seqs: seqs.join(", "), what: what }), _withdraws: seqs }], true);
+    const what = seqs.map((i) => describe(saved.events[i])).join("; ").replace(/[\u2068\u2069]/g, "");
+    write([{ type: "withdraw", seqs: seqs, reason: t("entered by mistake: %(what)s", { what: what }) }], true);
   });
 
   $("store").addEventListener("click", async () => {
-    const headers = { "Content-Type": "application/x-ndjson" };
+    // sent as a file named as the download is, so that the archive lists its source as
+    // that name (a raw body would be "request.jsonl")
+    const headers = {};
+    const form = new FormData();
+    form.append("log", new Blob([jsonl(saved.events)], { type: "application/x-ndjson" }), $("download").download);
     const token = $("token");
     if (token && token.value) headers.Authorization = "Bearer " + token.value;
     const note = $("stored");
@@ -1067,7 +1209,7 @@
     note.replaceChildren();
     let response, body;
     try {
-      response = await fetch("/api/v1/games", { method: "POST", headers: headers, body: jsonl(saved.events) });
+      response = await fetch("/api/v1/games", { method: "POST", headers: headers, body: form });
       body = await response.json();
     } catch (e) {
       note.textContent = t("No connection to the server: the log is kept on this device; try again.");

@@ -116,6 +116,7 @@
     const state = step.state;
     const box = $("players");
     box.replaceChildren();
+    box.classList.toggle("many", data.game.players.length >= 4); // the compact table on a phone
     const table = state.round;
     const m = step.move || {};
     data.game.players.forEach((p) => {
@@ -265,7 +266,13 @@
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
   document.querySelectorAll("a[data-step]").forEach((a) =>
-    a.addEventListener("click", (e) => { e.preventDefault(); play(false); show(Number(a.dataset.step)); }));
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      play(false);
+      show(Number(a.dataset.step));
+      // from the chart or the lists further down: the board comes into view
+      if (!a.closest("#moves")) $("board").scrollIntoView({ block: "nearest" });
+    }));
   window.addEventListener("hashchange", () => {
     const asked = /^#e=(\d+)$/.exec(location.hash);
     if (asked) show(Number(asked[1]));
@@ -283,6 +290,15 @@
     if (Math.abs(dx) < 40 || Math.abs(dx) < 1.5 * Math.abs(dy)) return;
     play(false);
     show(current + ((dx < 0) !== rtl ? 1 : -1));
+  });
+
+  // a link to the event on the board, to send to the table
+  const link = $("copy-link");
+  link.addEventListener("click", () => {
+    const url = location.href.split("#")[0] + "#e=" + steps[current].index;
+    const said = () => { link.textContent = t("copied"); setTimeout(() => { link.textContent = t("link"); }, 1500); };
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(said, () => window.prompt(t("copy a link to this event"), url));
+    else window.prompt(t("copy a link to this event"), url);
   });
 
   const copy = $("copy-fingerprint");

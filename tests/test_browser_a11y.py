@@ -1,0 +1,108 @@
+"""Every page checked by axe-core (no serious or critical problem) and measured for a
+finger (every control at least 44 x 44 px), at phone and laptop size, in English and in
+Hebrew. axe-core comes from npm: tests/install-browser.sh puts it in tests/.axe."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import LAPTOP, PHONE
+from playwright.sync_api import Browser, Page
+
+from yaniv_audit.codec import read_log
+from yaniv_audit.core.merkle import tree_hash
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "tests" / ".axe" / "node_modules" / "axe-core" / "axe.min.js"
+ASSAF = ROOT / "replays" / "clean-assaf-reduction.jsonl"
+GAME = "/games/" + tree_hash(read_log(ASSAF).leaves).hex()
+PAGES = {"games": "/", "board": GAME + "#e=40", "compare": GAME + "/compare",
+         "record": "/record", "rules": "/rules", "analytics": "/analytics",
+         "not-found": "/no/such/page"}
+#: the controls a finger taps (links inside a sentence are not: they are read)
+CONTROLS = ("header a, button, select, summary, nav.pages a, a.clear, #download-log, "
+            "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=range])")
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.exists():
+        raise RuntimeError(f"no axe-core at {AXE}: run tests/install-browser.sh (it installs "
+                           "axe-core with npm)")
+    return AXE.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def open_page(browser: Browser) -> Iterator[Any]:
+    """Pages that let axe in: the Content-Security-Policy allows no script but the
+    server's own, so the test's script is let past it (the pages' own stay checked by the
+    other browser tests)."""
+    opened: list[Page] = []
+
+    def make(viewport: Any) -> Page:
+        page = browser.new_page(viewport=viewport, bypass_csp=True,
+                                is_mobile=viewport == PHONE, has_touch=viewport == PHONE)
+        opened.append(page)
+        return page
+
+    yield make
+    for page in opened:
+        page.close()
+
+
+def serious_problems(page: Page, axe_source: str) -> list[str]:
+    page.evaluate(axe_source)
+    found: list[dict[str, Any]] = page.evaluate("""async () => (await axe.run(document,
+        {resultTypes: ["violations"]})).violations.map((v) => ({id: v.id, impact: v.impact,
+        where: v.nodes.slice(0, 3).map((n) => n.target.join(" "))}))""")
+    return [f"{v['id']} ({v['impact']}): {', '.join(v['where'])}" for v in found
+            if v["impact"] in ("serious", "critical")]
+
+
+SMALL = """(selector) => Array.from(document.querySelectorAll(selector))
+  .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== "hidden")
+  .map((e) => [e, e.getBoundingClientRect()])
+  .filter(([e, r]) => r.width < 43.5 || r.height < 43.5)
+  .map(([e, r]) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " '" +
+    e.textContent.trim().slice(0, 20) + "' " + Math.round(r.width) + "x" + Math.round(r.height))"""
+
+
+def small_targets(page: Page) -> list[str]:
+    small: list[str] = page.evaluate(SMALL, CONTROLS)
+    return small
+
+
+def into_a_game(page: Page) -> None:
+    """The recorder with a game under way (its entry, picker and keep buttons shown)."""
+    page.on("dialog", lambda dialog: dialog.accept())
+    names = page.locator(".rec-player-name")
+    for i, name in enumerate(["dana", "lior", "omer"]):
+        names.nth(i).fill(name)
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden]) #entry .rec-seat")
+    page.click(".rec-seat[data-player='lior'] .rec-seat-head strong")
+    page.click("#picker-cards [data-card='2S']")
+    page.wait_for_selector("#record[data-busy='0']", state="attached")
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_reads_and_taps_well(server: str, open_page: Any, axe_source: str,
+                                        name: str) -> None:
+    problems: list[str] = []
+    for lang in ("en", "he"):
+        for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
+            page = open_page(viewport)
+            path, _, step = PAGES[name].partition("#")
+            page.goto(f"{server}{path}?lang={lang}" + (f"#{step}" if step else ""))
+            if name == "record":
+                page.wait_for_selector("#setup:not([hidden])")
+                problems += [f"{lang} {size} setup: {p}"
+                             for p in serious_problems(page, axe_source)]
+                into_a_game(page)
+            problems += [f"{lang} {size}: {p}" for p in serious_problems(page, axe_source)]
+            if size == "phone":
+                problems += [f"{lang} {size}: {t} is under 44 px" for t in small_targets(page)]
+    assert problems == [], "\n".join(problems)

@@ -1,0 +1,351 @@
+"""The commands that rule on logs: ``validate``, ``audit`` (files, ``--db`` for the
+archive's games, ``--parquet`` for an export's on Dask), ``compare`` and ``replay``.
+
+The engine, the codec (marshmallow), DuckDB and Dask are imported by the command that
+uses them, when it runs, for start-up time.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..core.errors import LogFormatError
+from ..core.messages import LANGUAGES
+from ..files import log_files
+from .options import (
+    EXIT_BAD_INPUT,
+    EXIT_FOUND,
+    EXIT_OK,
+    EXIT_USAGE,
+    open_archive,
+    read_log_or_exit,
+    resolve_or_usage,
+    rules_option,
+    rules_or_house,
+    worst,
+)
+from .render import (
+    echo,
+    emit_json,
+    error_json,
+    fail,
+    finding_lines,
+    note,
+    print_reports,
+    print_summary,
+    unreadable_text,
+    verbosity,
+    verdict_line,
+)
+
+if TYPE_CHECKING:
+    from ..core.rules import RuleSet
+
+
+@click.command()
+@click.argument("logs", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="one JSON line per log")
+def validate(logs: tuple[str, ...], as_json: bool) -> None:
+    """Check that each LOG is readable (format, fields, cards, players, order).
+
+    LOG is a file or - (standard input). Every problem of an unreadable log is
+    listed (the first 50, then how many more), each with its line, its field,
+    what was expected and a guess at what was meant. These checks do not depend
+    on the rule set; the audit does the rest.
+    """
+    # heavy (marshmallow): imported when used, for start-up time
+    from ..codec import read_log
+    from ..diagnose import diagnose, render
+
+    codes = []
+    for path in logs:
+        try:
+            log = read_log(path)
+        except LogFormatError as exc:
+            codes.append(EXIT_BAD_INPUT)
+            found = diagnose(path, exc)
+            if as_json:
+                emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc),
+                           "problems": [p.to_json() for p in found.problems],
+                           "total": found.total})
+            else:
+                for line in render(path, found):
+                    echo(line, painted=True)
+            continue
+        codes.append(EXIT_OK)
+        if as_json:
+            emit_json({"file": path, "verdict": "readable", "events": len(log.events)})
+        elif verbosity() >= 0:
+            echo(f"{path}: ok ({len(log.events)} events)", painted=True)
+    sys.exit(worst(codes))
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@rules_option(multiple=True)
+@click.option("--json", "as_json", is_flag=True, help="one report per line (JSON Lines)")
+@click.option("--strict", is_flag=True, help="stop each log at its first finding")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="processes to use (default: all cores)")
+@click.option("--exit-zero", is_flag=True,
+              help="exit 0 even when findings or bad logs are found (reports still say so)")
+@click.option("--db", "db", is_flag=False, flag_value="", default=None, metavar="[FILE]",
+              help="audit the games of the archive FILE (default: $YANIV_AUDIT_DB or "
+                   "yaniv-archive.duckdb) instead of files, and store the results")
+@click.option("--again", is_flag=True,
+              help="with --db: audit every game again, not only those not audited yet")
+@click.option("--all", "all_lines", is_flag=True,
+              help="with --db: a ruling line for every game, not the summary (audits of "
+                   "files always print every one)")
+@click.option("--parquet", "parquet", default=None, metavar="DIR",
+              help="audit the games of an export (yaniv-audit export DIR; a path or an fsspec "
+                   "URL) on Dask, and write the results as Parquet under --out")
+@click.option("--scheduler", default=None, metavar="ADDRESS|local",
+              help="with --parquet: the Dask scheduler (tcp://host:8786), or local to start "
+                   "a local cluster (the default)")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="with --scheduler local: worker processes (default: all cores)")
+@click.option("--out", "out", default=None, type=click.Path(), metavar="DIR",
+              help="with --parquet: the new or empty directory of the results")
+@click.option("--lang", type=click.Choice(LANGUAGES), default=None,
+              help="the language of the findings in the ruling of one log (default: $LANG's, "
+                   "else English); --json keeps the English message and adds nothing")
+def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
+          jobs: int | None, exit_zero: bool, db: str | None, again: bool,
+          all_lines: bool, parquet: str | None, scheduler: str | None, workers: int | None,
+          out: str | None, lang: str | None) -> None:
+    """Replay each log under R and rule on it.
+
+    R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
+    the current directory) when there are some, else to the rules each log
+    declares.
+
+    PATH is a log file or a directory of .jsonl/.json logs. With --db, the
+    archive's games are audited instead (those not yet audited under R by this
+    version, or all with --again) and the results stored for `report` and `query`;
+    --rules may then be given several times, to audit under each in one pass. It
+    prints a summary: the verdicts, a ruling line for each game that is not
+    clean, and the players of the games that were not simulated (--all: a
+    ruling line for every game instead). With --parquet, the games of an export
+    are audited on Dask and the results written under --out, for
+    `ingest-results`.
+    """
+    # heavy (the engine): imported when used, for start-up time
+    from ..bulk import audit_stream, small_work
+    from ..core.audit import render_line, render_report
+
+    if parquet is not None:
+        if paths or db is not None or strict or again or as_json or jobs:
+            raise click.UsageError("--parquet goes with --rules, --scheduler, --workers, --out "
+                                   "and --exit-zero only")
+        sys.exit(audit_on_dask(parquet, rules_specs, scheduler or "local", workers, out,
+                               exit_zero))
+    if scheduler or workers or out:
+        raise click.UsageError("--scheduler, --workers and --out go with --parquet")
+    if db is not None:
+        if paths:
+            raise click.UsageError("give either PATH... or --db, not both")
+        if strict:
+            raise click.UsageError("--strict reports stop at the first finding: they are not "
+                                   "stored in the archive; audit files for that")
+        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again, all_lines))
+    if again:
+        raise click.UsageError("--again goes with --db")
+    if not paths:
+        raise click.UsageError("give a log file or directory (PATH...), or --db")
+    if len(rules_specs) > 1:
+        raise click.UsageError("several --rules go with --db; to see one log under several "
+                               "rule sets, use compare")
+    rules = rules_or_house(rules_specs[0] if rules_specs else None)
+    files = log_files(paths)
+    if not files:
+        fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
+    if len(files) == 1:
+        said = language_of(lang)
+
+        def render(report: dict[str, Any]) -> str:
+            if report["verdict"] == "unreadable":
+                return unreadable_text(report, every=True)
+            return render_report(report, strict=strict, lines=finding_lines(report),
+                                 gettext=said)
+    else:
+        def render(report: dict[str, Any]) -> str:  # one line per game in bulk
+            if report["verdict"] == "unreadable":
+                return unreadable_text(report, every=False)
+            return render_line(report, finding_lines(report))
+    if "-" in files:
+        jobs = 1  # standard input is this process's: read it here
+    if verbosity() > 0:
+        where = ("in this process" if jobs == 1 or (jobs is None and small_work(files))
+                 else f"on {jobs or os.cpu_count() or 1} processes")
+        note(f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
+             f"{rules.id if rules else 'the rules each declares'} {where}", verbose=True)
+    with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
+        codes = print_reports(reports, len(files), as_json, render)
+    sys.exit(EXIT_OK if exit_zero else worst(codes))
+
+
+def language_of(lang: str | None) -> Callable[[str], str] | None:
+    """The catalogue's gettext of ``--lang``, else of ``$LANG`` (``he_IL.UTF-8``: Hebrew);
+    None for English, the findings' own words."""
+    if lang is None:
+        wanted = os.environ.get("LANG", "")[:2].lower()
+        lang = wanted if wanted in LANGUAGES else "en"
+    if lang == "en":
+        return None
+    from ..web.i18n import translations  # Babel and the catalogues: only for another language
+
+    return translations(lang).ugettext
+
+
+def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
+                  workers: int | None, out: str | None, exit_zero: bool) -> int:
+    """``audit --parquet``: the exit status."""
+    if out is None:
+        raise click.UsageError("--parquet needs --out DIR, the directory of the results")
+    if workers is not None and scheduler != "local":
+        raise click.UsageError("--workers goes with --scheduler local; a running scheduler "
+                               "has the workers it has")
+    rule_sets = [resolve_or_usage(spec) for spec in rules_specs]
+    try:
+        # optional and heavy (Dask): imported when used
+        from ..distributed import VERDICTS, DistributedError, run_audit
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("dask", "distributed", "pandas", "pyarrow",
+                                                  "fsspec"):
+            raise
+        fail("audit --parquet needs Dask: pip install 'yaniv-audit[dask]'", EXIT_USAGE)
+    try:
+        done = run_audit(parquet, rule_sets, scheduler, out, workers=workers,
+                         show_progress=sys.stderr.isatty())
+    except DistributedError as exc:
+        fail(str(exc), EXIT_USAGE if exc.usage else EXIT_BAD_INPUT)
+    n = done.counts
+    echo(verdict_line(n["games"], {v: n[v] for v in VERDICTS},  # as audit --db says it
+                            [name_of(r) for r in rule_sets]))
+    echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
+               f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
+               f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
+               f"events/s; {done.startup:.1f} s more to start); results in {out}")
+    verdicts = [v for v in ("corrupt", "unreadable", "violations", "claims") if n[v]]
+    if exit_zero or not verdicts:
+        return EXIT_OK
+    return EXIT_BAD_INPUT if verdicts[0] in ("corrupt", "unreadable") else EXIT_FOUND
+
+
+def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
+                  exit_zero: bool, again: bool, all_lines: bool = False) -> int:
+    """``audit --db``: the exit status."""
+    # heavy (the engine): imported when used, for start-up time
+    from ..core.audit import render_line
+
+    rule_sets = (list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs))
+                 or [rules_or_house(None)])
+    with open_archive(db or None) as archive:
+        todo = archive.todo_under(rule_sets, again=again)
+        count = sum(len(games) for games in todo.values())
+        done = [name_of(r) for r, games in todo.items() if not games]
+        if done:
+            note(f"every game of {archive.path} is audited under {', '.join(done)} by this "
+                 "version already (--again audits them again)")
+        if not count:
+            return EXIT_OK
+        todo = {r: games for r, games in todo.items() if games}
+        names = [name_of(r) for r in todo]
+        games = len(set().union(*todo.values()))
+        if as_json or all_lines:
+            codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
+                                  render_line, games, names)
+        else:
+            where = ["--db", str(archive.path)] if db else ["--db"]
+            rules = [arg for spec in rules_specs for arg in ("--rules", spec)]
+            every = shlex.join(["yaniv-audit", "audit", *where, *rules, "--again", "--all"])
+            codes = print_summary(archive.audit_games(todo, jobs=jobs), games, names,
+                                  f"every ruling line: {every}; more: yaniv-audit report NAME")
+    return EXIT_OK if exit_zero else worst(codes)
+
+
+def name_of(rules: RuleSet | None) -> str:
+    """How a summary names a rule set of ``audit --db`` (None: each game's own)."""
+    return rules.id if rules is not None else "its declared rules"
+
+
+@click.command()
+@click.argument("log", type=click.Path(dir_okay=False))
+@rules_option(multiple=True)
+@click.option("--json", "as_json", is_flag=True)
+def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
+    """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
+    # heavy (the engine): imported when used, for start-up time
+    from ..core.audit import EXIT_BY_VERDICT, compare_log, render_compare
+
+    sets = [resolve_or_usage(s) for s in rules_specs]
+    parsed = read_log_or_exit(log)
+    try:
+        result = compare_log(parsed, sets)
+    except LogFormatError as exc:
+        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+    if as_json:
+        emit_json(result)
+    else:
+        echo(render_compare(result))
+    sys.exit(worst([EXIT_BY_VERDICT[r["verdict"]] for r in result["results"]]))
+
+
+@click.command()
+@click.argument("log", type=click.Path(dir_okay=False))
+@rules_option()
+@click.option("--seat", metavar="P", help="show only what player P sees")
+@click.option("--json", "as_json", is_flag=True,
+              help="one JSON line per event: the event, the table after it, its findings")
+def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -> None:
+    """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores.
+
+    R defaults as for audit: the house rules if any, else the rules LOG declares.
+    """
+    # heavy (the engine): imported when used, for start-up time
+    from ..core.audit import EXIT_BY_VERDICT, replay_log, verdict_of
+    from ..core.replay_view import render_steps
+
+    rules = rules_or_house(rules_specs)
+    parsed = read_log_or_exit(log)
+    if seat is not None and seat not in parsed.players:
+        raise click.BadParameter(
+            f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
+    if as_json:
+        # heavy (the engine): imported when used, for start-up time
+        from ..core.engine import Replay
+        from ..core.replay_view import steps
+
+        fold = Replay(parsed.game, rules or parsed.game.rules)
+        try:
+            for step in steps(parsed, rules, seat, replay=fold):
+                emit_json(step)
+        except LogFormatError as exc:
+            fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+        sys.exit(EXIT_BY_VERDICT[verdict_of(fold.findings)])
+    declared = parsed.game.rules.id
+    given = "--rules" if rules_specs else "the house rules"
+    if rules is None:
+        echo(f"{log}: replayed under {declared}, the rules the log declares")
+    elif rules.id == declared:
+        echo(f"{log}: replayed under {rules.id} ({given}), the rules the log declares")
+    else:
+        echo(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}")
+    try:
+        for line in render_steps(parsed, rules, seat=seat):
+            echo(line)
+        verdict = verdict_of(replay_log(parsed, rules).findings)
+    except LogFormatError as exc:
+        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+    sys.exit(EXIT_BY_VERDICT[verdict])
+
+
+#: the commands this module adds to `yaniv-audit`
+COMMANDS: list[click.Command] = [validate, audit, compare, replay]

@@ -1,0 +1,147 @@
+"""What the commands share: the exit statuses, the options (--quiet and --verbose,
+--rules, --db), the rule set and the files they name, and the archive they open.
+
+Exit status, every command: 0 all fine; 1 something was found; 2 wrong usage;
+3 unreadable or corrupt input; 4 an internal error; 130 interrupted. With several
+inputs the worst wins.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+from click.shell_completion import CompletionItem
+
+from ..core.errors import ArchiveError, LogFormatError, RulesError
+from ..core.rules import (
+    HOUSE_VARIABLE,
+    PRESET_SOURCES,
+    PRESETS,
+    house_rules_spec,
+    names_a_preset,
+    resolve_rules,
+)
+from .render import Output, fail, note
+
+if TYPE_CHECKING:
+    from ..core.events import Log
+
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+
+
+def worst(codes: list[int]) -> int:
+    """3 beats 1 beats 0 (2 is usage and never mixed in)."""
+    for code in (EXIT_BAD_INPUT, EXIT_FOUND):
+        if code in codes:
+            return code
+    return EXIT_OK
+
+
+def set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--quiet or --verbose, in the run's :class:`Output` (the last given wins)."""
+    if value:
+        ctx.ensure_object(Output).verbosity = -1 if param.name == "quiet" else 1
+
+
+def verbosity_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """-q/--quiet and -v/--verbose, before the command name or after it."""
+    f = click.option("-v", "--verbose", is_flag=True, expose_value=False, is_eager=True,
+                     callback=set_verbosity,
+                     help="also say what is done (files, processes, rules) on standard "
+                          "error, and show the traceback of an internal error")(f)
+    return click.option("-q", "--quiet", is_flag=True, expose_value=False, is_eager=True,
+                        callback=set_verbosity,
+                        help="no progress bar and no notes on standard error; validate "
+                             "and audit list only the logs with something to report")(f)
+
+
+def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--db", "db", default=None, metavar="FILE",
+        help="the archive (default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb here)",
+    )(f)
+
+
+def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str,
+                   ) -> list[click.shell_completion.CompletionItem]:
+    """Shell completion of a rule set: the presets that start with what is typed (each
+    with its source), then the files there, as a rules file is a path."""
+    presets = [CompletionItem(name, help=PRESET_SOURCES[name])
+               for name in PRESETS if name.startswith(incomplete)]
+    return [*presets, CompletionItem(incomplete, type="file")]
+
+
+def rules_option(multiple: bool = False) -> Callable[[Any], Any]:
+    return click.option(
+        "--rules",
+        "rules_specs",
+        multiple=multiple,
+        metavar="R",
+        shell_complete=complete_rules,
+        help="a rule-set id (classic, israeli(yaniv_max=5)) or a TOML/JSON rules file",
+    )
+
+
+def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
+    """The rule set ``spec`` names, or a usage error; a preset's name is the preset, and
+    when a file of that name is here too a note says which was taken."""
+    try:
+        rules = resolve_rules(spec)
+    except RulesError as exc:
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+    if names_a_preset(spec) and os.path.exists(spec):
+        note(f"rules: {spec} is the preset; the file {spec} here is read as "
+             f"--rules {shlex.quote(os.path.join('.', spec))}")
+    return rules
+
+
+def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
+    """The house rules found by default (``$YANIV_AUDIT_RULES``, else ``yaniv-rules.toml``
+    here) and where they were found, or None; a note on stderr says they are used."""
+    found = house_rules_spec()
+    if found is None:
+        return None
+    spec, where = found
+    rules = resolve_or_usage(spec, HOUSE_VARIABLE if where.startswith("$") else where)
+    if say:
+        note(f"rules: {rules.id}, the house rules of {where} (--rules R overrides them; "
+             f"{HOUSE_VARIABLE}= with no value turns them off)")
+    return rules, where
+
+
+def rules_or_house(spec: str | None) -> Any:
+    """``--rules`` if given, else the house rules if found, else None (each log's own)."""
+    if spec:
+        return resolve_or_usage(spec)
+    found = house_rules()
+    return found[0] if found else None
+
+
+def read_log_or_exit(path: str) -> Log:
+    from ..codec import read_log  # heavy (marshmallow): imported when used
+
+    try:
+        return read_log(path)
+    except LogFormatError as exc:
+        fail(f"{path}: unreadable: {exc}", EXIT_BAD_INPUT)
+
+
+def open_archive(db: str | None, *, read_only: bool = False, create: bool = False,
+                 locked: bool = False) -> Any:
+    """The archive at ``db`` (or the default), or exit with what is wrong with it.
+
+    Only ``ingest`` creates an archive; the other commands need one. ``locked``:
+    read-only, on the connection for a user's SQL (``query``).
+    """
+    from ..archive import Archive, default_db  # heavy (DuckDB): imported when used
+
+    try:
+        return Archive(db or default_db(), read_only=read_only, create=create, locked=locked)
+    except ArchiveError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)

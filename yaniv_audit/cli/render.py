@@ -1,0 +1,350 @@
+"""Everything the commands write: the text (through :func:`echo`, which no control
+character of a log passes), the colours of the verdicts, the progress bars, the notes on
+standard error and how many there are (``--quiet``, ``--verbose``), JSON, the tables and
+the summaries of the audits.
+
+It imports nothing of the commands; they import it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any, NoReturn
+
+import click
+import orjson
+
+from ..core.errors import LogFormatError
+
+
+class Output:
+    """What a run writes, as click's context object (``ctx.obj``): ``verbosity`` is -1
+    with --quiet (no progress, no notes, only the logs with something to say), 1 with
+    --verbose (notes on what is done), else 0. Each run has its own."""
+
+    def __init__(self) -> None:
+        self.verbosity = 0
+
+
+def verbosity() -> int:
+    """The current run's verbosity (0 outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    output = ctx.find_object(Output) if ctx is not None else None
+    return output.verbosity if output is not None else 0
+
+
+def emit_json(obj: Any) -> None:
+    # heavy (the engine): imported when used, for start-up time
+    from ..core.audit import to_json_line
+
+    click.echo(to_json_line(obj))  # JSON escapes control characters itself
+
+
+def fail(message: str, code: int) -> NoReturn:
+    echo(f"yaniv-audit: {message}", err=True)
+    sys.exit(code)
+
+
+def note(message: str, *, verbose: bool = False) -> None:
+    """A note on standard error: none with --quiet; a ``verbose`` one only with --verbose."""
+    if verbosity() >= (1 if verbose else 0):
+        echo(message, err=True)
+
+
+def colour_on() -> bool:
+    """Colours for verdicts: only on a terminal, and never when NO_COLOR is set
+    (https://no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+_COLOURS = {"CLEAN": ("green", False), "OK": ("green", False), "VALID": ("green", False),
+            "CLAIMS": ("yellow", False), "CLAIM": ("yellow", False),
+            "VIOLATIONS": ("red", False), "VIOLATION": ("red", False),
+            "CORRUPT": ("magenta", True), "IMPOSSIBLE": ("magenta", True),
+            "UNREADABLE": ("magenta", True), "INVALID": ("red", True)}
+
+
+def paint(line: str) -> str:
+    """A line of a ruling with its verdict word (CLEAN, VIOLATIONS, ...; the mark of a
+    finding) in colour when :func:`colour_on` (through :func:`echo`'s ``painted``)."""
+    if not colour_on():
+        return line
+    match = re.search(r"(?:^|: |^    )(CLEAN|CLAIMS?|VIOLATIONS?|CORRUPT|IMPOSSIBLE|"
+                      r"UNREADABLE|ok|unreadable|valid|invalid)\b", line)
+    if match is None:
+        return line
+    word = match.group(1)
+    colour, bold = _COLOURS[word.upper()]
+    start, end = match.span(1)
+    return line[:start] + click.style(word, fg=colour, bold=bold or None) + line[end:]
+
+
+@contextmanager
+def progress(items: Any, length: int, label: str, unit: str = "game") -> Iterator[Any]:
+    """A progress bar with its rate (games/s) on standard error, only on a terminal,
+    without --quiet and only for more than one item; it is cleared when done, and
+    :func:`say` prints lines above it, so that no line is glued to it."""
+    # heavy (tqdm): imported when used, for start-up time
+    from tqdm import tqdm
+
+    shown = length > 1 and sys.stderr.isatty() and verbosity() >= 0
+    with tqdm(items, total=length, desc=label, unit=unit, file=sys.stderr, leave=False,
+              disable=not shown, dynamic_ncols=True) as bar:
+        yield bar
+
+
+def say(line: str, *, painted: bool = False, exact: bool = False) -> None:
+    """One line on standard output, above a progress bar if one is shown (as
+    :func:`echo` writes it)."""
+    # heavy (tqdm): imported when used, for start-up time
+    from tqdm import tqdm
+
+    tqdm.write(line if exact else terminal_text(line, painted), file=sys.stdout)
+
+
+#: what a terminal would obey rather than show: the C0 controls but tab and line end, DEL,
+#: the C1 controls (U+0080-U+009F: CSI, OSC...), and the marks that reorder text
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+
+
+def terminal_text(text: str, painted: bool = False) -> str:
+    """Text as the commands write it: every control character a log, a player's name, a
+    note or an archive's value could carry (``ESC [``, ``ESC ]``, a bare CR, ...) shown as
+    ``?``, never obeyed by the terminal; then, when ``painted``, the verdict words
+    coloured (:func:`paint`), the only escape sequences the commands write."""
+    text = _UNSAFE.sub("?", text)
+    return "\n".join(map(paint, text.split("\n"))) if painted else text
+
+
+def echo(message: Any = "", *, err: bool = False, nl: bool = True, painted: bool = False,
+         exact: bool = False) -> None:
+    """Every line of text the commands write goes through here (:func:`terminal_text`);
+    ``exact`` (JSON, whose encoder escapes control characters) is written as it is."""
+    text = str(message)
+    click.echo(text if exact else terminal_text(text, painted), err=err, nl=nl)
+
+
+def error_json(exc: LogFormatError) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": exc.line, "message": exc.message}
+    if exc.line is None:
+        out["index"] = exc.index
+    if exc.messages:
+        out["fields"] = exc.messages
+    return out
+
+
+def verdict_line(games: int, counts: dict[str, int], rule_sets: Sequence[str] = ()) -> str:
+    """The summary's first line: the games (each once) and their verdicts, and, under
+    several ``rule_sets``, how many audits (a game and a rule set each) that makes."""
+    audits = sum(counts.values())
+    under = (f", {audits} audits under {len(rule_sets)} rule sets ({', '.join(rule_sets)})"
+             if len(rule_sets) > 1 else "")
+    return (f"{games} game{'s' if games != 1 else ''}{under}: {counts.get('clean', 0)} clean, "
+            f"{counts.get('claims', 0)} with claims only, "
+            f"{counts.get('violations', 0)} with violations, "
+            f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
+
+
+def print_reports(reports: Any, count: int, as_json: bool,
+                  render: Callable[[dict[str, Any]], str], games: int | None = None,
+                  rule_sets: Sequence[str] = ()) -> list[int]:
+    """Print each report (and a summary when there are several); their exit codes.
+
+    ``games``: how many games the ``count`` reports are of (under ``rule_sets``), when
+    that is not one report each."""
+    # heavy (the engine): imported when used, for start-up time
+    from ..core.audit import EXIT_BY_VERDICT, to_json_line
+
+    counts: dict[str, int] = {}
+    codes: list[int] = []
+    with progress(reports, count, "auditing") as bar:
+        write = echo if bar.disable else say  # lines above the bar, never glued to it
+        for report in bar:
+            verdict = report["verdict"]
+            counts[verdict] = counts.get(verdict, 0) + 1
+            codes.append(EXIT_BY_VERDICT[verdict])
+            if as_json:
+                write(to_json_line(report), exact=True)
+            elif verdict != "clean" or verbosity() >= 0:
+                write(render(report), painted=True)
+    if count > 1 or not codes:
+        echo(verdict_line(len(codes) if games is None else games, counts, rule_sets),
+                   err=as_json)
+    return codes
+
+
+def finding_lines(report: dict[str, Any]) -> list[int] | None:
+    """The file line of each event of a report's log, when it has findings to place."""
+    # heavy (marshmallow): imported when used, for start-up time
+    from ..diagnose import event_lines
+
+    return event_lines(report["file"]) if report["findings"] else None
+
+
+def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
+    """An unreadable log's ruling: all its problems (``every``), else the first and how
+    many more there are."""
+    # heavy (the engine, marshmallow): imported when used, for start-up time
+    from ..core.audit import render_report
+    from ..diagnose import diagnose, render
+
+    source = report["file"]
+    found = diagnose(source)
+    if not found.total:  # unreadable to the replay only: its one error
+        return render_report(report)
+    if every:
+        return "\n".join(render(source, found, "UNREADABLE"))
+    more = found.total - 1
+    return (f"{source}: UNREADABLE: {found.problems[0].text()}"
+            + (f" (and {more} more: yaniv-audit validate {source} lists them)" if more else ""))
+
+
+#: the ruling lines of games that are not clean, and the players, a summary shows at most
+SUMMARY_LINES, SUMMARY_PLAYERS = 20, 10
+
+
+def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -> list[int]:
+    """``audit --db``'s summary of the ``count`` audited games (:class:`AuditedGame`s)
+    under ``rule_sets``: the verdicts, a ruling line for each report that is not clean,
+    and the players of the games not simulated (each game under its first rule set),
+    then ``hint`` on standard error; the exit codes seen.
+
+    It keeps counts, not the games: its memory does not grow with them."""
+    # heavy (the engine): imported when used, for start-up time
+    from ..core.audit import EXIT_BY_VERDICT, render_line
+
+    counts: dict[str, int] = {}
+    codes: set[int] = set()
+    not_clean: list[str] = []
+    more = 0
+    players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
+    humans = bots = audited = 0
+    with progress(games, count, "auditing") as bar:
+        for game in bar:
+            audited += 1
+            for report in game.reports:
+                verdict = report["verdict"]
+                counts[verdict] = counts.get(verdict, 0) + 1
+                codes.add(EXIT_BY_VERDICT[verdict])
+                if verdict != "clean":
+                    if len(not_clean) < SUMMARY_LINES:
+                        not_clean.append(render_line(report))
+                    else:
+                        more += 1
+            first = game.reports[0]
+            if first["verdict"] == "unreadable":
+                continue
+            if game.simulated:
+                bots += 1
+                continue
+            humans += 1
+            final = first["final"]
+            for player in final["scores"]:
+                tally = players.setdefault(player, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += player in final["winners"]
+                tally[2] += final["finished"]
+    echo(verdict_line(audited, counts, rule_sets))
+    if not_clean:
+        several = " audits" if len(rule_sets) > 1 else ""  # a line per game and rule set
+        echo(f"Not clean ({len(not_clean) + more}{several}):")
+        for line in not_clean:
+            echo("  " + line, painted=True)
+        if more:
+            echo(f"  and {more} more (--all prints every ruling line)")
+    if players:
+        left = f" (the {bots} simulated games left out)" if bots else ""
+        echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
+                   f"people, by wins{left}:")
+        ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
+        table = render_table(["player", "games", "finished", "wins"],  # as the leaderboard
+                             [(name, g, f, w) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
+        echo("\n".join("  " + line for line in table.split("\n")))
+        if len(ranked) > SUMMARY_PLAYERS:
+            echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
+                       "report players lists them all)")
+    note(hint)
+    return sorted(codes)
+
+
+def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
+    """Rows as aligned text columns (lists comma-joined, NULL as -)."""
+    def cell(value: Any) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, list):
+            return ",".join(map(str, value)) or "-"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    texts = [[cell(v) for v in row] for row in rows]
+    widths = [max([len(c), *(len(t[i]) for t in texts)]) for i, c in enumerate(columns)]
+    numeric = [all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool)
+                   for row in rows if row[i] is not None) and bool(rows)
+               for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    out = [line(columns), line(["-" * w for w in widths])]
+    out.extend(line(t) for t in texts)
+    return "\n".join(out)
+
+
+def shown_rows(rows: Any) -> Any:
+    """CSV rows as written: exact into a file or a pipe, their text cells through
+    :func:`terminal_text` on a terminal."""
+    if not sys.stdout.isatty():
+        return rows
+    return ([terminal_text(v) if isinstance(v, str) else v for v in row] for row in rows)
+
+
+def json_value(value: Any) -> Any:
+    """A SQL value JSON has no type for: DECIMAL as a number, BLOB as DuckDB shows it
+    (``\\xNN`` for a byte that is no printable ASCII), dates and times in ISO 8601, the
+    rest (INTERVAL, UUID, ...) as text."""
+    if isinstance(value, Decimal):
+        return float(value) if value.is_finite() else str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}"
+                       for b in bytes(value))
+    if hasattr(value, "isoformat"):  # dates and times, as orjson writes them
+        return value.isoformat()
+    return str(value)
+
+
+def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool,
+               as_csv: bool = False) -> None:
+    if as_json:
+        for row in rows:
+            obj = dict(zip(columns, row, strict=True))
+            try:
+                line = orjson.dumps(obj, default=json_value,
+                                    option=orjson.OPT_NON_STR_KEYS).decode()
+            except TypeError:  # an integer beyond 64 bits (HUGEINT)
+                line = json.dumps(obj, default=json_value, ensure_ascii=False,
+                                  separators=(",", ":"))
+            click.echo(line)  # JSON escapes control characters itself
+    elif as_csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(shown_rows(rows))
+    elif columns:
+        echo(render_table(columns, rows))
+
+
+def csv_cell(value: Any) -> Any:
+    """A value for a CSV cell: a list space-joined, NULL empty."""
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    return "" if value is None else value

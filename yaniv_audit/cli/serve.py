@@ -1,0 +1,196 @@
+"""``serve``: the viewer and the JSON API on waitress (or Flask's development server).
+
+Flask, waitress and DuckDB are imported when the server starts, for start-up time.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..core.errors import ArchiveError
+from .options import EXIT_BAD_INPUT, EXIT_USAGE, db_option
+from .render import echo, fail, note
+
+#: the archive ``serve --demo`` serves, in the current directory: the sample games apart
+#: from the archive a club keeps its own games in
+DEMO_DB = "yaniv-demo.duckdb"
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
+@db_option
+@click.option("--threads", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="requests served at once")
+@click.option("--max-bytes", "max_bytes", type=click.IntRange(min=1024), default=None,
+              metavar="N", help="the largest request body (default: $YANIV_AUDIT_MAX_BYTES, "
+                                "else 4 MiB)")
+@click.option("--workers", type=click.IntRange(min=0), default=None, metavar="N",
+              help="processes that audit posted logs, so that requests use every core "
+                   "(default: $YANIV_AUDIT_WORKERS, else one per core up to --threads; 0: "
+                   "in the server, as --dev does by default)")
+@click.option("--client-timeout", "client_timeout", type=click.IntRange(1, 3600), default=15,
+              show_default=True, metavar="SECONDS",
+              help="a connection that sends nothing for this long is closed (slow clients)")
+@click.option("--dev", is_flag=True,
+              help="Flask's development server, reloading when the code changes")
+@click.option("--demo", is_flag=True,
+              help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
+                   "sample games of replays/ (stored on its first start)")
+def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
+          workers: int | None, client_timeout: int, dev: bool, demo: bool) -> None:
+    """Serve the step-through viewer (/) and the JSON API (/api/v1/).
+
+    The viewer lists the archive's games (--db) and opens any log file; the API
+    is described at /api/v1/openapi.json. It runs on waitress (a production WSGI
+    server); --dev runs Flask's reloader instead. Writes (storing a log) need
+    $YANIV_AUDIT_TOKEN as a bearer token, or come from this machine. The sample
+    games are stored only with --demo, in a demo archive of their own, so that
+    the archive that becomes the club's holds only its games.
+    """
+    # heavy (DuckDB, Flask): imported when used, for start-up time
+    from ..archive import default_db
+    from ..web import create_app, settings_from_env
+    from ..web.store import base_name
+
+    path = db or (DEMO_DB if demo else default_db())
+    try:
+        settings = settings_from_env()
+    except ValueError as exc:
+        fail(str(exc), EXIT_USAGE)
+    if max_bytes is not None:
+        settings["MAX_BYTES"] = max_bytes
+    if workers is not None:
+        settings["WORKERS"] = workers
+    # one per core this process may use, no more than requests served at once; none in
+    # --dev's reloading parent, which serves nothing
+    reloader_parent = dev and os.environ.get("WERKZEUG_RUN_MAIN") != "true"
+    settings.setdefault("WORKERS", 0 if dev else min(usable_cores(), threads))
+    if reloader_parent:
+        settings["WORKERS"] = 0
+    if not dev or reloader_parent:  # once, not per reload
+        if demo:
+            seed_archive(path)
+        elif not holds_games(path):
+            note(f"the archive {path} holds no games yet: yaniv-audit ingest PATH stores "
+                 "your logs (or post them in the viewer); yaniv-audit serve --demo shows the "
+                 "sample games, in an archive of their own")
+    app = create_app({"ARCHIVE": path, "LISTEN_HOST": host.lower(), **settings})
+    token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
+        "writes from this machine only"
+    pool = app.extensions.get("yaniv_workers")
+    audits = f"{pool.processes} audit processes" if pool else "audits in the server"
+    # a stop (kill, systemctl, docker) ends the server, its workers closed, with status 0;
+    # Ctrl-C as every command ends (waitress itself ends quietly on either)
+    interrupted = []
+
+    def on_ctrl_c(*_: object) -> None:
+        interrupted.append(True)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, on_ctrl_c)
+    try:
+        if pool:
+            pool.start()
+        echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
+                   f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, "
+                   f"{audits}, {token})", err=True)
+        if dev:
+            app.run(host=host, port=port, debug=False, use_reloader=True)
+            return
+        # heavy (waitress): imported when used, for start-up time
+        from ..web.serving import serve as waitress_serve
+
+        limit = int(app.config["MAX_BYTES"])
+        # a posted log read 64 KiB at a time (waitress's default, 8 KiB, took a 600-event
+        # log through its read loop eight times, about 30 % of its time in a profile)
+        waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
+                       max_request_body_size=2 * limit + (1 << 20), recv_bytes=1 << 16,
+                       **slow_client_settings(client_timeout))
+    finally:
+        if pool:
+            pool.close()
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+#: connections waitress holds at once: its default, 100, let 120 clients sending a byte
+#: every 17 s keep every other request waiting (issue 27); each costs a file descriptor
+CONNECTION_LIMIT = 1000
+
+
+def slow_client_settings(client_timeout: int) -> dict[str, Any]:
+    """waitress's settings against slow clients: a connection waits in its event loop (no
+    thread) until its request is whole, so only their number and idle time need bounds.
+    The proxy headers are kept for the app (waitress drops X-Forwarded-For and Forwarded
+    unless told otherwise), which refuses a write without a token that a proxy forwarded.
+    The file-descriptor limit is raised to the connections' need where the system lets."""
+    try:
+        import resource  # not on Windows (the ImportError below)
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = CONNECTION_LIMIT + 100
+        if soft != resource.RLIM_INFINITY and soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (
+                want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    except (ImportError, ValueError, OSError):  # not on Windows; a hard limit below
+        pass
+    return {"connection_limit": CONNECTION_LIMIT, "channel_timeout": client_timeout,
+            "cleanup_interval": max(1, min(5, client_timeout // 2)),
+            "max_request_header_size": 64 << 10, "clear_untrusted_proxy_headers": False}
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on macOS or Windows
+        return os.cpu_count() or 1
+
+
+#: the sample games ``serve --demo`` stores
+SAMPLES = Path(__file__).resolve().parents[2] / "replays"
+
+
+def holds_games(path: str) -> bool:
+    """Whether the archive at ``path`` exists and holds a game (or cannot be read: the
+    server's own error then says why)."""
+    from ..archive import Archive  # heavy (DuckDB): imported when used
+
+    if path == ":memory:" or not Path(path).is_file():
+        return False
+    try:
+        with Archive(path, read_only=True) as archive:
+            return bool(archive.count_games())
+    except ArchiveError:
+        return True
+
+
+def seed_archive(path: str) -> None:
+    """Ingest the sample games (replays/*.jsonl) into a missing or empty demo archive, and
+    say so."""
+    # heavy (DuckDB, Flask): imported when used
+    from ..archive import Archive
+    from ..web.store import ingest_into
+
+    samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
+    if not samples or path == ":memory:" or holds_games(path):
+        return
+    try:
+        with Archive(path) as archive:
+            result = ingest_into(archive, samples)
+    except ArchiveError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+    echo(f"the demo archive was empty: ingested the {result.games} sample games of "
+               f"{SAMPLES.name}/ into {path} (and audited them)", err=True)
+
+
+#: the commands this module adds to `yaniv-audit`
+COMMANDS: list[click.Command] = [serve]

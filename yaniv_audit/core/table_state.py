@@ -1,0 +1,164 @@
+"""The table of a game being recorded: given the log so far, where the game stands, what
+may come next, and what is wrong (the engine of the ``/record`` page, ``POST /api/v1/state``).
+
+:func:`table_state` is pure: a readable log (unfinished, a scoresheet, or anything
+between) and a rule set in, a JSON-ready dict out, nothing kept. Every judgement is the
+engine's own: the state is a :class:`~yaniv_audit.core.engine.Replay` of the log, the legal
+next moves are :meth:`~yaniv_audit.core.engine.Replay.next_moves` (the legal-move generator the
+simulator's bots choose from; after a draw, the next player's moves too), and the
+report (findings, rounds with their totals, Assaf, points, reductions, running scores
+and who went out, the final result) is the one ``yaniv-audit audit`` gives for the same
+log: :func:`~yaniv_audit.core.audit.report_of` of the same replay. A recorder that sends its
+log with a candidate entry as the last event learns at once what the audit will say of it
+(``last``: the findings that entry raised).
+
+>>> from yaniv_audit.codec import parse_jsonl
+>>> log = parse_jsonl(b"\\n".join([
+...     b'{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"], '
+...     b'"rules": "israeli"}',
+...     b'{"type": "round_started", "round": 1, "starter": "a"}',
+...     b'{"type": "showdown", "caller": "a", "hands": {"a": ["AH", "2C"]}, "totals": {"b": 3}}',
+... ]), "x")
+>>> t = table_state(log)
+>>> t["report"]["rounds"][0]["assaf"], t["report"]["rounds"][0]["points"]
+(['b'], {'a': 33, 'b': 0})
+>>> t["next"]["expects"]
+['round_ended', 'round_started', 'game_ended', 'note']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .audit import report_of
+from .cards import format_cards, hand_total
+from .engine import DREW, START, THREW, Replay
+from .errors import InconsistentLogError
+from .events import Log
+from .rules import RuleSet
+from .scoring import next_starter
+
+PHASES = {START: "start", THREW: "threw", DREW: "drew"}
+#: what stands for a card on the pile that the log did not record (the upcard)
+UNKNOWN = "??"
+
+
+def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
+    """The state after ``log`` under ``rules`` (default: the declared rules), what may come
+    next, the audit's report, and the findings of the last event.
+
+    Raises LogFormatError when the replay finds the log unreadable (as the audit does).
+    """
+    replay = Replay(log.game, rules or log.game.rules)
+    replay.withdrawals = log.withdrawals
+    withdrawn = log.withdrawals.withdrawn if log.withdrawals else {}
+    stopped = False
+    try:
+        for event in log.events:
+            if event.index not in withdrawn:  # an entry taken back is read as never written
+                replay.apply(event)
+    except InconsistentLogError:
+        stopped = True  # the log is impossible from here; the audit stops here too
+    moves = [] if stopped else replay.next_moves()
+    exhaust_pending = replay.round is not None and replay.round.exhaust_pending
+    if not stopped:
+        replay.finish()  # as the audit's replay ends
+    report = report_of(log, replay)
+    last = len(log.events) - 1
+    return {
+        "game": {
+            "game_id": report["game_id"],
+            "fingerprint": report["fingerprint"],
+            "players": list(log.players),
+            "names": dict(log.game.names),
+            "declared_rules": log.game.rules.id,
+            "meta": dict(log.game.meta or {}),
+            "at": log.game.at,
+        },
+        "events": len(log.events),
+        "report": report,
+        "last": [f for f in report["findings"] if f["seq"] == last],
+        "state": _state(replay, stopped),
+        "next": _next(replay, stopped, moves, exhaust_pending),
+    }
+
+
+def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
+    r = replay.round
+    out: dict[str, Any] = {
+        "round": None, "moves_checked": None, "starter": None, "turn": None, "phase": None,
+        "up": None,
+        "hands": {}, "totals": {}, "pile": [], "stock": None, "stock_known": None,
+        "upcard_known": None, "ended": False, "closed": False, "caller": None,
+        "scores": dict(replay.scores), "out": list(replay.out), "still_in": replay.still_in,
+        "winners": list(replay.winners or ()), "finished": replay.finished, "stopped": stopped,
+    }
+    if r is None:
+        return out
+    in_play = not (r.ended or r.closed) and replay.winners is None
+    out.update({
+        "round": r.number, "moves_checked": r.moves_checked, "starter": r.starter,
+        "turn": r.current if in_play else None,
+        "phase": PHASES[r.phase] if in_play and r.moves_checked else None,
+        "ended": r.ended, "closed": r.closed, "caller": r.caller,
+    })
+    if in_play and r.moves_checked:
+        # who opens the next turn: after a draw, the next seat (a slap may still come first)
+        out["up"] = replay.up()
+    if r.moves_checked:
+        out.update({
+            "hands": {p: format_cards(h).split() for p, h in r.hands.items()},
+            "totals": {p: hand_total(h, replay.values) for p, h in r.hands.items()},
+            # the top two throws, the top last: what was just thrown and what lies under it
+            "pile": [[UNKNOWN if c is None else format_cards([c]) for c in layer.cards]
+                     for layer in r.pile[-2:]],
+            "stock": r.stock_count,
+            "stock_known": r.stock is not None,
+            "upcard_known": not any(None in layer.cards for layer in r.pile),
+        })
+    return out
+
+
+def _next(replay: Replay, stopped: bool, moves: list[Any],
+          exhaust_pending: bool) -> dict[str, Any]:
+    """What the log may hold next: the event types that fit here, the legal moves, and
+    who may open the next round."""
+    out: dict[str, Any] = {"expects": ["note"], "moves": [m.event() for m in moves],
+                           "round": None, "starters": None, "deal": []}
+    if stopped:
+        return out
+    r = replay.round
+    if replay.winners is not None:
+        closing = [t for t in ("showdown", "round_ended") if t in replay.closing_allowed]
+        out["expects"] = [*closing, "game_ended", "note"]
+        return out
+    expects: list[str] = []
+    if r is not None and not (r.ended or r.closed):
+        if not r.moves_checked:
+            expects += (["yaniv"] if r.caller is None else []) + ["showdown"]
+        else:
+            expects += list(dict.fromkeys(m["type"] for m in out["moves"]))
+            # what is always expressible here, legal or not (the audit judges it)
+            for kind in (("draw",) if r.phase == THREW else ("discard", "yaniv")):
+                if kind not in expects:
+                    expects.append(kind)
+            if exhaust_pending and replay.rules.reshuffle == "keep_last_throw":
+                expects.append("reshuffle")
+            expects.append("showdown")
+    elif r is not None and not r.closed:
+        expects += (["showdown"] if r.moves_checked else []) + ["round_ended"]
+    if r is None or r.ended or r.closed:
+        expects += ["round_started", "game_ended"]
+        out["round"] = 1 if r is None else r.number + 1
+        out["deal"] = replay.still_in
+        if r is not None:
+            record = replay.records[-1]
+            winners = record.score.winners if record.score else ()
+            if not (replay.rules.starter in ("round_winner", "caller")
+                    and record.score is None):
+                allowed = next_starter(replay.rules, replay.seating, replay.still_in, winners,
+                                       record.starter, record.caller)
+                if allowed is not None:
+                    out["starters"] = [p for p in replay.seating if p in allowed]
+    out["expects"] = [*expects, "note"]
+    return out
