@@ -173,3 +173,21 @@ def test_ctrl_c_while_the_command_line_is_imported_is_one_line_and_130() -> None
     done = subprocess.run([sys.executable, "-c", code, "audit"], capture_output=True,
                           text=True, timeout=60)
     assert (done.returncode, done.stderr.strip()) == (130, "yaniv-audit: interrupted")
+
+
+def test_ctrl_c_while_the_fork_server_starts_is_not_lost(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C arriving while the fork server is being started is raised once it is
+    up (it was ignored then, and ``simulate`` went on to write every game)."""
+    from multiprocessing import forkserver
+
+    from yaniv_audit import bulk
+
+    def starting() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(forkserver, "ensure_running", starting)
+    with pytest.raises(KeyboardInterrupt):
+        bulk.worker_context()
+        time.sleep(0.1)  # a signal is delivered at the next bytecode at the latest
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from multiprocessing import forkserver
+from multiprocessing import forkserver, resource_tracker
 from typing import Any
 
 from .core.rules import RuleSet
@@ -99,12 +99,22 @@ def worker_context(preload: Sequence[str] = PRELOAD) -> Any:
     if threading.current_thread() is threading.main_thread():
         # the fork server starts with Ctrl-C ignored, which it and its workers keep
         # (Ctrl-C is the parent's to handle): one arriving while it imports would
-        # print its traceback
+        # print its traceback. Ctrl-C is held (blocked) here meanwhile, not ignored:
+        # one arriving while the server starts is this process's, raised as soon as
+        # the previous handler is back (ignored, it was lost and the work went on).
+        # The resource tracker the server needs is started first: its start unblocks
+        # Ctrl-C, which would then find it ignored
+        resource_tracker.ensure_running()
+        hold = hasattr(signal, "pthread_sigmask")
+        if hold:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             forkserver.ensure_running()
         finally:
             signal.signal(signal.SIGINT, previous)
+            if hold:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     return server
 
 
