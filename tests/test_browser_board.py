@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
-from yaniv_audit.core.rules import resolve_rules
+from yaniv_audit.rules_files import resolve_rules
 from yaniv_audit.simulate import simulate_game, to_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent

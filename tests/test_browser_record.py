@@ -11,8 +11,8 @@ from pathlib import Path
 from conftest import LAPTOP, PHONE
 from playwright.sync_api import Page, ViewportSize
 
-from yaniv_audit.core.audit import audit_file
-from yaniv_audit.core.rules import resolve_rules
+from yaniv_audit.bulk import audit_file
+from yaniv_audit.rules_files import resolve_rules
 from yaniv_audit.simulate import simulate_game
 
 RULES = "israeli(score_limit=100)"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from builders import LogBuilder
 
-from yaniv_audit.core.audit import compare_log, render_compare
+from yaniv_audit.cli.render import render_compare
+from yaniv_audit.core.audit import compare_log
 from yaniv_audit.core.rules import parse_rules
 
 

@@ -29,8 +29,8 @@ from distributed import Client, LocalCluster
 
 from yaniv_audit.archive import DERIVED
 from yaniv_audit.cli import cli
-from yaniv_audit.core.rules import resolve_rules
 from yaniv_audit.distributed import Summary, audit_parquet, run_audit
+from yaniv_audit.rules_files import resolve_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTES = sorted(str(p) for p in (ROOT / "replays").glob("*.jsonl"))

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from yaniv_audit.bulk import audit_file
+from yaniv_audit.cli.render import render_report
 from yaniv_audit.codec import read_log
-from yaniv_audit.core.audit import audit_file, render_report
 from yaniv_audit.core.errors import LogFormatError
 
 CASES = Path(__file__).parent / "cases" / "fidelity"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.core.audit import audit_file
+from yaniv_audit.bulk import audit_file
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 GOLDEN = Path(__file__).resolve().parent / "golden"

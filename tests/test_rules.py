@@ -9,11 +9,10 @@ from yaniv_audit.core.rules import (
     PARAMS,
     PRESETS,
     RuleSet,
-    load_rules_file,
     make_rules,
     parse_rules,
-    resolve_rules,
 )
+from yaniv_audit.rules_files import load_rules_file, resolve_rules
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

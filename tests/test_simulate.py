@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from yaniv_audit.bulk import audit_file
 from yaniv_audit.cli import cli
 from yaniv_audit.codec import parse_jsonl, read_log
-from yaniv_audit.core.audit import audit_file
 from yaniv_audit.core.cards import JOKER
 from yaniv_audit.core.engine import DrawOption, Move, Replay, Throw
 from yaniv_audit.core.rules import PRESETS, parse_rules

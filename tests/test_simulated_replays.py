@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.core.audit import audit_file
+from yaniv_audit.bulk import audit_file
 from yaniv_audit.core.rules import parse_rules
 from yaniv_audit.simulate import simulate_game, to_jsonl
 

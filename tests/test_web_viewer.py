@@ -21,7 +21,7 @@ from yaniv_audit.archive import Archive
 from yaniv_audit.codec import read_log
 from yaniv_audit.core.audit import compare_log
 from yaniv_audit.core.merkle import tree_hash
-from yaniv_audit.core.rules import resolve_rules
+from yaniv_audit.rules_files import resolve_rules
 from yaniv_audit.web import create_app
 from yaniv_audit.web.board import HIDDEN, PILE_SHOWN, board
 

@@ -49,7 +49,13 @@ from typing import Any
 import orjson
 
 from . import __version__
+from .bulk import audit_stream, mapped
+from .chess_bench import CHESS_GAMES, chess_figures, chess_run
+from .codec import read_log
+from .core.audit import replay_log, to_json_line
+from .core.merkle import tree_hash
 from .files import log_files
+from .simulate import simulate_log
 
 DEFAULT_BOTS = ("random", "greedy", "careful")
 #: the issue's targets
@@ -68,8 +74,6 @@ BULK_CORES = 2  # the issue's machine
 
 
 def _simulate_one(job: tuple[Any, int, tuple[str, ...], int, int, str]) -> int:
-    from .simulate import simulate_log
-
     rules, players, bots, seed, game, path = job
     log = simulate_log((rules, players, bots, seed, game, "full"))
     Path(path).write_bytes(log)
@@ -91,8 +95,6 @@ def generate_corpus(
     target.mkdir(parents=True, exist_ok=True)
     work = [(rules, players, tuple(bots), seed, g, str(target / f"game-{g:05d}.jsonl"))
             for g in range(games)]
-    from .bulk import mapped
-
     with mapped(_simulate_one, work, games, jobs) as done:
         with progress(done, games, "simulating") as bar:
             for _ in bar:
@@ -155,8 +157,6 @@ def hashed_floor(files: Sequence[str]) -> int:
     """(a) and the fingerprint, nothing else: every line parsed, written back as its
     canonical leaf (sorted keys) and hashed into the Merkle tree. Every audit must
     do this much before it validates or replays anything."""
-    from .core.merkle import tree_hash
-
     loads, dumps, sort_keys = orjson.loads, orjson.dumps, orjson.OPT_SORT_KEYS
     events = 0
     for path in files:
@@ -171,16 +171,11 @@ def hashed_floor(files: Sequence[str]) -> int:
 
 def codec_path(files: Sequence[str]) -> int:
     """(b) The codec reading path: read_log of every file; the number of events."""
-    from .codec import read_log
-
     return sum(len(read_log(path).events) for path in files)
 
 
 def replay_alone(files: Sequence[str]) -> dict[str, float]:
     """(c) Per file: read it (not timed), then time the replay, then the fingerprint."""
-    from .codec import read_log
-    from .core.audit import replay_log
-    from .core.merkle import tree_hash
 
     clock = time.perf_counter
     replay = fingerprint = 0.0
@@ -201,19 +196,16 @@ def replay_alone(files: Sequence[str]) -> dict[str, float]:
 def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] | None = None,
                  ) -> dict[str, int]:
     """(d), (e) ``yaniv-audit audit --json --jobs N`` without printing: verdict counts."""
-    from .bulk import audit_stream
-    from .core.audit import to_json_line as dumps
-
     counts: dict[str, int] = {}
     with audit_stream(files, None, jobs=jobs) as reports:
         if progress is not None:
             with progress(reports, len(files), "auditing") as bar:
                 for report in bar:
-                    dumps(report)
+                    to_json_line(report)
                     counts[report["verdict"]] = counts.get(report["verdict"], 0) + 1
         else:
             for report in reports:
-                dumps(report)
+                to_json_line(report)
                 counts[report["verdict"]] = counts.get(report["verdict"], 0) + 1
     return counts
 
@@ -305,8 +297,6 @@ def run_bench(
     codec_path(warm)
     replay_alone(warm)
     audit_corpus(warm, jobs=1)
-
-    from .chess_bench import CHESS_GAMES, chess_figures, chess_run
 
     chess_timed, chess_info = chess_run(chess_games or CHESS_GAMES)
     self_rss = 0

@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager, contextmanager
 from multiprocessing import forkserver, resource_tracker
 from typing import Any
 
+from .core.errors import InternalError, LogFormatError
 from .core.rules import RuleSet
 
 Job = tuple[str, "RuleSet | None", bool]
@@ -27,11 +28,27 @@ Job = tuple[str, "RuleSet | None", bool]
 
 def audit_one(job: Job) -> dict[str, Any]:
     """The report of one file (the unreadable report when it cannot be read)."""
-    from .core.audit import audit_file
-
     path, rules, strict = job
     with no_gc():
         return audit_file(path, rules, strict=strict)
+
+
+def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False) -> dict[str, Any]:
+    """Read and audit one file; an unreadable one gives the unreadable report."""
+    # heavy (marshmallow, the engine): imported by the workers that audit, not by
+    # every command that imports this module
+    from .codec import read_log
+    from .core.audit import audit_log, unreadable_report
+
+    try:
+        log = read_log(path)
+        report = audit_log(log, rules, strict=strict)
+    except LogFormatError as exc:
+        return unreadable_report(path, exc)
+    except Exception as exc:  # a bug: name the log, so that it can be sent to us
+        raise InternalError(path, f"{type(exc).__name__}: {exc}") from exc
+    report["file"] = path
+    return report
 
 
 @contextmanager

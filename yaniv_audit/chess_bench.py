@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .simulate import Rng, derive_seed
+
 #: the comparison's games and their seed
 CHESS_GAMES = 200
 CHESS_SEED = 1
@@ -35,7 +37,6 @@ def random_games_pgn(games: int, seed: int = CHESS_SEED, max_plies: int = MAX_PL
     import chess
     import chess.pgn
 
-    from .simulate import Rng, derive_seed
 
     rng = Rng(derive_seed("chess", seed))
     texts = []

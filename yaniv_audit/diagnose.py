@@ -34,10 +34,25 @@ from typing import Any
 
 import orjson
 
+from .codec import (
+    FORMAT,
+    MAX_LINE_BYTES,
+    MISSING_FIELD,
+    SCHEMAS,
+    STDIN,
+    UNKNOWN_FIELD,
+    _json_problem,
+    _loads,
+    event_from_dict,
+    quote,
+    show,
+    stdin_bytes,
+)
 from .core import structure
 from .core.cards import canonical, is_card_text
 from .core.errors import LogFormatError, close_match, where
 from .core.events import Event, GameStarted, RoundStarted
+from .core.rules import PRESETS
 
 #: the problems listed at most; the rest are counted
 LIMIT = 50
@@ -95,8 +110,6 @@ def diagnose(path: str | Path, error: LogFormatError | None = None,
     unreadable with ``error``: its first problem, all there is when the file cannot be
     read at all or only the replay finds the log unreadable. Without ``error``, such a
     log gives no problems."""
-    from .codec import STDIN, stdin_bytes
-
     found = Diagnosis(limit=limit)
     if str(path) == STDIN:
         data = stdin_bytes()
@@ -146,7 +159,6 @@ def _not_json_lines(data: bytes) -> int:
     else 0. A log with typos, even in its first line, has most lines JSON and gets
     each problem listed; a file of prose gets one line saying what it is not (a file of
     one line, or not text at all, keeps its own one-line error)."""
-    from .codec import _loads
 
     def is_json(text: bytes) -> bool:
         try:
@@ -178,8 +190,6 @@ def not_a_log(lines: int) -> str:
 
 def _items(data: bytes, array: bool, found: Diagnosis) -> Iterator[tuple[Any, int | None, int]]:
     """Each event's parsed value, line and index; what is not JSON goes to ``found``."""
-    from .codec import MAX_LINE_BYTES, _json_problem, _loads, show
-
     if array:
         if not data or data.isspace():
             return
@@ -241,7 +251,6 @@ class _Checks:
         self.lost = False
 
     def event(self, raw: Any, line: int | None, index: int) -> None:
-        from .codec import event_from_dict  # msgspec, marshmallow on refusal
 
         try:
             event = event_from_dict(raw, index, line)
@@ -281,9 +290,6 @@ class _Checks:
 
     def _assume(self, raw: Any, line: int | None, index: int) -> None:
         """What an event the schema refused still tells the structural checks."""
-        from .codec import FORMAT
-        from .core.rules import PRESETS
-
         if not isinstance(raw, dict):
             return
         checker = self.structure
@@ -313,8 +319,6 @@ class _Checks:
 
 def _field_problems(error: LogFormatError, raw: Any) -> list[Problem]:
     """The schema's error of one event, one problem per field, each with its near miss."""
-    from .codec import MISSING_FIELD, SCHEMAS, UNKNOWN_FIELD, quote
-
     kind = raw.get("type") if isinstance(raw, dict) else None
     schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
     if len(error.messages) <= 1:
@@ -350,8 +354,6 @@ def _said_hint(message: str) -> tuple[str, str | None]:
 
 def _hint(path: str | None, texts: list[str], raw: Any, schema: Any) -> str | None:
     """What a field's value (or an unknown field's name) was likely meant to be."""
-    from .codec import SCHEMAS, UNKNOWN_FIELD
-
     if path is None or not isinstance(raw, dict) or any("did you mean" in t for t in texts):
         return None
     if path == "type":
@@ -421,8 +423,6 @@ def event_lines(path: str | Path) -> list[int] | None:
     [1, 4, 5]
     >>> os.unlink(f.name)
     """
-    from .codec import STDIN, stdin_bytes
-
     if str(path) == STDIN:
         data = stdin_bytes()
         if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):

@@ -49,7 +49,8 @@ from distributed import Client, LocalCluster, progress
 
 from .archive import DERIVED, add_derived, audit_archived, derived_tables
 from .core.errors import YanivAuditError
-from .core.rules import RuleSet, resolve_rules
+from .core.rules import RuleSet
+from .rules_files import resolve_rules
 
 T = TypeVar("T")
 

@@ -20,14 +20,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .codec import FORMAT, SCHEMAS
 from .json_schema import JsonSchema, tagged_union
+from .report_schema import compare_document, report_document
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 
 def log_event_schema() -> JsonSchema:
-    from .codec import FORMAT, SCHEMAS
-
     doc = tagged_union(f"An event of a {FORMAT} log (one line of a .jsonl file)", SCHEMAS)
     doc["description"] = (
         "Generated from yaniv_audit/codec.py by `python -m yaniv_audit.schema_export`; "
@@ -39,19 +39,15 @@ def log_event_schema() -> JsonSchema:
 
 
 def report_schema() -> JsonSchema:
-    from .report_schema import report_document
-
     return report_document()
 
 
 def compare_schema() -> JsonSchema:
-    from .report_schema import compare_document
-
     return compare_document()
 
 
 def openapi_document() -> JsonSchema:
-    from .web.openapi import openapi
+    from .web.openapi import openapi  # heavy (Flask, apispec): only for this document
 
     return openapi()
 

@@ -66,6 +66,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from .bulk import no_gc
 from .core.cards import JOKER, NAMES, Card, deck_counts
 from .core.engine import HANDLERS, DrawOption, Replay, StopReplay, Throw
 from .core.errors import InconsistentLogError, YanivAuditError
@@ -341,8 +342,6 @@ def simulate_game(
 
     ``record`` is the recording style, one of :data:`RECORD_STYLES`.
     """
-    from .bulk import no_gc
-
     bot_names = check_arguments(rules, players, bots, record)
     names = list(PLAYER_NAMES[:players])
     rng = Rng(derive_seed(seed, rules.id, players, ",".join(bot_names), game))

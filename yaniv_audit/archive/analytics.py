@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.deal_odds import deal_odds
-from ..core.rules import RuleSet, resolve_rules
+from ..core.rules import RuleSet, parse_rules
 from . import SIMULATED, Archive
 
 
@@ -537,7 +537,7 @@ def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],
             groups[rules.key] = (rules, rules.id)
     for rules_id, key, *_ in found:
         if key not in groups and None in rule_sets:
-            groups[key] = (resolve_rules(rules_id), rules_id)
+            groups[key] = (parse_rules(rules_id), rules_id)
     columns = ["rules", "kind", "category", "hands", "share_pct", "exact_pct", "expected"]
     rows: list[tuple[Any, ...]] = []
     hands_seen = 0

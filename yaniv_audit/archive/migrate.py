@@ -11,7 +11,7 @@ import duckdb
 
 from .. import ENGINE
 from ..core.errors import LogFormatError
-from ..core.rules import resolve_rules
+from ..core.rules import parse_rules
 from .base import READ_BATCH, _insert, _one
 from .rows import deal_rows, opening_md5, player_round_rows
 from .schema import DERIVED, DERIVED_TABLES, GAME_TABLES, SCHEMA_VERSION, VIEWS, _summarize
@@ -173,7 +173,7 @@ class Migration(Versions):
             except LogFormatError:
                 continue  # altered since it was stored: verify says so
             n = stored.game_no
-            deals = [(n, *deal) for deal in deal_rows(log.events, resolve_rules(rules_of[n]))]
+            deals = [(n, *deal) for deal in deal_rows(log.events, parse_rules(rules_of[n]))]
             if deals:
                 _insert(con, "deals", [list(column) for column in zip(*deals, strict=True)])
 

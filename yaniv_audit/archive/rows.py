@@ -30,7 +30,7 @@ from ..core.events import (
     RoundStarted,
     Slap,
 )
-from ..core.rules import RuleSet, resolve_rules
+from ..core.rules import RuleSet, parse_rules
 from .base import NO_EXTENSIONS
 from .schema import DERIVED, DERIVED_TABLES
 
@@ -194,7 +194,7 @@ def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | No
     keys = {} if keys is None else keys
     fp = game_no
     rules_id = report["rules"]["id"]
-    key = keys.get(rules_id) or keys.setdefault(rules_id, resolve_rules(rules_id).key)
+    key = keys.get(rules_id) or keys.setdefault(rules_id, parse_rules(rules_id).key)
     final = report["final"]
     stored = {k: v for k, v in report.items() if k != "file"}  # the game's own report
     rounds = []

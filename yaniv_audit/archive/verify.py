@@ -15,7 +15,7 @@ from .. import ENGINE
 from ..bulk import mapped, no_gc
 from ..core.errors import ArchiveError, LogFormatError
 from ..core.merkle import tree_hash
-from ..core.rules import RuleSet, resolve_rules
+from ..core.rules import RuleSet, parse_rules
 from .auditing import audit_archived
 from .base import ArchiveBase, Progress, _no_progress
 from .rows import derived_rows
@@ -162,7 +162,7 @@ class Verifying(ArchiveBase):
             if engine != ENGINE:
                 stale += 1
                 continue
-            wanted.setdefault(fp, []).append(resolve_rules(rules_id))
+            wanted.setdefault(fp, []).append(parse_rules(rules_id))
             game_of[fp] = (game_no, game_id)
         order = sorted(wanted, key=lambda fp: game_of[fp][0])
         jobs_iter = ((log.fingerprint, log.source, log.data, wanted[log.fingerprint])

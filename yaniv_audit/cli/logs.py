@@ -39,6 +39,9 @@ from .render import (
     note,
     print_reports,
     print_summary,
+    render_compare,
+    render_line,
+    render_report,
     unreadable_text,
     verbosity,
     verdict_line,
@@ -138,7 +141,6 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
     """
     # heavy (the engine): imported when used, for start-up time
     from ..bulk import audit_stream, small_work
-    from ..core.audit import render_line, render_report
 
     if parquet is not None:
         if paths or db is not None or strict or again or as_json or jobs:
@@ -242,9 +244,6 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
 def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
                   exit_zero: bool, again: bool, all_lines: bool = False) -> int:
     """``audit --db``: the exit status."""
-    # heavy (the engine): imported when used, for start-up time
-    from ..core.audit import render_line
-
     rule_sets = (list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs))
                  or [rules_or_house(None)])
     with open_archive(db or None) as archive:
@@ -283,7 +282,7 @@ def name_of(rules: RuleSet | None) -> str:
 def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
     # heavy (the engine): imported when used, for start-up time
-    from ..core.audit import EXIT_BY_VERDICT, compare_log, render_compare
+    from ..core.audit import EXIT_BY_VERDICT, compare_log
 
     sets = [resolve_or_usage(s) for s in rules_specs]
     parsed = read_log_or_exit(log)

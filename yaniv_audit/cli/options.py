@@ -17,14 +17,8 @@ import click
 from click.shell_completion import CompletionItem
 
 from ..core.errors import ArchiveError, LogFormatError, RulesError
-from ..core.rules import (
-    HOUSE_VARIABLE,
-    PRESET_SOURCES,
-    PRESETS,
-    house_rules_spec,
-    names_a_preset,
-    resolve_rules,
-)
+from ..core.rules import PRESET_SOURCES, PRESETS, names_a_preset
+from ..rules_files import HOUSE_VARIABLE, house_rules_spec, resolve_rules
 from .render import Output, fail, note
 
 if TYPE_CHECKING:

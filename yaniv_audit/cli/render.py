@@ -22,6 +22,7 @@ import click
 import orjson
 
 from ..core.errors import LogFormatError
+from ..core.messages import Translate, player_names, render
 
 
 class Output:
@@ -193,7 +194,6 @@ def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
     # heavy (the engine, marshmallow): imported when used, for start-up time
-    from ..core.audit import render_report
     from ..diagnose import diagnose, render
 
     source = report["file"]
@@ -219,7 +219,7 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
 
     It keeps counts, not the games: its memory does not grow with them."""
     # heavy (the engine): imported when used, for start-up time
-    from ..core.audit import EXIT_BY_VERDICT, render_line
+    from ..core.audit import EXIT_BY_VERDICT
 
     counts: dict[str, int] = {}
     codes: set[int] = set()
@@ -348,3 +348,133 @@ def csv_cell(value: Any) -> Any:
     if isinstance(value, list):
         return " ".join(map(str, value))
     return "" if value is None else value
+
+
+# --- rulings: the text of audit and compare reports ---------------------------
+
+#: a finding's kind (the report's ``kind``) as the ruling marks it
+MARK = {"violation": "VIOLATION", "inconsistency": "IMPOSSIBLE", "claim": "CLAIM"}
+
+
+def render_report(report: dict[str, Any], *, strict: bool = False,
+                  lines: Sequence[int] | None = None, gettext: Translate | None = None) -> str:
+    """A ruling a person reads: round by round, each finding with its rule.
+
+    ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
+    the file line of each event, to say where a finding is in the file too. ``gettext``:
+    a language's catalogue, to say the findings in it (``audit --lang``).
+    """
+    source = report.get("file", report.get("game_id", ""))
+    if report["verdict"] == "unreadable":
+        err = report["error"]
+        # the "line" of a .json log's error is its event index
+        word = "event" if str(source).lower().endswith(".json") else "line"
+        where = f"{word} {err['line']}: " if err.get("line") is not None else ""
+        return f"{source}: UNREADABLE: {where}{err['message']}"
+    game = report["game_id"]  # a game named by its fingerprint: its first 16 digits
+    out = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+           f" (game {game[:16] if game == report['fingerprint'] else game})"]
+    by_round: dict[int | None, list[dict[str, Any]]] = {}
+    for f in report["findings"]:
+        by_round.setdefault(f["round"], []).append(f)
+    for f in by_round.get(None, []):
+        out.append(_finding_line(f, lines, gettext))
+    findings = report["findings"]
+    stop = (findings[-1] if findings and (strict or findings[-1]["kind"] == "inconsistency")
+            else None)
+    for r in report["rounds"]:
+        cut = stop if stop is not None and stop["round"] == r["round"] else None
+        out.append("  " + _round_line(r, cut, strict))
+        for f in by_round.get(r["round"], []):
+            out.append(_finding_line(f, lines, gettext))
+    final = report["final"]
+    scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
+    if final["finished"]:
+        out.append(f"  Result: {player_names(final['winners'])} won. Final scores: {scores}.")
+    else:
+        out.append(f"  Result: unfinished. Scores so far: {scores}.")
+    return "\n".join(out)
+
+
+def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> str:
+    """One ruling line per game, for audits of many logs (``lines``: as for
+    :func:`render_report`)."""
+    source = report.get("file", report.get("game_id", ""))
+    if report["verdict"] == "unreadable":
+        return render_report(report)
+    findings = report["findings"]
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f["kind"]] = counts.get(f["kind"], 0) + 1
+    what = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items())
+    first = (f"; first: {findings[0]['code']} at {_at(findings[0]['seq'], lines)}"
+             if findings else "")
+    final = report["final"]
+    played = len(report["rounds"])
+    result = (f"{player_names(final['winners'])} won" if final["finished"]
+              else f"unfinished after {played} round{'' if played == 1 else 's'}")
+    return (f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+            f"{' (' + what + first + ')' if findings else ''}; {result}")
+
+
+def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None,
+                  gettext: Translate | None = None) -> str:
+    said = f["message"] if gettext is None else render(f["code"], f["params"], gettext)
+    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
+
+
+def _at(seq: int, lines: Sequence[int] | None) -> str:
+    """``event 17 (line 18)``: where a finding is, in the log and in its file."""
+    if lines is None or not 0 <= seq < len(lines):
+        return f"event {seq}"
+    return f"event {seq} (line {lines[seq]})"
+
+
+def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None,
+                strict: bool = False) -> str:
+    """One round of the ruling; ``stop``: the finding at which the replay stopped in it."""
+    head = f"Round {r['round']} (opened by {r['starter']}"
+    head += ", moves checked)" if r["moves_checked"] else ", scoresheet only)"
+    if r["end"] is None:
+        if stop is None:
+            return head + ": not scored (no Yaniv, showdown or exhausted stock ended it)."
+        why = ("--strict stops at the first finding" if strict and stop["kind"] != "inconsistency"
+               else "the log is impossible from there on")
+        return head + f": not scored: the replay stopped at event {stop['seq']} ({why})."
+    totals = ", ".join(f"{p} {t}" for p, t in r["totals"].items())
+    caller = r["caller"]
+    if caller is not None and caller not in r["totals"]:
+        how = (f"{caller} called Yaniv but is out, so the call takes no part; lowest hand "
+               f"{player_names(r['winners'])}")
+    elif r["end"] == "stock":
+        how = f"the stock ran out; lowest hand {player_names(r['winners'])}"
+    elif r["assaf"]:
+        how = (f"{caller} called Yaniv at {r['totals'][caller]} and was Assafed by "
+               f"{player_names(r['assaf'])}")
+    else:
+        how = f"{caller} called Yaniv at {r['totals'][caller]} and won"
+    text = f"{head}: {how}. Hands: {totals}. Points: " + ", ".join(
+        f"{p} {v}" for p, v in r["points"].items())
+    for red in r["reductions"]:
+        text += f"; {red['player']} landed on {red['from']} and drops to {red['to']}"
+    text += ". Scores: " + ", ".join(f"{p} {s}" for p, s in r["scores"].items()) + "."
+    if r["out"]:
+        text += f" Out: {player_names(r['out'])}."
+    return text
+
+
+def render_compare(result: dict[str, Any]) -> str:
+    lines = [f"game {result['game_id'][:16]}: baseline {result['baseline']}"]
+    width = max(len(x["rules"]["id"]) for x in result["results"])
+    for x in result["results"]:
+        final = x["final"]
+        who = player_names(final["winners"]) if final["finished"] else "unfinished"
+        scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
+        lines.append(f"  {x['rules']['id']:{width}}  {x['verdict']:10}  winner: {who:12} "
+                     f" scores: {scores}")
+    if result["changes"]:
+        lines.append("What changes:")
+        lines.extend(f"  - {c['message']}" for c in result["changes"])
+    else:
+        lines.append("Nothing changes: every rule set gives the same rounds and result.")
+    return "\n".join(lines)

@@ -2,8 +2,8 @@
 
 :func:`audit_log` replays a readable log and builds the report as a plain
 dict, exactly the JSON of the contract; :func:`compare_log` does it under
-several rule sets and says what changed; the ``render_*`` functions turn both
-into text a person reads like a referee's ruling.
+several rule sets and says what changed (``cli/render.py`` turns both into the
+text a person reads like a referee's ruling).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import orjson
 
 from .. import ENGINE
 from .engine import CLAIM, INCONSISTENCY, VIOLATION, Finding, Replay, RoundRecord, StopReplay
-from .errors import InconsistentLogError, InternalError, LogFormatError
+from .errors import InconsistentLogError, LogFormatError
 from .events import Log
 from .merkle import tree_hash
-from .messages import Translate, render
-from .rules import RuleSet
+from .messages import player_names
+from .rules import PRESETS, RuleSet
 
 VERDICTS = ("clean", "claims", "violations", "corrupt")
 EXIT_BY_VERDICT = {"clean": 0, "claims": 1, "violations": 1, "corrupt": 3, "unreadable": 3}
@@ -138,28 +138,11 @@ def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:
     }
 
 
-def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False) -> dict[str, Any]:
-    """Read and audit one file; an unreadable one gives the unreadable report."""
-    from ..codec import read_log
-
-    try:
-        log = read_log(path)
-        report = audit_log(log, rules, strict=strict)
-    except LogFormatError as exc:
-        return unreadable_report(path, exc)
-    except Exception as exc:  # a bug: name the log, so that it can be sent to us
-        raise InternalError(path, f"{type(exc).__name__}: {exc}") from exc
-    report["file"] = path
-    return report
-
-
 # --- compare ----------------------------------------------------------------
 
 
 def other_tables(log: Log) -> list[RuleSet]:
     """The log's declared rules, then every preset with other parameters."""
-    from .rules import PRESETS
-
     sets = [log.game.rules]
     for preset in PRESETS.values():
         if preset not in sets:  # rule sets are equal by their parameters
@@ -296,8 +279,8 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             break
         if a["winners"] != b["winners"]:
             change(n, "winners", a["winners"], b["winners"],
-                   f"round {n} is won by {_names(b['winners'])} instead of "
-                   f"{_names(a['winners'])}")
+                   f"round {n} is won by {player_names(b['winners'])} instead of "
+                   f"{player_names(a['winners'])}")
         if a["points"] != b["points"]:
             if not b["points"] or not a["points"]:
                 text = f"round {n} is {'not ' if not b['points'] else ''}scored"
@@ -325,11 +308,12 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
         verb = "wins" if len(fb["winners"]) == 1 else "win"
         if fb["winners"] and fa["winners"]:
             change(None, "winners", fa["winners"], fb["winners"],
-                   f"{_names(fb['winners'])} {verb} instead of {_names(fa['winners'])}{why}",
+                   f"{player_names(fb['winners'])} {verb} instead of "
+                   f"{player_names(fa['winners'])}{why}",
                    comma=True, **reason)
         elif fb["winners"]:
             change(None, "winners", fa["winners"], fb["winners"],
-                   f"{_names(fb['winners'])} {verb} and the game is over{why}", comma=True,
+                   f"{player_names(fb['winners'])} {verb} and the game is over{why}", comma=True,
                    **reason)
         else:
             change(None, "winners", fa["winners"], fb["winners"],
@@ -346,135 +330,3 @@ def _points_change(player: str, before: int | None, after: int | None) -> str:
     if after is None:
         return f"{player} scores nothing (instead of {before})"
     return f"{player} scores {after} instead of {before}"
-
-
-def _names(players: Sequence[str]) -> str:
-    return " and ".join(players) if players else "nobody"
-
-
-# --- text -------------------------------------------------------------------
-
-MARK = {VIOLATION: "VIOLATION", INCONSISTENCY: "IMPOSSIBLE", CLAIM: "CLAIM"}
-
-
-def render_report(report: dict[str, Any], *, strict: bool = False,
-                  lines: Sequence[int] | None = None, gettext: Translate | None = None) -> str:
-    """A ruling a person reads: round by round, each finding with its rule.
-
-    ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
-    the file line of each event, to say where a finding is in the file too. ``gettext``:
-    a language's catalogue, to say the findings in it (``audit --lang``).
-    """
-    source = report.get("file", report.get("game_id", ""))
-    if report["verdict"] == "unreadable":
-        err = report["error"]
-        # the "line" of a .json log's error is its event index
-        word = "event" if str(source).lower().endswith(".json") else "line"
-        where = f"{word} {err['line']}: " if err.get("line") is not None else ""
-        return f"{source}: UNREADABLE: {where}{err['message']}"
-    game = report["game_id"]  # a game named by its fingerprint: its first 16 digits
-    out = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-           f" (game {game[:16] if game == report['fingerprint'] else game})"]
-    by_round: dict[int | None, list[dict[str, Any]]] = {}
-    for f in report["findings"]:
-        by_round.setdefault(f["round"], []).append(f)
-    for f in by_round.get(None, []):
-        out.append(_finding_line(f, lines, gettext))
-    findings = report["findings"]
-    stop = findings[-1] if findings and (strict or findings[-1]["kind"] == INCONSISTENCY) else None
-    for r in report["rounds"]:
-        cut = stop if stop is not None and stop["round"] == r["round"] else None
-        out.append("  " + _round_line(r, cut, strict))
-        for f in by_round.get(r["round"], []):
-            out.append(_finding_line(f, lines, gettext))
-    final = report["final"]
-    scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
-    if final["finished"]:
-        out.append(f"  Result: {_names(final['winners'])} won. Final scores: {scores}.")
-    else:
-        out.append(f"  Result: unfinished. Scores so far: {scores}.")
-    return "\n".join(out)
-
-
-def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> str:
-    """One ruling line per game, for audits of many logs (``lines``: as for
-    :func:`render_report`)."""
-    source = report.get("file", report.get("game_id", ""))
-    if report["verdict"] == "unreadable":
-        return render_report(report)
-    findings = report["findings"]
-    counts: dict[str, int] = {}
-    for f in findings:
-        counts[f["kind"]] = counts.get(f["kind"], 0) + 1
-    what = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items())
-    first = (f"; first: {findings[0]['code']} at {_at(findings[0]['seq'], lines)}"
-             if findings else "")
-    final = report["final"]
-    played = len(report["rounds"])
-    result = (f"{_names(final['winners'])} won" if final["finished"]
-              else f"unfinished after {played} round{'' if played == 1 else 's'}")
-    return (f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-            f"{' (' + what + first + ')' if findings else ''}; {result}")
-
-
-def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None,
-                  gettext: Translate | None = None) -> str:
-    said = f["message"] if gettext is None else render(f["code"], f["params"], gettext)
-    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
-
-
-def _at(seq: int, lines: Sequence[int] | None) -> str:
-    """``event 17 (line 18)``: where a finding is, in the log and in its file."""
-    if lines is None or not 0 <= seq < len(lines):
-        return f"event {seq}"
-    return f"event {seq} (line {lines[seq]})"
-
-
-def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None,
-                strict: bool = False) -> str:
-    """One round of the ruling; ``stop``: the finding at which the replay stopped in it."""
-    head = f"Round {r['round']} (opened by {r['starter']}"
-    head += ", moves checked)" if r["moves_checked"] else ", scoresheet only)"
-    if r["end"] is None:
-        if stop is None:
-            return head + ": not scored (no Yaniv, showdown or exhausted stock ended it)."
-        why = ("--strict stops at the first finding" if strict and stop["kind"] != INCONSISTENCY
-               else "the log is impossible from there on")
-        return head + f": not scored: the replay stopped at event {stop['seq']} ({why})."
-    totals = ", ".join(f"{p} {t}" for p, t in r["totals"].items())
-    caller = r["caller"]
-    if caller is not None and caller not in r["totals"]:
-        how = (f"{caller} called Yaniv but is out, so the call takes no part; lowest hand "
-               f"{_names(r['winners'])}")
-    elif r["end"] == "stock":
-        how = f"the stock ran out; lowest hand {_names(r['winners'])}"
-    elif r["assaf"]:
-        how = (f"{caller} called Yaniv at {r['totals'][caller]} and was Assafed by "
-               f"{_names(r['assaf'])}")
-    else:
-        how = f"{caller} called Yaniv at {r['totals'][caller]} and won"
-    text = f"{head}: {how}. Hands: {totals}. Points: " + ", ".join(
-        f"{p} {v}" for p, v in r["points"].items())
-    for red in r["reductions"]:
-        text += f"; {red['player']} landed on {red['from']} and drops to {red['to']}"
-    text += ". Scores: " + ", ".join(f"{p} {s}" for p, s in r["scores"].items()) + "."
-    if r["out"]:
-        text += f" Out: {_names(r['out'])}."
-    return text
-
-
-def render_compare(result: dict[str, Any]) -> str:
-    lines = [f"game {result['game_id'][:16]}: baseline {result['baseline']}"]
-    width = max(len(x["rules"]["id"]) for x in result["results"])
-    for x in result["results"]:
-        final = x["final"]
-        who = _names(final["winners"]) if final["finished"] else "unfinished"
-        scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
-        lines.append(f"  {x['rules']['id']:{width}}  {x['verdict']:10}  winner: {who:12} "
-                     f" scores: {scores}")
-    if result["changes"]:
-        lines.append("What changes:")
-        lines.extend(f"  - {c['message']}" for c in result["changes"])
-    else:
-        lines.append("Nothing changes: every rule set gives the same rounds and result.")
-    return "\n".join(lines)

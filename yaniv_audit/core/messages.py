@@ -415,3 +415,8 @@ def rule_of(value: Mapping[str, Any]) -> dict[str, Any]:
 def names(cards: Sequence[Card | None]) -> list[str | None]:
     """Cards as params hold them: canonical names (``None``, a card nobody recorded)."""
     return [None if c is None else NAMES[c] for c in cards]
+
+
+def player_names(players: Sequence[str]) -> str:
+    """Players in the English of the report's messages: ``ana and ben``, ``nobody``."""
+    return " and ".join(players) if players else "nobody"

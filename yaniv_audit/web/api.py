@@ -467,7 +467,7 @@ def index() -> Response:
 
 @api_v1.get("/openapi.json")
 def openapi_document() -> Response:
-    from .openapi import openapi
+    from .openapi import openapi  # heavy (apispec): only when the document is asked for
 
     return cached(("openapi",), openapi)
 
