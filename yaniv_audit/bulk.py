@@ -113,25 +113,21 @@ def worker_context(preload: Sequence[str] = PRELOAD) -> Any:
         return multiprocessing.get_context("spawn")
     server = multiprocessing.get_context("forkserver")
     server.set_forkserver_preload(list(preload))
-    if threading.current_thread() is threading.main_thread():
-        # the fork server starts with Ctrl-C ignored, which it and its workers keep
-        # (Ctrl-C is the parent's to handle): one arriving while it imports would
-        # print its traceback. Ctrl-C is held (blocked) here meanwhile, not ignored:
-        # one arriving while the server starts is this process's, raised as soon as
-        # the previous handler is back (ignored, it was lost and the work went on).
-        # The resource tracker the server needs is started first: its start unblocks
-        # Ctrl-C, which would then find it ignored
+    if threading.current_thread() is threading.main_thread() and hasattr(
+            signal, "pthread_sigmask"):
+        # the fork server starts with Ctrl-C blocked, which it and its workers keep
+        # (Ctrl-C is the parent's to handle; the server then ignores it, and so does
+        # each worker once it runs): one arriving while the server imports would print
+        # its traceback. Blocked, not ignored, here: one arriving meanwhile is raised
+        # as soon as the server is up, or at once by a thread of this process that does
+        # not block it (ignored, it was lost and the work went on). The resource
+        # tracker the server needs is started first, as its start unblocks Ctrl-C
         resource_tracker.ensure_running()
-        hold = hasattr(signal, "pthread_sigmask")
-        if hold:
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             forkserver.ensure_running()
         finally:
-            signal.signal(signal.SIGINT, previous)
-            if hold:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     return server
 
 
