@@ -16,7 +16,7 @@ have_korean_font() {
   command -v fc-list >/dev/null 2>&1 || return 0  # no fontconfig: not a Linux desktop stack
   [ -n "$(fc-list :lang=ko 2>/dev/null | head -n 1)" ]
 }
-# axe-core, the accessibility checker tests/test_browser_a11y.py runs in the pages, into
+# axe-core, the accessibility checker tests/web/test_browser_a11y.py runs in the pages, into
 # tests/.axe (git-ignored), from npm; without npm it says how to get it
 AXE_VERSION=4.14.1
 axe_dir="${0%/*}/.axe"  # no dirname: the PATH may hold nothing

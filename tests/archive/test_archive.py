@@ -30,7 +30,7 @@ from yaniv_audit.core.errors import ArchiveError
 from yaniv_audit.core.merkle import tree_hash
 from yaniv_audit.rules_files import resolve_rules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 #: the hand-written disputes and two presets' simulated games: every verdict, many rounds
 CORPUS = [*sorted(map(str, REPLAYS.glob("*.jsonl"))),

@@ -15,7 +15,7 @@ from conftest import LONG
 
 from yaniv_audit.archive import Archive
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = str(ROOT / "replays")
 CLI = [sys.executable, "-m", "yaniv_audit.cli"]
 

@@ -24,7 +24,7 @@ from yaniv_audit.archive.safe_sql import LOCKED_CONFIG
 from yaniv_audit.cli import cli
 from yaniv_audit.core.errors import ArchiveError, QueryRefused, QueryTimeout
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 LOGS = sorted(map(str, REPLAYS.glob("*.jsonl")))
 

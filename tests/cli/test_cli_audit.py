@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 
 from yaniv_audit.cli import cli, log_files
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
 REPORT_KEYS = {"file", "engine", "game_id", "fingerprint", "rules", "verdict", "findings",

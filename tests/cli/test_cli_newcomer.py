@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from yaniv_audit import bulk
 from yaniv_audit.cli import cli
 
-REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 
 
 def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> Result:

@@ -116,7 +116,8 @@ def test_a_valid_log_exits_0(tmp_path: Path) -> None:
 
 
 def test_the_sample_replays_are_readable() -> None:
-    replays = sorted(str(p) for p in (Path(__file__).parent.parent / "replays").glob("*.jsonl"))
+    folder = Path(__file__).resolve().parents[2] / "replays"
+    replays = sorted(str(p) for p in folder.glob("*.jsonl"))
     code, output = validate(*replays)
     assert code == 0
     assert output.count(": ok (") == len(replays) > 0

@@ -17,7 +17,7 @@ from yaniv_audit.cli.render import render_report
 from yaniv_audit.codec import read_log
 from yaniv_audit.core.errors import LogFormatError
 
-CASES = Path(__file__).parent / "cases" / "fidelity"
+CASES = Path(__file__).resolve().parents[1] / "cases" / "fidelity"
 
 #: case -> (verdict, [(seq, code), ...]) with every finding of the audit
 RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {

@@ -3,8 +3,8 @@
 The second set, from games played by three independent Yaniv programs and an independent
 reading of the spec: the upcard taken from under a later throw, a game decided by the stock,
 a card the deck does not have, a repeated showdown, a player out but dealt in, and the
-withdrawals. Their rulings are in tests/test_fidelity.py (RULINGS2), checked with the first set's;
-here, what their messages and reports say.
+withdrawals. Their rulings are in tests/core/test_fidelity.py (RULINGS2), checked with the
+first set's; here, what their messages and reports say.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from test_fidelity import RULINGS2 as RULINGS
 
 from yaniv_audit.bulk import audit_file
 
-CASES = Path(__file__).parent / "cases" / "fidelity2"
+CASES = Path(__file__).resolve().parents[1] / "cases" / "fidelity2"
 
 
 def audit(name: str) -> dict[str, Any]:

@@ -13,8 +13,8 @@ import pytest
 
 from yaniv_audit.bulk import audit_file
 
-REPLAYS = Path(__file__).resolve().parent.parent / "replays"
-GOLDEN = Path(__file__).resolve().parent / "golden"
+REPLAYS = Path(__file__).resolve().parents[2] / "replays"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
 
 

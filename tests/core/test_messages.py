@@ -22,7 +22,7 @@ from yaniv_audit.web.i18n import read_catalogue, translations
 
 LANGS = ("he", "ru", "de", "ko")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "yaniv_audit" / "core" / "engine"  # the package: one module per part of the game
 SLAP_HANDS = {"dana": "4C 4D 9H KS QS", "lior": HANDS["lior"], "omer": HANDS["omer"]}
 BIG = {"p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",

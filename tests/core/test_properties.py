@@ -7,7 +7,7 @@ The main properties run over every recording style of the simulator
 case so that the whole suite stays quick.
 
 The long sweep: ``YANIV_AUDIT_LONG=1 .venv/bin/python -m pytest
-tests/test_properties.py`` runs every property with :data:`LONG_FACTOR`
+tests/core/test_properties.py`` runs every property with :data:`LONG_FACTOR`
 times as many examples and longer games (about 30 times the default run's
 time: some 20 minutes instead of 40 seconds on two cores).
 """

@@ -192,7 +192,7 @@ def test_the_quick_seating_check_agrees_with_named_players() -> None:
     """all_seated (set operations) says what checking named_players one by one says:
     for every event of the sample games, with everyone seated and with each player it
     names left out in turn."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     logs = sorted((root / "replays").glob("*.jsonl"))
     events = [e for path in logs for e in read_log(path).events] + typed([
         GAME, {**DEAL, "dealer": "omer"},

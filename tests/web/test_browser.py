@@ -13,7 +13,7 @@ from playwright.sync_api import Page
 from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 MIDDLE = REPLAYS / "middle-card.jsonl"
 def game_url(server: str, path: Path, query: str = "") -> str:

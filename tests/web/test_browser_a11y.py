@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page
 from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tests" / ".axe" / "node_modules" / "axe-core" / "axe.min.js"
 ASSAF = ROOT / "replays" / "clean-assaf-reduction.jsonl"
 GAME = "/games/" + tree_hash(read_log(ASSAF).leaves).hex()

@@ -18,7 +18,7 @@ from yaniv_audit.core.merkle import tree_hash
 from yaniv_audit.rules_files import resolve_rules
 from yaniv_audit.simulate import simulate_game, to_jsonl
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 MIDDLE = REPLAYS / "middle-card.jsonl"
 ASSAF = REPLAYS / "clean-assaf-reduction.jsonl"

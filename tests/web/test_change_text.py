@@ -13,7 +13,7 @@ from yaniv_audit.core.audit import compare_log, other_tables
 from yaniv_audit.web import create_app
 from yaniv_audit.web.change_text import change_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "replays").glob("*.jsonl"))
 ENGLISH = re.compile(r"\b(under|instead|round|rounds|scores|wins|win|verdict|played|finished"
                      r"|nobody|final)\b")

@@ -15,7 +15,7 @@ from yaniv_audit.core.errors import LogFormatError
 from yaniv_audit.web import create_app
 from yaniv_audit.web.explain import explain, score_chart
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def readable(path: Path) -> bool:

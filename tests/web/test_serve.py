@@ -28,7 +28,7 @@ import pytest
 from yaniv_audit.archive import Archive
 from yaniv_audit.cli import usable_cores
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MIDDLE = ROOT / "replays" / "middle-card.jsonl"
 FRIDAY = ROOT / "replays" / "clean-assaf-reduction.jsonl"
 

@@ -1,6 +1,6 @@
 """The JSON API under /api/v1 (Flask's test client): the same audit as the command line,
 every endpoint and error, the headers, the limits, writes, the OpenAPI document.
-tests/test_serve.py sends the same over real HTTP to ``yaniv-audit serve``."""
+tests/web/test_serve.py sends the same over real HTTP to ``yaniv-audit serve``."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from yaniv_audit.web import create_app
 from yaniv_audit.web.board import board
 from yaniv_audit.web.openapi import openapi
 
-REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
 MIDDLE = REPLAYS / "middle-card.jsonl"
 FRIDAY = REPLAYS / "clean-assaf-reduction.jsonl"

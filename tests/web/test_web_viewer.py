@@ -1,5 +1,5 @@
 """The step-through viewer's pages and the API behind them (Flask's test client);
-tests/test_browser.py drives the same pages in a real browser."""
+tests/web/test_browser.py drives the same pages in a real browser."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from yaniv_audit.rules_files import resolve_rules
 from yaniv_audit.web import create_app
 from yaniv_audit.web.board import HIDDEN, PILE_SHOWN, board
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
 MIDDLE = REPLAYS / "middle-card.jsonl"
@@ -192,6 +192,18 @@ def test_upload_a_log_file(client: FlaskClient) -> None:
     assert response.status_code == 200
     data = embedded(response.get_data(as_text=True))
     assert data["report"]["findings"][0]["code"] == "draw.pile_card"
+
+
+def test_the_file_name_keeps_its_direction_on_a_hebrew_page(client: FlaskClient) -> None:
+    """A Latin file name beside Hebrew words is isolated: its dot and dashes stay with it
+    rather than jumping to the other side of the line."""
+    with MIDDLE.open("rb") as fh:
+        response = client.post("/view?lang=he", data={"log": (fh, "middle-card.jsonl"),
+                                                       "rules": ""},
+                               content_type="multipart/form-data")
+    html = response.get_data(as_text=True)
+    assert 'dir="rtl"' in html
+    assert '<p class="fingerprint small muted"><bdi>middle-card.jsonl</bdi> &middot;' in html
 
 
 def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskClient) -> None:

@@ -1,6 +1,6 @@
 """POST /api/v1/audit on worker processes (``serve --workers N``): the same answers as an
 audit in the server itself, errors included; a worker that dies fails its request with a
-503 and the next request is answered. tests/test_serve.py starts ``serve`` with them."""
+503 and the next request is answered. tests/web/test_serve.py starts ``serve`` with them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from yaniv_audit.web import api, create_app
 from yaniv_audit.web.errors import ApiError
 from yaniv_audit.web.workers import Workers
 
-REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 SIMULATED = REPLAYS / "simulated" / "classic" / "game-00003.jsonl"  # 600 events
 
 

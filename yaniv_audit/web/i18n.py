@@ -28,7 +28,7 @@ How to add or change strings: mark them, then run
 
 which extracts every marked string (templates, Python, JavaScript) and merges it into
 the four catalogues, keeping the translations already there. Then fill in each new
-``msgstr`` (an empty one shows English, and tests/test_i18n.py fails until every
+``msgstr`` (an empty one shows English, and tests/web/test_i18n.py fails until every
 string is translated in every language and the catalogues are current). The game's
 own words are translated as the tables say them: Yaniv (יניב, Яниv, 야니브), Assaf
 (אסף, Асаф, 아사프).
