@@ -119,3 +119,11 @@ STOCK = "6C 6H 6D QC 9H 8D 7D 5S 4S 3S 2S"
 
 def standard(rules: Any = "israeli") -> LogBuilder:
     return LogBuilder(rules=rules).deal(1, "dana", HANDS, UPCARD, STOCK)
+
+
+def tie_dispute() -> LogBuilder:
+    """Omer calls at 6 and dana shows 6 too; the sheet scores it as an Assaf on a tie, so
+    under assaf_on_tie=false two points at one event are wrong: dana's and omer's."""
+    return (LogBuilder().deal(1, "dana").yaniv("omer", 6)
+            .showdown("omer", {"dana": "AH 5C", "lior": "KS 9D 2C", "omer": "3S 3D"})
+            .ended(1, points={"dana": 0, "lior": 21, "omer": 36}))

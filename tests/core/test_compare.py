@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import LogBuilder
+from builders import LogBuilder, tie_dispute
 
 from yaniv_audit.cli.render import render_compare
 from yaniv_audit.core.audit import compare_log
@@ -99,14 +99,6 @@ def test_a_player_out_under_one_rule_set_never_scores_0_instead_of_0() -> None:
     assert "under israeli(score_limit=30), in round 2 lior scores nothing (instead of 18)" in (
         messages)  # lior is out after round 1 under the lower limit
     assert not any("scores 0 instead of" in m for m in messages)
-
-
-def tie_dispute() -> LogBuilder:
-    """Omer calls at 6 and dana shows 6 too; the sheet scores it as an Assaf on a tie, so
-    under assaf_on_tie=false two points at one event are wrong: dana's and omer's."""
-    return (LogBuilder().deal(1, "dana").yaniv("omer", 6)
-            .showdown("omer", {"dana": "AH 5C", "lior": "KS 9D 2C", "omer": "3S 3D"})
-            .ended(1, points={"dana": 0, "lior": 21, "omer": 36}))
 
 
 def test_findings_at_one_event_count_one_each_in_what_changes() -> None:

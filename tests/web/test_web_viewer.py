@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import tie_dispute
 from conftest import held_open_by_another_process
 from flask.testing import FlaskClient
 
@@ -463,8 +464,6 @@ def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> No
 def test_compare_page_lists_each_finding_added_at_one_event(tmp_path: Path) -> None:
     """A tie scored as an Assaf: under assaf_on_tie=false dana's and omer's points are both
     wrong at one round_ended, and the page lists both (it listed one)."""
-    from test_compare import tie_dispute
-
     log = tmp_path / "tie.jsonl"
     log.write_bytes(tie_dispute().jsonl())
     db = tmp_path / "tie.duckdb"
