@@ -248,6 +248,15 @@ def test_a_withdrawn_entry_is_struck_through_and_said_in_words(server: str, page
     expect(page.locator("#event-text")).to_have_text("the table takes back 2")
 
 
+def test_a_note_is_said_in_the_page_language_with_the_table_s_own_words(
+        server: str, page: Page) -> None:
+    page.goto(game_url(server, MIDDLE, "?lang=he#e=6"))
+    said = "ben: noa just took the 8H out of the middle of ariel's run!"
+    expect(page.locator("#event-text")).to_have_text(f"הערה של ben: {said}")
+    expect(page.locator("#event-text bdi").last).to_have_text(said)  # its own direction
+    expect(page.locator("#ev-6")).to_have_text(f"הערה של ben: {said}")
+
+
 def real_swipe(page: Page, dx: int) -> None:
     """A swipe as the phone's screen sends it (the browser's own touch input, which it may
     take for a scroll or its "back" gesture), across the middle of the table."""

@@ -17,6 +17,7 @@ from ..core.events import (
     Event,
     GameStarted,
     Log,
+    Note,
     RoundEnded,
     RoundStarted,
     Showdown,
@@ -95,6 +96,8 @@ def move(event: Event, seat: str | None) -> dict[str, Any]:
         return {"player": None, "cards": [], "round": event.round}
     elif isinstance(event, Withdraw):
         return {"player": who, "cards": [], "seqs": list(event.seqs)}
+    elif isinstance(event, Note):  # the table's own words, shown as written
+        return {"player": who, "cards": [], "text": event.text}
     return {"player": who, "cards": cards}
 
 

@@ -142,6 +142,7 @@ class MoveSchema(Schema):
                         metadata={"description": "a showdown's hands laid down"})
     players = fields.List(fields.String(), metadata={"description": "at the start"})
     seqs = fields.List(fields.Integer(), metadata={"description": "a withdraw's entries"})
+    text = fields.String(metadata={"description": "a note's words, as the table wrote them"})
     rules = fields.String(metadata={"description": "the declared rules, at the start"})
 
 

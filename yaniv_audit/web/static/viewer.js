@@ -101,6 +101,14 @@
       }
       case "game_ended": fill(t("the game ends"), {}); break;
       case "withdraw": fill(t("the table takes back %(seqs)s"), { seqs: (m.seqs || []).join(", ") }); break;
+      case "note": {
+        // the note's words are the table's own, in their own direction
+        const said = document.createElement("bdi");
+        said.textContent = m.text;
+        if (who) fill(t("note by %(player)s: %(text)s"), { player: who, text: said });
+        else fill(t("note: %(text)s"), { text: said });
+        break;
+      }
       default: parts.push(document.createTextNode(step.text));
     }
     if (step.withdrawn_by !== null && step.withdrawn_by !== undefined) {
