@@ -37,15 +37,10 @@ import orjson
 from .codec import (
     FORMAT,
     MAX_LINE_BYTES,
-    MISSING_FIELD,
-    SCHEMAS,
     STDIN,
-    UNKNOWN_FIELD,
     _json_problem,
     _loads,
     event_from_dict,
-    quote,
-    show,
     stdin_bytes,
 )
 from .core import structure
@@ -53,6 +48,7 @@ from .core.cards import canonical, is_card_text
 from .core.errors import LogFormatError, close_match, where
 from .core.events import Event, GameStarted, RoundStarted
 from .core.rules import PRESETS
+from .log_schema import MISSING_FIELD, SCHEMAS, UNKNOWN_FIELD, quote, show
 
 #: the problems listed at most; the rest are counted
 LIMIT = 50

@@ -23,9 +23,9 @@ from typing import Any, ClassVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from .codec import StrictInteger
 from .core.rules import PARAMS, Param
 from .json_schema import DRAFT, object_schema
+from .log_schema import StrictInteger
 
 JsonSchema = dict[str, Any]
 

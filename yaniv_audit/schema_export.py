@@ -20,8 +20,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .codec import FORMAT, SCHEMAS
+from .core.events import FORMAT
 from .json_schema import JsonSchema, tagged_union
+from .log_schema import SCHEMAS
 from .report_schema import compare_document, report_document
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
@@ -30,10 +31,10 @@ SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 def log_event_schema() -> JsonSchema:
     doc = tagged_union(f"An event of a {FORMAT} log (one line of a .jsonl file)", SCHEMAS)
     doc["description"] = (
-        "Generated from yaniv_audit/codec.py by `python -m yaniv_audit.schema_export`; "
+        "Generated from yaniv_audit/log_schema.py by `python -m yaniv_audit.schema_export`; "
         "do not edit. See docs/log-format.md. Not stated here: seq equal to the "
         "event's position, rule-set combinations, nesting depth (64), and the structural "
-        "checks of yaniv_audit/structure.py."
+        "checks of yaniv_audit/core/structure.py."
     )
     return doc
 

@@ -12,7 +12,7 @@ field types below say what msgspec accepts (strictly: no ``"5"`` for 5, no
 ``true`` for 1, a card only by its canonical name), and msgspec writes the leaf
 of what it read while the cards are still those names; the reader then turns
 them into codes (:func:`names_to_codes`). That is only the fast way in: the
-marshmallow schemas of :mod:`yaniv_audit.codec` remain the definition of a valid
+marshmallow schemas of :mod:`yaniv_audit.log_schema` remain the definition of a valid
 event, decide every line msgspec refuses and write every error; the tests check
 that msgspec accepts nothing they refuse and builds the same event and leaf.
 
