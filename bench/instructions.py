@@ -59,7 +59,7 @@ def instructions(checkout: Path, files: list[str]) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--logs", type=int, default=30, help="logs audited (1-300)")
     parser.add_argument("--checkout", type=Path, default=ROOT,
                         help="the repository whose package is measured")

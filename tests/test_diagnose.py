@@ -14,7 +14,7 @@ from yaniv_audit import diagnose as diagnose_module
 from yaniv_audit.cli import cli
 from yaniv_audit.diagnose import LIMIT, diagnose
 
-REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+REPLAYS = Path(__file__).resolve().parents[1] / "replays"
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -103,6 +103,30 @@ def test_one_typo_is_not_reported_again_by_every_later_event(tmp_path: Path) -> 
     assert code == 3
     assert [line.split(":")[0].strip() for line in output.splitlines()[1:]] == ["line 1",
                                                                                "line 2"]
+
+
+def test_a_line_added_or_taken_out_is_one_problem_not_one_a_later_event(
+        tmp_path: Path) -> None:
+    """A stray line, or a line taken out, shifts every later seq by one: the first event
+    says so, and the rest are counted in one line (each was listed)."""
+    lines = (REPLAYS / "middle-card.jsonl").read_text().splitlines(keepends=True)
+    added = tmp_path / "added.jsonl"
+    added.write_text("".join(lines[:4]) + "this is not json\n" + "".join(lines[4:]))
+    code, output = run("validate", str(added))
+    later = len(lines) - 5
+    assert code == 3
+    assert output.splitlines()[1:] == [
+        "  line 5: not valid JSON: invalid literal, expected 'true' (column 1)",
+        '  line 6: discard: field "seq": expected 5, the event\'s 0-based position, got 4',
+        f"  log: and {later} later events with seq off by the same amount (was a line added "
+        "or taken out?)"]
+    taken = tmp_path / "taken.jsonl"
+    taken.write_text("".join(lines[:5] + lines[6:]))
+    code, output = run("validate", str(taken))
+    assert output.splitlines()[1:] == [
+        '  line 6: note: field "seq": expected 5, the event\'s 0-based position, got 6',
+        f"  log: and {later - 2} later events with seq off by the same amount (was a line "
+        "added or taken out?)"]
 
 
 def test_the_list_stops_at_the_limit_and_counts_the_rest(tmp_path: Path) -> None:

@@ -208,6 +208,22 @@ def test_simulate_usage_errors(tmp_path: Path) -> None:
     assert two_in_one.exit_code == 2
 
 
+def test_an_out_that_cannot_hold_the_games_is_a_usage_error(tmp_path: Path) -> None:
+    """--out naming a file, or a place no directory can be made, says so (it was an
+    "internal error", exit 4)."""
+    runner = CliRunner()
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder\n")
+    result = runner.invoke(cli, ["simulate", "--games", "2", "--out", str(a_file)])
+    assert result.exit_code == 2
+    assert f"{a_file}: cannot write the games there (File exists)" in result.output
+    folder = runner.invoke(cli, ["simulate", "--games", "1", "--out", str(tmp_path)])
+    assert folder.exit_code == 0  # a folder for one game is fine: game-00000.jsonl
+    one_file = runner.invoke(cli, ["simulate", "--games", "1", "--out",
+                                   str(tmp_path / "in.jsonl" / "x.jsonl")])
+    assert one_file.exit_code == 2 and "cannot write the games there" in one_file.output
+
+
 # --- recording styles -------------------------------------------------------------------
 
 MOVES = {"discard", "draw", "slap", "yaniv", "reshuffle"}

@@ -12,7 +12,7 @@ import sys
 
 
 def interrupted() -> None:
-    sys.stderr.write("\nyaniv-audit: interrupted\n")
+    sys.stderr.write(("\n" if sys.stderr.isatty() else "") + "yaniv-audit: interrupted\n")
     sys.exit(130)
 
 

@@ -143,6 +143,10 @@ def diagnose_bytes(data: bytes, *, array: bool = False,
     check = _Checks(found)
     for raw, line, index in _items(data, array, found):
         check.event(raw, line, index)
+    if check.shifted:
+        found.add(Problem(None, None, "seq", (
+            f"and {check.shifted} later event{'s' if check.shifted != 1 else ''} with seq off "
+            "by the same amount (was a line added or taken out?)")))
     problem = check.structure.finish()
     if problem is not None and not found.total:
         found.add(Problem(None, None, None, problem.message))
@@ -245,9 +249,19 @@ class _Checks:
         self.seated: tuple[str, ...] = ()
         #: no game_started could be read: the structural checks would only repeat that
         self.lost = False
+        #: how far the events' seq are from their positions since a line was added or
+        #: taken out (its first event says so), and how many later events agree with it
+        self.shift = 0
+        self.shifted = 0
 
     def event(self, raw: Any, line: int | None, index: int) -> None:
-
+        seq = raw.get("seq") if isinstance(raw, dict) else None
+        if type(seq) is int and seq != index and seq - index == self.shift:
+            # the shift already said at an earlier event: not every later event's problem
+            self.shifted += 1
+            raw = {**raw, "seq": index}
+        elif type(seq) is int and seq != index:
+            self.shift = seq - index
         try:
             event = event_from_dict(raw, index, line)
         except LogFormatError as exc:

@@ -277,6 +277,27 @@ def test_the_variable_names_the_house_rules_and_empty_turns_them_off(
 # --- the main job's summary --------------------------------------------------------
 
 
+def test_the_summary_s_players_are_the_leaderboard_s(tmp_path: Path) -> None:
+    """audit --db's players and the leaderboard count the same games: those people played,
+    the corrupt one (impossible-draw) left out of both, and each says what it left out."""
+    db = str(tmp_path / "a.duckdb")
+    logs = sorted(str(p) for p in REPLAYS.glob("*.jsonl"))
+    assert run("ingest", "--db", db, *logs).exit_code == 0
+    lines = CliRunner().invoke(cli, ["audit", "--db", db]).stdout.splitlines()
+    head = next(line for line in lines if line.startswith("Players of the "))
+    assert head == ("Players of the 7 games played by people, by wins (the 1 corrupt game "
+                    "left out):")
+    table = lines[lines.index(head) + 3:]
+    summary = {row.split()[0]: [int(x) for x in row.split()[1:4]] for row in table
+               if not row.startswith("  and ")}
+    board = json.loads(run("report", "leaderboard", "--db", db, "--format", "json").stdout)
+    rows = {r["player"]: [r["games"], r["finished"], r["wins"]] for r in board["rows"]}
+    assert summary and all(rows[name] == counts for name, counts in summary.items())
+    if len(rows) > len(summary):
+        assert lines[-1] == (f"  and {len(rows) - len(summary)} more players (yaniv-audit "
+                             "report leaderboard lists them all)")
+
+
 def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> None:
     db = str(tmp_path / "a.duckdb")
     bots = [str(REPLAYS / "simulated" / "classic" / f"game-0000{i}.jsonl") for i in range(3)]
@@ -309,8 +330,8 @@ def test_a_file_named_like_a_preset_does_not_hide_it(tmp_path: Path,
     (tmp_path / "classic").write_text("a shopping list\n")
     result = run("audit", replay("middle-card"), "--rules", "classic")
     assert "VIOLATIONS under classic" in result.stdout
-    assert "rules: classic is the preset; the file classic here is read as --rules ./classic" \
-        in result.stderr
+    assert ("rules: classic is the preset, not the file classic here (to read the file, give "
+            "--rules ./classic)") in result.stderr
     file = run("audit", replay("middle-card"), "--rules", "./classic")
     assert file.exit_code == 2
     assert "./classic: read as a rules file, and not valid TOML" in file.output

@@ -205,3 +205,19 @@ def test_the_audit_workers_end_with_the_server(stored: Path, tmp_path: Path,
         proc.kill()
         for pid in marked(mark):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_demo_without_the_sample_games_says_how_to_fill_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Installed from a wheel there is no replays/ beside the package: --demo says so and
+    how to fill the archive, rather than serving an empty one without a word."""
+    from yaniv_audit.cli import serve
+
+    monkeypatch.setattr(serve, "SAMPLES", tmp_path / "replays")
+    db = str(tmp_path / "demo.duckdb")
+    serve.seed_archive(db)
+    said = capsys.readouterr().err
+    assert f"the demo archive {db} is empty, and the sample games" in said
+    assert f"yaniv-audit ingest --db {db} LOG..." in said
+

@@ -75,6 +75,8 @@ def test_index_lists_the_archived_games_with_their_verdicts(client: FlaskClient)
         assert f'href="/games/{fingerprint_of(path)}"' in html
     assert html.count('class="verdict violations"') == 2
     assert 'class="verdict corrupt"' in html and 'class="verdict claims"' in html
+    # each stored file's name keeps its own direction (a Hebrew page is right to left)
+    assert html.count('<div class="facts small muted"><bdi>') == len(LOGS)
 
 
 def test_index_filters_by_player(client: FlaskClient) -> None:

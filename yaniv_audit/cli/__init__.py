@@ -45,7 +45,8 @@ class Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            echo("\nyaniv-audit: interrupted", err=True)
+            # a progress bar may be on the terminal's last line: end it first
+            echo(("\n" if sys.stderr.isatty() else "") + "yaniv-audit: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
 
 

@@ -90,8 +90,8 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
     except RulesError as exc:
         raise click.BadParameter(str(exc), param_hint=hint) from None
     if names_a_preset(spec) and os.path.exists(spec):
-        note(f"rules: {spec} is the preset; the file {spec} here is read as "
-             f"--rules {shlex.quote(os.path.join('.', spec))}")
+        note(f"rules: {spec} is the preset, not the file {spec} here (to read the file, "
+             f"give --rules {shlex.quote(os.path.join('.', spec))})")
     return rules
 
 

@@ -226,7 +226,7 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
     not_clean: list[str] = []
     more = 0
     players: dict[str, list[int]] = {}  # player -> [games, wins, finished games]
-    humans = bots = audited = 0
+    humans = bots = impossible = audited = 0
     with progress(games, count, "auditing") as bar:
         for game in bar:
             audited += 1
@@ -245,6 +245,9 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
             if game.simulated:
                 bots += 1
                 continue
+            if first["verdict"] == "corrupt":  # as the leaderboard: no standings can be
+                impossible += 1  # read from an impossible game
+                continue
             humans += 1
             final = first["final"]
             for player in final["scores"]:
@@ -261,7 +264,9 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
         if more:
             echo(f"  and {more} more (--all prints every ruling line)")
     if players:
-        left = f" (the {bots} simulated games left out)" if bots else ""
+        out = [f"the {n} {what} game{'s' if n != 1 else ''}"
+               for n, what in ((bots, "simulated"), (impossible, "corrupt")) if n]
+        left = f" ({' and '.join(out)} left out)" if out else ""
         echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
                    f"people, by wins{left}:")
         ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
@@ -270,7 +275,7 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
         echo("\n".join("  " + line for line in table.split("\n")))
         if len(ranked) > SUMMARY_PLAYERS:
             echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
-                       "report players lists them all)")
+                       "report leaderboard lists them all)")
     note(hint)
     return sorted(codes)
 
@@ -464,7 +469,9 @@ def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None,
 
 
 def render_compare(result: dict[str, Any]) -> str:
-    lines = [f"game {result['game_id'][:16]}: baseline {result['baseline']}"]
+    game = result["game_id"]  # a game named by its fingerprint: its first 16 digits
+    named = game[:16] if game == result["fingerprint"] else game
+    lines = [f"game {named}: baseline {result['baseline']}"]
     width = max(len(x["rules"]["id"]) for x in result["results"])
     for x in result["results"]:
         final = x["final"]

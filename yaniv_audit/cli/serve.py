@@ -181,7 +181,12 @@ def seed_archive(path: str) -> None:
     from ..web.store import ingest_into
 
     samples = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
-    if not samples or path == ":memory:" or holds_games(path):
+    if path == ":memory:" or holds_games(path):
+        return
+    if not samples:
+        echo(f"the demo archive {path} is empty, and the sample games (replays/ of a "
+             "checkout of yaniv-audit) are not here: ingest some logs into it with "
+             f"yaniv-audit ingest --db {path} LOG...", err=True)
         return
     try:
         with Archive(path) as archive:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import EXIT_USAGE, resolve_or_usage, rules_option, rules_or_house
+from .options import EXIT_BAD_INPUT, EXIT_USAGE, resolve_or_usage, rules_option, rules_or_house
 from .render import fail, note, progress
 
 
@@ -74,8 +74,16 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     if single and games != 1:
         raise click.BadParameter("a .jsonl file holds one game; give a directory for --games > 1",
                                  param_hint="--out")
-    if not single:
-        target.mkdir(parents=True, exist_ok=True)
+    try:
+        if not single:
+            target.mkdir(parents=True, exist_ok=True)
+        elif target.is_dir():
+            raise IsADirectoryError(21, "Is a directory")
+        elif not target.parent.is_dir():
+            raise FileNotFoundError(2, "No such directory")
+    except OSError as exc:
+        raise click.BadParameter(f"{out}: cannot write the games there ({exc.strerror})",
+                                 param_hint="--out") from None
     events = 0
     work = ((rules, players, bots, seed, game, record) for game in range(games))
     with mapped(simulate_log, work, games, jobs) as logs, \
@@ -83,7 +91,11 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
         for game, log in enumerate(bar):
             events += log.count(b"\n")
             path = target if single else target / f"game-{game:05d}.jsonl"
-            path.write_bytes(log)
+            try:
+                path.write_bytes(log)
+            except OSError as exc:  # a full disk, a folder taken away meanwhile
+                fail(f"{path}: cannot write the game ({exc.strerror}); {game} games written",
+                     EXIT_BAD_INPUT)
     note(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}")
 
 
