@@ -79,6 +79,12 @@ def test_index_lists_the_archived_games_with_their_verdicts(client: FlaskClient)
     assert html.count('<div class="facts small muted"><bdi>') == len(LOGS)
 
 
+def test_games_leads_to_the_list_with_its_query(client: FlaskClient) -> None:
+    response = client.get("/games?lang=he&player=noa")
+    assert response.status_code == 301
+    assert response.headers["Location"] == "/?lang=he&player=noa"
+
+
 def test_index_filters_by_player(client: FlaskClient) -> None:
     html = client.get("/?player=noa").get_data(as_text=True)
     assert '<p class="count" id="count">1 game</p>' in html

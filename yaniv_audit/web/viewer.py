@@ -243,6 +243,13 @@ def uploaded_log() -> tuple[Log, str]:
         raise unreadable(name, exc) from None
 
 
+@viewer.get("/games")
+def games_list() -> Response:
+    """The list of games is the front page: ``/games`` (what a user tries, as a game is
+    ``/games/<fingerprint>``) goes there, with its search and language."""
+    return redirect(url_for("viewer.index", **request.args.to_dict(flat=False)), 301)
+
+
 @viewer.get("/record")
 def record() -> str:
     """The table's recorder: the game written down as it is played, every entry checked
