@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from builders import LogBuilder, tie_dispute
 
 from yaniv_audit.cli.render import render_compare
+from yaniv_audit.codec import read_log
 from yaniv_audit.core.audit import compare_log
 from yaniv_audit.core.rules import parse_rules
 
@@ -46,6 +49,19 @@ def test_a_different_winner_is_explained_by_the_first_round_that_differs() -> No
         f"under {rules[1].id} the game is not finished: in round 1 lior scores 15 instead of 35")
     text = render_compare(result)
     assert "baseline" in text and "assaf_penalty=10" in text
+
+
+def test_the_ruling_names_the_game_by_its_own_id_whole_and_a_fingerprint_cut() -> None:
+    """A game's own id is its name (it was cut to 16 characters, as a fingerprint is)."""
+    replays = Path(__file__).resolve().parents[2] / "replays"
+    rules = [parse_rules("israeli"), parse_rules("classic")]
+    named = compare_log(read_log(str(replays / "clean-assaf-reduction.jsonl")), rules)
+    assert render_compare(named).splitlines()[0] == (
+        "game friday-at-dana-2024-05-17: baseline israeli")
+    unnamed = compare_log(assaf_game().log(), rules)
+    assert unnamed["game_id"] == unnamed["fingerprint"]
+    assert render_compare(unnamed).splitlines()[0] == (
+        f"game {unnamed['fingerprint'][:16]}: baseline israeli")
 
 
 def test_nothing_changes_between_equal_rule_sets() -> None:
