@@ -247,7 +247,9 @@ def uploaded_log() -> tuple[Log, str]:
 def games_list() -> Response:
     """The list of games is the front page: ``/games`` (what a user tries, as a game is
     ``/games/<fingerprint>``) goes there, with its search and language."""
-    return redirect(url_for("viewer.index", **request.args.to_dict(flat=False)), 301)
+    query = request.query_string.decode("latin-1")  # as it came, percent-encoded
+    target = url_for("viewer.index") + (f"?{query}" if query else "")
+    return redirect(target, 301)  # type: ignore[return-value]
 
 
 @viewer.get("/record")
