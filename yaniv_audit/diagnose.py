@@ -256,12 +256,13 @@ class _Checks:
 
     def event(self, raw: Any, line: int | None, index: int) -> None:
         seq = raw.get("seq") if isinstance(raw, dict) else None
-        if type(seq) is int and seq != index and seq - index == self.shift:
-            # the shift already said at an earlier event: not every later event's problem
-            self.shifted += 1
-            raw = {**raw, "seq": index}
-        elif type(seq) is int and seq != index:
-            self.shift = seq - index
+        if type(seq) is int and seq != index:
+            # a shift an earlier event already said is counted, not said again
+            if seq - index == self.shift:
+                self.shifted += 1
+                raw = {**raw, "seq": index}
+            else:
+                self.shift = seq - index
         try:
             event = event_from_dict(raw, index, line)
         except LogFormatError as exc:

@@ -376,9 +376,8 @@ def render_report(report: dict[str, Any], *, strict: bool = False,
         word = "event" if str(source).lower().endswith(".json") else "line"
         where = f"{word} {err['line']}: " if err.get("line") is not None else ""
         return f"{source}: UNREADABLE: {where}{err['message']}"
-    game = report["game_id"]  # a game named by its fingerprint: its first 16 digits
     out = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-           f" (game {game[:16] if game == report['fingerprint'] else game})"]
+           f" (game {game_name(report)})"]
     by_round: dict[int | None, list[dict[str, Any]]] = {}
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
@@ -468,10 +467,15 @@ def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None,
     return text
 
 
+def game_name(result: dict[str, Any]) -> str:
+    """A report's or a comparison's game: its own id, or, for a game named by its
+    fingerprint, the fingerprint's first 16 digits."""
+    game: str = result["game_id"]
+    return game[:16] if game == result["fingerprint"] else game
+
+
 def render_compare(result: dict[str, Any]) -> str:
-    game = result["game_id"]  # a game named by its fingerprint: its first 16 digits
-    named = game[:16] if game == result["fingerprint"] else game
-    lines = [f"game {named}: baseline {result['baseline']}"]
+    lines = [f"game {game_name(result)}: baseline {result['baseline']}"]
     width = max(len(x["rules"]["id"]) for x in result["results"])
     for x in result["results"]:
         final = x["final"]

@@ -61,7 +61,7 @@ class ReplayBase:
     #: pile: under round_ends, the turn that emptied the stock ended the round
     _end_pending_exhaustion: Callable[[], None]
     #: pile: which positions of a throw the next player may take
-    _takeable: Callable[[Layer], set[int]]
+    _takeable: Callable[[Layer], Sequence[int]]
     #: ending: score the round that ended (caller None: the stock ran out)
     _score: Callable[[RoundState, Event | None, str | None, dict[str, int], str], None]
     #: ending: the round a showdown or round_ended closes, its pending stock end applied

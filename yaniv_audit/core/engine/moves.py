@@ -88,21 +88,10 @@ class LegalMoves(ReplayBase):
             return options
         previous = pile[-2]
         cards = previous.cards
-        n = len(cards)
-        if n == 1:  # the usual previous throw, a single: its card
-            if cards[0] is not None:
-                options.append(("pile", cards[0], None))
-        elif n > 2 and rules.pickup == "ends":  # its ends (_takeable), each card once
-            for card in (cards[0], cards[-1]):
-                if card is not None and ("pile", card, None) not in options:
-                    options.append(("pile", card, None))
-        else:
-            for i in sorted(self._takeable(previous)):
-                card = cards[i] if i < len(cards) else None
-                if card is not None:
-                    option: DrawOption = ("pile", card, None)
-                    if option not in options:
-                        options.append(option)
+        for i in self._takeable(previous):  # each card once (two decks: two alike)
+            card = cards[i]
+            if card is not None and ("pile", card, None) not in options:
+                options.append(("pile", card, None))
         meld = previous.meld
         if rules.joker_swap and meld is not None and meld.kind == "run":
             hand = r.hands.get(r.current, [])

@@ -11,6 +11,7 @@ recorded one against it).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from ..cards import JACK, JOKER, NAMES, RANK, Card
@@ -173,14 +174,15 @@ class PileAndStock(ReplayBase):
             return phrase("previous:empty")
         return phrase("previous:is", cards=names(previous.cards))
 
-    def _takeable(self, layer: Layer) -> set[int]:
+    def _takeable(self, layer: Layer) -> Sequence[int]:
+        """The positions of ``layer`` the next player may take, in order."""
         n = len(layer.cards)
         pickup = self.rules.pickup
         if pickup == "any" or n <= 2:
-            return set(range(n))
+            return range(n)
         if pickup == "ends_of_runs" and layer.meld is not None and layer.meld.kind == "set":
-            return set(range(n))
-        return {0, n - 1}
+            return range(n)
+        return (0, n - 1)
 
     def _pickup_params(self, player: str, card: Card, layer: Layer) -> dict[str, Any]:
         allowed = self._takeable(layer)
