@@ -74,16 +74,18 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     if single and games != 1:
         raise click.BadParameter("a .jsonl file holds one game; give a directory for --games > 1",
                                  param_hint="--out")
-    try:
-        if not single:
+    problem = None
+    if single:
+        problem = ("Is a directory" if target.is_dir()
+                   else None if target.parent.is_dir() else "No such directory")
+    else:
+        try:
             target.mkdir(parents=True, exist_ok=True)
-        elif target.is_dir():
-            raise IsADirectoryError(21, "Is a directory")
-        elif not target.parent.is_dir():
-            raise FileNotFoundError(2, "No such directory")
-    except OSError as exc:
-        raise click.BadParameter(f"{out}: cannot write the games there ({exc.strerror})",
-                                 param_hint="--out") from None
+        except OSError as exc:
+            problem = exc.strerror
+    if problem is not None:
+        raise click.BadParameter(f"{out}: cannot write the games there ({problem})",
+                                 param_hint="--out")
     events = 0
     work = ((rules, players, bots, seed, game, record) for game in range(games))
     with mapped(simulate_log, work, games, jobs) as logs, \
