@@ -112,6 +112,20 @@ def test_simulate_command_writes_valid_logs(tmp_path: Path) -> None:
     assert "4 games: 4 clean" in audit.output
 
 
+def test_games_where_the_caller_opens_are_written_and_audit_clean(tmp_path: Path) -> None:
+    """Under starter="caller" the caller opens the next round even when Assafed: the bots'
+    opener is the engine's (seed 1 has an Assafed caller in its first game)."""
+    runner = CliRunner()
+    out = tmp_path / "games"
+    result = runner.invoke(cli, ["simulate", "--rules", "israeli(starter=caller)", "--games",
+                                 "20", "--seed", "1", "--jobs", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(list(out.glob("*.jsonl"))) == 20
+    audit = runner.invoke(cli, ["audit", str(out), "--jobs", "1"])
+    assert audit.exit_code == 0, audit.output
+    assert "20 games: 20 clean" in audit.output
+
+
 def test_simulate_writes_the_same_bytes_whatever_the_number_of_jobs(tmp_path: Path) -> None:
     args = ["simulate", "--rules", "de-wiki(slap_down=true)", "--players", "3", "--games", "6",
             "--seed", "5", "--bot", "random", "--bot", "careful", "--record", "mixed"]

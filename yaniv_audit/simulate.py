@@ -535,7 +535,9 @@ class _Game:
         record = self.replay.records[-1]
         winners = record.score.winners if record.score else ()
         still_in = self.replay.still_in
-        allowed = next_starter(self.rules, self.names, still_in, winners, previous)
+        # under starter="caller" the caller opens even when Assafed (as the engine checks)
+        caller = record.caller if self.rules.starter == "caller" else None
+        allowed = next_starter(self.rules, self.names, still_in, winners, previous, caller)
         if allowed is None:
             return self.rng.choice(still_in)
         return next(p for p in self.names if p in allowed)

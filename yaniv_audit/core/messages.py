@@ -19,6 +19,7 @@ cards, lists and plurals its own way:
 - ``names`` a list joined by commas, ``or`` / ``or_cards`` a list joined by the
   language's "or";
 - ``scores`` a ``{player: score}`` mapping as ``dana 23, omer 40``;
+- ``phrases`` a list of phrases, each filled from its own dict, joined by ``"; "``;
 - ``word`` a value that is itself one of the words of :data:`WORDS`;
 - ``#one|many`` picks by the count of the value (a number or a list's length);
 - a trailing ``?WORD`` writes the word of :data:`WORDS` instead of a value that is
@@ -97,6 +98,8 @@ TEMPLATES: dict[str, str] = {
     "slap.not_allowed:not_drawn": N_("{player} slapped {card:card}, which is not the card just "
                                      "drawn ({drawn:card?none}); only the card just drawn from "
                                      "the stock may be slapped"),
+    "slap.not_allowed:reasons": N_("{player} slapped {card:card}, which is not allowed: "
+                                   "{reasons:phrases}"),
     "slap.no_match": N_("{player} slapped {card:card}, which does not extend {layer:cards} "
                         "(set_max={rule[set_max]}, run_max={rule[run_max]})"),
     "slap.empties_hand": N_("{player} slapped their last card; a slap may not empty the hand"),
@@ -171,6 +174,9 @@ TEMPLATES: dict[str, str] = {
     "draw.pile_card:older": N_("{player} took {card:card} from an older throw ({layer:cards}); "
                                "only the previous throw ({previous:cards!none}) may be taken "
                                "from"),
+    "draw.pile_card:slapped": N_("{player} took {card:card}, which was slapped where no slap "
+                                 "is allowed and lies beneath a throw; only the previous throw "
+                                 "({previous:cards!none}) may be taken from"),
     "draw.swap:stock": N_("{player} drew from the stock and swapped {swap:card}; a joker swap "
                           "takes the joker from the pile in place of the draw, so it is not made "
                           "with a stock draw (the swap does not count)"),
@@ -209,6 +215,13 @@ TEMPLATES: dict[str, str] = {
                               "{held:cards?nothing}"),
     "claim.showdown:total_shown": N_("{player}'s total was written as {written}, but the cards "
                                      "shown ({shown:cards?none}) make {total}"),
+    "claim.showdown:repeated_caller": N_("the showdown names {named:?no caller}, but the "
+                                         "round's first showdown named {caller:?no caller}"),
+    "claim.showdown:repeated_hand": N_("{player} showed {shown:cards?nothing}, but "
+                                       "{first:cards?nothing} in the round's first showdown"),
+    "claim.showdown:repeated_total": N_("{player}'s total was written as {written:!nothing}, "
+                                        "but as {first:!nothing} in the round's first "
+                                        "showdown"),
     "claim.showdown:total_held": N_("{player}'s total was written as {written}, but {player} "
                                     "holds {held:cards?nothing} ({total})"),
     # the table's claims
@@ -254,6 +267,12 @@ TEMPLATES: dict[str, str] = {
     "where:pile": N_("{card:card} lies on the pile (in {layer:cards})"),
     "where:stock": N_("{card:card} is in the stock"),
     "where:accounted": N_("every {card:card} of the deck is accounted for"),
+    # phrases: why a slap is not allowed
+    "slap:slap_down": N_("no slap is allowed (slap_down={rule[slap_down]})"),
+    "slap:before_draw": N_("it comes before the slapper's draw"),
+    "slap:out_of_turn": N_("it does not follow the slapper's own draw"),
+    "slap:no_stock_draw": N_("the slapper's draw was not from the stock"),
+    "slap:not_drawn": N_("it is not the card just drawn ({drawn:card?none})"),
     # phrases: the previous throw
     "previous:none": N_("there is no previous throw"),
     "previous:empty": N_("nothing is left of the previous throw"),
@@ -364,6 +383,8 @@ class _Formatter(string.Formatter):
             return self.gettext(OR).join(value)
         if spec == "or_cards":
             return self.gettext(OR).join(card_text(c, self.suits) for c in value)
+        if spec == "phrases":
+            return "; ".join(self.fill(item["phrase"], item) for item in value)
         if spec == "scores":
             return ", ".join(f"{p} {s}" for p, s in value.items())
         if spec == "word":

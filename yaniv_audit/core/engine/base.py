@@ -25,7 +25,6 @@ from ..events import (
     Reshuffle,
     RoundEnded,
     RoundStarted,
-    Slap,
     Withdrawals,
     Yaniv,
 )
@@ -54,8 +53,8 @@ class ReplayBase:
     _advance: Callable[[RoundState], None]
     #: turns: the next player still in after ``player`` (cached in the round's next_seat)
     _next_player: Callable[[RoundState, str], str]
-    #: turns: settle whose turn a move is; False for a slap made out of place
-    _enter: Callable[[RoundState, Discard | Draw | Slap | Yaniv], bool]
+    #: turns: settle whose turn a move is (a slap settles none)
+    _enter: Callable[[RoundState, Discard | Draw | Yaniv], None]
     #: pile: the stock's last card was drawn and the turn is over
     _exhaust: Callable[[Reshuffle | None], None]
     #: pile: under round_ends, the turn that emptied the stock ended the round
@@ -193,13 +192,16 @@ class ReplayBase:
 
     def _check_counts(self, event: Event, cards: Counter[Card], at: str) -> None:
         """The cards ``at`` the deal, the showdown or the reshuffled stock, against the deck's
-        copies."""
-        for card, n in cards.items():
-            allowed = self.counts[card]
-            if n > allowed:
-                name = NAMES[card]
-                if allowed == 0:
-                    self._impossible(event, "card.not_in_deck", None, at=at, card=name,
-                                     rule=self._rule("jokers"))
-                self._impossible(event, "card.too_many", None, at=at, count=n, card=name,
-                                 allowed=allowed, rule=self._rule("decks"))
+        copies: code by code across the whole event (docs/log-format.md), a card the deck
+        does not have before too many copies of another, wherever each lies."""
+        counts = self.counts
+        over = [card for card, n in cards.items() if n > counts[card]]
+        if not over:
+            return
+        for card in over:
+            if counts[card] == 0:
+                self._impossible(event, "card.not_in_deck", None, at=at, card=NAMES[card],
+                                 rule=self._rule("jokers"))
+        card = over[0]
+        self._impossible(event, "card.too_many", None, at=at, count=cards[card],
+                         card=NAMES[card], allowed=counts[card], rule=self._rule("decks"))

@@ -16,7 +16,7 @@ from itertools import chain
 from ..cards import Card
 from ..events import RoundStarted
 from ..messages import names
-from ..scoring import next_starter
+from ..scoring import next_starter, seat_after
 from .base import ReplayBase
 from .state import Layer, RoundRecord, RoundState
 
@@ -52,12 +52,11 @@ class Deal(ReplayBase):
             if dealt != rules.hand_size:
                 self._violation(event, "deal.hand_size", p, player=p, dealt=dealt,
                                 rule=self._rule("hand_size"))
-        if len(rotation) * rules.hand_size + 1 > self.deck_size:
-            self._impossible(event, "deal.too_big", None, hands=len(rotation),
-                             needed=len(rotation) * rules.hand_size + 1, deck=self.deck_size,
-                             rule=self._rule("hand_size", "decks", "jokers"))
         upcard, stock = event.upcard, event.stock
         in_hands = [*chain.from_iterable(event.hands.values())]
+        # the impossibilities code by code (docs/log-format.md): cards the deck does not
+        # have, too many copies, a deal too big, then the deck card for card
+        on_table: Counter[Card] | None = None
         if upcard is None or stock is None or sorted([*in_hands, upcard, *stock]) != self.deck:
             on_table = Counter(in_hands)
             if upcard is not None:
@@ -65,11 +64,15 @@ class Deal(ReplayBase):
             if stock is not None:
                 on_table.update(stock)
             self._check_counts(event, on_table, "deal")
-            if stock is not None:
-                upcard = self._check_whole_deck(event, on_table)
-                r.upcard_deduced = event.upcard is None
         # else the usual deal: hands, upcard and stock are the deck card for card, which
-        # both checks above would find (and the upcard is the one recorded)
+        # the checks of on_table would find (and the upcard is the one recorded)
+        if len(rotation) * rules.hand_size + 1 > self.deck_size:
+            self._impossible(event, "deal.too_big", None, hands=len(rotation),
+                             needed=len(rotation) * rules.hand_size + 1, deck=self.deck_size,
+                             rule=self._rule("hand_size", "decks", "jokers"))
+        if on_table is not None and stock is not None:
+            upcard = self._check_whole_deck(event, on_table)
+            r.upcard_deduced = event.upcard is None
         for p, cards in event.hands.items():
             r.hands[p] = list(cards)
         seen = r.seen
@@ -83,12 +86,16 @@ class Deal(ReplayBase):
             r.stock_count = len(event.stock)
         else:
             r.stock_count = max(self.deck_size - len(in_hands) - 1, 0)
-        r.current = event.starter
         # the turn order among the dealt players still in, known now (others are looked up if
         # they move); a player who is out but dealt in (an online table deals everyone) is
         # skipped: their moves are that round's one player.out
         playing = [p for p in rotation if p not in self.out] if self.out else rotation
         r.next_seat = dict(zip(playing, playing[1:] + playing[:1], strict=True))
+        # a starter who takes no part (not dealt in, or out) has no turn: the next player
+        # who does opens
+        starter = event.starter
+        r.current = starter if starter in r.next_seat or not playing else seat_after(
+            self.seating, playing, starter)
 
     def _check_whole_deck(self, event: RoundStarted, on_table: Counter[Card]) -> Card | None:
         """Recorded hands and stock leave exactly the upcard: the deck, card for card.

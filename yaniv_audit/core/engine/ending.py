@@ -99,29 +99,41 @@ class RoundEnd(ReplayBase):
             return
         rules = self.rules
         caller = event.caller
-        if caller is None and rules.reshuffle != "round_ends":
+        # a scoresheet round's showdown read before: this one is compared with it
+        first = r.shown if not r.moves_checked else None
+        if first is not None:
+            pass
+        elif caller is None and rules.reshuffle != "round_ends":
             self._violation(event, "showdown.no_caller", None, case="reshuffle",
                             rule=self._rule("reshuffle"))
         elif caller is None and r.moves_checked and not r.ended:
             self._violation(event, "showdown.no_caller", None, case="stock_left",
                             stock=r.stock_count, rule=self._rule("reshuffle"))
+        written = event.totals or {}
+        if self.out:  # an out player shown or written down takes part: decided before the cards
+            went_out = r.score.out if r.score is not None else ()  # in this round: still in it
+            for p in chain(event.hands, written):
+                if p in self.out and p not in went_out and (
+                        r.moves_checked is False or p not in r.rotation):
+                    self._player_out(event, p)
+        if r.moves_checked and not r.ended and caller is not None:
+            # the showdown ends the round as the caller's Yaniv: whose turn, before the cards
+            self._enter(r, Yaniv(caller, index=event.index, line=event.line, at=event.at))
         hands = r.hands
         as_held = r.moves_checked and all(
             sorted(cards) == sorted(hands.get(p, ())) for p, cards in event.hands.items())
         if not as_held:  # hands shown as the replay holds them are within the deck
             self._check_counts(event, Counter(chain.from_iterable(event.hands.values())),
                                "showdown")
-        went_out = r.score.out if r.score is not None else ()  # in this round: still part of it
-        for p in event.hands:
-            if p in self.out and p not in went_out and (
-                    r.moves_checked is False or p not in r.rotation):
-                self._player_out(event, p)
         if r.moves_checked:
             self._showdown_after_moves(r, event, as_held)
             return
+        if first is not None:
+            self._compare_showdowns(event, first)
+            return
         if r.ended:
             return
-        written = event.totals or {}
+        r.shown = event
         missing = [p for p in self.still_in if p not in event.hands and p not in written]
         for p in missing:
             self._claim(event, "claim.showdown", p, case="no_hand", player=p)
@@ -145,6 +157,25 @@ class RoundEnd(ReplayBase):
         r.rotation = [p for p in self.seating if p in totals]
         self._score(r, event, caller, totals, "yaniv" if caller is not None else "stock")
 
+    def _compare_showdowns(self, event: Showdown, first: Showdown) -> None:
+        """A scoresheet round's showdown written again is read once: where it differs from
+        the first (the caller, a hand, a total), ``claim.showdown``; a copy raises nothing."""
+        if event.caller != first.caller:
+            self._claim(event, "claim.showdown", event.caller, case="repeated_caller",
+                        named=event.caller, caller=first.caller)
+        shown, before = event.hands, first.hands
+        for p in self.seating:
+            cards, earlier = shown.get(p), before.get(p)
+            if (cards is None) != (earlier is None) or (
+                    cards is not None and earlier is not None and sorted(cards) != sorted(earlier)):
+                self._claim(event, "claim.showdown", p, case="repeated_hand", player=p,
+                            shown=names(cards or ()), first=names(earlier or ()))
+        written, before_written = event.totals or {}, first.totals or {}
+        for p in self.seating:
+            if written.get(p) != before_written.get(p):
+                self._claim(event, "claim.showdown", p, case="repeated_total", player=p,
+                            written=written.get(p), first=before_written.get(p))
+
     def _shown_totals(self, event: Showdown) -> dict[str, int]:
         """The hand total of every player the showdown shows: from the cards shown, else
         from the total written down for a player whose cards were not kept (``totals``); a
@@ -163,8 +194,7 @@ class RoundEnd(ReplayBase):
         """A showdown after replayed moves: it ends the round if nothing did, and its
         hands (``as_held``: each as the replay holds it) and totals are claims."""
         if not r.ended:
-            if event.caller is not None:
-                self._enter(r, Yaniv(event.caller, index=event.index, line=event.line, at=event.at))
+            if event.caller is not None:  # (its turn was entered before the cards were read)
                 self._call(r, event, event.caller)
             else:
                 totals = {p: self._total(r.hands.get(p, [])) for p in r.rotation}

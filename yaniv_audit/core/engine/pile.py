@@ -146,6 +146,11 @@ class PileAndStock(ReplayBase):
                                 previous=names(previous.cards) if previous else None)
                 layer.cards.remove(card)
                 return card
+        if r.buried and card in r.buried:  # on the pile, beneath a throw: not takeable
+            self._violation(event, "draw.pile_card", p, case="slapped", player=p,
+                            card=NAMES[card], previous=names(previous.cards) if previous else None)
+            r.buried.remove(card)
+            return card
         name = NAMES[card]
         self._check_in_deck(event, card, p)
         bottom = pile[0] if pile and previous is not pile[0] else None
@@ -271,6 +276,7 @@ class PileAndStock(ReplayBase):
         old = r.pile[:-1]
         cards = _below_top(r)
         r.pile = r.pile[-1:]
+        r.buried = []
         # an upcard nobody recorded or drew lies there all the same
         unknown = sum(layer.cards.count(None) for layer in old)
         seen = r.seen
@@ -313,4 +319,4 @@ class PileAndStock(ReplayBase):
 
 def _below_top(r: RoundState) -> list[Card]:
     """The known cards of the pile below its last throw: what a reshuffle makes the stock."""
-    return [c for layer in r.pile[:-1] for c in layer.cards if c is not None]
+    return [*r.buried, *(c for layer in r.pile[:-1] for c in layer.cards if c is not None)]

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from ..cards import NAMES, Card, format_cards
+from ..events import Showdown
 from ..melds import Meld
 from ..messages import render
 from ..scoring import RoundScore
@@ -108,6 +109,8 @@ class RoundState:
     rotation: list[str]
     hands: dict[str, list[Card]] = field(default_factory=dict)
     pile: list[Layer] = field(default_factory=list)
+    #: cards slapped where no slap is allowed: on the pile beneath the top throw, not takeable
+    buried: list[Card] = field(default_factory=list)
     stock: list[Card] | None = None  # known order, top at the end
     stock_count: int = 0
     stock_lost_by_replay: bool = False
@@ -124,6 +127,7 @@ class RoundState:
     end: str | None = None
     caller: str | None = None
     announced: int | None = None  # the total a scoresheet round's caller announced
+    shown: Showdown | None = None  # a scoresheet round's showdown, once read
     score: RoundScore | None = None
     out_reported: set[str] = field(default_factory=set)
     seen: list[int] = field(default_factory=lambda: [0] * 53)

@@ -9,10 +9,12 @@ one comparison. ``discard`` and ``slap`` put cards from the hand on the pile.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..cards import NAMES
 from ..events import Discard, Draw, Event, Slap, Yaniv
 from ..melds import SINGLES, Meld, classify, explain, extend
-from ..messages import names, rule_of
+from ..messages import names, phrase, rule_of
 from ..scoring import seat_after
 from .base import ReplayBase
 from .state import DREW, START, THREW, Layer, RoundState
@@ -69,38 +71,29 @@ class Turns(ReplayBase):
                 seat_after(self.seating, playing, player) if playing else player)
         return following
 
-    def _enter(self, r: RoundState, event: Discard | Draw | Slap | Yaniv) -> bool:
-        """Settle whose turn ``event`` is; False for a slap made out of place."""
+    def _enter(self, r: RoundState, event: Discard | Draw | Yaniv) -> None:
+        """Settle whose turn ``event`` is (a slap never settles one: it takes, ends and
+        passes no turn)."""
         p = event.player
         kind = type(event)
         phase = r.phase
-        if phase == START and p == r.current and kind is not Draw and kind is not Slap:
-            return True  # the usual case: a turn opens with its player's throw or call
+        if phase == START and p == r.current and kind is not Draw:
+            return  # the usual case: a turn opens with its player's throw or call
         if phase == THREW:
             if p == r.current:
                 if kind is Draw:
-                    return True
-                if kind is Slap:
-                    self._violation(event, "slap.not_allowed", p, case="before_draw", player=p)
-                    return False
+                    return
                 if kind is Yaniv:
                     self._violation(event, "yaniv.timing", p, player=p, after="throwing")
-                    return True
+                    return
             # the turn ends without its draw; a second throw by the same player is out of turn
             self._no_draw(r, event)
             self._advance(r)
         elif phase == DREW:
-            if p == r.current:
-                if kind is Slap:
-                    return True
-                if kind is Yaniv:
-                    self._violation(event, "yaniv.timing", p, player=p, after="drawing")
-                    return True
+            if p == r.current and kind is Yaniv:
+                self._violation(event, "yaniv.timing", p, player=p, after="drawing")
+                return
             self._advance(r)
-        if isinstance(event, Slap):
-            self._violation(event, "slap.not_allowed", p, case="out_of_turn", player=p,
-                            card=NAMES[event.card])
-            return False
         if p != r.current:
             if not (p in self.out and p in r.rotation):  # else covered by player.out
                 self._violation(event, "turn.order", p, case="turn", player=p,
@@ -108,7 +101,6 @@ class Turns(ReplayBase):
             r.current = p
         if kind is Draw:
             self._violation(event, "turn.no_throw", p, player=p)
-        return True
 
     def _no_draw(self, r: RoundState, event: Event) -> None:
         self._violation(event, "turn.no_draw", r.current, player=r.current,
@@ -153,34 +145,68 @@ class Turns(ReplayBase):
         if r is None:
             return
         p = event.player
-        ok = self._enter(r, event)
+        card = event.card
         rules = self.rules
-        if ok and not rules.slap_down:
-            self._violation(event, "slap.not_allowed", p, case="slap_down", player=p,
-                            card=NAMES[event.card], rule=self._rule("slap_down"))
-        elif ok and not r.drew_from_stock:
-            self._violation(event, "slap.not_allowed", p, case="no_stock_draw", player=p,
-                            card=NAMES[event.card], rule=self._rule("slap_down"))
-        self._take_from_hand(event, p, [event.card])
-        top = r.pile[-1]
-        joined: Meld | None = None
-        if event.card != r.last_drawn or not ok:
-            if ok:
-                drawn = NAMES[r.last_drawn] if r.last_drawn is not None else None
-                self._violation(event, "slap.not_allowed", p, case="not_drawn", player=p,
-                                card=NAMES[event.card], drawn=drawn)
-        else:
-            joined = extend(top.meld, event.card, rules) if top.meld is not None else None
+        own = r.phase == DREW and p == r.current  # right after the slapper's own draw
+        if rules.slap_down and own and r.drew_from_stock and card == r.last_drawn:
+            self._take_from_hand(event, p, [card])
+            top = r.pile[-1]
+            joined = extend(top.meld, card, rules) if top.meld is not None else None
             if joined is None:
-                self._violation(event, "slap.no_match", p, player=p, card=NAMES[event.card],
+                self._violation(event, "slap.no_match", p, player=p, card=NAMES[card],
                                 layer=names(top.cards), rule=self._rule("set_max", "run_max"))
-        if not r.hands[p]:
-            self._violation(event, "slap.empties_hand", p, player=p)
-        if joined is not None:
-            top.cards = list(joined.cards)
-            top.meld = joined
+            if not r.hands[p]:
+                self._violation(event, "slap.empties_hand", p, player=p)
+            if joined is not None:
+                top.cards = list(joined.cards)
+                top.meld = joined
+            else:
+                top.cards.append(card)
         else:
-            top.cards.append(event.card)
-        r.drew_from_stock = False
-        r.last_drawn = None
+            self._slap_not_allowed(r, event, own)
+        if own:
+            r.drew_from_stock = False
+            r.last_drawn = None
 
+    def _slap_not_allowed(self, r: RoundState, event: Slap, own: bool) -> None:
+        """A slap that is not allowed: one ``slap.not_allowed`` naming every reason, and
+        nothing else checked of it. Its card leaves the hand for the pile beneath the throw
+        on top, where nobody may take it; the turn stays whoever's it was."""
+        p = event.player
+        card = NAMES[event.card]
+        reasons = []
+        if not self.rules.slap_down:
+            reasons.append("slap_down")
+        if not own:
+            reasons.append("before_draw" if r.phase == THREW and p == r.current
+                           else "out_of_turn")
+        elif not r.drew_from_stock:
+            reasons.append("no_stock_draw")
+        drawn = NAMES[r.last_drawn] if r.last_drawn is not None else None
+        if own and event.card != r.last_drawn:
+            reasons.append("not_drawn")
+        if len(reasons) > 1:
+            self._violation(event, "slap.not_allowed", p, case="reasons", player=p, card=card,
+                            reasons=[self._slap_reason(why, drawn) for why in reasons],
+                            rule=self._rule("slap_down"))
+        elif reasons == ["before_draw"]:
+            self._violation(event, "slap.not_allowed", p, case="before_draw", player=p)
+        elif reasons == ["out_of_turn"]:
+            self._violation(event, "slap.not_allowed", p, case="out_of_turn", player=p,
+                            card=card)
+        elif reasons == ["not_drawn"]:
+            self._violation(event, "slap.not_allowed", p, case="not_drawn", player=p,
+                            card=card, drawn=drawn)
+        else:  # slap_down or no_stock_draw
+            self._violation(event, "slap.not_allowed", p, case=reasons[0], player=p, card=card,
+                            rule=self._rule("slap_down"))
+        self._take_from_hand(event, p, [event.card])
+        r.buried.append(event.card)
+
+    def _slap_reason(self, why: str, drawn: str | None) -> dict[str, Any]:
+        """One reason a slap is not allowed, as a phrase param."""
+        if why == "slap_down":
+            return phrase("slap:slap_down", rule=self._rule("slap_down"))
+        if why == "not_drawn":
+            return phrase("slap:not_drawn", drawn=drawn)
+        return phrase(f"slap:{why}")

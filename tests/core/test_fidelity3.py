@@ -1,0 +1,96 @@
+"""The rulings of the small logs in tests/cases/fidelity3 (their README says what each must give).
+
+The third set, from a review against an independent referee: impossibilities ordered code
+by code across the whole event, a starter who takes no part in the round, an out player
+written in a showdown's totals or shown in an impossible showdown, a repeated scoresheet
+showdown, and slaps that are not allowed. The findings listed for a case are all of its
+findings: none may be missing and none added.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from yaniv_audit.bulk import audit_file
+from yaniv_audit.cli.render import render_report
+from yaniv_audit.core.messages import LANGUAGES, render
+from yaniv_audit.web.i18n import translations
+
+CASES = Path(__file__).resolve().parents[1] / "cases" / "fidelity3"
+
+#: case -> (verdict, [(seq, code), ...]) with every finding of the audit
+RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {
+    "01-deal-not-in-deck-vs-too-many": ("corrupt", [(1, "card.not_in_deck")]),
+    "02-showdown-not-in-deck-vs-too-many": ("corrupt", [(2, "card.not_in_deck")]),
+    "03-starter-sitting-out-not-skipped": ("violations", [(1, "deal.hand_size")]),
+    "04-out-starter-dealt-in-not-skipped": ("violations", [(3, "player.out")]),
+    "05-out-player-in-showdown-totals": ("violations", [(4, "player.out")]),
+    "06-repeated-scoresheet-showdown-differs": ("claims", [(3, "claim.showdown")]),
+    "06b-repeated-scoresheet-showdown-no-caller-twice": ("violations",
+                                                         [(2, "showdown.no_caller")]),
+    "07-slap-out-of-time": ("violations", [(5, "slap.not_allowed")]),
+    "08-out-player-in-corrupt-showdown": ("corrupt", [(4, "player.out"), (4, "card.too_many")]),
+    "09-slap-down-off-other-card": ("violations", [(4, "slap.not_allowed")]),
+}
+
+
+def audit(name: str) -> dict[str, Any]:
+    return audit_file(str(CASES / f"{name}.jsonl"))
+
+
+def findings(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["code"] == code]
+
+
+def test_every_case_has_a_ruling() -> None:
+    assert sorted(RULINGS) == sorted(p.stem for p in CASES.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("name", sorted(RULINGS))
+def test_ruling(name: str) -> None:
+    verdict, expected = RULINGS[name]
+    report = audit(name)
+    assert report["verdict"] == verdict, report.get("findings", report)
+    assert [(f["seq"], f["code"]) for f in report["findings"]] == expected
+    render_report(report)  # the ruling a person reads renders for every case
+
+
+def test_the_card_the_deck_lacks_comes_first_wherever_it_sits() -> None:
+    for name in ("01-deal-not-in-deck-vs-too-many", "02-showdown-not-in-deck-vs-too-many"):
+        (finding,) = findings(audit(name), "card.not_in_deck")
+        assert "JK" in finding["message"] and "jokers=0" in finding["message"]
+
+
+def test_a_starter_who_takes_no_part_is_skipped() -> None:
+    report = audit("03-starter-sitting-out-not-skipped")
+    (first,) = report["rounds"]
+    assert first["starter"] == "a"  # as written: the report says what the table wrote
+    report = audit("04-out-starter-dealt-in-not-skipped")
+    (out,) = findings(report, "player.out")
+    assert out["player"] == "a" and out["seq"] == 3
+
+
+def test_a_repeated_showdown_that_differs_names_the_player_and_both_hands() -> None:
+    (claim,) = findings(audit("06-repeated-scoresheet-showdown-differs"), "claim.showdown")
+    assert claim["player"] == "b"
+    assert "3H 5H" in claim["message"] and "3H 4H" in claim["message"], claim["message"]
+
+
+def test_a_slap_out_of_time_leaves_the_turn_to_whoever_had_it() -> None:
+    report = audit("07-slap-out-of-time")
+    (slap,) = findings(report, "slap.not_allowed")
+    assert slap["player"] == "a"
+    assert not [f for f in report["findings"] if f["code"].startswith("turn.")]
+
+
+def test_one_slap_not_allowed_names_every_reason_in_every_language() -> None:
+    (slap,) = findings(audit("09-slap-down-off-other-card"), "slap.not_allowed")
+    reasons = [reason["phrase"] for reason in slap["params"]["reasons"]]
+    assert reasons == ["slap:slap_down", "slap:not_drawn"]
+    assert "slap_down=false" in slap["message"] and "5S" in slap["message"], slap["message"]
+    for language in LANGUAGES[1:]:  # (tests/core/test_messages.py: no English left)
+        said = render("slap.not_allowed", slap["params"], translations(language).ugettext)
+        assert "AC" in said and "5S" in said and "slap_down=false" in said, said
