@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 
 from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
+from yaniv_audit.core.cards import NAMES
+from yaniv_audit.core.engine import Replay
 from yaniv_audit.core.errors import LogFormatError
 from yaniv_audit.core.rules import PRESETS, parse_rules
 from yaniv_audit.simulate import RECORD_STYLES, simulate_game, to_jsonl
@@ -36,7 +38,8 @@ MAX_ROUNDS = 12 if LONG else 6
 VARIANTS = ("slap_down=true", "decks=2", "hand_size=7", "reshuffle=round_ends",
             "run_wrap=true", "joker_swap=true", "wild_jacks=true", "pile_needs_combo=true",
             "game_end=rounds,rounds=3", "game_end=first_out",
-            "pickup=ends_of_runs,pile_needs_combo=true", "ace_high=true,run_wrap=true")
+            "pickup=ends_of_runs,pile_needs_combo=true", "ace_high=true,run_wrap=true",
+            "starter=caller")
 #: every preset as it is, and every variant
 CASES = [*PRESETS, *VARIANTS]
 #: every recording style crossed with every case
@@ -361,3 +364,90 @@ def test_a_withdrawal_naming_an_older_entry_is_log_withdraw_and_takes_nothing_ba
     assert "withdrawn" not in report
     original = audit_events(events)
     assert (report["rounds"], report["final"]) == (original["rounds"], original["final"])
+
+
+#: every preset where the caller opens the next round (even when Assafed), with and
+#: without slap-down
+CALLER_RULES = [f"{preset}(starter=caller{slap})" for preset in PRESETS
+                for slap in ("", ",slap_down=true")]
+
+
+@pytest.mark.parametrize("style", RECORD_STYLES)
+@pytest.mark.parametrize("rules_id", CALLER_RULES)
+def test_games_where_the_caller_opens_audit_clean(rules_id: str, style: str) -> None:
+    """Games long enough for a caller to be Assafed (the caller opens all the same), of 2 to
+    6 players, a seed and player count of their own for each rule set and style (not
+    Hypothesis: its first example, the same for every case, is a 2-player game)."""
+    case = CALLER_RULES.index(rules_id) * len(RECORD_STYLES) + RECORD_STYLES.index(style)
+    for k in range(3 if LONG else 1):
+        seed = 7919 * case + 104729 * k + 1
+        report = audit_events(game(rules_id, 2 + seed % 5, seed, len(BOT_SETS) - 1, style))
+        assert report["verdict"] == "clean", (seed, report["findings"][:3])
+
+
+#: the styles that record moves (a mixed log's scoresheet rounds have none: skipped)
+MOVE_STYLES = [style for style in RECORD_STYLES if style != "scoresheet"]
+MOVES_IN_PLAY = {"discard", "draw", "slap", "reshuffle"}
+
+
+def with_a_slap(events: Events, where: int, pick: int) -> tuple[Events, int] | None:
+    """The log with a slap that is not allowed written at a point where a round is in play,
+    by a player still in, of a card they hold then and do not throw later in the round
+    (so that the rest of the log stays possible). None where there is no such slap."""
+    plain = [{k: v for k, v in e.items() if k != "seq"} for e in events]
+    places = [i for i in range(2, len(plain))
+              if plain[i - 1]["type"] in MOVES_IN_PLAY
+              or (plain[i - 1]["type"] == "round_started" and "hands" in plain[i - 1])]
+    if not places:
+        return None
+    at = places[where % len(places)]
+    log = parse_jsonl(to_jsonl(plain).encode(), "game.jsonl")
+    replay = Replay(log.game, log.game.rules)
+    for event in log.events[:at]:
+        replay.apply(event)
+    r = replay.round
+    assert r is not None and r.moves_checked
+    later: dict[str, set[str]] = {}
+    for e in plain[at:]:
+        if e["type"] == "round_started":
+            break
+        thrown = later.setdefault(e.get("player", ""), set())
+        thrown.update(e.get("cards", ()))
+        thrown.update(e[key] for key in ("card", "swap") if key in e and e["type"] != "draw")
+        if e["type"] == "draw" and "swap" in e:
+            thrown.add(e["swap"])
+    players = [p for p in r.rotation if p not in replay.out]
+    for k in range(len(players)):
+        p = players[(pick + k) % len(players)]
+        legal = (replay.rules.slap_down and r.phase == 2 and p == r.current
+                 and r.drew_from_stock)
+        cards = [c for c in r.hands.get(p, ()) if NAMES[c] not in later.get(p, ())
+                 and not (legal and c == r.last_drawn)]
+        if cards:
+            slap = {"type": "slap", "player": p, "card": NAMES[cards[pick % len(cards)]]}
+            return [*plain[:at], slap, *plain[at:]], at
+    return None
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@examples(3)
+@given(data=st.data(), slap_down=st.booleans(), where=st.integers(0, 10**6),
+       pick=st.integers(0, 10**6))
+def test_a_slap_that_is_not_allowed_is_one_finding_and_takes_no_turn(
+        preset: str, data: st.DataObject, slap_down: bool, where: int, pick: int) -> None:
+    """docs/log-format.md, "Slaps that are not allowed": one slap.not_allowed at the slap,
+    and whoever's turn it was goes on (no turn.* finding anywhere). What the missing card
+    changes later (a shown hand, the points) may be a claim."""
+    rules_id = f"{preset}(slap_down={'true' if slap_down else 'false'})"
+    args = data.draw(st.tuples(st.just(rules_id), st.integers(2, 6), st.integers(0, 10**6),
+                               st.integers(0, len(BOT_SETS) - 1),
+                               st.sampled_from(MOVE_STYLES)))
+    slapped = with_a_slap(game(*args), where, pick)
+    if slapped is None:
+        return
+    events, at = slapped
+    report = audit_events(events)
+    found = [(f["seq"], f["code"]) for f in report["findings"]]
+    assert [f for f in found if f[1] == "slap.not_allowed"] == [(at, "slap.not_allowed")], found
+    assert not [f for f in found if f[1].startswith("turn.")], found
+    assert all(seq >= at for seq, _ in found), found
