@@ -94,3 +94,24 @@ def test_one_slap_not_allowed_names_every_reason_in_every_language() -> None:
     for language in LANGUAGES[1:]:  # (tests/core/test_messages.py: no English left)
         said = render("slap.not_allowed", slap["params"], translations(language).ugettext)
         assert "AC" in said and "5S" in said and "slap_down=false" in said, said
+
+
+def test_a_repeated_showdown_with_another_caller_or_total_is_a_claim_each() -> None:
+    from yaniv_audit.codec import parse_jsonl
+    from yaniv_audit.core.audit import audit_log
+
+    first = ('{"type":"showdown","caller":"a","hands":{"a":["AS"]},'
+             '"totals":{"b":12,"c":9}}')
+    again = ('{"type":"showdown","caller":"b","hands":{"a":["AS"]},'
+             '"totals":{"b":12,"c":19}}')
+    log = "\n".join([
+        '{"type":"game_started","format":"yaniv-log/1","players":["a","b","c"],'
+        '"rules":"israeli"}', '{"type":"round_started","round":1,"starter":"a"}', first, again])
+    report = audit_log(parse_jsonl(log.encode(), "again.jsonl"))
+    found = [(f["seq"], f["code"], f["params"]["case"], f["player"]) for f in report["findings"]]
+    assert found == [(3, "claim.showdown", "repeated_caller", "b"),
+                     (3, "claim.showdown", "repeated_total", "c")]
+    assert report["rounds"][0]["caller"] == "a"  # read once: the first showdown scores
+    messages = [f["message"] for f in report["findings"]]
+    assert messages == ["the showdown names b, but the round's first showdown named a",
+                        "c's total was written as 19, but as 9 in the round's first showdown"]
