@@ -115,3 +115,27 @@ def test_a_repeated_showdown_with_another_caller_or_total_is_a_claim_each() -> N
     messages = [f["message"] for f in report["findings"]]
     assert messages == ["the showdown names b, but the round's first showdown named a",
                         "c's total was written as 19, but as 9 in the round's first showdown"]
+
+
+def _deciding_round(*repeats: str, yaniv: bool = False) -> list[tuple[int, str]]:
+    """A scoresheet round that decides the game (b goes past 10), its showdown then ``repeats``."""
+    from yaniv_audit.codec import parse_jsonl
+    from yaniv_audit.core.audit import audit_log
+
+    lines = ['{"type":"game_started","format":"yaniv-log/1","players":["a","b"],'
+             '"rules":"israeli(score_limit=10)"}',
+             '{"type":"round_started","round":1,"starter":"a"}']
+    if yaniv:
+        lines.append('{"type":"yaniv","player":"a","total":3}')
+    show = '{"type":"showdown","caller":"a","hands":{"a":["AS","2S"],"b":["KH","%s"]}}'
+    lines += [show % "4H", *(show % card for card in repeats)]
+    lines.append('{"type":"round_ended","round":1,"points":{"a":0,"b":14}}')
+    report = audit_log(parse_jsonl("\n".join(lines).encode(), "deciding.jsonl"))
+    assert report["final"]["winners"] == ["a"]
+    return [(f["seq"], f["code"]) for f in report["findings"]]
+
+
+def test_a_repeated_showdown_of_the_deciding_round_is_compared_not_game_over() -> None:
+    assert _deciding_round("4H") == []  # an identical copy raises nothing
+    assert _deciding_round("5H") == [(3, "claim.showdown")]
+    assert _deciding_round("4H", "5H", yaniv=True) == [(5, "claim.showdown")]

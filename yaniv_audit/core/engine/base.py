@@ -136,8 +136,8 @@ class ReplayBase:
                 isinstance(event, RoundEnded) and event.round != self.records[-1].round):
             if name == "round_ended":
                 self.closing_allowed.clear()
-            else:
-                self.closing_allowed.discard(name)
+            elif name != "showdown" or self.round is None or self.round.moves_checked:
+                self.closing_allowed.discard(name)  # a scoresheet's repeat is compared instead
             return False
         if isinstance(event, RoundStarted):
             self.closing_allowed.clear()  # the deciding round's closing can come no more

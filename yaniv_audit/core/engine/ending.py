@@ -80,7 +80,9 @@ class RoundEnd(ReplayBase):
         if winners is not None:
             self.winners = winners
             self.closing_allowed = {"round_ended"}
-            if not isinstance(event, Showdown):
+            # a Yaniv's showdown may follow; a scoresheet's showdown may be written twice (the
+            # repeat is compared with the first, as in any round)
+            if not isinstance(event, Showdown) or not r.moves_checked:
                 self.closing_allowed.add("showdown")
 
     def _ending_round(self, event: Event) -> RoundState | None:
