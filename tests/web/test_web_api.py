@@ -357,15 +357,72 @@ def test_every_named_report(client: FlaskClient, archive_file: Path) -> None:
     error(client.get("/api/v1/reports/nope"), 404, "no_such_report", "name")
 
 
-def test_a_report_under_rules_not_audited_yet(archive_file: Path, tmp_path: Path) -> None:
+def audit_rows(db: Path) -> int:
+    with Archive(db, locked=True) as archive:
+        (count,), = archive.query("SELECT count(*) FROM audits")[1]
+    return int(count)
+
+
+def test_a_get_never_writes_a_report_under_rules_not_audited_yet_says_how(
+        archive_file: Path, tmp_path: Path) -> None:
+    """From this machine without a token (an <img> on any page the host's browser opens),
+    a report under new rules audited the whole archive and wrote its audits (issue 35):
+    now a 409 naming the command, the archive unchanged; after it, the report."""
     db = tmp_path / "report.duckdb"
     db.write_bytes(archive_file.read_bytes())
+    before = audit_rows(db)
     app = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0})
-    refused = app.test_client().get("/api/v1/reports/rules-impact?rules=namu",
-                                    environ_base=ELSEWHERE)
-    assert "not all audited under namu" in error(refused, 409, "not_audited", "rules")
-    impact = app.test_client().get("/api/v1/reports/rules-impact?rules=namu").get_json()
-    assert impact["report"] == "rules-impact" and "namu" in impact["summary"]
+    for environ in (ELSEWHERE, {}):  # from another machine, and from this one
+        refused = app.test_client().get("/api/v1/reports/players?rules=israeli(yaniv_max=3)",
+                                        environ_base=environ)
+        said = error(refused, 409, "not_audited", "rules")
+        assert "not all audited under israeli(yaniv_max=3)" in said
+        assert "a GET never writes" in said
+        command = "yaniv-audit audit --db report.duckdb --rules 'israeli(yaniv_max=3)'"
+        assert command in said and refused.get_json()["error"]["command"] == command
+    app.extensions["yaniv_store"].close()
+    assert audit_rows(db) == before  # nothing written
+    with Archive(db) as archive:  # what the command does
+        list(archive.audit(resolve_rules("israeli(yaniv_max=3)"), jobs=1))
+    impact = app.test_client().get("/api/v1/reports/rules-impact?rules=israeli(yaniv_max=3)")
+    assert impact.status_code == 200
+    assert impact.get_json()["report"] == "rules-impact"
+    app.extensions["yaniv_store"].close()
+
+
+def test_at_most_twelve_rule_sets_in_one_request(client: FlaskClient) -> None:
+    """1,687 rules values took 37.6 s in one request (issue 35)."""
+    twelve = [f"israeli(score_limit={n})" for n in range(100, 220, 10)]
+    thirteen = [*twelve, "classic"]
+    query = "&".join(f"rules={r}" for r in thirteen)
+    ok = "&".join(f"rules={r}" for r in twelve)
+    fp = fingerprint_of(MIDDLE)
+    for method, path in (("post", "/api/v1/compare"), ("get", f"/api/v1/games/{fp}/compare"),
+                         ("get", "/api/v1/reports/players")):
+        send = getattr(client, method)
+        body = {"data": MIDDLE.read_bytes()} if method == "post" else {}
+        said = error(send(f"{path}?{query}", **body), 400, "bad_parameter", "rules")
+        assert said == ("rules: 13 rule sets given; at most 12 may be compared or reported "
+                        "in one request")
+        if path != "/api/v1/reports/players":  # (a report under 12 would need 12 audits)
+            answered = send(f"{path}?{ok}", **body)
+            assert answered.status_code == 200, answered.get_data(as_text=True)[:300]
+            assert len(answered.get_json()["results"]) == 12
+    many = "&".join(["rules=classic"] * 1687)
+    assert client.get(f"/api/v1/games/{fp}/compare?{many}").status_code == 400
+
+
+def test_the_document_says_a_write_from_this_machine_needs_no_token() -> None:
+    """It marked Authorization as required where a loopback write succeeds without it."""
+    document = openapi()
+    store = document["paths"]["/api/v1/games"]["post"]
+    assert {} in store["security"] and {"bearerAuth": []} in store["security"]
+    assert "without Authorization" in store["description"]
+    scheme = document["components"]["securitySchemes"]["bearerAuth"]
+    assert "needs no Authorization" in scheme["description"]
+    rules = [p for p in document["paths"]["/api/v1/games/{ref}/compare"]["get"]["parameters"]
+             if p["name"] == "rules"]
+    assert rules[0]["schema"]["maxItems"] == 12
 
 
 # --- writes ------------------------------------------------------------------------------

@@ -357,6 +357,14 @@ def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
     assert bad.status_code == 400 and "nope" in bad.get_json()["error"]["message"]
 
 
+def test_the_compare_page_takes_at_most_twelve_rule_sets(client: FlaskClient) -> None:
+    url = f"/games/{fingerprint_of(MIDDLE)}/compare?" + "&".join(["rules=classic"] * 13)
+    page = client.get(url)
+    assert page.status_code == 400
+    assert "rules: 13 rule sets given; at most 12 may be compared" in message(
+        page.get_data(as_text=True))
+
+
 def unique_presets_other_than(declared: Any) -> list[Any]:
     from yaniv_audit.core.rules import PRESETS
 

@@ -20,7 +20,7 @@ from ..report_schema import (
     FindingSchema,
     ParamsSchema,
 )
-from .limits import MAX_EVENTS_LIMIT, MAX_LIMIT, MAX_OFFSET
+from .limits import MAX_EVENTS_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_RULE_SETS
 from .store import SORTS
 
 SORT_VALUES = [*SORTS, *(f"-{s}" for s in SORTS)]
@@ -296,8 +296,10 @@ _SEAT = fields.String(metadata={"description": "show only what this player saw"}
 
 def _rules(many: bool = False) -> fields.Field[Any]:
     if many:
-        return fields.List(fields.String(), metadata={
-            "description": "rule-set ids (repeat the parameter); the first is the baseline"})
+        return fields.List(fields.String(), validate=validate.Length(max=MAX_RULE_SETS),
+                           metadata={"description": "rule-set ids (repeat the parameter); "
+                                                    "the first is the baseline; at most "
+                                                    f"{MAX_RULE_SETS}"})
     return _RULES
 
 

@@ -37,7 +37,14 @@ from ..core.errors import LogFormatError, RulesError
 from ..core.events import Log
 from ..core.merkle import tree_hash
 from ..core.rules import PRESETS, RuleSet, parse_rules
-from .api import check_write_allowed, found_game, listing_args, store, store_logs
+from .api import (
+    check_write_allowed,
+    found_game,
+    listing_args,
+    rule_specs,
+    store,
+    store_logs,
+)
 from .board import board
 from .errors import ApiError
 from .explain import explain, score_chart
@@ -84,13 +91,12 @@ def requested_rule_sets(log: Log) -> list[RuleSet]:
     """The ``rules`` given (the first is the baseline), else the declared rules and
     every preset with other parameters: who would have won at the other tables."""
     sets: list[RuleSet] = []
-    for spec in request.values.getlist("rules"):
-        if spec.strip():
-            try:
-                sets.append(parse_rules(spec))
-            except RulesError as exc:
-                raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
-                               "Unknown rules") from None
+    for spec in rule_specs(request.values.getlist("rules")):
+        try:
+            sets.append(parse_rules(spec))
+        except RulesError as exc:
+            raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
+                           "Unknown rules") from None
     return sets or other_tables(log)
 
 
