@@ -4,6 +4,7 @@ tests/web/test_browser.py drives the same pages in a real browser."""
 from __future__ import annotations
 
 import html as html_lib
+import io
 import json
 import re
 import shutil
@@ -253,6 +254,26 @@ def test_unreadable_uploads_say_where(client: FlaskClient, data: dict[str, str],
     response = client.post("/view", data=data)
     assert response.status_code == status
     assert text in message(response.get_data(as_text=True))
+
+
+def test_every_way_in_caps_the_events_of_a_log(client: FlaskClient) -> None:
+    """POST /view took 25,000 notes (and 155,002 events made a 270 MB page): the page, the
+    store form, the recorder's API and the board API read a log under the same cap, the
+    page's error saying so with the same 413."""
+    notes = MIDDLE.read_text() + '{"type":"note","text":""}\n' * 20_000  # 20,024 events
+    for path, data in (("/view", {"text": notes}),
+                       ("/view", {"log": (io.BytesIO(notes.encode()), "long.jsonl")}),
+                       ("/store", {"text": notes})):
+        page = client.post(path, data=data)
+        assert page.status_code == 413, path
+        assert "the log has more than 20,000 events, the most this server reads" in message(
+            page.get_data(as_text=True))
+    for path in ("/api/v1/state", "/api/v1/board", "/api/v1/audit"):
+        refused = client.post(path, data=notes.encode())
+        assert refused.status_code == 413
+        assert refused.get_json()["error"]["code"] == "too_many_events"
+    # under the cap, read as before
+    assert client.post("/view", data={"text": MIDDLE.read_text()}).status_code == 200
 
 
 # --- the API ---------------------------------------------------------------------------
