@@ -35,7 +35,7 @@ from ..core.merkle import tree_hash
 from ..core.rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..core.table_state import table_state
 from ..report_schema import VERDICTS
-from .board import board
+from .board import MAX_BOARD_BYTES, board, board_size
 from .cache import AnswerCache, Entry
 from .errors import ApiError
 from .i18n import DEFAULT, LANGUAGES, finding_text
@@ -282,6 +282,21 @@ def too_many_events(name: str, max_events: int) -> ApiError:
     return ApiError(413, f"{name}: the log has more than {max_events:,} events, the most this "
                          "server reads in one request (YANIV_AUDIT_MAX_EVENTS)", "log",
                     "too_many_events", "Too many events")
+
+
+def check_board_size(log: Log, name: str) -> None:
+    """A 413 before the replay when the board of ``log`` would be larger than the server
+    builds in one answer (``MAX_BOARD_BYTES``), estimated from the log: its events times
+    its seats (a page and the board API embed it whole, the cache keeps it)."""
+    most = int(current_app.config.get("MAX_BOARD_BYTES", MAX_BOARD_BYTES))
+    size = board_size(log, sum(len(leaf) + 1 for leaf in log.leaves))
+    if size > most:
+        raise ApiError(413, f"{name}: its board would be about {megabytes(size)} "
+                            f"({len(log.events):,} events x {len(log.players)} seats), more "
+                            f"than the {megabytes(most)} this server builds in one answer: "
+                            "audit it instead (POST /api/v1/audit, yaniv-audit audit), or "
+                            "step through it with yaniv-audit replay", "log",
+                       "answer_too_large", "Too large an answer")
 
 
 def body_log() -> Log:
@@ -531,6 +546,7 @@ def board_body() -> Response:
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
     seat = seat_arg(log)
+    check_board_size(log, name)
     fingerprint = tree_hash(log.leaves).hex()
     return cached(("board", fingerprint, rules_key(rules), seat),
                   lambda: replayed(name, lambda: board(log, rules, seat)))
@@ -641,6 +657,7 @@ def game_board(ref: str) -> Response:
     entry = cache().get(key)
     if entry is None:
         _, log = game_log(game["fingerprint"])
+        check_board_size(log, f"game {game['fingerprint']}")
         data = replayed(game["source"], lambda: board(log, rules, seat))
         entry = cache().put(key, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
     return answer(entry)

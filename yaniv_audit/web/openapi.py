@@ -56,7 +56,9 @@ ERRORS = {
     "400": "a bad parameter (the error's field names it), or no log in the body",
     "404": "no such game, report or archive",
     "409": "an ambiguous game reference (the candidates listed)",
-    "413": "the body is over the size limit, or the log over the event cap",
+    "413": "the body is over the size limit, the log over the event cap, or (a board) the "
+           "answer would be over the answer limit, estimated from the log's events and "
+           "seats before the replay (answer_too_large)",
     "422": "the log cannot be read (where, and why)",
     "503": "the archive cannot be read now (another process writes to it), or the worker "
            "process auditing a posted log stopped (send the request again)",

@@ -37,6 +37,7 @@ from ..core.events import Log
 from ..core.merkle import tree_hash
 from ..core.rules import PRESETS, RuleSet, parse_rules
 from .api import (
+    check_board_size,
     check_write_allowed,
     found_game,
     listing_args,
@@ -117,6 +118,7 @@ def unreadable(source: str, exc: LogFormatError) -> ApiError:
 
 def render_board(log: Log, source: str, **links: Any) -> str:
     rules, seat = requested_rules(), requested_seat(log)
+    check_board_size(log, source)
     try:
         data = board(log, rules, seat)
     except LogFormatError as exc:
