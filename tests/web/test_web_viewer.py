@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -138,9 +139,9 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     html = response.get_data(as_text=True)
     assert '<span class="verdict violations" id="verdict" data-verdict="violations">violations' \
            '</span>' in html
-    assert "noa took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
-    assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5">noa draws 8H from the ' \
-           'pile</a></li>' in html
+    assert "<bdi>noa</bdi> took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
+    assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5"><bdi>noa</bdi> draws ' \
+           '8H from the pile</a></li>' in html
     data = embedded(html)
     expected = json.loads(json.dumps(board(read_log(MIDDLE))))  # as JSON carries it
     assert data == expected
@@ -227,7 +228,7 @@ def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskCli
     assert data["steps"][3]["move"]["seqs"] == [2]
     # the struck entry is said in words too, not by its look alone
     item = re.search(r'<li id="ev-2" class="withdrawn">(.*?)</li>', page, re.S)
-    assert item and "<del>a throws KD</del>" in item.group(1)
+    assert item and "<del><bdi>a</bdi> throws KD</del>" in item.group(1)
     assert "(zurückgenommen durch 3, zählt nicht)" in item.group(1)
     assert '<li id="ev-4" class="">' in page  # the throw written again stands
 
@@ -415,6 +416,82 @@ def test_the_game_list_shows_versions_of_a_paused_game(tmp_path: Path) -> None:
 
 
 # --- storing from the upload page, and hostile text --------------------------------------
+
+RLO, FSI, PDI = "\u202e", "\u2068", "\u2069"
+
+
+def reversing_names_log() -> str:
+    """middle-card.jsonl with every player's id holding U+202E (RIGHT-TO-LEFT OVERRIDE),
+    which reverses everything after it up to the end of its isolate."""
+    events = [json.loads(line) for line in MIDDLE.read_text().splitlines()]
+    new = {p: f"{p}{RLO}-lived" for p in events[0]["players"]}
+
+    def swap(v: Any) -> Any:
+        if isinstance(v, str):
+            return new.get(v, v)
+        if isinstance(v, list):
+            return [swap(x) for x in v]
+        if isinstance(v, dict):
+            return {new.get(k, k): swap(x) for k, x in v.items()}
+        return v
+
+    return "".join(json.dumps(swap(e), ensure_ascii=False) + "\n" for e in events)
+
+
+class Overrides(HTMLParser):
+    """The U+202E a page's text holds (its scripts' data left out): ``loose``, where
+    it sits in no ``<bdi>`` and in no FSI ... PDI, with the element holding it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.isolated = 0
+        self.loose: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag not in ("br", "input", "link", "meta", "img", "path", "line", "rect", "circle"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.stack:
+            while self.stack.pop() != tag:
+                pass
+
+    def handle_data(self, data: str) -> None:
+        if "script" in self.stack or "style" in self.stack:
+            return
+        depth = 0
+        for c in data:
+            depth += (c == FSI) - (c == PDI and depth > 0)
+            if c == RLO:
+                if "bdi" in self.stack or depth:
+                    self.isolated += 1
+                else:
+                    self.loose.append(f"<{self.stack[-1]}> {data.strip()[:50]!r}")
+
+
+def test_every_name_on_the_board_is_isolated(client: FlaskClient) -> None:
+    """51 of 60 U+202E of the players' names sat outside <bdi> on the board page: the
+    move list, the event's text, the finding messages, the seat options, the <title>
+    (issue 35); <title> and <option> take no element: FSI ... PDI isolate there."""
+    text = reversing_names_log()
+    for form in ({"text": text}, {"text": text, "seat": f"noa{RLO}-lived"}):
+        page = client.post("/view", data=form)
+        assert page.status_code == 200
+        found = Overrides()
+        found.feed(page.get_data(as_text=True))
+        assert found.loose == []
+        assert found.isolated >= 50
+    html = page.get_data(as_text=True)
+    assert f"<title>{FSI}{FSI}ariel{RLO}-lived{PDI}, {FSI}noa{RLO}-lived{PDI}" in html
+    assert f">{FSI}ben{RLO}-lived{PDI} only</option>" in html
+    assert (f'<span class="message"><bdi>noa{RLO}-lived</bdi> took 8♥ from the middle '
+            "of 7♥ 8♥ 9♥") in html
+    texts = json.loads(re.search(r'id="finding-texts">(.*?)</script>', html, re.S)
+                       .group(1))  # type: ignore[union-attr]
+    assert texts["5:draw.pile_card"][:2] == [1, " took 8♥ from the middle of 7♥ 8♥ 9♥; "
+                                                 "only 7♥ or 9♥ may be taken (pickup=ends)"]
+
 
 HOSTILE = '<script>alert(1)</script>'
 

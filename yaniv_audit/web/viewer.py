@@ -35,6 +35,7 @@ from ..core.audit import compare_with_reports, finding_difference, other_tables
 from ..core.errors import LogFormatError, RulesError
 from ..core.events import Log
 from ..core.merkle import tree_hash
+from ..core.replay_view import describe
 from ..core.rules import PRESETS, RuleSet, parse_rules
 from .api import (
     check_board_size,
@@ -49,7 +50,15 @@ from .api import (
 from .board import board
 from .errors import ApiError
 from .explain import explain, score_chart
-from .i18n import N_, current, finding_text, gettext, names_joined
+from .i18n import (
+    N_,
+    NameMarks,
+    current,
+    gettext,
+    isolated,
+    names_isolated,
+    names_joined,
+)
 from .store import base_name
 
 viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
@@ -125,12 +134,19 @@ def render_board(log: Log, source: str, **links: Any) -> str:
         raise unreadable(source, exc) from None
     report, game = data["report"], data["game"]
     names = game["names"]
+    # every name isolated: marked in the moves' and findings' words, then each in a <bdi>
+    # (the page) or given by seat (the script); a name's U+202E reverses only the name
+    marks = NameMarks(game["players"], names)
+    moves = [marks.html(describe(event, seat, log.players, name=marks.mark))
+             for event in log.events]
     return render_template("board.html", data=data, source=source, presets=list(PRESETS),
                            rules_spec=request.values.get("rules", ""),
                            title=game_title(game["game_id"], game["fingerprint"],
-                                            game["players"], game["meta"], game["at"]),
-                           explained=explain(report, names),
-                           finding_texts={f"{f['seq']}:{f['code']}": finding_text(f)
+                                            game["players"], game["meta"], game["at"], names),
+                           explained=explain(report, names), moves=moves,
+                           finding_html=lambda f: marks.html(marks.finding(f)),
+                           finding_texts={f"{f['seq']}:{f['code']}":
+                                          marks.parts(marks.finding(f))
                                           for f in report["findings"]},
                            chart=score_chart(report, game["players"]),
                            round_step=round_steps(data["steps"]),
@@ -170,15 +186,19 @@ def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]
 
 
 def game_title(game_id: str | None, fingerprint: str, players: list[str],
-               meta: dict[str, Any] | None, at: str | None) -> dict[str, str | None]:
+               meta: dict[str, Any] | None, at: str | None,
+               names: dict[str, str] | None = None) -> dict[str, Any]:
     """What a person calls a game: its ``game_id`` (unless it is only the fingerprint),
-    else its players; the place and the date from ``meta`` or the start time."""
+    else its players; the place and the date from ``meta`` or the start time. ``players``
+    for the page to isolate each name, ``isolated`` the title with each name isolated
+    by characters, for the ``<title>``."""
     meta = meta or {}
     named = game_id if game_id and game_id != fingerprint else None
     place = meta.get("place") if isinstance(meta.get("place"), str) else None
     when = meta.get("date") if isinstance(meta.get("date"), str) else at
     return {"heading": named or ", ".join(players), "named": named, "place": place,
-            "date": local_date(when)}
+            "date": local_date(when), "players": players,
+            "isolated": isolated(named) if named else names_isolated(players, names)}
 
 
 def local_date(text: str | None) -> str | None:

@@ -30,6 +30,13 @@
     return node;
   }
 
+  // a finding's message: its words, and each player named (a seat: an index into
+  // game.players) isolated as a name is; the English message if it has no text here
+  function said(parts, message) {
+    if (!parts) return [document.createTextNode(message)];
+    return parts.map((part) => typeof part === "number" ? name(data.game.players[part]) : document.createTextNode(part));
+  }
+
   function cards(list, highlight) {
     const box = el("span", "cards");
     if (!list.length) box.appendChild(el("span", "muted", t("no cards")));
@@ -192,13 +199,13 @@
     const r = roundOf(current);
     $("round-label").textContent = r ? t("round %(n)s", { n: r }) : "";
     $("event-text").replaceChildren(...sentence(step));
-    $("event-text").title = step.text;
     const list = $("step-findings");
     list.replaceChildren();
     step.findings.forEach((f) => {
       const item = el("li", f.kind);
       item.appendChild(el("code", "", f.code));
-      item.appendChild(document.createTextNode(" " + (texts[f.seq + ":" + f.code] || f.message)));
+      item.appendChild(document.createTextNode(" "));
+      item.append(...said(texts[f.seq + ":" + f.code], f.message));
       list.appendChild(item);
     });
     if (step.stopped && step.findings.length) {
