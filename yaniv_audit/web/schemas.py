@@ -151,7 +151,7 @@ _SEAT_NO = fields.Integer(validate=validate.Range(min=0, max=MAX_PLAYERS - 1), m
     "description": "a seat: the index of the player in game.players"})
 
 
-def _seated(field: fields.Field[Any], what: str) -> fields.List:
+def _seated(field: fields.Field[Any], what: str) -> fields.List[Any]:
     return fields.List(field, required=True, metadata={
         "description": f"{what}, one per seat in the order of game.players (null: none)"})
 
