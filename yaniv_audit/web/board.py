@@ -110,10 +110,8 @@ def move(event: Event, seat: str | None) -> dict[str, Any]:
 
 def by_seat(values: dict[str, Any], seats: dict[str, int]) -> list[Any]:
     """``values`` by player as a list in seat order (null where a seat has none)."""
-    out: list[Any] = [None] * len(seats)
-    for player, value in values.items():
-        out[seats[player]] = value
-    return out
+    get = values.get
+    return [get(p) for p in seats]
 
 
 def _step(step: dict[str, Any], seat: str | None, event: Event,
@@ -121,8 +119,10 @@ def _step(step: dict[str, Any], seat: str | None, event: Event,
     step["move"] = move(event, seat)
     state = step["state"]
     state["scores"] = by_seat(state["scores"], seats)
-    state["out"] = [seats[p] for p in state["out"]]
-    state["winners"] = [seats[p] for p in state["winners"]]
+    if state["out"]:
+        state["out"] = [seats[p] for p in state["out"]]
+    if state["winners"]:
+        state["winners"] = [seats[p] for p in state["winners"]]
     table = state["round"]
     if table is not None:
         table["pile"] = table["pile"][-PILE_SHOWN:]
@@ -132,7 +132,8 @@ def _step(step: dict[str, Any], seat: str | None, event: Event,
                      for p, hand in hands.items()}
             totals = {p: t for p, t in totals.items() if p == seat}
         table["hands"], table["totals"] = by_seat(hands, seats), by_seat(totals, seats)
-        table["turn"] = seats.get(table["turn"]) if table["turn"] is not None else None
+        turn = table["turn"]
+        table["turn"] = None if turn is None else seats.get(turn)
     return step
 
 
