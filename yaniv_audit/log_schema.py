@@ -25,6 +25,7 @@ from .core.errors import CardError, LogFormatError, RulesError
 from .core.events import (
     EVENT_TYPES,
     FORMAT,
+    MAX_PLAYER_ID,
     MAX_PLAYERS,
     MIN_PLAYERS,
     Event,
@@ -111,12 +112,15 @@ class Either(fields.Field[Any]):
         self.choices = choices
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        said = None
         for choice in self.choices:
             try:
                 return choice.deserialize(value)
-            except ValidationError:
+            except ValidationError as exc:
+                if isinstance(value, str) and isinstance(choice, fields.String):
+                    said = exc  # a string's own field says what is wrong with it (too long)
                 continue
-        raise self.make_error("invalid")
+        raise said or self.make_error("invalid")
 
     def json_schema(self, convert: Convert) -> JsonSchema:
         return {"anyOf": [convert(choice) for choice in self.choices]}
@@ -192,7 +196,9 @@ class RulesField(fields.Field[Any]):
 
 def _player(**kwargs: Any) -> fields.String:
     return fields.String(
-        validate=validate.Length(min=1, error="expected a player id (a non-empty string)"),
+        validate=[validate.Length(min=1, error="expected a player id (a non-empty string)"),
+                  validate.Length(max=MAX_PLAYER_ID, error="expected a player id of at most "
+                                                           f"{MAX_PLAYER_ID} characters")],
         error_messages=_expect("a player id (a non-empty string)"), **kwargs,
     )
 

@@ -176,6 +176,10 @@ ESCAPES = [
     ("SELECT current_setting('secret_directory')", "current_setting(): it shows DuckDB's"),
     ("SELECT current_setting('allowed_paths')", "current_setting(): it shows DuckDB's"),
     ("SELECT upper(current_setting('temp_directory'))", "current_setting()"),
+    # and so does the archive's absolute path in the catalog (issue 35)
+    ("SELECT path FROM duckdb_databases()", "duckdb_databases(): it shows DuckDB's settings"),
+    ("SELECT path FROM duckdb_databases", "duckdb_databases: it shows DuckDB's settings"),
+    ("SELECT file FROM pragma_database_list", "pragma_database_list: it shows DuckDB's"),
     ("SELECT getvariable('x')", "getvariable(): it reads DuckDB's variables"),
     ("SELECT write_log('x')", "write_log(): it writes"),
     # SQL given as text

@@ -215,6 +215,56 @@ def test_check_a_log_without_storing_then_store_it(server: str, page: Page,
     assert page.text_content("#verdict")
 
 
+#: counts the U+202E of the page's text (scripts left out): isolated, in a <bdi> or
+#: between FSI and PDI, or loose, with where
+OVERRIDES = """() => {
+  const out = {isolated: 0, loose: []};
+  const walker = document.createTreeWalker(document, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!p || p.closest("script,style")) continue;
+    let depth = 0;
+    for (const c of n.data) {
+      if (c === "\\u2068") depth++;
+      else if (c === "\\u2069") depth = Math.max(0, depth - 1);
+      else if (c === "\\u202e") {
+        if (p.closest("bdi") || depth) out.isolated++;
+        else out.loose.push(p.tagName + ": " + n.data.slice(0, 50));
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def test_every_name_is_isolated_as_the_script_draws_the_board(
+        server: str, page: Page, phone: Page, screenshot: Shot) -> None:
+    """Names holding U+202E (which reverses what follows, to the end of its isolate):
+    the moves, the event's words, the findings, the table, the seat options and the
+    title keep each name to itself (issue 35: 51 of 60 were loose)."""
+    players = ["ariel", "noa", "ben"]
+    text = MIDDLE.read_text()
+    for p in players:  # each id is a whole word, never part of another
+        text = re.sub(rf'"{p}"', f'"{p}\u202e-lived"', text)
+    for tab, name in ((phone, "board-isolated-names-phone"), (page, "board-isolated-names")):
+        tab.goto(server + "/")
+        tab.fill("textarea[name=text]", text)
+        tab.click("#check-log")
+        tab.wait_for_url("**/view#e=0")
+        tab.evaluate("location.hash = '#e=5'")  # the finding's step: its message drawn
+        expect(tab.locator("#step-findings li")).to_have_count(1)
+        counted = tab.evaluate(OVERRIDES)
+        assert counted["loose"] == []
+        assert counted["isolated"] >= 50
+        assert tab.text_content("#step-findings li") == (
+            "draw.pile_card noa\u202e-lived took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or "
+            "9♥ may be taken (pickup=ends)")
+        assert tab.locator("#step-findings li bdi").count() == 1
+        assert tab.title().startswith("\u2068\u2068ariel\u202e-lived\u2069, ")
+        tab.evaluate("window.scrollTo(0, 0)")
+        screenshot(tab, name)
+
+
 def test_compare_marks_what_differs(server: str, page: Page, phone: Page,
                                     screenshot: Shot) -> None:
     page.goto(game_url(server, ASSAF, "/compare"))

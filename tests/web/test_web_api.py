@@ -180,6 +180,72 @@ def test_size_and_event_limits_are_413(archive_file: Path) -> None:
                                    413, "too_many_events")
 
 
+def long_ids_log(length: int, notes: int) -> bytes:
+    """../shared/attacks/make_long_ids.py: 8 players whose ids are ``length`` characters,
+    one scoresheet round, then ``notes`` notes."""
+    players = [chr(97 + i) * length for i in range(8)]
+    events: list[dict[str, Any]] = [
+        {"type": "game_started", "format": "yaniv-log/1", "players": players,
+         "rules": "israeli"},
+        {"type": "round_started", "round": 1, "starter": players[0]},
+        {"type": "showdown", "caller": players[0], "hands": {},
+         "totals": {p: 0 for p in players}},
+        {"type": "round_ended", "round": 1}]
+    lines = [json.dumps(e, separators=(",", ":")) for e in events]
+    return ("\n".join(lines) + "\n" + '{"type":"note","text":""}\n' * notes).encode()
+
+
+def test_a_player_id_is_at_most_64_characters(client: FlaskClient) -> None:
+    """Eight ids of 30,000 characters and 2,000 notes (600 KB) made a board of gigabytes
+    and killed the server (issue 35): the ids are refused, naming the line and field."""
+    said = error(client.post("/api/v1/board", data=long_ids_log(30_000, 2000)), 422,
+                 "unreadable_log", "log")
+    assert said.startswith('request: line 1: game_started: field "players.0": expected a '
+                           "player id of at most 64 characters, got \"aaaa")
+    assert "a" * 100 not in said  # the id is cut short in the message
+    said = error(client.post("/api/v1/audit", data=long_ids_log(65, 0)), 422,
+                 "unreadable_log", "log")
+    assert "line 1" in said and "at most 64 characters" in said
+    assert client.post("/api/v1/audit", data=long_ids_log(64, 0)).status_code == 200
+    # the JSON Schema says the same
+    schema = json.loads((SCHEMAS_DIR / "log-event.schema.json").read_text())
+    first = json.loads(long_ids_log(65, 0).splitlines()[0])
+    assert not Draft202012Validator(schema).is_valid(first)
+    first["players"] = [p[:64] for p in first["players"]]
+    assert Draft202012Validator(schema).is_valid(first)
+
+
+def test_the_board_gives_the_players_once_not_in_every_step(client: FlaskClient) -> None:
+    """The ids were in every step's scores, hands and totals: 18.5 MB for 20,000 events of
+    eight 64-character ids; the steps now name seats."""
+    few = client.post("/api/v1/board", data=long_ids_log(64, 10)).get_data()
+    many = client.post("/api/v1/board", data=long_ids_log(64, 2000)).get_data()
+    ids = [(chr(97 + i) * 64).encode() for i in range(8)]
+    assert [many.count(i) for i in ids] == [few.count(i) for i in ids]
+    assert len(many) < 1_000_000  # 1,855,650 bytes with the ids in every step
+    step = json.loads(many)["steps"][-1]["state"]
+    assert step["scores"] == [30] + [0] * 7 and step["out"] == []  # an Assaf at 0
+
+
+def test_a_board_too_large_to_build_is_refused_before_the_replay(archive_file: Path) -> None:
+    """Estimated from the log (events x seats), a 413 saying why, from the API and the
+    pages alike, before any replay."""
+    small = create_app({"TESTING": True, "ARCHIVE": str(archive_file),
+                        "MAX_BOARD_BYTES": 50_000}).test_client()
+    said = error(small.post("/api/v1/board", data=long_ids_log(64, 2000)), 413,
+                 "answer_too_large", "log")
+    assert said.startswith("request: its board would be about ")
+    assert "(2,004 events x 8 seats), more than the 50,000 bytes this server builds" in said
+    assert small.post("/api/v1/board", data=long_ids_log(64, 10)).status_code == 200
+    assert small.post("/api/v1/audit", data=long_ids_log(64, 2000)).status_code == 200
+    big = fingerprint_of(FRIDAY)  # 75 events of 3: about 74 KB estimated
+    error(small.get(f"/api/v1/games/{big}/board"), 413, "answer_too_large", "log")
+    page = small.get(f"/games/{big}")
+    assert page.status_code == 413 and "its board would be about" in page.get_data(as_text=True)
+    page = small.post("/view", data={"text": long_ids_log(64, 2000).decode()})
+    assert page.status_code == 413
+
+
 def test_the_first_routes_redirect_to_v1(client: FlaskClient) -> None:
     moved = client.post("/api/audit?rules=namu", data=MIDDLE.read_bytes())
     assert moved.status_code == 308 and moved.headers["Location"] == "/api/v1/audit?rules=namu"
@@ -357,15 +423,72 @@ def test_every_named_report(client: FlaskClient, archive_file: Path) -> None:
     error(client.get("/api/v1/reports/nope"), 404, "no_such_report", "name")
 
 
-def test_a_report_under_rules_not_audited_yet(archive_file: Path, tmp_path: Path) -> None:
+def audit_rows(db: Path) -> int:
+    with Archive(db, locked=True) as archive:
+        (count,), = archive.query("SELECT count(*) FROM audits")[1]
+    return int(count)
+
+
+def test_a_get_never_writes_a_report_under_rules_not_audited_yet_says_how(
+        archive_file: Path, tmp_path: Path) -> None:
+    """From this machine without a token (an <img> on any page the host's browser opens),
+    a report under new rules audited the whole archive and wrote its audits (issue 35):
+    now a 409 naming the command, the archive unchanged; after it, the report."""
     db = tmp_path / "report.duckdb"
     db.write_bytes(archive_file.read_bytes())
+    before = audit_rows(db)
     app = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0})
-    refused = app.test_client().get("/api/v1/reports/rules-impact?rules=namu",
-                                    environ_base=ELSEWHERE)
-    assert "not all audited under namu" in error(refused, 409, "not_audited", "rules")
-    impact = app.test_client().get("/api/v1/reports/rules-impact?rules=namu").get_json()
-    assert impact["report"] == "rules-impact" and "namu" in impact["summary"]
+    for environ in (ELSEWHERE, {}):  # from another machine, and from this one
+        refused = app.test_client().get("/api/v1/reports/players?rules=israeli(yaniv_max=3)",
+                                        environ_base=environ)
+        said = error(refused, 409, "not_audited", "rules")
+        assert "not all audited under israeli(yaniv_max=3)" in said
+        assert "a GET never writes" in said
+        command = "yaniv-audit audit --db report.duckdb --rules 'israeli(yaniv_max=3)'"
+        assert command in said and refused.get_json()["error"]["command"] == command
+    app.extensions["yaniv_store"].close()
+    assert audit_rows(db) == before  # nothing written
+    with Archive(db) as archive:  # what the command does
+        list(archive.audit(resolve_rules("israeli(yaniv_max=3)"), jobs=1))
+    impact = app.test_client().get("/api/v1/reports/rules-impact?rules=israeli(yaniv_max=3)")
+    assert impact.status_code == 200
+    assert impact.get_json()["report"] == "rules-impact"
+    app.extensions["yaniv_store"].close()
+
+
+def test_at_most_twelve_rule_sets_in_one_request(client: FlaskClient) -> None:
+    """1,687 rules values took 37.6 s in one request (issue 35)."""
+    twelve = [f"israeli(score_limit={n})" for n in range(100, 220, 10)]
+    thirteen = [*twelve, "classic"]
+    query = "&".join(f"rules={r}" for r in thirteen)
+    ok = "&".join(f"rules={r}" for r in twelve)
+    fp = fingerprint_of(MIDDLE)
+    for method, path in (("post", "/api/v1/compare"), ("get", f"/api/v1/games/{fp}/compare"),
+                         ("get", "/api/v1/reports/players")):
+        send = getattr(client, method)
+        body = {"data": MIDDLE.read_bytes()} if method == "post" else {}
+        said = error(send(f"{path}?{query}", **body), 400, "bad_parameter", "rules")
+        assert said == ("rules: 13 rule sets given; at most 12 may be compared or reported "
+                        "in one request")
+        if path != "/api/v1/reports/players":  # (a report under 12 would need 12 audits)
+            answered = send(f"{path}?{ok}", **body)
+            assert answered.status_code == 200, answered.get_data(as_text=True)[:300]
+            assert len(answered.get_json()["results"]) == 12
+    many = "&".join(["rules=classic"] * 1687)
+    assert client.get(f"/api/v1/games/{fp}/compare?{many}").status_code == 400
+
+
+def test_the_document_says_a_write_from_this_machine_needs_no_token() -> None:
+    """It marked Authorization as required where a loopback write succeeds without it."""
+    document = openapi()
+    store = document["paths"]["/api/v1/games"]["post"]
+    assert {} in store["security"] and {"bearerAuth": []} in store["security"]
+    assert "without Authorization" in store["description"]
+    scheme = document["components"]["securitySchemes"]["bearerAuth"]
+    assert "needs no Authorization" in scheme["description"]
+    rules = [p for p in document["paths"]["/api/v1/games/{ref}/compare"]["get"]["parameters"]
+             if p["name"] == "rules"]
+    assert rules[0]["schema"]["maxItems"] == 12
 
 
 # --- writes ------------------------------------------------------------------------------

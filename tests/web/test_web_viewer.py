@@ -4,12 +4,14 @@ tests/web/test_browser.py drives the same pages in a real browser."""
 from __future__ import annotations
 
 import html as html_lib
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -137,9 +139,9 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     html = response.get_data(as_text=True)
     assert '<span class="verdict violations" id="verdict" data-verdict="violations">violations' \
            '</span>' in html
-    assert "noa took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
-    assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5">noa draws 8H from the ' \
-           'pile</a></li>' in html
+    assert "<bdi>noa</bdi> took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
+    assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5"><bdi>noa</bdi> draws ' \
+           '8H from the pile</a></li>' in html
     data = embedded(html)
     expected = json.loads(json.dumps(board(read_log(MIDDLE))))  # as JSON carries it
     assert data == expected
@@ -158,10 +160,11 @@ def test_board_for_one_seat_hides_the_other_hands(client: FlaskClient) -> None:
     data = embedded(client.get(f"/games/{fingerprint_of(MIDDLE)}?seat=noa").get_data(
         as_text=True))
     assert data["seat"] == "noa"
+    assert data["game"]["players"] == ["ariel", "noa", "ben"]  # the seats, once
     after_deal = data["steps"][1]["state"]["round"]
-    assert after_deal["hands"]["ariel"] == [HIDDEN] * 5
-    assert after_deal["hands"]["noa"] == ["8C", "8D", "2S", "5C", "QH"]
-    assert set(after_deal["totals"]) == {"noa"}
+    assert after_deal["hands"][0] == [HIDDEN] * 5  # ariel's
+    assert after_deal["hands"][1] == ["8C", "8D", "2S", "5C", "QH"]  # noa's
+    assert after_deal["totals"] == [None, 33, None]
     draws = [s["text"] for s in data["steps"] if "from the stock" in s["text"]]
     assert "ariel draws a card from the stock" in draws
     assert "noa draws 4H from the stock" in draws
@@ -225,7 +228,7 @@ def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskCli
     assert data["steps"][3]["move"]["seqs"] == [2]
     # the struck entry is said in words too, not by its look alone
     item = re.search(r'<li id="ev-2" class="withdrawn">(.*?)</li>', page, re.S)
-    assert item and "<del>a throws KD</del>" in item.group(1)
+    assert item and "<del><bdi>a</bdi> throws KD</del>" in item.group(1)
     assert "(zurückgenommen durch 3, zählt nicht)" in item.group(1)
     assert '<li id="ev-4" class="">' in page  # the throw written again stands
 
@@ -253,6 +256,26 @@ def test_unreadable_uploads_say_where(client: FlaskClient, data: dict[str, str],
     response = client.post("/view", data=data)
     assert response.status_code == status
     assert text in message(response.get_data(as_text=True))
+
+
+def test_every_way_in_caps_the_events_of_a_log(client: FlaskClient) -> None:
+    """POST /view took 25,000 notes (and 155,002 events made a 270 MB page): the page, the
+    store form, the recorder's API and the board API read a log under the same cap, the
+    page's error saying so with the same 413."""
+    notes = MIDDLE.read_text() + '{"type":"note","text":""}\n' * 20_000  # 20,024 events
+    for path, data in (("/view", {"text": notes}),
+                       ("/view", {"log": (io.BytesIO(notes.encode()), "long.jsonl")}),
+                       ("/store", {"text": notes})):
+        page = client.post(path, data=data)
+        assert page.status_code == 413, path
+        assert "the log has more than 20,000 events, the most this server reads" in message(
+            page.get_data(as_text=True))
+    for path in ("/api/v1/state", "/api/v1/board", "/api/v1/audit"):
+        refused = client.post(path, data=notes.encode())
+        assert refused.status_code == 413
+        assert refused.get_json()["error"]["code"] == "too_many_events"
+    # under the cap, read as before
+    assert client.post("/view", data={"text": MIDDLE.read_text()}).status_code == 200
 
 
 # --- the API ---------------------------------------------------------------------------
@@ -357,6 +380,14 @@ def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
     assert bad.status_code == 400 and "nope" in bad.get_json()["error"]["message"]
 
 
+def test_the_compare_page_takes_at_most_twelve_rule_sets(client: FlaskClient) -> None:
+    url = f"/games/{fingerprint_of(MIDDLE)}/compare?" + "&".join(["rules=classic"] * 13)
+    page = client.get(url)
+    assert page.status_code == 400
+    assert "rules: 13 rule sets given; at most 12 may be compared" in message(
+        page.get_data(as_text=True))
+
+
 def unique_presets_other_than(declared: Any) -> list[Any]:
     from yaniv_audit.core.rules import PRESETS
 
@@ -385,6 +416,82 @@ def test_the_game_list_shows_versions_of_a_paused_game(tmp_path: Path) -> None:
 
 
 # --- storing from the upload page, and hostile text --------------------------------------
+
+RLO, FSI, PDI = "\u202e", "\u2068", "\u2069"
+
+
+def reversing_names_log() -> str:
+    """middle-card.jsonl with every player's id holding U+202E (RIGHT-TO-LEFT OVERRIDE),
+    which reverses everything after it up to the end of its isolate."""
+    events = [json.loads(line) for line in MIDDLE.read_text().splitlines()]
+    new = {p: f"{p}{RLO}-lived" for p in events[0]["players"]}
+
+    def swap(v: Any) -> Any:
+        if isinstance(v, str):
+            return new.get(v, v)
+        if isinstance(v, list):
+            return [swap(x) for x in v]
+        if isinstance(v, dict):
+            return {new.get(k, k): swap(x) for k, x in v.items()}
+        return v
+
+    return "".join(json.dumps(swap(e), ensure_ascii=False) + "\n" for e in events)
+
+
+class Overrides(HTMLParser):
+    """The U+202E a page's text holds (its scripts' data left out): ``loose``, where
+    it sits in no ``<bdi>`` and in no FSI ... PDI, with the element holding it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.isolated = 0
+        self.loose: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag not in ("br", "input", "link", "meta", "img", "path", "line", "rect", "circle"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.stack:
+            while self.stack.pop() != tag:
+                pass
+
+    def handle_data(self, data: str) -> None:
+        if "script" in self.stack or "style" in self.stack:
+            return
+        depth = 0
+        for c in data:
+            depth += (c == FSI) - (c == PDI and depth > 0)
+            if c == RLO:
+                if "bdi" in self.stack or depth:
+                    self.isolated += 1
+                else:
+                    self.loose.append(f"<{self.stack[-1]}> {data.strip()[:50]!r}")
+
+
+def test_every_name_on_the_board_is_isolated(client: FlaskClient) -> None:
+    """51 of 60 U+202E of the players' names sat outside <bdi> on the board page: the
+    move list, the event's text, the finding messages, the seat options, the <title>
+    (issue 35); <title> and <option> take no element: FSI ... PDI isolate there."""
+    text = reversing_names_log()
+    for form in ({"text": text}, {"text": text, "seat": f"noa{RLO}-lived"}):
+        page = client.post("/view", data=form)
+        assert page.status_code == 200
+        found = Overrides()
+        found.feed(page.get_data(as_text=True))
+        assert found.loose == []
+        assert found.isolated >= 50
+    html = page.get_data(as_text=True)
+    assert f"<title>{FSI}{FSI}ariel{RLO}-lived{PDI}, {FSI}noa{RLO}-lived{PDI}" in html
+    assert f">{FSI}ben{RLO}-lived{PDI} only</option>" in html
+    assert (f'<span class="message"><bdi>noa{RLO}-lived</bdi> took 8♥ from the middle '
+            "of 7♥ 8♥ 9♥") in html
+    texts = json.loads(re.search(r'id="finding-texts">(.*?)</script>', html, re.S)
+                       .group(1))  # type: ignore[union-attr]
+    assert texts["5:draw.pile_card"][:2] == [1, " took 8♥ from the middle of 7♥ 8♥ 9♥; "
+                                                 "only 7♥ or 9♥ may be taken (pickup=ends)"]
+
 
 HOSTILE = '<script>alert(1)</script>'
 

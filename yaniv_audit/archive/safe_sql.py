@@ -66,24 +66,31 @@ DEFAULT_TIMEOUT = 30.0
 #: catalog of the archive's own tables (what DESCRIBE and SHOW read)
 TABLE_FUNCTIONS = frozenset({
     "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
-    "duckdb_tables", "duckdb_columns", "duckdb_views", "duckdb_schemas", "duckdb_databases",
+    "duckdb_tables", "duckdb_columns", "duckdb_views", "duckdb_schemas",
     "duckdb_constraints", "duckdb_indexes", "duckdb_sequences", "duckdb_types",
     "duckdb_dependencies", "duckdb_functions", "duckdb_keywords",
     "pragma_table_info", "pragma_show", "pragma_storage_info", "pragma_database_size",
     "pragma_version", "pragma_collations", "pg_timezone_names", "icu_calendar_names",
 })
+#: why a statement may not read DuckDB's settings, or where its files are
+_SETTINGS = "it shows DuckDB's settings (directories included), not the archive"
 #: scalar functions a user's statement may not call, and why
 DENIED_FUNCTIONS = {
     "getenv": "it reads the environment of the process",
     "write_log": "it writes to DuckDB's log",
-    "current_setting": "it shows DuckDB's settings (directories included), not the archive",
+    "current_setting": _SETTINGS,
     "getvariable": "it reads DuckDB's variables, not the archive",
 }
 #: DuckDB's own views a user's statement may not read, and why
 DENIED_VIEWS = {
     "duckdb_logs": "it shows DuckDB's log, not the archive",
-    "pg_settings": "it shows DuckDB's settings (directories included), not the archive",
+    "pg_settings": _SETTINGS,
+    # the archive's absolute path, as current_setting() would show a directory
+    "duckdb_databases": _SETTINGS,
+    "pragma_database_list": _SETTINGS,
 }
+#: table functions of DuckDB's catalog a user's statement may not call, and why
+DENIED_TABLE_FUNCTIONS = {"duckdb_databases": _SETTINGS}
 #: table functions that run SQL given as text, which the screen cannot see into
 SQL_RUNNERS = frozenset({"query", "query_table", "json_execute_serialized_sql",
                          "histogram", "histogram_values"})
@@ -207,6 +214,8 @@ def _refusal(kind: str, name: str) -> str | None:
     """Why a reference is refused, or None."""
     low = name.lower()
     shown = _shown(name)
+    if kind == "table function" and low in DENIED_TABLE_FUNCTIONS:
+        return f"{shown}(): {DENIED_TABLE_FUNCTIONS[low]}"
     if kind == "table function" and low not in TABLE_FUNCTIONS:
         if low in SQL_RUNNERS:
             return (f"{shown}() runs SQL built from text (a statement or a table name in a "

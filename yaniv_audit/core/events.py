@@ -46,11 +46,14 @@ else:
 FORMAT = "yaniv-log/1"
 #: how many may sit at a table (what the schema and structure.py allow)
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
+#: the longest player id, in characters (an id is written at every move it makes: 30,000
+#: characters of it made a 1 MB log's board gigabytes)
+MAX_PLAYER_ID = 64
 
 #: the code of every canonical card name
 CODES: dict[str, Card] = {name: code for code, name in enumerate(NAMES)}
 
-Player = Annotated[str, Meta(min_length=1)]
+Player = Annotated[str, Meta(min_length=1, max_length=MAX_PLAYER_ID)]
 Cards = tuple[CardName, ...]
 Hands = dict[Player, Cards]
 Scores = dict[Player, int]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .cards import format_cards
@@ -27,50 +27,52 @@ from .events import (
 from .rules import RuleSet
 
 
-def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = ()) -> str:
+def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = (),
+             name: Callable[[str], str] = str) -> str:
     """One line saying what an event records (as ``seat`` sees it, if given); hands
-    shown are listed in the order of ``players``, the seating."""
+    shown are listed in the order of ``players``, the seating. Each player is written
+    as ``name(player)`` (a page marks them there, to isolate them)."""
     if isinstance(event, GameStarted):
-        return f"game starts: {', '.join(event.players)} under {event.rules.id}"
+        return f"game starts: {', '.join(map(name, event.players))} under {event.rules.id}"
     if isinstance(event, RoundStarted):
-        text = f"round {event.round} dealt, {event.starter} opens"
+        text = f"round {event.round} dealt, {name(event.starter)} opens"
         if event.hands is None:
             return text + " (moves not recorded)"
         if event.upcard is not None:
             text += f", upcard {format_cards([event.upcard])}"
         return text
     if isinstance(event, Discard):
-        return f"{event.player} throws {format_cards(event.cards)}"
+        return f"{name(event.player)} throws {format_cards(event.cards)}"
     if isinstance(event, Draw):
         hidden = seat is not None and event.source == "stock" and event.player != seat
         what = format_cards([event.card]) if event.card is not None and not hidden else "a card"
         if event.swap is not None and event.source == "pile":  # (on a stock draw: draw.swap)
-            return f"{event.player} swaps {format_cards([event.swap])} for {what}"
-        return f"{event.player} draws {what} from the {event.source}"
+            return f"{name(event.player)} swaps {format_cards([event.swap])} for {what}"
+        return f"{name(event.player)} draws {what} from the {event.source}"
     if isinstance(event, Slap):
-        return f"{event.player} slaps {format_cards([event.card])}"
+        return f"{name(event.player)} slaps {format_cards([event.card])}"
     if isinstance(event, Yaniv):
         total = f" ({event.total})" if event.total is not None else ""
-        return f"{event.player} calls Yaniv{total}"
+        return f"{name(event.player)} calls Yaniv{total}"
     if isinstance(event, Showdown):
         hands = _seated(event.hands, players)
         written = event.totals or {}
-        shown = "; ".join(f"{p}: {format_cards(c)}" for p, c in hands.items())
-        shown += "".join(f"; {p}: {t} (total)" for p, t in _seated(written, players).items()
+        shown = "; ".join(f"{name(p)}: {format_cards(c)}" for p, c in hands.items())
+        shown += "".join(f"; {name(p)}: {t} (total)" for p, t in _seated(written, players).items()
                          if p not in event.hands)
-        return f"showdown (caller {event.caller or 'none'}): {shown}"
+        return f"showdown (caller {name(event.caller) if event.caller else 'none'}): {shown}"
     if isinstance(event, RoundEnded):
         return f"round {event.round} written down" + (
-            f": scores {_pairs(_seated(event.scores, players))}" if event.scores else "")
+            f": scores {_pairs(_seated(event.scores, players), name)}" if event.scores else "")
     if isinstance(event, Reshuffle):
         return "the pile is reshuffled into a new stock"
     if isinstance(event, GameEnded):
-        who = ", ".join(event.winner) if event.winner else "?"
+        who = ", ".join(map(name, event.winner)) if event.winner else "?"
         return f"game ends, the table names {who}"
     if isinstance(event, Note):
-        return f"note{' by ' + event.player if event.player else ''}: {event.text}"
+        return f"note{' by ' + name(event.player) if event.player else ''}: {event.text}"
     if isinstance(event, Withdraw):
-        asked = f" ({event.player} asked)" if event.player else ""
+        asked = f" ({name(event.player)} asked)" if event.player else ""
         why = f": {event.reason}" if event.reason else ""
         return f"the table takes back {', '.join(map(str, event.seqs))}{asked}{why}"
     return event.type
@@ -82,8 +84,8 @@ def _seated(values: dict[str, Any], players: tuple[str, ...]) -> dict[str, Any]:
     return dict(sorted(values.items(), key=lambda item: order.get(item[0], len(order))))
 
 
-def _pairs(values: dict[str, int]) -> str:
-    return ", ".join(f"{p} {v}" for p, v in values.items())
+def _pairs(values: dict[str, int], name: Callable[[str], str] = str) -> str:
+    return ", ".join(f"{name(p)} {v}" for p, v in values.items())
 
 
 def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None,

@@ -15,6 +15,7 @@ import hmac
 import ipaddress
 import os
 import re
+import shlex
 import tempfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime
@@ -34,7 +35,7 @@ from ..core.merkle import tree_hash
 from ..core.rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..core.table_state import table_state
 from ..report_schema import VERDICTS
-from .board import board
+from .board import MAX_BOARD_BYTES, board, board_size
 from .cache import AnswerCache, Entry
 from .errors import ApiError
 from .i18n import DEFAULT, LANGUAGES, finding_text
@@ -44,6 +45,7 @@ from .limits import (
     MAX_EVENTS_LIMIT,
     MAX_LIMIT,
     MAX_OFFSET,
+    MAX_RULE_SETS,
 )
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
@@ -175,10 +177,22 @@ def rules_arg() -> RuleSet | None:
     return rules_from(spec) if spec else None
 
 
+def rule_specs(values: list[str]) -> list[str]:
+    """The rule-set ids of a request's ``rules`` values (blanks left out), at most
+    :data:`MAX_RULE_SETS` of them: a 400 past that, before any is read (1,687 of them took
+    37.6 s to compare)."""
+    specs = [value.strip() for value in values if value.strip()]
+    if len(specs) > MAX_RULE_SETS:
+        raise ApiError(400, f"rules: {len(specs):,} rule sets given; at most {MAX_RULE_SETS} "
+                            "may be compared or reported in one request", "rules",
+                       "bad_parameter", "Too many rule sets")
+    return specs
+
+
 def rule_sets_arg(log: Log | None = None) -> list[RuleSet]:
     """The ``rules`` given (the first the baseline), else the declared rules and every
     preset with other parameters."""
-    sets = [rules_from(s.strip()) for s in request.args.getlist("rules") if s.strip()]
+    sets = [rules_from(spec) for spec in rule_specs(request.args.getlist("rules"))]
     if sets or log is None:
         return list(dict.fromkeys(sets))
     return other_tables(log)
@@ -268,6 +282,21 @@ def too_many_events(name: str, max_events: int) -> ApiError:
     return ApiError(413, f"{name}: the log has more than {max_events:,} events, the most this "
                          "server reads in one request (YANIV_AUDIT_MAX_EVENTS)", "log",
                     "too_many_events", "Too many events")
+
+
+def check_board_size(log: Log, name: str) -> None:
+    """A 413 before the replay when the board of ``log`` would be larger than the server
+    builds in one answer (``MAX_BOARD_BYTES``), estimated from the log: its events times
+    its seats (a page and the board API embed it whole, the cache keeps it)."""
+    most = int(current_app.config.get("MAX_BOARD_BYTES", MAX_BOARD_BYTES))
+    size = board_size(log, sum(len(leaf) + 1 for leaf in log.leaves))
+    if size > most:
+        raise ApiError(413, f"{name}: its board would be about {megabytes(size)} "
+                            f"({len(log.events):,} events x {len(log.players)} seats), more "
+                            f"than the {megabytes(most)} this server builds in one answer: "
+                            "audit it instead (POST /api/v1/audit, yaniv-audit audit), or "
+                            "step through it with yaniv-audit replay", "log",
+                       "answer_too_large", "Too large an answer")
 
 
 def body_log() -> Log:
@@ -517,6 +546,7 @@ def board_body() -> Response:
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
     seat = seat_arg(log)
+    check_board_size(log, name)
     fingerprint = tree_hash(log.leaves).hex()
     return cached(("board", fingerprint, rules_key(rules), seat),
                   lambda: replayed(name, lambda: board(log, rules, seat)))
@@ -627,6 +657,7 @@ def game_board(ref: str) -> Response:
     entry = cache().get(key)
     if entry is None:
         _, log = game_log(game["fingerprint"])
+        check_board_size(log, f"game {game['fingerprint']}")
         data = replayed(game["source"], lambda: board(log, rules, seat))
         entry = cache().put(key, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
     return answer(entry)
@@ -699,26 +730,22 @@ def report_show(name: str) -> Response:
                            simulated),
                           lambda: analytics.report(r.archive, name, rule_sets, players,
                                                    simulated=simulated).to_json())
-    return report_after_auditing(name, rule_sets, players, todo, simulated)
+    raise not_audited(todo, store().name)
 
 
-def report_after_auditing(name: str, rule_sets: list[RuleSet | None], players: int | None,
-                          todo: list[RuleSet | None], simulated: bool = False) -> Response:
-    """A report whose games are not all audited under its rule sets: audited first, as
-    ``yaniv-audit report`` does, when this request may write; else a 409 saying how."""
+def not_audited(todo: list[RuleSet | None], archive: str) -> ApiError:
+    """A report whose games are not all audited under its rule sets: a GET never writes
+    (an ``<img>`` on any page could make the host's browser audit the whole archive), so
+    it says which command audits them (``command``: the first to run)."""
     under = ", ".join("their declared rules" if r is None else r.id for r in todo)
-    try:
-        check_write_allowed()
-    except ApiError:
-        raise ApiError(409, f"the archive's games are not all audited under {under} yet: run "
-                            "yaniv-audit audit --db FILE --rules R, or send this request with "
-                            "the write token", "rules", "not_audited", "Not audited") from None
-    with store().writing() as archive:
-        for rules in todo:
-            for _ in archive.audit(rules, jobs=1):
-                pass
-        return json_response(analytics.report(archive, name, rule_sets, players,
-                                              simulated=simulated).to_json())
+    db = f"yaniv-audit audit --db {shlex.quote(archive or 'FILE')}"
+    given = [r for r in todo if r is not None]
+    commands = ([db] if None in todo else []) + (
+        [db + "".join(f" --rules {shlex.quote(r.id)}" for r in given)] if given else [])
+    return ApiError(409, f"the archive's games are not all audited under {under} yet, and "
+                         f"a GET never writes to the archive: run {' and '.join(commands)}, "
+                         "then ask again", "rules", "not_audited", "Not audited",
+                    command=commands[0])
 
 
 def wants_json() -> bool:

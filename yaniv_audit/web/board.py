@@ -42,10 +42,17 @@ def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> di
     stock draws as "a card", as that player saw the game. Raises LogFormatError
     when the replay finds the log unreadable. The steps and the report come
     from one replay.
+
+    What every step shares is given once: a step's state names the players by their
+    seat, an index into ``game.players`` (its ``scores``, ``hands`` and ``totals`` are
+    lists in seat order, null for a seat with nothing there; ``out``, ``winners`` and
+    the round's ``turn`` are seats): the ids repeated in every step made a 1 MB log's
+    board gigabytes (issue 35).
     """
     fingerprint = tree_hash(log.leaves).hex()
     replay = Replay(log.game, rules or log.game.rules)
-    shown = [_step(step, seat, event) for step, event in
+    seats = {p: i for i, p in enumerate(log.players)}
+    shown = [_step(step, seat, event, seats) for step, event in
              zip(steps(log, rules, seat, replay), log.events, strict=True)]
     if not (shown and shown[-1]["stopped"]):
         replay.finish()  # as the audit's replay ends (a stopped one ends where it stopped)
@@ -101,14 +108,49 @@ def move(event: Event, seat: str | None) -> dict[str, Any]:
     return {"player": who, "cards": cards}
 
 
-def _step(step: dict[str, Any], seat: str | None, event: Event) -> dict[str, Any]:
+def by_seat(values: dict[str, Any], seats: dict[str, int]) -> list[Any]:
+    """``values`` by player as a list in seat order (null where a seat has none)."""
+    get = values.get
+    return [get(p) for p in seats]
+
+
+def _step(step: dict[str, Any], seat: str | None, event: Event,
+          seats: dict[str, int]) -> dict[str, Any]:
     step["move"] = move(event, seat)
     state = step["state"]
+    state["scores"] = by_seat(state["scores"], seats)
+    if state["out"]:
+        state["out"] = [seats[p] for p in state["out"]]
+    if state["winners"]:
+        state["winners"] = [seats[p] for p in state["winners"]]
     table = state["round"]
     if table is not None:
         table["pile"] = table["pile"][-PILE_SHOWN:]
+        hands, totals = table["hands"], table["totals"]
         if seat is not None:
-            table["hands"] = {p: hand if p == seat else [HIDDEN] * len(hand)
-                              for p, hand in table["hands"].items()}
-            table["totals"] = {p: t for p, t in table["totals"].items() if p == seat}
+            hands = {p: hand if p == seat else [HIDDEN] * len(hand)
+                     for p, hand in hands.items()}
+            totals = {p: t for p, t in totals.items() if p == seat}
+        table["hands"], table["totals"] = by_seat(hands, seats), by_seat(totals, seats)
+        turn = table["turn"]
+        table["turn"] = None if turn is None else seats.get(turn)
     return step
+
+
+#: the most bytes of JSON one board answer may take (pages embed it, the cache keeps it)
+MAX_BOARD_BYTES = 64 << 20
+#: what one step costs at most beside its event and its players (index, type, the
+#: round, the pile's top throws, stock, flags), and what a seat adds (its score, total,
+#: and hand: a card is at most 5 bytes of JSON)
+STEP_BYTES, SEAT_BYTES, CARD_BYTES = 400, 24, 5
+
+
+def board_size(log: Log, data_bytes: int) -> int:
+    """An upper estimate of the JSON of ``board(log)``, in bytes, from the log alone
+    (before any replay): every event's own words twice (its text and its move) and, for
+    every step, the table of every seat with a full hand, plus the report (a few times
+    the log)."""
+    rules = log.game.rules
+    hand = rules.hand_size + 2
+    per_step = STEP_BYTES + len(log.players) * (SEAT_BYTES + CARD_BYTES * hand)
+    return 4 * data_bytes + len(log.events) * per_step

@@ -37,7 +37,9 @@ own words are translated as the tables say them: Yaniv (יניב, Яниv, 야�
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping
+import re
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -49,7 +51,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
 from flask import Flask, g, request
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..core.messages import render
 
@@ -162,7 +164,7 @@ def init_app(app: Flask) -> None:
     def language() -> dict[str, Any]:
         lang = current()
         return {"language": lang, "languages": switcher_links, "site_pages": site_pages,
-                "js_messages": lambda: js_catalogue(lang.code), "bdi": bdi,
+                "js_messages": lambda: js_catalogue(lang.code), "bdi": bdi, "isolated": isolated,
                 "finding_text": finding_text}
 
     @app.after_request
@@ -219,3 +221,79 @@ def names_joined(players: Iterable[str], names: Mapping[str, str] | None = None)
     """Players by their names, each isolated, the list isolated as one."""
     names = names or {}
     return bdi(Markup(", ").join(bdi(names.get(p, p)) for p in players))
+
+
+def isolated(text: object) -> str:
+    """A name isolated by characters (FSI ... PDI), where no element can go: a
+    ``<title>``, an ``<option>``, an attribute. A U+202E in it then reverses only it."""
+    return f"\u2068{text}\u2069"
+
+
+def names_isolated(players: Iterable[str], names: Mapping[str, str] | None = None) -> str:
+    """Players by their names for a ``<title>`` or ``<option>``: each isolated, and the
+    list as one."""
+    names = names or {}
+    return isolated(", ".join(isolated(names.get(p, p)) for p in players))
+
+
+#: the params of a finding that name players (their values, or a scores object's keys)
+PLAYER_PARAMS = frozenset({"player", "caller", "named", "winners", "scores", "allowed",
+                           "last_starter", "expected", "players"})
+
+
+class NameMarks:
+    """Players marked in a text made for a page (a move, a finding's message), so that
+    each can be isolated after the text is escaped: ``<bdi>`` in HTML, a seat number for
+    the board's script. A mark holds a number drawn for the page, so that no text a log
+    writes can pass for one."""
+
+    def __init__(self, players: Sequence[str], names: Mapping[str, str]) -> None:
+        self.players, self.names = list(players), names
+        self.seats = {p: i for i, p in enumerate(self.players)}
+        self.nonce = secrets.token_hex(6)
+        self.pattern = re.compile(f"\ue000{self.nonce}([0-9]+)\ue001")
+
+    def mark(self, player: str) -> str:
+        seat = self.seats.get(player)
+        return player if seat is None else f"\ue000{self.nonce}{seat}\ue001"
+
+    def html(self, text: str) -> Markup:
+        """``text`` escaped, each marked player's name in a ``<bdi>``."""
+        return Markup(self.pattern.sub(
+            lambda m: str(bdi(self.name(int(m.group(1))))), str(escape(text))))
+
+    def parts(self, text: str) -> list[str | int]:
+        """``text`` as pieces for a script: strings, and seats (an index into
+        ``game.players``) where a player is named."""
+        pieces = self.pattern.split(text)
+        return [int(piece) if i % 2 else piece for i, piece in enumerate(pieces)
+                if i % 2 or piece]
+
+    def name(self, seat: int) -> str:
+        player = self.players[seat]
+        return self.names.get(player, player)
+
+    def finding(self, finding: Mapping[str, Any]) -> str:
+        """A finding's message in the page's language, its players marked."""
+        params = finding.get("params")
+        if params is None:
+            return finding_text(finding)
+        return finding_text({**finding, "params": {
+            key: self._marked(value) if key in PLAYER_PARAMS else self._inside(value)
+            for key, value in params.items()}})
+
+    def _marked(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.mark(value)
+        if isinstance(value, list):
+            return [self._marked(v) for v in value]
+        if isinstance(value, dict):  # scores: {player: score}
+            return {self.mark(k) if isinstance(k, str) else k: v for k, v in value.items()}
+        return value
+
+    def _inside(self, value: Any) -> Any:
+        """A phrase within the params: its own players marked too."""
+        if isinstance(value, dict) and "phrase" in value:
+            return {key: self._marked(v) if key in PLAYER_PARAMS else self._inside(v)
+                    for key, v in value.items()}
+        return value

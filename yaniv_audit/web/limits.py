@@ -11,3 +11,5 @@ DEFAULT_LIMIT, MAX_LIMIT = 100, 1000
 DEFAULT_EVENTS_LIMIT, MAX_EVENTS_LIMIT = 1000, 20_000
 #: the largest offset a page may start at (DuckDB takes a 64-bit one; keep it sane)
 MAX_OFFSET = 1 << 40
+#: the most rule sets one request may compare or report under (``rules=`` values)
+MAX_RULE_SETS = 12

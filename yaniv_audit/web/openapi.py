@@ -17,6 +17,7 @@ from marshmallow import Schema
 
 from .. import __version__
 from . import schemas as s
+from .limits import MAX_RULE_SETS
 
 #: the example of a log in the body: docs/template.jsonl, one round of three players
 EXAMPLE_LOG: list[dict[str, Any]] = [
@@ -55,7 +56,9 @@ ERRORS = {
     "400": "a bad parameter (the error's field names it), or no log in the body",
     "404": "no such game, report or archive",
     "409": "an ambiguous game reference (the candidates listed)",
-    "413": "the body is over the size limit, or the log over the event cap",
+    "413": "the body is over the size limit, the log over the event cap, or (a board) the "
+           "answer would be over the answer limit, estimated from the log's events and "
+           "seats before the replay (answer_too_large)",
     "422": "the log cannot be read (where, and why)",
     "503": "the archive cannot be read now (another process writes to it), or the worker "
            "process auditing a posted log stopped (send the request again)",
@@ -108,7 +111,11 @@ def openapi() -> dict[str, Any]:
                                         "empty (?sort=) is the same as one left out, as an "
                                         "HTML form sends a field left unset."})
     spec.components.schema("Error", schema=s.ErrorSchema)
-    security = {"bearerAuth": {"type": "http", "scheme": "bearer"}}
+    security = {"bearerAuth": {
+        "type": "http", "scheme": "bearer",
+        "description": "the server's write token (YANIV_AUDIT_TOKEN). Without a token set on "
+                       "the server, a write from this machine (a loopback peer, no proxy, "
+                       "addressed to the server's own name) needs no Authorization"}}
     spec.components.security_scheme("bearerAuth", security["bearerAuth"])
     paths: dict[str, dict[str, Any]] = {}
     for path, method, summary, query, answer, takes_log, errors in OPERATIONS:
@@ -141,7 +148,21 @@ def openapi() -> dict[str, Any]:
         if takes_log:
             operation["requestBody"] = LOG_BODY
         if path == "/api/v1/games" and method == "post":
-            operation["security"] = [{"bearerAuth": []}]
+            # {}: no Authorization at all, as a write from this machine is when the server
+            # has no token (the document said the header was always required)
+            operation["security"] = [{"bearerAuth": []}, {}]
+            operation["description"] = (
+                "Needs Authorization: Bearer <YANIV_AUDIT_TOKEN> when the server has a "
+                "token; without one, a request from this machine (loopback, not forwarded "
+                "by a proxy) writes without Authorization and any other is a 401")
+        if path == "/api/v1/reports/{name}":
+            responses["409"]["description"] = (
+                "the archive's games are not all audited under the rules asked for: a GET "
+                "never writes, so the error's command (yaniv-audit audit --db FILE --rules "
+                "R) audits them, then ask again")
+        if query in (s.CompareQuery, s.ReportQuery):
+            responses["400"]["description"] += (
+                f", or more than {MAX_RULE_SETS} rules values (the most one request takes)")
         paths.setdefault(path, {})[method] = operation
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)

@@ -12,6 +12,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from ..archive.analytics import REPORTS
+from ..core.events import MAX_PLAYERS
 from ..report_schema import (
     FINGERPRINT,
     VERDICTS,
@@ -20,7 +21,7 @@ from ..report_schema import (
     FindingSchema,
     ParamsSchema,
 )
-from .limits import MAX_EVENTS_LIMIT, MAX_LIMIT, MAX_OFFSET
+from .limits import MAX_EVENTS_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_RULE_SETS
 from .store import SORTS
 
 SORT_VALUES = [*SORTS, *(f"-{s}" for s in SORTS)]
@@ -146,6 +147,45 @@ class MoveSchema(Schema):
     rules = fields.String(metadata={"description": "the declared rules, at the start"})
 
 
+_SEAT_NO = fields.Integer(validate=validate.Range(min=0, max=MAX_PLAYERS - 1), metadata={
+    "description": "a seat: the index of the player in game.players"})
+
+
+def _seated(field: fields.Field[Any], what: str) -> fields.List[Any]:
+    return fields.List(field, required=True, metadata={
+        "description": f"{what}, one per seat in the order of game.players (null: none)"})
+
+
+class StepTableSchema(Schema):
+    """The round on the table after one event (players by seat: game.players holds the
+    ids once for every step)."""
+
+    round = fields.Integer(required=True)
+    moves_checked = fields.Boolean(required=True, metadata={
+        "description": "false: a scoresheet round"})
+    turn = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "the seat whose turn it is (after a draw: the next seat)"})
+    phase = fields.String(required=True, validate=validate.OneOf(["start", "threw", "drew"]))
+    hands = _seated(fields.List(fields.String(), allow_none=True),
+                    "the hands (?? for a card the seat shown cannot see)")
+    totals = _seated(fields.Integer(allow_none=True),
+                     "the hand totals (with seat: only that seat's)")
+    pile = fields.List(fields.List(fields.String()), required=True, metadata={
+        "description": "the top 3 throws, the top last"})
+    stock = fields.Integer(required=True, allow_none=True)
+    ended = fields.Boolean(required=True)
+
+
+class StepStateSchema(Schema):
+    """The game after one event."""
+
+    scores = _seated(fields.Integer(allow_none=True), "the scores")
+    out = fields.List(_SEAT_NO, required=True, metadata={"description": "the seats out"})
+    winners = fields.List(_SEAT_NO, required=True,
+                          metadata={"description": "the seats that won"})
+    round = fields.Nested(StepTableSchema, required=True, allow_none=True)
+
+
 class StepSchema(Schema):
     """The table after one event: its text, its findings, the state (hands, totals, the
     top of the pile, stock, turn, scores)."""
@@ -158,7 +198,7 @@ class StepSchema(Schema):
     withdrawn_by = fields.Integer(required=True, allow_none=True, metadata={
         "description": "the withdraw that took this entry back (the replay reads the log "
                        "without it), or null"})
-    state = fields.Dict(required=True)
+    state = fields.Nested(StepStateSchema, required=True)
     move = fields.Nested(MoveSchema, required=True)
 
 
@@ -296,8 +336,10 @@ _SEAT = fields.String(metadata={"description": "show only what this player saw"}
 
 def _rules(many: bool = False) -> fields.Field[Any]:
     if many:
-        return fields.List(fields.String(), metadata={
-            "description": "rule-set ids (repeat the parameter); the first is the baseline"})
+        return fields.List(fields.String(), validate=validate.Length(max=MAX_RULE_SETS),
+                           metadata={"description": "rule-set ids (repeat the parameter); "
+                                                    "the first is the baseline; at most "
+                                                    f"{MAX_RULE_SETS}"})
     return _RULES
 
 

@@ -31,17 +31,34 @@ from babel.dates import format_date
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from ..codec import parse_json_array, parse_jsonl
 from ..core.audit import compare_with_reports, finding_difference, other_tables
 from ..core.errors import LogFormatError, RulesError
 from ..core.events import Log
 from ..core.merkle import tree_hash
+from ..core.replay_view import describe
 from ..core.rules import PRESETS, RuleSet, parse_rules
-from .api import check_write_allowed, found_game, listing_args, store, store_logs
+from .api import (
+    check_board_size,
+    check_write_allowed,
+    found_game,
+    listing_args,
+    read_log_bytes,
+    rule_specs,
+    store,
+    store_logs,
+)
 from .board import board
 from .errors import ApiError
 from .explain import explain, score_chart
-from .i18n import N_, current, finding_text, gettext, names_joined
+from .i18n import (
+    N_,
+    NameMarks,
+    current,
+    gettext,
+    isolated,
+    names_isolated,
+    names_joined,
+)
 from .store import base_name
 
 viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
@@ -84,13 +101,12 @@ def requested_rule_sets(log: Log) -> list[RuleSet]:
     """The ``rules`` given (the first is the baseline), else the declared rules and
     every preset with other parameters: who would have won at the other tables."""
     sets: list[RuleSet] = []
-    for spec in request.values.getlist("rules"):
-        if spec.strip():
-            try:
-                sets.append(parse_rules(spec))
-            except RulesError as exc:
-                raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
-                               "Unknown rules") from None
+    for spec in rule_specs(request.values.getlist("rules")):
+        try:
+            sets.append(parse_rules(spec))
+        except RulesError as exc:
+            raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
+                           "Unknown rules") from None
     return sets or other_tables(log)
 
 
@@ -109,26 +125,28 @@ def unreadable(source: str, exc: LogFormatError) -> ApiError:
                     "Unreadable log")
 
 
-def read_upload(data: bytes, name: str) -> Log:
-    """A log sent by the form: a JSON array if it looks like one, else JSON Lines."""
-    reader = parse_json_array if data.lstrip()[:1] == b"[" else parse_jsonl
-    return reader(data, name)
-
-
 def render_board(log: Log, source: str, **links: Any) -> str:
     rules, seat = requested_rules(), requested_seat(log)
+    check_board_size(log, source)
     try:
         data = board(log, rules, seat)
     except LogFormatError as exc:
         raise unreadable(source, exc) from None
     report, game = data["report"], data["game"]
     names = game["names"]
+    # every name isolated: marked in the moves' and findings' words, then each in a <bdi>
+    # (the page) or given by seat (the script); a name's U+202E reverses only the name
+    marks = NameMarks(game["players"], names)
+    moves = [marks.html(describe(event, seat, log.players, name=marks.mark))
+             for event in log.events]
     return render_template("board.html", data=data, source=source, presets=list(PRESETS),
                            rules_spec=request.values.get("rules", ""),
                            title=game_title(game["game_id"], game["fingerprint"],
-                                            game["players"], game["meta"], game["at"]),
-                           explained=explain(report, names),
-                           finding_texts={f"{f['seq']}:{f['code']}": finding_text(f)
+                                            game["players"], game["meta"], game["at"], names),
+                           explained=explain(report, names), moves=moves,
+                           finding_html=lambda f: marks.html(marks.finding(f)),
+                           finding_texts={f"{f['seq']}:{f['code']}":
+                                          marks.parts(marks.finding(f))
                                           for f in report["findings"]},
                            chart=score_chart(report, game["players"]),
                            round_step=round_steps(data["steps"]),
@@ -168,15 +186,19 @@ def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]
 
 
 def game_title(game_id: str | None, fingerprint: str, players: list[str],
-               meta: dict[str, Any] | None, at: str | None) -> dict[str, str | None]:
+               meta: dict[str, Any] | None, at: str | None,
+               names: dict[str, str] | None = None) -> dict[str, Any]:
     """What a person calls a game: its ``game_id`` (unless it is only the fingerprint),
-    else its players; the place and the date from ``meta`` or the start time."""
+    else its players; the place and the date from ``meta`` or the start time. ``players``
+    for the page to isolate each name, ``isolated`` the title with each name isolated
+    by characters, for the ``<title>``."""
     meta = meta or {}
     named = game_id if game_id and game_id != fingerprint else None
     place = meta.get("place") if isinstance(meta.get("place"), str) else None
     when = meta.get("date") if isinstance(meta.get("date"), str) else at
     return {"heading": named or ", ".join(players), "named": named, "place": place,
-            "date": local_date(when)}
+            "date": local_date(when), "players": players,
+            "isolated": isolated(named) if named else names_isolated(players, names)}
 
 
 def local_date(text: str | None) -> str | None:
@@ -237,10 +259,9 @@ def uploaded_log() -> tuple[Log, str]:
     if not data.strip():
         raise ApiError(400, "choose a log file (or paste one) to view", "log", "no_log",
                        "No log")
-    try:
-        return read_upload(data, name), name
-    except LogFormatError as exc:
-        raise unreadable(name, exc) from None
+    # as every way in reads a log: the same caps (events), the same errors (issue 35: a
+    # page of 155,002 events was 270 MB, 3.84 GB of memory)
+    return read_log_bytes(data, name), name
 
 
 @viewer.get("/games")

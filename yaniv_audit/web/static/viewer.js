@@ -30,6 +30,13 @@
     return node;
   }
 
+  // a finding's message: its words, and each player named (a seat: an index into
+  // game.players) isolated as a name is; the English message if it has no text here
+  function said(parts, message) {
+    if (!parts) return [document.createTextNode(message)];
+    return parts.map((part) => typeof part === "number" ? name(data.game.players[part]) : document.createTextNode(part));
+  }
+
   function cards(list, highlight) {
     const box = el("span", "cards");
     if (!list.length) box.appendChild(el("span", "muted", t("no cards")));
@@ -127,24 +134,27 @@
     box.classList.toggle("many", data.game.players.length >= 4); // the compact table on a phone
     const table = state.round;
     const m = step.move || {};
-    data.game.players.forEach((p) => {
+    // a step names the players by seat (k, their index in game.players), the ids once
+    data.game.players.forEach((p, k) => {
       const panel = el("div", "player");
       panel.dataset.player = p;
-      if (table && table.turn === p && !table.ended) panel.classList.add("turn");
+      panel.dataset.seat = k;
+      const total = table ? table.totals[k] : null;
+      if (table && table.turn === k && !table.ended) panel.classList.add("turn");
       if (m.player === p && step.type !== "game_started") panel.classList.add("acting");
       if (m.player === p && step.findings.length) panel.classList.add("flagged");
-      if (state.out.includes(p)) panel.classList.add("out");
+      if (state.out.includes(k)) panel.classList.add("out");
       const head = el("div", "player-head");
       head.appendChild(el("strong", "name")).appendChild(name(p));
-      head.appendChild(el("span", "score", t("score %(n)s", { n: state.scores[p] })));
-      if (table && table.totals[p] !== undefined) head.appendChild(el("span", "total", t("hand %(n)s", { n: table.totals[p] })));
-      if (state.out.includes(p)) head.appendChild(el("span", "badge", t("out")));
-      if (state.winners.includes(p)) head.appendChild(el("span", "badge win", t("winner")));
+      head.appendChild(el("span", "score", t("score %(n)s", { n: state.scores[k] })));
+      if (total !== null && total !== undefined) head.appendChild(el("span", "total", t("hand %(n)s", { n: total })));
+      if (state.out.includes(k)) head.appendChild(el("span", "badge", t("out")));
+      if (state.winners.includes(k)) head.appendChild(el("span", "badge win", t("winner")));
       panel.appendChild(head);
       const drew = step.type === "draw" && m.player === p ? m.cards : [];
       const shown = step.type === "showdown" && m.hands ? m.hands[p] : null;
       if (shown) panel.appendChild(cards(shown));  // laid down on the table
-      else if (table && table.moves_checked && table.hands[p]) panel.appendChild(cards(table.hands[p], drew));
+      else if (table && table.moves_checked && table.hands[k]) panel.appendChild(cards(table.hands[k], drew));
       box.appendChild(panel);
     });
   }
@@ -189,13 +199,13 @@
     const r = roundOf(current);
     $("round-label").textContent = r ? t("round %(n)s", { n: r }) : "";
     $("event-text").replaceChildren(...sentence(step));
-    $("event-text").title = step.text;
     const list = $("step-findings");
     list.replaceChildren();
     step.findings.forEach((f) => {
       const item = el("li", f.kind);
       item.appendChild(el("code", "", f.code));
-      item.appendChild(document.createTextNode(" " + (texts[f.seq + ":" + f.code] || f.message)));
+      item.appendChild(document.createTextNode(" "));
+      item.append(...said(texts[f.seq + ":" + f.code], f.message));
       list.appendChild(item);
     });
     if (step.stopped && step.findings.length) {
