@@ -313,3 +313,29 @@ def test_a_reader_that_keeps_the_archive_is_named(stored: Path, tmp_path: Path,
     assert "which reads it; a write needs it alone" in result.output
     assert "writes to it" not in result.output
     assert not Path(f"{db}.writer-waiting").exists()
+
+
+def test_a_writer_that_cannot_wait_is_told_the_server_holds_the_archive(
+        stored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ingest said the archive was in use by "another process that writes to it" while
+    the server only read it: it names the server, its process id, and that it reads."""
+    from click.testing import CliRunner
+
+    import yaniv_audit.archive as archive_package
+    from yaniv_audit.cli import cli
+
+    db = tmp_path / "served.duckdb"
+    shutil.copy(stored, db)
+    port = free_port()
+    proc, _ = start_serve(db, port, dict(os.environ), "--workers", "0")
+    try:
+        monkeypatch.setattr(archive_package, "WRITER_WAIT", 0.0)  # no turn asked for
+        assert send(f"http://127.0.0.1:{port}/api/v1/games")[0] == 200  # it holds the file
+        result = CliRunner().invoke(cli, ["ingest", str(FRIDAY), "--db", str(db)])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert result.exit_code == 3, result.output
+    assert (f"{db}: the archive is in use by the yaniv-audit server (PID {proc.pid}: "
+            "yaniv-audit serve --db ") in result.output
+    assert "which reads it; a write needs it alone" in result.output
