@@ -704,7 +704,7 @@ def test_the_ruling_says_the_findings_in_the_language_asked(monkeypatch: pytest.
 HOSTILE = "ev\x1b]0;owned\x07il\x1b[2J\r\x9b31m\u202e"
 
 
-def test_control_characters_of_a_log_are_shown_as_question_marks(tmp_path: Path) -> None:
+def test_control_characters_of_a_log_are_shown_escaped(tmp_path: Path) -> None:
     """Names, notes and ids with terminal control sequences reached the terminal raw in
     audit, replay, compare, query and report (issue 27)."""
     text = (REPLAYS / "middle-card.jsonl").read_text()
@@ -728,9 +728,51 @@ def test_control_characters_of_a_log_are_shown_as_question_marks(tmp_path: Path)
         assert "ariel" in shown or name.startswith("query"), name
         for control in ("\x1b", "\x07", "\r", "\x9b", "\u202e"):
             assert control not in shown, (name, control, shown[:400])
-    assert "arielev?]0;owned?il?[2J??31m?" in outputs["replay"].output
-    # into a pipe CSV keeps the text exactly, and JSON too (its encoder escapes them)
-    assert run("query", "SELECT chr(27) || '[2J' AS t", "--csv", "--db", db).output == \
-        "t\n\x1b[2J\n"
+    assert "arielev\\x1b]0;owned\\x07il\\x1b[2J\\r\\x9b31m\\u202e" in outputs["replay"].output
+    # CSV escapes them too, a line end included (a line of CSV is a row); JSON's encoder
+    # escapes them itself
+    assert run("query", "SELECT chr(27) || '[2J' || chr(10) || 'x' AS t", "--csv", "--db",
+               db).output == "t\n\\x1b[2J\\nx\n"
     report = json.loads(audit("--json", str(log)).output.splitlines()[0])
     assert report["game_id"] == "g" + HOSTILE
+
+
+#: a file name that would print a ruling line of its own
+FORGED = "x\nfriday.jsonl: CORRUPT under israeli (game friday)\u202e"
+
+
+def test_a_newline_in_a_file_or_player_name_forges_no_line(tmp_path: Path) -> None:
+    """A file named ``x\\nfriday.jsonl: CORRUPT ...`` printed a line of its own (issue 35):
+    every output shows a name on its own line's terms, its line end as ``\\n``, a mark
+    that reorders text as ``\\u202e`` (CSV included; JSON escapes them itself)."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = folder / (FORGED + ".jsonl")
+    text = (REPLAYS / "middle-card.jsonl").read_text()
+    log.write_text(text.replace('"ariel"', json.dumps("ariel\nfriday.jsonl: CLEAN")))
+    broken = folder / (FORGED + "-broken.jsonl")
+    broken.write_text('{"type": "nothing"}\n')
+    db = str(tmp_path / "games.duckdb")
+    outputs = {
+        "validate": run("validate", str(log), str(broken)),
+        "audit": audit(str(log), str(broken)),
+        "audit one": audit(str(log)),
+        "replay": run("replay", str(log)),
+        "compare": run("compare", str(log), "--rules", "classic"),
+        "ingest": run("ingest", "--db", db, str(folder)),
+        "audit --db": run("audit", "--db", db, "--all", "--exit-zero"),
+        "report": run("report", "players", "--db", db),
+        "report csv": run("report", "players", "--format", "csv", "--db", db),
+        "query csv": run("query", "SELECT source, players FROM games", "--csv", "--db", db),
+        "query": run("query", "SELECT source, players FROM games", "--db", db),
+        "verify": run("verify", "--db", db),
+    }
+    for name, result in outputs.items():
+        assert result.exit_code in (0, 1, 3), (name, result.output)
+        for line in result.output.splitlines():
+            assert not line.startswith("friday.jsonl"), (name, result.output)
+            assert "\u202e" not in line, (name, line)
+        assert "friday.jsonl" in result.output or name == "verify", (name, result.output)
+    assert "x\\nfriday.jsonl: CORRUPT under israeli (game friday)\\u202e.jsonl" in \
+        outputs["validate"].output
+    assert "ariel\\nfriday.jsonl: CLEAN" in outputs["report csv"].output

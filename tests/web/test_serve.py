@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -221,3 +222,120 @@ def test_a_demo_without_the_sample_games_says_how_to_fill_it(
     assert f"the demo archive {db} is empty, and the sample games" in said
     assert f"yaniv-audit ingest --db {db} LOG..." in said
 
+
+
+def test_games_stored_but_never_audited_are_audited_when_the_server_starts(
+        tmp_path: Path) -> None:
+    """A server killed between storing games and auditing them left their verdicts null
+    for good; a server that starts audits every game left without an audit, and says so."""
+    db = tmp_path / "crashed.duckdb"
+    with Archive(db) as archive:  # stored, then the kill before the audit
+        archive.ingest([str(MIDDLE), str(FRIDAY)], jobs=1)
+    port = free_port()
+    proc, said = start_serve(db, port, dict(os.environ))
+    try:
+        assert (f"audited 2 stored games of {db} that had no audit under their declared "
+                "rules") in said
+        status, _, listing = send(f"http://127.0.0.1:{port}/api/v1/games")
+        assert status == 200
+        assert sorted(g["verdict"] for g in listing["games"]) == ["clean", "violations"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_cli_writer_gets_its_turn_while_the_server_reads(stored: Path, tmp_path: Path,
+                                                           ) -> None:
+    """With requests less than 2 s apart the server never closed the archive, and ingest
+    said it was in use "by another process that writes to it" (the server only read it):
+    the waiting ingest now makes the server give the file up between requests."""
+    db = tmp_path / "busy.duckdb"
+    shutil.copy(stored, db)
+    port = free_port()
+    proc, _ = start_serve(db, port, dict(os.environ))
+    stop = threading.Event()
+    answers: list[int] = []
+
+    def read_on() -> None:
+        while not stop.is_set():
+            answers.append(send(f"http://127.0.0.1:{port}/api/v1/games")[0])
+            time.sleep(0.2)
+
+    reader = threading.Thread(target=read_on)
+    try:
+        assert send(f"http://127.0.0.1:{port}/api/v1/games")[0] == 200  # the server has it
+        reader.start()
+        time.sleep(0.5)
+        done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", str(FRIDAY),
+                               "--db", str(db)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "ingested 1 game" in done.stdout
+        time.sleep(0.5)
+        stop.set()
+        reader.join()
+        assert not Path(f"{db}.writer-waiting").exists()
+        assert answers.count(200) >= 2 and set(answers) <= {200, 503}
+        status, _, listing = send(f"http://127.0.0.1:{port}/api/v1/games")
+        assert status == 200 and listing["total"] == 2  # the server reads the new game
+    finally:
+        stop.set()
+        if reader.is_alive():
+            reader.join()
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_reader_that_keeps_the_archive_is_named(stored: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that reads the archive and never lets go (not a server): ingest waits its
+    turn, then says who holds the file (its id and command) and that it only reads."""
+    from click.testing import CliRunner
+
+    import yaniv_audit.archive as archive_package
+    from yaniv_audit.cli import cli
+
+    db = tmp_path / "held.duckdb"
+    shutil.copy(stored, db)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], "
+         "read_only=True); print('ready', flush=True); time.sleep(60)", str(db)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        monkeypatch.setattr(archive_package, "WRITER_WAIT", 0.5)
+        result = CliRunner().invoke(cli, ["ingest", str(FRIDAY), "--db", str(db)])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 3, result.output
+    assert (f"{db}: the archive is in use by another process (PID {holder.pid}: python"
+            in result.output)
+    assert "which reads it; a write needs it alone" in result.output
+    assert "writes to it" not in result.output
+    assert not Path(f"{db}.writer-waiting").exists()
+
+
+def test_a_writer_that_cannot_wait_is_told_the_server_holds_the_archive(
+        stored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ingest said the archive was in use by "another process that writes to it" while
+    the server only read it: it names the server, its process id, and that it reads."""
+    from click.testing import CliRunner
+
+    import yaniv_audit.archive as archive_package
+    from yaniv_audit.cli import cli
+
+    db = tmp_path / "served.duckdb"
+    shutil.copy(stored, db)
+    port = free_port()
+    proc, _ = start_serve(db, port, dict(os.environ), "--workers", "0")
+    try:
+        monkeypatch.setattr(archive_package, "WRITER_WAIT", 0.0)  # no turn asked for
+        assert send(f"http://127.0.0.1:{port}/api/v1/games")[0] == 200  # it holds the file
+        result = CliRunner().invoke(cli, ["ingest", str(FRIDAY), "--db", str(db)])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert result.exit_code == 3, result.output
+    assert (f"{db}: the archive is in use by the yaniv-audit server (PID {proc.pid}: "
+            "yaniv-audit serve --db ") in result.output
+    assert "which reads it; a write needs it alone" in result.output

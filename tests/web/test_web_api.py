@@ -533,9 +533,10 @@ def test_a_post_to_games_with_no_log_that_reads_is_a_422(tmp_path: Path) -> None
 
 def test_every_answer_of_a_post_to_games_is_documented() -> None:
     """POST /api/v1/games answered 200 (nothing new) and 400 (no log), which the document
-    did not list (schemathesis, issue 27); it lists 422 now too."""
+    did not list (schemathesis, issue 27); it lists 422 now too, and 409 (a log kept as
+    evidence only: a rewrite, a continuation after the game's end)."""
     responses = openapi()["paths"]["/api/v1/games"]["post"]["responses"]
-    assert set(responses) == {"200", "201", "400", "401", "403", "413", "422", "503"}
+    assert set(responses) == {"200", "201", "400", "401", "403", "409", "413", "422", "503"}
     assert responses["200"]["content"] == responses["201"]["content"]
 
 
@@ -718,3 +719,76 @@ def test_the_leaderboard_leaves_the_bots_out_unless_asked(tmp_path: Path) -> Non
     assert len(every["rows"]) > len(people["rows"])
     error(client.get("/api/v1/reports/leaderboard?simulated=maybe"), 400, "bad_parameter",
           "simulated")
+
+
+def test_a_posted_rewrite_is_a_409_that_names_it(tmp_path: Path) -> None:
+    """A log that rewrites an archived game was a 201 "added", where the CLI says
+    "rewrites ... never counted" and exits 1: the API says the same, with a 409."""
+    db = tmp_path / "rewrite.duckdb"
+    client = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
+    lines = FRIDAY.read_text().splitlines()
+    assert lines[49].startswith('{"type": "note", "seq": 49')
+    rewrite = "\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"),
+                         *lines[50:]]) + "\n"
+    assert client.post("/api/v1/games", data=FRIDAY.read_bytes()).status_code == 201
+    answer = client.post("/api/v1/games", data=rewrite.encode())
+    message = error(answer, 409, "rewrites_game", "log")
+    assert ("rewrites game friday-at-dana-2024-05-17, archived before with other events "
+            f"({fingerprint_of(FRIDAY)[:16]}): they differ from event 49 on; kept as "
+            "evidence, never counted in the reports") in message
+    body = answer.get_json()["error"]
+    assert body["total"] == 2  # stored, as evidence, as the CLI stores it
+    assert [r["rewrites"] for r in body["rewrites"]] == [fingerprint_of(FRIDAY)]
+    assert [a["fingerprint"] for a in body["added"]] == [r["fingerprint"]
+                                                        for r in body["rewrites"]]
+    check_error = Draft202012Validator({"$ref": "#/components/schemas/Error",
+                                        "components": openapi()["components"]})
+    assert list(check_error.iter_errors(answer.get_json())) == []
+    post = openapi()["paths"]["/api/v1/games"]["post"]
+    assert "rewrites an archived game" in post["responses"]["409"]["description"]
+
+
+def continued_after_end() -> bytes:
+    lines = FRIDAY.read_text().splitlines()
+    last = json.loads(lines[-1])
+    assert last["type"] == "game_ended"
+    more = [{"type": "withdraw", "seq": last["seq"] + 1, "seqs": [last["seq"]]},
+            {"type": "note", "seq": last["seq"] + 2, "text": "one more round"}]
+    return ("\n".join([*lines, *map(json.dumps, more)]) + "\n").encode()
+
+
+def test_a_posted_continuation_of_an_ended_game_counts_only_when_asked(tmp_path: Path,
+                                                                       ) -> None:
+    """A writer posting the game plus a withdraw of its game_ended made the winner vanish
+    from the leaderboard; now it is kept as evidence (409) unless ?reopen=true."""
+    for reopen in (False, True):
+        db = tmp_path / f"ended-{reopen}.duckdb"
+        client = create_app({"TESTING": True, "ARCHIVE": str(db),
+                             "ARCHIVE_IDLE": 0}).test_client()
+        assert client.post("/api/v1/games", data=FRIDAY.read_bytes()).status_code == 201
+        answer = client.post("/api/v1/games" + ("?reopen=true" if reopen else ""),
+                             data=continued_after_end())
+        latest = client.get("/api/v1/games/friday-at-dana-2024-05-17").get_json()
+        if reopen:
+            assert answer.status_code == 201, answer.get_data(as_text=True)
+            assert latest["fingerprint"] != fingerprint_of(FRIDAY)
+        else:
+            message = error(answer, 409, "continues_ended_game", "log")
+            assert "after its end" in message and "?reopen=true" in message
+            assert latest["fingerprint"] == fingerprint_of(FRIDAY)
+            assert latest["winners"] == ["dana"]
+
+
+def test_a_game_stored_but_never_audited_is_audited_on_a_retry(tmp_path: Path) -> None:
+    """A server killed between storing a game and auditing it left its verdict null for
+    good; the client's retry (a duplicate) now audits every game left without one."""
+    db = tmp_path / "crash.duckdb"
+    with Archive(db) as archive:  # stored, then the crash before the audit
+        archive.ingest([str(MIDDLE), str(FRIDAY)], jobs=1)
+    client = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
+    listed = client.get("/api/v1/games").get_json()["games"]
+    assert [g["verdict"] for g in listed] == [None, None]
+    again = client.post("/api/v1/games", data=MIDDLE.read_bytes())
+    assert again.status_code == 200 and len(again.get_json()["duplicates"]) == 1
+    listed = client.get("/api/v1/games").get_json()["games"]
+    assert None not in [g["verdict"] for g in listed]

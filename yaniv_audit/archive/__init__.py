@@ -61,10 +61,13 @@ from .base import (
     StoredLog,
     damaged,
     default_db,
+    disk_full,
     memory_limit,
     out_of_memory,
+    rollback,
+    trouble,
 )
-from .connect import connect
+from .connect import WRITER_WAIT, connect, intent_file, writer_waiting
 from .export import Exporting
 from .ingest import Added, Ingesting, IngestResult, Refused
 from .query import Querying
@@ -81,14 +84,17 @@ class Archive(Ingesting, Auditing, Verifying, Exporting, Querying):
     connection that can reach no file, network, extension or setting
     (:data:`yaniv_audit.archive.safe_sql.LOCKED_CONFIG`); the archive must exist. DuckDB
     opens a file once per process: while one connection to it is open, another
-    with other settings (read-only or not, locked or not) is refused.
+    with other settings (read-only or not, locked or not) is refused. ``wait``: seconds
+    to wait, when opening it to write, for a server that only reads it to give it up
+    (:func:`~yaniv_audit.archive.connect.intent_file`).
     """
 
     def __init__(self, path: str | Path, *, read_only: bool = False, create: bool = True,
-                 locked: bool = False) -> None:
+                 locked: bool = False, wait: float = 0.0) -> None:
         self.path = str(path)
         self.locked = locked
-        self.con = connect(self.path, read_only=read_only, create=create, locked=locked)
+        self.con = connect(self.path, read_only=read_only, create=create, locked=locked,
+                           wait=wait)
 
     def close(self) -> None:
         self.con.close()
@@ -101,8 +107,10 @@ class Archive(Ingesting, Auditing, Verifying, Exporting, Querying):
 
 
 __all__ = [
-    "DB_ENV", "DEFAULT_DB", "DERIVED", "LATEST", "MEMORY_ENV", "SCHEMA_VERSION", "SIMULATED",
+    "DB_ENV", "DEFAULT_DB", "WRITER_WAIT", "intent_file", "writer_waiting",
+    "DERIVED", "LATEST", "MEMORY_ENV", "SCHEMA_VERSION", "SIMULATED",
     "TABLES", "VIEWS", "Added", "Archive", "ArchiveError", "AuditedGame", "Checkpoint",
     "IngestResult", "Mismatch", "Progress", "Refused", "Rewrite", "StoredLog", "add_derived",
-    "audit_archived", "damaged", "default_db", "derived_tables", "memory_limit", "out_of_memory",
+    "audit_archived", "damaged", "default_db", "derived_tables", "disk_full", "memory_limit",
+    "out_of_memory", "rollback", "trouble",
 ]

@@ -19,7 +19,15 @@ from .. import ENGINE
 from ..bulk import mapped, no_gc
 from ..core.errors import ArchiveError, LogFormatError
 from ..core.rules import RuleSet
-from .base import READ_BATCH, ArchiveBase, Progress, _first_line, _no_progress, writer_thread
+from .base import (
+    READ_BATCH,
+    ArchiveBase,
+    Progress,
+    _first_line,
+    _no_progress,
+    rollback,
+    writer_thread,
+)
 from .rows import add_derived, derived_tables
 from .schema import DERIVED
 
@@ -101,6 +109,14 @@ class Auditing(ArchiveBase):
                    f"AND a.engine = ?) ORDER BY game_no")
             params.append(ENGINE)
         return [n for (n,) in self.con.execute(sql, params).fetchall()]
+
+    def unaudited(self) -> list[int]:
+        """The games with no audit at all under their declared rules (by any engine): a
+        writer stopped between storing and auditing them (a server killed, say)."""
+        return [n for (n,) in self.con.execute(
+            "SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
+            "WHERE a.game_no = g.game_no AND a.rules_key = g.rules_key) "
+            "ORDER BY game_no").fetchall()]
 
     def audit(self, rules: RuleSet | None = None, *, again: bool = False,
               games: Sequence[int] | None = None, jobs: int | None = None,
@@ -264,5 +280,5 @@ class Auditing(ArchiveBase):
                     con.unregister("_derived")
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise

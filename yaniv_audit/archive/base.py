@@ -53,14 +53,64 @@ def _short_of_memory(exc: BaseException) -> bool:
                                     "failed to allocate data", "failed to pin block"))
 
 
+#: what DuckDB says when the disk (or the user's quota) has no room for what it writes
+_DISK_FULL = ("No space left on device", "Disk quota exceeded", "File too large")
+#: what DuckDB says of a block of the file it cannot read back as it wrote it
+_DAMAGE = ("Corrupt database file", "does not match stored checksum",
+           "Could not read enough bytes", "block at location")
+
+
+def disk_full(path: str | None, exc: BaseException) -> ArchiveError:
+    """The error for a write the disk had no room for: the archive is unchanged (the
+    transaction that needed the room was not committed), so nothing is to be restored."""
+    return ArchiveError(f"{path + ': ' if path else ''}the disk is full ("
+                        f"{_first_line(str(exc))}): nothing was stored and the archive is "
+                        "unchanged; free some space (or give --db a file on another disk) "
+                        "and run the command again")
+
+
+def trouble(path: str | None, exc: BaseException) -> ArchiveError | None:
+    """What one of DuckDB's errors says about the archive file, in the archive's words:
+    the disk full (:func:`disk_full`), too little memory (:func:`out_of_memory`), a
+    damaged block (:func:`damaged`); None when it says none of these (a bug, or a
+    statement's own error)."""
+    text = str(exc)
+    if any(words in text for words in _DISK_FULL):
+        return disk_full(path, exc)
+    if _short_of_memory(exc):
+        return out_of_memory(path, exc)
+    if damaged_block(exc):
+        return damaged(path, exc)
+    return None
+
+
+def damaged_block(exc: BaseException) -> bool:
+    """Whether DuckDB's error says a block of the file no longer reads as written."""
+    return isinstance(exc, duckdb.SerializationException) or any(
+        words in str(exc) for words in _DAMAGE)
+
+
 def damaged(path: str | None, exc: BaseException) -> ArchiveError:
     """The error for an archive file DuckDB cannot read (truncated or overwritten), or,
-    if it is out of memory instead, :func:`out_of_memory`."""
+    if it is out of memory or the disk is full instead, :func:`out_of_memory` or
+    :func:`disk_full`."""
+    if any(words in str(exc) for words in _DISK_FULL):
+        return disk_full(path, exc)
     if _short_of_memory(exc):
         return out_of_memory(path, exc)
     return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
                         f"be read ({_first_line(str(exc))}); restore it from a copy or an "
                         "export")
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the transaction of a write that failed, if DuckDB has not already (a
+    COMMIT that failed, on a full disk say, ends the transaction itself: a ROLLBACK then
+    raised an error of its own in place of the one that said what happened)."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 
 from ..core.errors import ArchiveError
-from .base import ArchiveBase, _first_line, _one
+from .base import ArchiveBase, _first_line, _one, damaged_block
 
 #: export: rows of one partition DuckDB buffers before writing them, and partitions open at
 #: once (so at most about 480,000 rows of a table in memory, some 70 MB of events)
@@ -75,6 +75,8 @@ class Exporting(ArchiveBase):
             try:
                 self.con.sql(sql).write_parquet(str(out / table), partition_by=partition)
             except duckdb.Error as exc:
+                if damaged_block(exc):  # the archive's fault, not the directory's: said as
+                    raise  # every command says it (exit 3)
                 raise ArchiveError(f"{out / table}: cannot write ({_first_line(str(exc))})"
                                    ) from None
         return counts

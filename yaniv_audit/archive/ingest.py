@@ -6,7 +6,7 @@ of its game.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 from ..bulk import mapped, no_gc
 from ..core.errors import LogFormatError
 from ..core.merkle import tree_hash
-from .base import Progress, _insert, _no_progress, _one, writer_thread
+from .base import Progress, _insert, _no_progress, _one, rollback, writer_thread
 from .rows import (
     DEAL_COLUMNS,
     EVENT_COLUMNS,
@@ -105,6 +105,9 @@ class IngestResult:
     earlier: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: (file, fingerprint, game_id, the other version, the first event that differs)
     conflicts: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    #: (file, fingerprint, game_id, the ended version, its size): a game that had ended
+    #: continued, kept as evidence and not counted (unless ingested with ``reopen``)
+    after_end: list[tuple[str, str, str, str, int]] = field(default_factory=list)
 
     @classmethod
     def merged(cls, parts: Iterable[IngestResult]) -> IngestResult:
@@ -145,12 +148,15 @@ class Ingesting(Versions):
     """Ingest (:meth:`ingest`): new games stored, each with its versions related."""
 
     def ingest(self, files: Sequence[str], *, jobs: int | None = None,
-               progress: Progress = _no_progress, list_added: bool = True) -> IngestResult:
+               progress: Progress = _no_progress, list_added: bool = True,
+               reopen: bool = False) -> IngestResult:
         """Read ``files`` on ``jobs`` processes and store every new readable game.
 
         A game already archived (same fingerprint) is not stored again; an
         unreadable file is refused with its error and the others go on. Without
-        ``list_added`` the games added are only counted.
+        ``list_added`` the games added are only counted. A log that continues a game
+        that had ended is kept as evidence, never counted, unless ``reopen``: then it
+        becomes the game's latest version, as any continuation.
         """
         parts: list[IngestResult] = []  # one per batch, in order: merged at the end
         part = IngestResult()
@@ -170,16 +176,16 @@ class Ingesting(Versions):
                         pending_events += row.count
                         if pending_events >= WRITE_BATCH:
                             write(self._store_new, list(pending.values()), part,
-                                  list_added)
+                                  list_added, reopen)
                             parts.append(part)
                             part, pending, pending_events = IngestResult(), {}, 0
             if pending:
-                write(self._store_new, list(pending.values()), part, list_added)
+                write(self._store_new, list(pending.values()), part, list_added, reopen)
             parts.append(part)
         return IngestResult.merged(parts)
 
     def _store_new(self, rows: list[IngestRow], result: IngestResult,
-                   list_added: bool = True) -> None:
+                   list_added: bool = True, reopen: bool = False) -> None:
         """Store the games not archived yet; note the others as duplicates."""
         stored = dict(self.con.execute(
             "SELECT fingerprint, source FROM games WHERE fingerprint IN "
@@ -188,14 +194,14 @@ class Ingesting(Versions):
         result.duplicates.extend((r.source, r.fingerprint, stored[r.fingerprint])
                                  for r in rows if r.fingerprint in stored)
         if new:
-            self._store(new, *self._versions(new, result))
+            self._store(new, *self._versions(new, result, reopen))
             result.games += len(new)
             result.events += sum(r.count for r in new)
             if list_added:
                 result.added.extend(Added(r.source, r.fingerprint, r.game_id, r.count)
                                     for r in new)
 
-    def _versions(self, rows: list[IngestRow], result: IngestResult,
+    def _versions(self, rows: list[IngestRow], result: IngestResult, reopen: bool = False,
                   ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
         """How each new log relates to the other versions of its game (same game_id
         and the same game_started): the longest version it continues unchanged, a
@@ -206,7 +212,9 @@ class Ingesting(Versions):
         A log rewrites a version when it conflicts with it and that version is no
         rewrite itself: the first version archived is the game, a later one that
         changes its events is kept as evidence but not counted
-        (:data:`~yaniv_audit.archive.schema.LATEST`).
+        (:data:`~yaniv_audit.archive.schema.LATEST`). So is a log that continues a
+        version that had ended (its ``rewrites`` names that version, which stays the
+        game), unless ``reopen``.
         """
         known: dict[str, list[_Version]] = {}
         # only the versions with the same game_started can relate: found by its md5
@@ -229,6 +237,15 @@ class Ingesting(Versions):
                     if version.opening == row.opening and version.leaves is None:
                         self._leaves(version)
                 found = _relate(row.leaves(), versions)
+            if found.after_end is not None and found.rewrites is None and not reopen:
+                # a game that had ended, continued: the ended version stays the game
+                size = len(next(v.leaves or [] for v in versions
+                                if v.fingerprint == found.after_end))
+                result.after_end.append((row.source, row.fingerprint, row.game_id,
+                                         found.after_end, size))
+                found = replace(found, rewrites=found.after_end, differs_at=size,
+                                extends=None if found.extends == found.after_end
+                                else found.extends)
             if found.extends is not None:
                 extends[row.fingerprint] = found.extends
                 result.extensions.append((row.source, row.fingerprint, row.game_id,
@@ -239,8 +256,9 @@ class Ingesting(Versions):
                                        found.part_of))
             if found.rewrites is not None:
                 rewrites[row.fingerprint] = found.rewrites
-                result.conflicts.append((row.source, row.fingerprint, row.game_id,
-                                         found.rewrites, found.differs_at))
+                if found.after_end is None or found.rewrites != found.after_end:
+                    result.conflicts.append((row.source, row.fingerprint, row.game_id,
+                                             found.rewrites, found.differs_at))
             versions.append(_Version(row.fingerprint, row.opening, None, None,
                                      found.rewrites, row=row))
         return extends, part_of, rewrites
@@ -271,5 +289,5 @@ class Ingesting(Versions):
             _summarize(con, numbers.start, numbers.stop - 1)
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise

@@ -12,7 +12,7 @@ import duckdb
 from .. import ENGINE
 from ..core.errors import LogFormatError
 from ..core.rules import parse_rules
-from .base import READ_BATCH, _insert, _one
+from .base import READ_BATCH, _insert, _one, rollback
 from .rows import deal_rows, opening_md5, player_round_rows
 from .schema import DERIVED, DERIVED_TABLES, GAME_TABLES, SCHEMA_VERSION, VIEWS, _summarize
 from .versions import Versions, _relate, _Version
@@ -80,7 +80,7 @@ class Migration(Versions):
                         [f"migrated_from_{version}", ENGINE])
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
 
     def _schema_2(self) -> None:

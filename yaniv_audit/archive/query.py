@@ -20,9 +20,8 @@ from .base import (
     MEMORY_ENV,
     ArchiveBase,
     _first_line,
-    _short_of_memory,
     memory_limit,
-    out_of_memory,
+    trouble,
 )
 from .connect import connect
 from .safe_sql import DEFAULT_TIMEOUT, _ran_past, run, screen
@@ -38,8 +37,9 @@ class Querying(ArchiveBase):
         try:
             cursor = self.con.execute(sql, list(params))
         except duckdb.Error as exc:
-            if _short_of_memory(exc):
-                raise out_of_memory(self.path, exc) from None
+            found = trouble(self.path, exc)  # a damaged block, too little memory
+            if found is not None:
+                raise found from None
             raise ArchiveError(f"query failed: {_first_line(str(exc))}") from None
         if cursor.description is None:
             return [], []

@@ -46,7 +46,7 @@ from typing import Any
 import duckdb
 
 from ..core.errors import QueryError, QueryRefused, QueryTimeout
-from .base import _first_line
+from .base import _first_line, trouble
 
 #: the settings of a connection that runs a user's SQL; ``lock_configuration``
 #: comes last and freezes the others for the connection's life
@@ -280,6 +280,9 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, timeout: float | None = DEFAUL
                 f"query stopped: it needs more memory than the archive's limit of "
                 f"{limit[0] if limit else 'its limit'} (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, "
                 "allows more)") from None
+        found = trouble(None, exc)  # the archive's fault, not the statement's: a damaged
+        if found is not None:  # block
+            raise found from None
         raise QueryError(f"query failed: {text}") from None
     finally:
         if timer is not None:

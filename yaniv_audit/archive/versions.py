@@ -6,6 +6,7 @@ kept as evidence, never counted).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,9 @@ class Rewrite:
     rewrites: str
     rewrites_source: str
     differs_at: int
+    #: it is the rewritten version unchanged and more: a continuation of a game that had
+    #: ended, kept as evidence unless its writer asked for it to count (``--reopen``)
+    after_end: bool = False
 
 
 def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
@@ -64,6 +68,22 @@ class _Relation:
     #: event that differs
     rewrites: str | None = None
     differs_at: int = 0
+    #: the longest version, itself no rewrite, that it continues unchanged and that had
+    #: ended (:func:`ended`)
+    after_end: str | None = None
+
+
+def ended(leaves: Sequence[str]) -> bool:
+    """Whether a version of a game had ended: its last event but notes is a
+    ``game_ended`` (one taken back by a ``withdraw`` after it has not)."""
+    for leaf in reversed(leaves):
+        if '"note"' in leaf or '"game_ended"' in leaf:
+            kind = json.loads(leaf).get("type")
+            if kind == "note":
+                continue
+            return bool(kind == "game_ended")
+        return False
+    return False
 
 
 def _relate(leaves: Sequence[str], versions: Sequence[_Version]) -> _Relation:
@@ -76,8 +96,8 @@ def _relate(leaves: Sequence[str], versions: Sequence[_Version]) -> _Relation:
     never counted (:data:`~yaniv_audit.archive.schema.LATEST`). A log that changes only a
     rewrite does not rewrite.
     """
-    extends = part_of = rewrites = None
-    shared = differs_at = rewritten_size = whole_size = 0
+    extends = part_of = rewrites = after_end = None
+    shared = differs_at = rewritten_size = whole_size = ended_size = 0
     for version in versions:
         theirs = version.leaves
         if theirs is None or not theirs or not leaves or theirs[0] != leaves[0]:
@@ -86,12 +106,14 @@ def _relate(leaves: Sequence[str], versions: Sequence[_Version]) -> _Relation:
         if same == len(theirs) < len(leaves):
             if same > shared:
                 extends, shared = version.fingerprint, same
+            if version.rewrites is None and same > ended_size and ended(theirs):
+                after_end, ended_size = version.fingerprint, same
         elif same == len(leaves) < len(theirs):
             if len(theirs) > whole_size:
                 part_of, whole_size = version.fingerprint, len(theirs)
         elif same < len(theirs) and version.rewrites is None and len(theirs) > rewritten_size:
             rewrites, differs_at, rewritten_size = version.fingerprint, same, len(theirs)
-    return _Relation(extends, shared, part_of, rewrites, differs_at)
+    return _Relation(extends, shared, part_of, rewrites, differs_at, after_end)
 
 
 class Versions(ArchiveBase):
@@ -119,6 +141,7 @@ class Versions(ArchiveBase):
                 "ORDER BY g.game_no").fetchall():
             mine = self._leaves(_Version(fp, None, no))
             theirs = self._leaves(_Version(other, None, other_no))
-            found.append(Rewrite(game_id, fp, source, other, other_source,
-                                 _common_prefix(mine, theirs)))
+            same = _common_prefix(mine, theirs)
+            found.append(Rewrite(game_id, fp, source, other, other_source, same,
+                                 same == len(theirs) < len(mine)))
         return found

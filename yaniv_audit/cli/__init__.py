@@ -95,11 +95,15 @@ def main(argv: list[str] | None = None) -> None:
 
         if output.verbosity > 0:
             traceback.print_exc()
-        if isinstance(exc, (duckdb.IOException, duckdb.SerializationException,
-                            duckdb.OutOfMemoryException)):
-            from ..archive import damaged  # heavy (DuckDB), as above
+        if isinstance(exc, duckdb.Error):
+            from ..archive import damaged, trouble  # heavy (DuckDB), as above
 
-            # a damaged block found after the archive opened, or too little memory
-            fail(str(damaged(None, exc)), EXIT_BAD_INPUT)
+            # a damaged block found after the archive opened, a full disk, too little memory
+            found = trouble(None, exc)
+            if found is None and isinstance(exc, (duckdb.IOException,
+                                                   duckdb.SerializationException)):
+                found = damaged(None, exc)
+            if found is not None:
+                fail(str(found), EXIT_BAD_INPUT)
         fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in yaniv-audit: "
              "please send us the command and the log", EXIT_INTERNAL)

@@ -23,7 +23,7 @@ from .options import (
     db_option,
     open_archive,
 )
-from .render import echo, emit_json, error_json, fail, print_rows, progress
+from .render import echo, emit_json, error_json, fail, print_rows, progress, shown
 
 
 @click.command()
@@ -33,21 +33,27 @@ from .render import echo, emit_json, error_json, fail, print_rows, progress
               help="processes to read logs with (default: all cores)")
 @click.option("--json", "as_json", is_flag=True,
               help="what was done as one JSON object (games added, refused, ...)")
-def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bool) -> None:
+@click.option("--reopen", is_flag=True,
+              help="a log that continues a game that had ended becomes the game (without "
+                   "it, it is kept as evidence and the ended game stays counted)")
+def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bool,
+           reopen: bool) -> None:
     """Store readable logs in the archive (files, or directories of .jsonl/.json logs).
 
     A game is stored once, by its fingerprint; a log that cannot be read is
     refused with its error and the others go on. Nothing stored is ever changed.
+    A log that continues a game that had ended (a withdrawn game_ended, moves after
+    it) is kept as evidence and not counted, unless --reopen (exit 1 without it).
     """
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
     with open_archive(db, create=True) as archive:
         result = archive.ingest(files, jobs=1 if "-" in files else jobs, progress=progress,
-                                list_added=as_json)
+                                list_added=as_json, reopen=reopen)
         total = archive.count_games()
         where = archive.path
-    code = EXIT_FOUND if result.refused or result.conflicts else EXIT_OK
+    code = EXIT_FOUND if result.refused or result.conflicts or result.after_end else EXIT_OK
     if as_json:
         emit_json({
             "archive": str(where), "games": total, "events": result.events,
@@ -64,25 +70,31 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
             "conflicts": [{"file": f, "fingerprint": fp, "game_id": g, "other": other,
                            "differs_from_event": same}
                           for f, fp, g, other, same in result.conflicts],
+            "after_end": [{"file": f, "fingerprint": fp, "game_id": g, "ended": ended,
+                           "ended_size": size} for f, fp, g, ended, size in result.after_end],
         })
         sys.exit(code)
     for refused in result.refused:
-        echo(f"{refused.source}: refused, unreadable: {refused.error}")
+        echo(shown(f"{refused.source}: refused, unreadable: {refused.error}"))
     for source, _, game_id, old, size in result.extensions:
-        echo(f"{source}: continues game {game_id} as archived ({old[:16]}): its first "
-                   f"{size} events unchanged")
+        echo(shown(f"{source}: continues game {game_id} as archived ({old[:16]}): its "
+                   f"first {size} events unchanged"))
     for source, _, game_id, longer in result.earlier:
-        echo(f"{source}: an earlier part of game {game_id}, whose longer version "
-                   f"{longer[:16]} is archived")
+        echo(shown(f"{source}: an earlier part of game {game_id}, whose longer version "
+                   f"{longer[:16]} is archived"))
     for source, _, game_id, other, same in result.conflicts:
-        echo(f"{source}: rewrites game {game_id}, archived before with other events "
+        echo(shown(f"{source}: rewrites game {game_id}, archived before with other events "
                    f"({other[:16]}): they differ from event {same} on; kept as evidence, "
-                   "never counted in the reports")
-    echo(
+                   "never counted in the reports"))
+    for source, _, game_id, ended, size in result.after_end:
+        echo(shown(f"{source}: continues game {game_id} after its end (the ended version "
+                   f"{ended[:16]}, {size} events, stays the game): kept as evidence, never "
+                   "counted; ingest --reopen counts it instead"))
+    echo(shown(
         f"ingested {result.games} game{'s' if result.games != 1 else ''} "
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "
         f"{len(result.refused)} refused; the archive holds {total} games"
-    )
+    ))
     sys.exit(code)
 
 
@@ -102,12 +114,12 @@ def ingest_results(directory: str, db: str | None) -> None:
         except ArchiveError as exc:
             fail(str(exc), EXIT_USAGE)
         where = archive.path
-    echo(f"stored {n['stored']} results (game and rule set) into {where}")
+    echo(shown(f"stored {n['stored']} results (game and rule set) into {where}"))
     if n["other_engine"]:
         echo(f"left out {n['other_engine']} results of another version than {ENGINE}: "
                    "audit --db audits those games again")
     if n["unknown"]:
-        echo(f"left out {n['unknown']} results of games not in {where}")
+        echo(shown(f"left out {n['unknown']} results of games not in {where}"))
     sys.exit(EXIT_FOUND if n["other_engine"] or n["unknown"] else EXIT_OK)
 
 
@@ -130,7 +142,7 @@ def export(directory: str, db: str | None, by: str) -> None:
             fail(str(exc), EXIT_USAGE)
     for table, rows in counts.items():
         echo(f"{table:10} {rows:>9} rows" + ("" if rows else " (no file)"))
-    echo(f"exported to {directory}, partitioned by {by}")
+    echo(shown(f"exported to {directory}, partitioned by {by}"))
 
 
 @click.command()
@@ -189,30 +201,39 @@ def verify(db: str | None, checkpoint_file: Any, audits: bool, jobs: int | None,
         if as_json:
             emit_json({"fingerprint": m.fingerprint, "game_id": m.game_id, "problem": m.problem})
         else:
-            echo(f"game {m.game_id} ({m.fingerprint[:16]}): {m.problem}")
+            echo(shown(f"game {m.game_id} ({m.fingerprint[:16]}): {m.problem}"))
     for r in rewrites:
         if as_json:
             emit_json({"fingerprint": r.fingerprint, "game_id": r.game_id, "source": r.source,
-                       "rewrites": r.rewrites, "differs_at": r.differs_at})
+                       "rewrites": r.rewrites, "differs_at": r.differs_at,
+                       "after_end": r.after_end})
+        elif r.after_end:
+            echo(shown(f"game {r.game_id} ({r.fingerprint[:16]}, from {r.source}): continues "
+                       f"the game after its end ({r.rewrites[:16]}, from {r.rewrites_source}, "
+                       f"ended at event {r.differs_at - 1}); kept as evidence, never counted"))
         else:
-            echo(f"game {r.game_id} ({r.fingerprint[:16]}, from {r.source}): rewrites "
+            echo(shown(f"game {r.game_id} ({r.fingerprint[:16]}, from {r.source}): rewrites "
                        f"the archived game ({r.rewrites[:16]}, from {r.rewrites_source}) from "
-                       f"event {r.differs_at} on; kept as evidence, never counted")
+                       f"event {r.differs_at} on; kept as evidence, never counted"))
     for point, problem in broken:
         if as_json:
             emit_json({"checkpoint": point.to_json(), "problem": problem})
         else:
             echo(f"checkpoint {point.root[:16]}: {problem}")
     games_altered = len({m.fingerprint for m in mismatches})
+    after = [r for r in rewrites if r.after_end]
+    changed = [r for r in rewrites if not r.after_end]
     summary = (f"{where}: {games} games, {games - games_altered} verified, {games_altered} "
                f"altered; {len(points) - len(broken)} of {len(points)} checkpoints hold"
-               + (f"; {len(rewrites)} rewritten game{'s' if len(rewrites) != 1 else ''} kept "
-                  "as evidence" if rewrites else ""))
+               + (f"; {len(changed)} rewritten game{'s' if len(changed) != 1 else ''} kept "
+                  "as evidence" if changed else "")
+               + (f"; {len(after)} game{'s' if len(after) != 1 else ''} continued after "
+                  "its end kept as evidence" if after else ""))
     if audits:
         summary += (f"; {checked} audits re-checked, {len(altered)} differ"
                     + (f", {stale} by another engine version not checked (audit --db --again "
                        "renews them)" if stale else ""))
-    echo(summary, err=as_json)
+    echo(shown(summary), err=as_json)
     sys.exit(EXIT_FOUND if mismatches or broken else EXIT_OK)
 
 

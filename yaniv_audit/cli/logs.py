@@ -42,6 +42,7 @@ from .render import (
     render_compare,
     render_line,
     render_report,
+    shown,
     unreadable_text,
     verbosity,
     verdict_line,
@@ -79,13 +80,13 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
                            "total": found.total})
             else:
                 for line in render(path, found):
-                    echo(line, painted=True)
+                    echo(shown(line), painted=True)
             continue
         codes.append(EXIT_OK)
         if as_json:
             emit_json({"file": path, "verdict": "readable", "events": len(log.events)})
         elif verbosity() >= 0:
-            echo(f"{path}: ok ({len(log.events)} events)", painted=True)
+            echo(shown(f"{path}: ok ({len(log.events)} events)"), painted=True)
     sys.exit(worst(codes))
 
 
@@ -234,7 +235,7 @@ def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
     echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
                f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
                f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
-               f"events/s; {done.startup:.1f} s more to start); results in {out}")
+               f"events/s; {done.startup:.1f} s more to start); results in {shown(out)}")
     verdicts = [v for v in ("corrupt", "unreadable", "violations", "claims") if n[v]]
     if exit_zero or not verdicts:
         return EXIT_OK
@@ -332,14 +333,14 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
     declared = parsed.game.rules.id
     given = "--rules" if rules_specs else "the house rules"
     if rules is None:
-        echo(f"{log}: replayed under {declared}, the rules the log declares")
+        echo(shown(f"{log}: replayed under {declared}, the rules the log declares"))
     elif rules.id == declared:
-        echo(f"{log}: replayed under {rules.id} ({given}), the rules the log declares")
+        echo(shown(f"{log}: replayed under {rules.id} ({given}), the rules the log declares"))
     else:
-        echo(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}")
+        echo(shown(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}"))
     try:
         for line in render_steps(parsed, rules, seat=seat):
-            echo(line)
+            echo(shown(line))
         verdict = verdict_of(replay_log(parsed, rules).findings)
     except LogFormatError as exc:
         fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)

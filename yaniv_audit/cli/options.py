@@ -131,11 +131,22 @@ def open_archive(db: str | None, *, read_only: bool = False, create: bool = Fals
     """The archive at ``db`` (or the default), or exit with what is wrong with it.
 
     Only ``ingest`` creates an archive; the other commands need one. ``locked``:
-    read-only, on the connection for a user's SQL (``query``).
+    read-only, on the connection for a user's SQL (``query``). A command that writes
+    reads every block of the file first (:meth:`~yaniv_audit.archive.Archive.check_blocks`):
+    it never adds to a damaged archive.
     """
-    from ..archive import Archive, default_db  # heavy (DuckDB): imported when used
+    # heavy (DuckDB): imported when used
+    from ..archive import WRITER_WAIT, Archive, default_db
 
-    try:
-        return Archive(db or default_db(), read_only=read_only, create=create, locked=locked)
+    try:  # a writer waits its turn while a server only reads the archive
+        archive = Archive(db or default_db(), read_only=read_only, create=create,
+                          locked=locked, wait=0.0 if read_only or locked else WRITER_WAIT)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
+    if not (read_only or locked):
+        try:
+            archive.check_blocks()
+        except ArchiveError as exc:
+            archive.close()
+            fail(str(exc), EXIT_BAD_INPUT)
+    return archive

@@ -19,6 +19,7 @@ from ..core.merkle import (
 )
 from .options import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, read_log_or_exit
 from .render import echo, emit_json, fail
+from .render import shown as one_line
 
 
 @click.command()
@@ -105,16 +106,16 @@ def verify_proof_cmd(proof: Any, fingerprint_hex: str, as_json: bool) -> None:
             echo("invalid: the proof does not show that log extends the log "
                  "with that fingerprint", painted=True)
             sys.exit(EXIT_FOUND)
-        echo(f"valid: the log {shown['fingerprint'].lower()} "
-             f"({shown['tree_size']} events) extends the log {trusted} "
-             f"({shown['old_size']} events) without changing it", painted=True)
+        echo(one_line(f"valid: the log {shown['fingerprint'].lower()} "
+                      f"({shown['tree_size']} events) extends the log {trusted} "
+                      f"({shown['old_size']} events) without changing it"), painted=True)
         sys.exit(EXIT_OK)
     if not ok:
         echo("invalid: the proof does not show that event in the log with that "
              "fingerprint", painted=True)
         sys.exit(EXIT_FOUND)
-    echo(f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) is in the "
-         f"log {trusted}", painted=True)
+    echo(one_line(f"valid: event {shown['index']} ({shown['event'].get('type', 'no type')}) "
+                  f"is in the log {trusted}"), painted=True)
     sys.exit(EXIT_OK)
 
 

@@ -49,14 +49,15 @@ def emit_json(obj: Any) -> None:
 
 
 def fail(message: str, code: int) -> NoReturn:
-    echo(f"yaniv-audit: {message}", err=True)
+    """One line on standard error (whatever names it holds, :func:`shown`), and exit."""
+    echo(shown(f"yaniv-audit: {message}"), err=True)
     sys.exit(code)
 
 
 def note(message: str, *, verbose: bool = False) -> None:
     """A note on standard error: none with --quiet; a ``verbose`` one only with --verbose."""
     if verbosity() >= (1 if verbose else 0):
-        echo(message, err=True)
+        echo(shown(message), err=True)
 
 
 def colour_on() -> bool:
@@ -111,17 +112,39 @@ def say(line: str, *, painted: bool = False, exact: bool = False) -> None:
 
 
 #: what a terminal would obey rather than show: the C0 controls but tab and line end, DEL,
-#: the C1 controls (U+0080-U+009F: CSI, OSC...), and the marks that reorder text
+#: the C1 controls (U+0080-U+009F: CSI, OSC, NEL...), the marks that reorder text, and
+#: the line and paragraph separators
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                     "\u2066-\u2069]")
+                     "\u2028\u2029\u2066-\u2069]")
+#: the same, and tab and line end: what no name may carry into a line of output
+_UNSAFE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                               "\u2028\u2029\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def shown(text: object) -> str:
+    """A name as every output of the commands writes it (a file's, a player's, a game's,
+    or a whole line that holds one): each control character, line end and mark that
+    reorders text escaped as ``\\n``, ``\\x1b``, ``\\u202e``, so that a name can neither
+    begin a line of its own (a file named ``x\\nfriday.jsonl: CORRUPT``) nor move or
+    colour the text around it. JSON needs none of it (its encoder escapes them)."""
+    return _UNSAFE_IN_A_LINE.sub(_escaped, str(text))
 
 
 def terminal_text(text: str, painted: bool = False) -> str:
     """Text as the commands write it: every control character a log, a player's name, a
-    note or an archive's value could carry (``ESC [``, ``ESC ]``, a bare CR, ...) shown as
-    ``?``, never obeyed by the terminal; then, when ``painted``, the verdict words
-    coloured (:func:`paint`), the only escape sequences the commands write."""
-    text = _UNSAFE.sub("?", text)
+    note or an archive's value could carry (``ESC [``, ``ESC ]``, a bare CR, ...) escaped
+    (``\\x1b``), never obeyed by the terminal, the line ends of a text of several lines
+    kept (a name within a line is :func:`shown` first); then, when ``painted``, the
+    verdict words coloured (:func:`paint`), the only escape sequences the commands
+    write."""
+    text = _UNSAFE.sub(_escaped, text)
     return "\n".join(map(paint, text.split("\n"))) if painted else text
 
 
@@ -201,10 +224,11 @@ def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
     if not found.total:  # unreadable to the replay only: its one error
         return render_report(report)
     if every:
-        return "\n".join(render(source, found, "UNREADABLE"))
+        return "\n".join(map(shown, render(source, found, "UNREADABLE")))
     more = found.total - 1
-    return (f"{source}: UNREADABLE: {found.problems[0].text()}"
-            + (f" (and {more} more: yaniv-audit validate {source} lists them)" if more else ""))
+    return shown(f"{source}: UNREADABLE: {found.problems[0].text()}"
+                 + (f" (and {more} more: yaniv-audit validate {source} lists them)"
+                    if more else ""))
 
 
 #: the ruling lines of games that are not clean, and the players, a summary shows at most
@@ -286,10 +310,10 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
         if value is None:
             return "-"
         if isinstance(value, list):
-            return ",".join(map(str, value)) or "-"
+            return shown(",".join(map(str, value))) or "-"
         if isinstance(value, bool):
             return "true" if value else "false"
-        return str(value)
+        return shown(value)
 
     texts = [[cell(v) for v in row] for row in rows]
     widths = [max([len(c), *(len(t[i]) for t in texts)]) for i, c in enumerate(columns)]
@@ -307,11 +331,10 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
 
 
 def shown_rows(rows: Any) -> Any:
-    """CSV rows as written: exact into a file or a pipe, their text cells through
-    :func:`terminal_text` on a terminal."""
-    if not sys.stdout.isatty():
-        return rows
-    return ([terminal_text(v) if isinstance(v, str) else v for v in row] for row in rows)
+    """CSV rows as written: their text cells :func:`shown` (a line end, a control
+    character or a mark that reorders text escaped: a line of CSV is a row, whatever reads
+    it), then quoted where CSV needs it."""
+    return ([shown(v) if isinstance(v, str) else v for v in row] for row in rows)
 
 
 def json_value(value: Any) -> Any:
@@ -342,7 +365,7 @@ def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool
             click.echo(line)  # JSON escapes control characters itself
     elif as_csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(columns)
+        writer.writerow([shown(c) for c in columns])
         writer.writerows(shown_rows(rows))
     elif columns:
         echo(render_table(columns, rows))
@@ -375,7 +398,7 @@ def render_report(report: dict[str, Any], *, strict: bool = False,
         # the "line" of a .json log's error is its event index
         word = "event" if str(source).lower().endswith(".json") else "line"
         where = f"{word} {err['line']}: " if err.get("line") is not None else ""
-        return f"{source}: UNREADABLE: {where}{err['message']}"
+        return shown(f"{source}: UNREADABLE: {where}{err['message']}")
     out = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
            f" (game {game_name(report)})"]
     by_round: dict[int | None, list[dict[str, Any]]] = {}
@@ -397,7 +420,7 @@ def render_report(report: dict[str, Any], *, strict: bool = False,
         out.append(f"  Result: {player_names(final['winners'])} won. Final scores: {scores}.")
     else:
         out.append(f"  Result: unfinished. Scores so far: {scores}.")
-    return "\n".join(out)
+    return "\n".join(map(shown, out))  # each a line, whatever the names in it
 
 
 def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> str:
@@ -417,8 +440,8 @@ def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> s
     played = len(report["rounds"])
     result = (f"{player_names(final['winners'])} won" if final["finished"]
               else f"unfinished after {played} round{'' if played == 1 else 's'}")
-    return (f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-            f"{' (' + what + first + ')' if findings else ''}; {result}")
+    return shown(f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+                 f"{' (' + what + first + ')' if findings else ''}; {result}")
 
 
 def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None,
@@ -488,4 +511,4 @@ def render_compare(result: dict[str, Any]) -> str:
         lines.extend(f"  - {c['message']}" for c in result["changes"])
     else:
         lines.append("Nothing changes: every rule set gives the same rounds and result.")
-    return "\n".join(lines)
+    return "\n".join(map(shown, lines))

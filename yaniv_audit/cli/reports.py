@@ -13,7 +13,7 @@ import click
 
 from ..core.deal_odds import deal_odds
 from .options import db_option, open_archive, resolve_or_usage, rules_option
-from .render import csv_cell, echo, emit_json, progress, render_table, shown_rows
+from .render import csv_cell, echo, emit_json, progress, render_table, shown, shown_rows
 
 
 def ensure_audited(archive: Any, rules: Any) -> None:
@@ -21,7 +21,7 @@ def ensure_audited(archive: Any, rules: Any) -> None:
     todo = archive.games_to_audit(rules)
     if todo:
         under = rules.id if rules else "their declared rules"
-        echo(f"auditing {len(todo)} games under {under} first", err=True)
+        echo(shown(f"auditing {len(todo)} games under {under} first"), err=True)
         for _ in archive.audit(rules, games=todo, progress=progress):
             pass
 
@@ -107,7 +107,7 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         emit_json(table.to_json())
     elif fmt == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(table.columns)
+        writer.writerow([shown(c) for c in table.columns])
         writer.writerows(shown_rows([csv_cell(v) for v in row] for row in table.rows))
     else:
         echo(table.summary + ("; --simulated counts them" if table.bots_left_out else ""))

@@ -15,7 +15,7 @@ import click
 
 from ..core.errors import ArchiveError
 from .options import EXIT_BAD_INPUT, EXIT_USAGE, db_option
-from .render import echo, fail, note
+from .render import echo, fail, note, shown
 
 #: the archive ``serve --demo`` serves, in the current directory: the sample games apart
 #: from the archive a club keeps its own games in
@@ -81,6 +81,7 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
             note(f"the archive {path} holds no games yet: yaniv-audit ingest PATH stores "
                  "your logs (or post them in the viewer); yaniv-audit serve --demo shows the "
                  "sample games, in an archive of their own")
+        audit_left(path)
     app = create_app({"ARCHIVE": path, "LISTEN_HOST": host.lower(), **settings})
     token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
         "writes from this machine only"
@@ -99,9 +100,9 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     try:
         if pool:
             pool.start()
-        echo(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
+        echo(shown(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
                    f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, "
-                   f"{audits}, {token})", err=True)
+                   f"{audits}, {token})"), err=True)
         if dev:
             app.run(host=host, port=port, debug=False, use_reloader=True)
             return
@@ -159,6 +160,22 @@ def usable_cores() -> int:
 SAMPLES = Path(__file__).resolve().parents[2] / "replays"
 
 
+def audit_left(path: str) -> None:
+    """Audit the stored games that have no audit under their declared rules (a server
+    killed between storing and auditing them), and say so; an archive that cannot be
+    opened now is the server's to report."""
+    from ..web.store import audit_on_start  # heavy (DuckDB, Flask): imported when used
+
+    try:
+        audited = audit_on_start(path)
+    except ArchiveError:
+        return
+    if audited:
+        note(f"audited {audited} stored game{'s' if audited != 1 else ''} of {path} that "
+             f"had no audit under {'their' if audited != 1 else 'its'} declared rules (a "
+             "server stopped between storing and auditing them)")
+
+
 def holds_games(path: str) -> bool:
     """Whether the archive at ``path`` exists and holds a game (or cannot be read: the
     server's own error then says why)."""
@@ -184,17 +201,17 @@ def seed_archive(path: str) -> None:
     if path == ":memory:" or holds_games(path):
         return
     if not samples:
-        echo(f"the demo archive {path} is empty, and the sample games (replays/ of a "
+        echo(shown(f"the demo archive {path} is empty, and the sample games (replays/ of a "
              "checkout of yaniv-audit) are not here: ingest some logs into it with "
-             f"yaniv-audit ingest --db {path} LOG...", err=True)
+             f"yaniv-audit ingest --db {path} LOG..."), err=True)
         return
     try:
         with Archive(path) as archive:
             result = ingest_into(archive, samples)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    echo(f"the demo archive was empty: ingested the {result.games} sample games of "
-               f"{SAMPLES.name}/ into {path} (and audited them)", err=True)
+    echo(shown(f"the demo archive was empty: ingested the {result.games} sample games of "
+               f"{SAMPLES.name}/ into {path} (and audited them)"), err=True)
 
 
 #: the commands this module adds to `yaniv-audit`

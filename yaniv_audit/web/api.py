@@ -443,9 +443,11 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-def store_logs(files: list[tuple[str, bytes]]) -> dict[str, Any]:
+def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str, Any]:
     """Ingest logs sent to the server (each checked as a posted log is) and audit the new
-    games under their declared rules: what was added, already there, refused."""
+    games under their declared rules: what was added, already there, refused, and the
+    logs kept as evidence only (``rewrites``: other events than an archived version's;
+    ``after_end``: a game that had ended continued, unless ``reopen``)."""
     refused: list[dict[str, Any]] = []
     readable: list[tuple[str, bytes]] = []
     for name, data in files:
@@ -459,6 +461,8 @@ def store_logs(files: list[tuple[str, bytes]]) -> dict[str, Any]:
         readable.append((name, data))
     added: list[dict[str, Any]] = []
     duplicates: list[dict[str, Any]] = []
+    rewrites: list[dict[str, Any]] = []
+    after_end: list[dict[str, Any]] = []
     if readable:
         with tempfile.TemporaryDirectory(prefix="yaniv-upload-") as tmp:
             paths = []
@@ -469,12 +473,18 @@ def store_logs(files: list[tuple[str, bytes]]) -> dict[str, Any]:
                 path.write_bytes(data)
                 paths.append(str(path))
             with store().writing() as archive:
-                result = ingest_into(archive, paths)
+                result = ingest_into(archive, paths, reopen=reopen)
                 total = archive.count_games()
         added = [{"source": base_name(a.source), "fingerprint": a.fingerprint,
                   "game_id": a.game_id, "events": a.events} for a in result.added]
         duplicates = [{"source": base_name(source), "fingerprint": fp}
                       for source, fp, _ in result.duplicates]
+        rewrites = [{"source": base_name(source), "fingerprint": fp, "game_id": game_id,
+                     "rewrites": other, "differs_from_event": same}
+                    for source, fp, game_id, other, same in result.conflicts]
+        after_end = [{"source": base_name(source), "fingerprint": fp, "game_id": game_id,
+                      "ended": ended, "ended_size": size}
+                     for source, fp, game_id, ended, size in result.after_end]
         for r in result.refused:
             refused.append({"source": base_name(r.source), "error": {
                 "status": 422, "code": "unreadable_log", "field": "log",
@@ -482,7 +492,8 @@ def store_logs(files: list[tuple[str, bytes]]) -> dict[str, Any]:
     else:
         with reader() as r:
             total = r.archive.count_games() if r is not None else 0
-    return {"added": added, "duplicates": duplicates, "refused": refused, "total": total}
+    return {"added": added, "duplicates": duplicates, "refused": refused, "total": total,
+            "rewrites": rewrites, "after_end": after_end}
 
 
 # --- the endpoints --------------------------------------------------------------------------
@@ -611,10 +622,14 @@ def games_index() -> Response:
 @api_v1.post("/games")
 def games_ingest() -> Response:
     """201 when a game was added, 200 when every log read was there already; 422 when
-    no log of the body reads (it was a 200 with the refusals: ``{}`` was "accepted")."""
+    no log of the body reads (it was a 200 with the refusals: ``{}`` was "accepted");
+    409 when a log was kept as evidence only, as the CLI's ingest exits 1: it rewrites an
+    archived game, or continues one that had ended (``?reopen=true`` makes such a
+    continuation the game)."""
     check_write_allowed()
+    reopen = bool(bool_arg("reopen"))
     files = body_files()
-    result = store_logs(files)
+    result = store_logs(files, reopen)
     if result["refused"] and not result["added"] and not result["duplicates"]:
         first = result["refused"][0]["error"]
         more = len(result["refused"]) - 1
@@ -622,6 +637,17 @@ def games_ingest() -> Response:
         raise ApiError(422, first["message"] + (f" (and {more} more logs refused)" if more
                                                  else ""), "log", "unreadable_log",
                        "Unreadable log", **where, refused=result["refused"])
+    if result["rewrites"] or result["after_end"]:
+        said = [f"{r['source']}: rewrites game {r['game_id']}, archived before with other "
+                f"events ({r['rewrites'][:16]}): they differ from event "
+                f"{r['differs_from_event']} on; kept as evidence, never counted in the reports"
+                for r in result["rewrites"]]
+        said += [f"{r['source']}: continues game {r['game_id']} after its end (the ended "
+                 f"version {r['ended'][:16]}, {r['ended_size']} events, stays the game): kept "
+                 "as evidence, never counted; post it with ?reopen=true to count it instead"
+                 for r in result["after_end"]]
+        code = "rewrites_game" if result["rewrites"] else "continues_ended_game"
+        raise ApiError(409, "; ".join(said), "log", code, "Kept as evidence only", **result)
     return json_response(result, 201 if result["added"] else 200)
 
 

@@ -84,7 +84,8 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
     ("/api/v1/games", "get", "The archive's games, filtered, sorted, a page at a time",
      s.GamesQuery, s.GameListSchema, False, "400 404 503"),
     ("/api/v1/games", "post", "Store logs in the archive (needs the write token, or a "
-     "request from this machine)", None, s.IngestSchema, True, "400 401 403 413 422 503"),
+     "request from this machine)", s.IngestQuery, s.IngestSchema, True,
+     "400 401 403 409 413 422 503"),
     ("/api/v1/games/{ref}", "get", "One archived game", None, s.GameSchema, False,
      "404 409 503"),
     ("/api/v1/games/{ref}/events", "get", "A page of its events", s.PageQuery,
@@ -143,6 +144,12 @@ def openapi() -> dict[str, Any]:
             responses["422"]["description"] = (
                 "no log of the body can be read: the first one's reason, and every log's "
                 "in refused")
+            responses["409"]["description"] = (
+                "a log was stored as evidence only, never counted, as the command line's "
+                "ingest exits 1: it rewrites an archived game (code rewrites_game, each in "
+                "rewrites) or continues a game that had ended without reopen=true (code "
+                "continues_ended_game, each in after_end); the error also holds added, "
+                "duplicates, refused and total")
         operation: dict[str, Any] = {"summary": summary, "parameters": parameters,
                                      "responses": responses}
         if takes_log:

@@ -46,6 +46,18 @@ class ErrorBodySchema(Schema):
     refused = fields.List(fields.Dict(), metadata={
         "description": "POST /api/v1/games: every log of the body, each with its source and "
                        "its error"})
+    rewrites = fields.List(fields.Dict(), metadata={
+        "description": "POST /api/v1/games, rewrites_game: the logs that change an archived "
+                       "game's events (stored as evidence, never counted)"})
+    after_end = fields.List(fields.Dict(), metadata={
+        "description": "POST /api/v1/games, continues_ended_game: the logs that continue a "
+                       "game that had ended (stored as evidence, never counted)"})
+    added = fields.List(fields.Dict(), metadata={
+        "description": "POST /api/v1/games, a 409: the logs stored (as evidence too)"})
+    duplicates = fields.List(fields.Dict(), metadata={
+        "description": "POST /api/v1/games, a 409: the logs archived already"})
+    total = fields.Integer(metadata={
+        "description": "POST /api/v1/games, a 409: the games the archive holds now"})
 
 
 class ErrorSchema(Schema):
@@ -243,14 +255,44 @@ class RefusedSchema(Schema):
     error = fields.Nested(ErrorBodySchema, required=True)
 
 
+class RewriteSchema(Schema):
+    """A log stored as evidence only: it changes the events of an archived game."""
+
+    source = fields.String(required=True)
+    fingerprint = fields.String(required=True)
+    game_id = fields.String(required=True)
+    rewrites = fields.String(required=True, metadata={
+        "description": "the fingerprint of the archived version whose events it changes"})
+    differs_from_event = fields.Integer(required=True)
+
+
+class AfterEndSchema(Schema):
+    """A log stored as evidence only: it continues a game that had ended (a withdrawn
+    game_ended, moves after it); the ended version stays the game."""
+
+    source = fields.String(required=True)
+    fingerprint = fields.String(required=True)
+    game_id = fields.String(required=True)
+    ended = fields.String(required=True, metadata={
+        "description": "the fingerprint of the ended version, still counted"})
+    ended_size = fields.Integer(required=True, metadata={
+        "description": "its events"})
+
+
 class IngestSchema(Schema):
-    """What an ingest did: the games added, those already there, the logs refused, and how
-    many games the archive holds now."""
+    """What an ingest did: the games added, those already there, the logs refused, the
+    logs kept as evidence only, and how many games the archive holds now."""
 
     added = fields.List(fields.Nested(StoredSchema), required=True)
     duplicates = fields.List(fields.Nested(StoredSchema), required=True)
     refused = fields.List(fields.Nested(RefusedSchema), required=True)
     total = fields.Integer(required=True)
+    rewrites = fields.List(fields.Nested(RewriteSchema), required=True, metadata={
+        "description": "logs that change an archived game's events: stored as evidence, "
+                       "never counted (the answer is then a 409)"})
+    after_end = fields.List(fields.Nested(AfterEndSchema), required=True, metadata={
+        "description": "logs that continue a game that had ended, posted without "
+                       "reopen=true: stored as evidence, never counted (a 409)"})
 
 
 def _by_player(values: fields.Field[Any], description: str) -> fields.Dict:
@@ -371,6 +413,13 @@ class PageQuery(Schema):
 
 class RulesQuery(Schema):
     rules = _rules()
+
+
+class IngestQuery(Schema):
+    reopen = fields.Boolean(metadata={
+        "description": "true: a log that continues a game that had ended (its game_ended "
+                       "withdrawn, moves after it) becomes the game; without it such a log "
+                       "is kept as evidence only and the answer is a 409"})
 
 
 class BoardQuery(Schema):

@@ -8,6 +8,12 @@ other process has it open, so the store closes the connection when no request
 has needed it for ``idle`` seconds: ``yaniv-audit ingest`` in another process
 can then write, and the next request opens the file again and sees its games.
 
+A command that waits to write (``yaniv-audit ingest``, with the server holding the file)
+says so with a file beside the archive
+(:func:`~yaniv_audit.archive.connect.intent_file`): the store then closes the connection
+as soon as the requests reading have finished, and answers 503 rather than open it
+again until the command has it.
+
 A write (``POST /api/v1/games``) waits for the requests reading to finish, closes
 the reader, opens the writer for its own duration, and fails with
 :class:`~yaniv_audit.core.errors.ArchiveError` (a 503) if another process holds the file.
@@ -33,7 +39,7 @@ from typing import Any
 import duckdb
 
 from .. import ENGINE
-from ..archive import LATEST, Archive, IngestResult
+from ..archive import LATEST, Archive, IngestResult, writer_waiting
 from ..codec import parse_jsonl
 from ..core.errors import ArchiveError
 from ..core.events import Log
@@ -252,6 +258,16 @@ class Store:
         with self._cond:
             while self._writing:
                 self._cond.wait()
+            waiting = writer_waiting(str(self.path)) if self.path else None
+            if waiting is not None:
+                # a command waits to write (yaniv-audit ingest): it gets the file as soon
+                # as the requests reading it have finished
+                while self._readers:
+                    self._cond.wait(0.1)
+                self._close_reader()
+                raise ArchiveError(
+                    f"the archive is being written by a command (PID {waiting}, yaniv-audit "
+                    "ingest, say): send the request again in a few seconds")
             if self._archive is None and self.exists():
                 self._archive = Archive(str(self.path), locked=True)
                 self.opened += 1
@@ -278,7 +294,10 @@ class Store:
                 self._readers -= 1
                 if self._readers == 0:
                     self._cond.notify_all()
-                    self._when_idle()
+                    if self.path and writer_waiting(str(self.path)) is not None:
+                        self._close_reader()  # a command waits to write: its turn now
+                    else:
+                        self._when_idle()
 
     def remember(self, game: dict[str, Any]) -> None:
         if len(self.known) >= 100_000:
@@ -343,12 +362,32 @@ class Store:
                 self._close_reader()
 
 
-def ingest_into(archive: Archive, files: list[str]) -> IngestResult:
-    """Store ``files`` (in this process) and audit the new games under their declared
-    rules, so that the list shows their verdicts."""
-    result = archive.ingest(files, jobs=1)
-    if result.added:
-        todo = archive.games_to_audit(None)
-        for _ in archive.audit(None, games=todo, jobs=1):
-            pass
+def ingest_into(archive: Archive, files: list[str], *, reopen: bool = False) -> IngestResult:
+    """Store ``files`` (in this process) and audit the games that have no audit under
+    their declared rules, so that the list shows their verdicts: the new ones, and any a
+    server stopped between storing and auditing (the client's retry finds its game stored
+    already, and the audit is done then). ``reopen``: see :meth:`Archive.ingest`."""
+    result = archive.ingest(files, jobs=1, reopen=reopen)
+    audit_unaudited(archive)
     return result
+
+
+def audit_unaudited(archive: Archive) -> int:
+    """Audit every stored game that has no audit under its declared rules; how many."""
+    todo = archive.unaudited()
+    for _ in archive.audit(None, games=todo, jobs=1):
+        pass
+    return len(todo)
+
+
+def audit_on_start(path: str) -> int:
+    """At the server's start: audit the games a server stopped between storing and
+    auditing left without an audit (read first; the file is opened for writing only when
+    there are some); how many."""
+    if path == ":memory:" or not Path(path).is_file():
+        return 0
+    with Archive(path, read_only=True) as archive:
+        if not archive.unaudited():
+            return 0
+    with Archive(path) as archive:
+        return audit_unaudited(archive)
