@@ -368,7 +368,11 @@ def ingest_into(archive: Archive, files: list[str], *, reopen: bool = False) -> 
     server stopped between storing and auditing (the client's retry finds its game stored
     already, and the audit is done then). ``reopen``: see :meth:`Archive.ingest`."""
     result = archive.ingest(files, jobs=1, reopen=reopen)
-    audit_unaudited(archive)
+    if result.added:  # and every game an older engine audited, as `audit --db` would
+        for _ in archive.audit(None, games=archive.games_to_audit(None), jobs=1):
+            pass
+    else:
+        audit_unaudited(archive)
     return result
 
 
