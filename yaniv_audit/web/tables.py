@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
 import secrets
 import threading
@@ -64,6 +65,13 @@ RETRY_AFTER = 5
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 #: an append's If-Match: the count, quoted (weak or bare taken too)
 IF_MATCH = re.compile(r'(?:W/)?"?([0-9]{1,9})"?')
+
+
+#: the environment variables of the tables' settings
+ENV = {"TABLE_IDLE": "YANIV_AUDIT_TABLE_IDLE", "TABLES_KEPT": "YANIV_AUDIT_TABLES_KEPT",
+       "TABLES_MAX_OPEN": "YANIV_AUDIT_TABLES_MAX_OPEN",
+       "TABLE_FOLLOWERS": "YANIV_AUDIT_TABLE_FOLLOWERS",
+       "TABLE_STREAM_SECONDS": "YANIV_AUDIT_TABLE_STREAM_SECONDS"}
 
 
 def followers_for(threads: int) -> int:
@@ -212,9 +220,13 @@ def tables() -> Tables:
 
 def init_app(app: Flask) -> None:
     """Register the tables' API on ``app``, with its limits from the config (TABLE_IDLE,
-    TABLES_KEPT, TABLES_MAX_OPEN, TABLE_FOLLOWERS, TABLE_STREAM_SECONDS; THREADS: the
-    server's threads, of which the followers may take all but an eighth)."""
+    TABLES_KEPT, TABLES_MAX_OPEN, TABLE_FOLLOWERS, TABLE_STREAM_SECONDS, each also from its
+    environment variable, :data:`ENV`; THREADS: the server's threads, of which the
+    followers may take all but an eighth)."""
     config = app.config
+    for name, env in ENV.items():
+        if name not in config and os.environ.get(env):
+            config[name] = float(os.environ[env])
     threads = int(config.get("THREADS") or 8)
     limits = Limits(idle=float(config.get("TABLE_IDLE", DEFAULT_IDLE)),
                     kept=int(config.get("TABLES_KEPT", DEFAULT_KEPT)),
