@@ -280,3 +280,20 @@ def test_the_compact_range_is_the_tree_hash() -> None:
     for n, leaf in enumerate(leaves, 1):
         compact.add(leaf)
         assert compact.root() == tree_hash(leaves[:n])
+
+
+def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None:
+    db = tmp_path / "club.duckdb"
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,lior,omer", "--rules", "israeli", "--db", str(db)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 0, ran.stderr
+    said = dict(line.split(":", 1) for line in ran.stdout.splitlines()[:4])
+    table, key = said["table"].strip(), said["key"].split()[0]
+    assert said["record"].strip() == f"http://127.0.0.1:5000/record#table={table}&key={key}"
+    assert "█" in ran.stdout  # the QR code
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    got = client.get(f"/api/v1/tables/{table}").json
+    assert got["seq"] == 1 and got["state"]["game"]["players"] == ["dana", "lior", "omer"]
+    r = append(client, table, key, 1, b'{"type": "round_started", "round": 1, "starter": "dana"}')
+    assert r.status_code == 200 and r.json["seq"] == 2
