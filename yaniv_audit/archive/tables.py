@@ -28,6 +28,7 @@ from typing import Any
 
 import duckdb
 
+from ..core.audit import to_json_line
 from ..core.events import EVENT_TYPES_BY_CLASS, Event, GameStarted, RoundStarted
 from ..core.rules import RuleSet
 from .base import _insert, _one
@@ -137,17 +138,41 @@ def _event_rows(game_no: int, events: Sequence[Event], leaves: Sequence[bytes],
 def _insert_events(con: duckdb.DuckDBPyConnection, game_no: int, events: Sequence[Event],
                    leaves: Sequence[bytes], start: int, all_events: Sequence[Event],
                    rules: RuleSet) -> None:
-    _insert(con, "events", _event_rows(game_no, events, leaves, start, all_events))
+    _put(con, "events", _event_rows(game_no, events, leaves, start, all_events))
     deals = [(game_no, *deal) for deal in deal_rows(events, rules)]
     if deals:
-        _insert(con, "deals", [list(column) for column in zip(*deals, strict=True)])
+        _put(con, "deals", [list(column) for column in zip(*deals, strict=True)])
+
+
+#: the columns' types of each table :func:`_put` writes to, read once
+_TYPES: dict[str, str] = {}
+
+
+def _put(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]) -> None:
+    """:func:`~yaniv_audit.archive.base._insert`, the table's column types read once per
+    process (they cost a query of 9 ms at every append)."""
+    sql = _TYPES.get(table)
+    if sql is None:
+        info = con.execute(
+            "SELECT data_type FROM information_schema.columns WHERE table_name = ? "
+            "ORDER BY ordinal_position", [table]).fetchall()
+        inner = ", ".join(f"unnest(${i}::{kind}[]) AS c{i}" for i, (kind,) in enumerate(info, 1))
+        outer = ", ".join(f"c{i}" for i in range(1, len(info) + 1))
+        sql = _TYPES[table] = f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})"  # noqa: S608
+    con.execute(sql, columns)
 
 
 def _refresh(con: duckdb.DuckDBPyConnection, game_no: int, fingerprint: str, count: int,
-             game: GameStarted, report: dict[str, Any] | None) -> None:
-    """The game's row, summaries and derived rows brought forward to its latest entries."""
+             game: GameStarted, report: dict[str, Any] | None, derived: bool = True) -> None:
+    """The game's row and its audit brought forward to its latest entries; with
+    ``derived``, its summaries and derived rows too (else its audit's report only: the
+    web asks for them when the audit's rounds, findings or result changed)."""
     con.execute("UPDATE games SET fingerprint = ?, events = ?, game_id = ? WHERE game_no = ?",
                 [fingerprint, count, game.game_id or fingerprint, game_no])
+    if not derived and report is not None:
+        con.execute("UPDATE audits SET report = ?, audited_at = ? WHERE game_no = ?",
+                    [to_json_line(report), datetime.now(UTC), game_no])
+        return
     for table in ("round_turns", "draw_cards"):
         con.execute(f"DELETE FROM {table} WHERE game_no = ?", [game_no])  # noqa: S608
     for sql in SUMMARIES:
@@ -160,7 +185,7 @@ def _refresh(con: duckdb.DuckDBPyConnection, game_no: int, fingerprint: str, cou
     rows["audits"] = [(*rows["audits"][0], datetime.now(UTC))]
     for table, found in rows.items():
         if found:
-            _insert(con, table, [list(column) for column in zip(*found, strict=True)])
+            _put(con, table, [list(column) for column in zip(*found, strict=True)])
 
 
 @contextmanager
@@ -200,17 +225,18 @@ def create_table(con: duckdb.DuckDBPyConnection, table_id: str, key_sha256: str,
 def append_entries(con: duckdb.DuckDBPyConnection, table_id: str, game_no: int,
                    all_events: Sequence[Event], all_leaves: Sequence[bytes], start: int,
                    fingerprint: str, report: dict[str, Any] | None,
-                   answer: tuple[str, bytes] | None = None) -> None:
+                   answer: tuple[str, bytes] | None = None, derived: bool = True) -> None:
     """Store the entries ``start`` on of a table's log (all of it given), the game brought
     forward, and the first ``answer`` to an append sent with an Idempotency-Key (its
-    SHA-256, the answer's JSON): all in one transaction, committed on return."""
+    SHA-256, the answer's JSON): all in one transaction, committed on return (``derived``:
+    :func:`_refresh`'s)."""
     game = all_events[0]
     assert isinstance(game, GameStarted)
     count = len(all_events)
     with _transaction(con):
         _insert_events(con, game_no, all_events[start:], all_leaves[start:], start, all_events,
                        game.rules)
-        _refresh(con, game_no, fingerprint, count, game, report)
+        _refresh(con, game_no, fingerprint, count, game, report, derived)
         con.execute("UPDATE live_tables SET entries = ? WHERE id = ?", [count, table_id])
         if answer is not None:
             con.execute("DELETE FROM table_answers WHERE table_id = ? AND seq <= ?",
@@ -219,10 +245,14 @@ def append_entries(con: duckdb.DuckDBPyConnection, table_id: str, game_no: int,
                         [table_id, answer[0], count, answer[1].decode("utf-8")])
 
 
-def close_table(con: duckdb.DuckDBPyConnection, table_id: str) -> datetime:
-    """Close a table (no more appends); when it was closed."""
+def close_table(con: duckdb.DuckDBPyConnection, table_id: str, game_no: int,
+                fingerprint: str, count: int, game: GameStarted,
+                report: dict[str, Any] | None) -> datetime:
+    """Close a table (no more appends), its game's rows brought forward whole; when it was
+    closed."""
     now = datetime.now(UTC)
     with _transaction(con):
+        _refresh(con, game_no, fingerprint, count, game, report)
         con.execute("UPDATE live_tables SET closed_at = coalesce(closed_at, ?) WHERE id = ?",
                     [now, table_id])
         (closed,) = _one(con.execute("SELECT closed_at FROM live_tables WHERE id = ?",

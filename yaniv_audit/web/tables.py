@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
 import secrets
 import threading
@@ -55,10 +56,22 @@ DEFAULT_MAX_OPEN = 1000
 DEFAULT_STREAM_SECONDS = 25.0
 #: seconds between keep-alive comments on a quiet stream
 KEEPALIVE_SECONDS = 10.0
+#: seconds the archive stays open for writing after a table's write, for the next (its
+#: open and close cost 70 ms a write; another process cannot open it meanwhile)
+WRITER_KEEP = 2.0
 #: the Retry-After of a 503 when every follower's place is taken
 RETRY_AFTER = 5
 #: a table id: what :func:`new_id` makes
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
+#: an append's If-Match: the count, quoted (weak or bare taken too)
+IF_MATCH = re.compile(r'(?:W/)?"?([0-9]{1,9})"?')
+
+
+#: the environment variables of the tables' settings
+ENV = {"TABLE_IDLE": "YANIV_AUDIT_TABLE_IDLE", "TABLES_KEPT": "YANIV_AUDIT_TABLES_KEPT",
+       "TABLES_MAX_OPEN": "YANIV_AUDIT_TABLES_MAX_OPEN",
+       "TABLE_FOLLOWERS": "YANIV_AUDIT_TABLE_FOLLOWERS",
+       "TABLE_STREAM_SECONDS": "YANIV_AUDIT_TABLE_STREAM_SECONDS"}
 
 
 def followers_for(threads: int) -> int:
@@ -128,7 +141,15 @@ def summary(count: int, state: dict[str, Any]) -> dict[str, Any]:
     report, now = state["report"], state["state"]
     return {"seq": count, "scores": now["scores"], "findings": len(report["findings"]),
             "verdict": report["verdict"], "next": now["up"] or now["turn"],
-            "round": now["round"], "finished": now["finished"]}
+            "round": now["round"], "rounds": len(report["rounds"]),
+            "finished": now["finished"]}
+
+
+def changes_derived(before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
+    """Whether an append changed what the derived rows hold (a round scored, a finding,
+    the result): else only the game's row and its audit's report are brought forward."""
+    return before is None or any(before[k] != after[k] for k in
+                                 ("rounds", "findings", "verdict", "finished", "scores"))
 
 
 class Tables:
@@ -199,9 +220,13 @@ def tables() -> Tables:
 
 def init_app(app: Flask) -> None:
     """Register the tables' API on ``app``, with its limits from the config (TABLE_IDLE,
-    TABLES_KEPT, TABLES_MAX_OPEN, TABLE_FOLLOWERS, TABLE_STREAM_SECONDS; THREADS: the
-    server's threads, of which the followers may take all but an eighth)."""
+    TABLES_KEPT, TABLES_MAX_OPEN, TABLE_FOLLOWERS, TABLE_STREAM_SECONDS, each also from its
+    environment variable, :data:`ENV`; THREADS: the server's threads, of which the
+    followers may take all but an eighth)."""
     config = app.config
+    for name, env in ENV.items():
+        if name not in config and os.environ.get(env):
+            config[name] = float(os.environ[env])
     threads = int(config.get("THREADS") or 8)
     limits = Limits(idle=float(config.get("TABLE_IDLE", DEFAULT_IDLE)),
                     kept=int(config.get("TABLES_KEPT", DEFAULT_KEPT)),
@@ -246,14 +271,11 @@ def expected_count() -> int:
         raise ApiError(428, 'an append needs If-Match: "<n>", the number of entries you have '
                             "seen (the seq of the last answer)", "If-Match",
                        "precondition_required", "If-Match required")
-    text = header.strip()
-    if text.startswith("W/"):
-        text = text[2:]
-    text = text.strip('"')
-    if not text.isdigit() or len(text) > 9:
+    found = IF_MATCH.fullmatch(header.strip())
+    if found is None:
         raise ApiError(400, f'If-Match: expected "<n>", a whole number of entries, got '
                             f"{header!r}", "If-Match", "bad_parameter")
-    return int(text)
+    return int(found.group(1))
 
 
 def entry_list(leaves: list[bytes], first: int) -> list[dict[str, Any]]:
@@ -296,7 +318,7 @@ def open_table() -> Response:
     limits = tables().limits
     table_id, key = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
     state = game.state()
-    with store().writing() as archive:
+    with store().writing(keep=WRITER_KEEP) as archive:
         if stored.open_tables(archive.con) >= limits.max_open:
             raise ApiError(503, f"this server holds {limits.max_open:,} open tables, its "
                                 "most (TABLES_MAX_OPEN): close one first", None,
@@ -361,16 +383,18 @@ def append(table_id: str) -> Response:
         answer = {"seq": game.count, "state": state,
                   "findings": [f for f in report["findings"] if f["seq"] >= seen]}
         body = orjson.dumps(answer, option=orjson.OPT_NON_STR_KEYS)
+        after = summary(game.count, state)
         try:
-            with store().writing() as archive:
+            with store().writing(keep=WRITER_KEEP) as archive:
                 stored.append_entries(archive.con, table.id, table.game_no, game.events,
                                       game.leaves, seen, game.fingerprint(), report,
-                                      (token_sha, body) if token_sha is not None else None)
+                                      (token_sha, body) if token_sha is not None else None,
+                                      changes_derived(table.summary, after))
         except BaseException:
             table.game = None  # not stored: read back from the archive when next needed
             raise
         with table.changed:
-            table.summary = summary(game.count, state)
+            table.summary = after
             table.changed.notify_all()
     return json_response(with_texts(answer, lang))
 
@@ -395,8 +419,12 @@ def close(table_id: str) -> Response:
     check_key(table)
     with table.lock:
         game = table.kept()
-        with store().writing() as archive:
-            stored.close_table(archive.con, table.id)
+        first = game.events[0]
+        assert isinstance(first, GameStarted)
+        report = game.state()["report"]
+        with store().writing(keep=WRITER_KEEP) as archive:
+            stored.close_table(archive.con, table.id, table.game_no, game.fingerprint(),
+                               game.count, first, report)
         table.closed = True
         with table.changed:
             table.changed.notify_all()
@@ -442,7 +470,7 @@ def _after() -> int:
     text = request.args.get("after")
     if text is None or text == "":
         return -1
-    if not re.fullmatch(r"-?\d{1,9}", text.strip()):
+    if not re.fullmatch(r"-?[0-9]{1,9}", text.strip()) or int(text) < -1:
         raise ApiError(400, f"after: expected the seq of the last entry you have (-1: none), "
                             f"got {text!r}", "after", "bad_parameter")
     return int(text)
@@ -502,3 +530,125 @@ def _stream(table: LiveTable, after: int, seconds: float) -> Iterator[bytes]:
                 not table.changed.wait(min(left, KEEPALIVE_SECONDS))
         if quiet:
             yield b": keep-alive\n\n"
+
+
+# --- the OpenAPI document's part ----------------------------------------------------------
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"},
+             "description": "the table's id, as POST /api/v1/tables gave it"}
+_GAME_STARTED = {"type": "game_started", "format": "yaniv-log/1",
+                 "players": ["dana", "lior", "omer"], "rules": "israeli",
+                 "at": "2026-12-06T20:00:00+02:00"}
+_JSONL = {"type": "string", "pattern": r"\S",
+          "description": "JSON Lines: one event a line"}
+_STATE = {"type": "object", "description": "as POST /api/v1/state answers"}
+_ENTRIES = {"type": "array", "items": {
+    "type": "object", "required": ["seq", "event"],
+    "properties": {"seq": {"type": "integer"}, "event": {"type": "object"}}}}
+
+
+def _errors(*codes: str) -> dict[str, Any]:
+    said = {
+        "400": "an unreadable event (the error names its line and field), or a bad header "
+               "or parameter",
+        "401": "no key (a table's write), or no write token (opening)",
+        "403": "another table's key, or a write from another site's page",
+        "404": "no such table",
+        "409": "the table is closed, or a game with this very game_started is archived",
+        "413": "the body is over the size limit, or has too many events",
+        "428": "no If-Match",
+        "503": "the archive cannot be written now, too many open tables, or every "
+               "follower's place is taken (Retry-After)",
+    }
+    return {code: {"description": said[code], "content": {"application/json": {
+        "schema": _ERROR}}} for code in codes}
+
+
+def openapi_paths() -> dict[str, Any]:
+    """The tables' operations, for :func:`yaniv_audit.web.openapi.openapi`."""
+    body = {"required": True, "content": {
+        "application/x-ndjson": {"schema": _JSONL, "example": orjson.dumps(
+            _GAME_STARTED).decode() + "\n"},
+        "application/json": {"schema": {"type": "object"}, "example": _GAME_STARTED}}}
+    appended = {"type": "object", "required": ["seq", "state", "findings"], "properties": {
+        "seq": {"type": "integer"}, "state": _STATE,
+        "findings": {"type": "array", "items": {"type": "object"}}}}
+    stale = {"type": "object", "required": ["error", "seq", "entries"], "properties": {
+        "error": {"type": "object"}, "seq": {"type": "integer"}, "entries": _ENTRIES}}
+    table = {"type": "object", "required": ["id", "seq", "closed", "state", "report"],
+             "properties": {"id": {"type": "string"}, "seq": {"type": "integer"},
+                            "closed": {"type": "boolean"}, "state": _STATE,
+                            "report": {"type": "object"},
+                            "fingerprint": {"type": ["string", "null"]}}}
+    entries = {"type": "object", "required": ["id", "seq", "closed", "entries"], "properties": {
+        "id": {"type": "string"}, "seq": {"type": "integer"}, "closed": {"type": "boolean"},
+        "entries": _ENTRIES}}
+    closed = {"type": "object", "required": ["id", "seq", "closed"], "properties": {
+        "id": {"type": "string"}, "seq": {"type": "integer"}, "closed": {"type": "boolean"}}}
+    return {
+        "/api/v1/tables": {"post": {
+            "summary": "Open a live table with its game_started event (needs the write "
+                       "token, or a request from this machine)",
+            "parameters": [], "requestBody": body, "security": [{"bearerAuth": []}],
+            "responses": {"201": {
+                "description": "the table: its id, its key (the only time it is said) and "
+                               "seq 1",
+                "headers": {"Location": {"schema": {"type": "string"}}},
+                "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["id", "key", "seq"], "properties": {
+                        "id": {"type": "string"}, "key": {"type": "string"},
+                        "seq": {"type": "integer"}}}}}},
+                **_errors("400", "401", "403", "409", "413", "503")}}},
+        "/api/v1/tables/{table_id}": {"get": {
+            "summary": "A live table: its count, state, the audit so far, and its archived "
+                       "game's fingerprint once the game is over",
+            "parameters": [_TABLE_ID],
+            "responses": {"200": {"description": "the table", "content": {
+                "application/json": {"schema": table}}}, **_errors("404", "503")}}},
+        "/api/v1/tables/{table_id}/events": {
+            "post": {
+                "summary": "Append entries (JSON Lines) at the count you have seen: all or "
+                           "none, stored before the answer",
+                "parameters": [_TABLE_ID, {
+                    "name": "If-Match", "in": "header", "required": True,
+                    "description": 'the entries you have seen, quoted: "12"',
+                    "schema": {"type": "string", "pattern": IF_MATCH.pattern}}, {
+                    "name": "Idempotency-Key", "in": "header", "required": False,
+                    "description": "a retried append with the same key returns the first "
+                                   "answer and appends nothing",
+                    "schema": {"type": "string"}}],
+                "requestBody": {"required": True, "content": {"application/x-ndjson": {
+                    "schema": _JSONL, "example": '{"type": "round_started", "round": 1, '
+                                                 '"starter": "dana"}\n'}}},
+                "security": [{"bearerAuth": []}],
+                "responses": {"200": {"description": "the new count, the state after, the "
+                                                     "findings the entries raised",
+                                      "content": {"application/json": {"schema": appended}}},
+                              "412": {"description": "If-Match is not the table's count: "
+                                                     "the count and the entries since",
+                                      "content": {"application/json": {"schema": stale}}},
+                              **_errors("400", "401", "403", "404", "409", "413", "428",
+                                        "503")}},
+            "get": {
+                "summary": "Follow a table: with Accept: text/event-stream, every entry as an "
+                           "event (id: its seq) and each append's as it comes, with a "
+                           "summary after each (Last-Event-ID resumes; the stream ends after "
+                           "25 s); otherwise the entries after ?after as JSON",
+                "parameters": [_TABLE_ID, {
+                    "name": "after", "in": "query", "required": False,
+                    "description": "the seq of the last entry you have (-1: none, the "
+                                   "default)",
+                    "schema": {"type": "integer", "minimum": -1, "maximum": 999_999_999}}],
+                "responses": {"200": {"description": "the entries after ``after``",
+                                      "content": {"application/json": {"schema": entries},
+                                                  "text/event-stream": {"schema": {
+                                                      "type": "string"}}}},
+                              **_errors("400", "404", "503")}}},
+        "/api/v1/tables/{table_id}/close": {"post": {
+            "summary": "Close a table (its key): no more appends",
+            "parameters": [_TABLE_ID], "security": [{"bearerAuth": []}],
+            "responses": {"200": {"description": "closed", "content": {
+                "application/json": {"schema": closed}}},
+                **_errors("401", "403", "404", "503")}}},
+    }
