@@ -208,8 +208,8 @@ def test_two_phones_writing_at_once_make_one_game_and_the_slower_sees_the_confli
     assert first.is_hidden("#conflict")
     types = [e["event"]["type"] for e in table_entries(server, table, first)]
     assert types[4:] == ["withdraw", "round_started", "showdown", "round_ended"]
-    second.wait_for_function("document.querySelector('#scores tr[data-player=dana] td.num')"
-                             ".textContent === '50'")
+    second.wait_for_function("() => document.querySelector('#scores tr[data-player=dana] "
+                             "td.num').textContent === '50'")
     assert scores(first) == scores(second) == {"dana": 50, "lior": 0, "omer": 20}
 
 
@@ -218,7 +218,7 @@ def test_entries_made_offline_are_sent_when_the_connection_returns(
         screenshot: Callable[[Page, str], Path]) -> None:
     recorder, watcher = phones(workers=True), phones()
     table = open_table(recorder, server, ["dana", "lior", "omer"])
-    recorder.wait_for_function("navigator.serviceWorker.controller !== null")
+    recorder.wait_for_function("() => navigator.serviceWorker.controller !== null")
     watcher.goto(f"{server}/tables/{table}")
     watcher.wait_for_selector("#follow[data-seq='1']", state="attached")
     recorder.context.set_offline(True)
@@ -231,7 +231,7 @@ def test_entries_made_offline_are_sent_when_the_connection_returns(
         recorder.wait_for_selector(f"#queue[data-waiting='{n}']", state="attached")
         # the next round's form, though no server said where the game stands
         recorder.wait_for_function(
-            f"document.getElementById('round-title').textContent === 'Round {n + 1}'")
+            f"() => document.getElementById('round-title').textContent === 'Round {n + 1}'")
     assert recorder.inner_text("#queue").startswith("3 entries waiting")
     # a reload without a connection still opens the recorder, the queue kept
     recorder.reload()
@@ -287,3 +287,33 @@ def test_undo_brings_back_the_round_and_an_earlier_round_is_corrected_without_re
     assert types.count("withdraw") == 2 and types.count("round_ended") == 5
     call(page, "dana")  # the next round's form is the third round's
     assert page.inner_text("#round-title") == "Round 3"
+
+
+def test_a_rematch_is_a_new_table_with_the_same_players_and_rules_in_one_tap(
+        server: str, phones: Callable[..., Page],
+        screenshot: Callable[[Page, str], Path]) -> None:
+    page = phones()
+    table = open_table(page, server, ["dana", "lior"], lang="he")
+    assert page.get_attribute("html", "dir") == "rtl"
+    # the link's QR code, for the other phones to scan
+    page.wait_for_function("() => document.getElementById('table-qr').naturalWidth > 0")
+    for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
+        page.set_viewport_size(viewport)
+        page.evaluate("window.scrollTo(0, 0)")
+        screenshot(page, f"record-table-hebrew-{size}")
+    page.set_viewport_size(PHONE)
+    sheet_round(page, "lior", {"lior": ["2S"]}, {"dana": 110})
+    page.click("#write")
+    sent(page)
+    page.click("#end-game")
+    sent(page)
+    page.click("#rematch")
+    page.wait_for_function(
+        f"() => !document.getElementById('table-link').value.includes('{table}')")
+    sent(page)
+    again = page.input_value("#table-link").split("#table=")[1].split("&")[0]
+    first, second = (table_entries(server, t, page)[0]["event"] for t in (table, again))
+    assert (second["players"], second["rules"]) == (first["players"], first["rules"]) == (
+        ["dana", "lior"], RULES)
+    assert scores(page) == {"dana": 0, "lior": 0}
+    assert page.inner_text("#round-title") == "סיבוב 1"

@@ -553,3 +553,14 @@ def test_a_live_tables_page_is_in_the_readers_language(client: FlaskClient) -> N
     assert 'id="follow" data-table="AbCdEfGh12345678" data-seq="0"' in body
     assert "<h1 id=\"title\">שולחן חי</h1>" in body
     assert "/static/viewer/table.js" in body and "/static/viewer/cards.js" in body
+
+
+def test_a_tables_link_is_drawn_as_a_qr_code_from_the_body_only(client: FlaskClient) -> None:
+    link = "http://localhost/record#table=AbCdEfGh12345678&key=secret-key-123"
+    answer = client.post("/record/qr", data=link)
+    assert answer.status_code == 200 and answer.mimetype == "image/svg+xml"
+    svg = answer.get_data(as_text=True)
+    assert svg.startswith("<svg") and "secret" not in svg and "style=" not in svg
+    # another server's link, or anything else, is not drawn
+    for other in ("http://evil.example/record#table=x&key=y", "hello", ""):
+        assert client.post("/record/qr", data=other).status_code == 400

@@ -9,6 +9,7 @@
                        seat advantage, the reductions, and the other reports as tables
     GET  /tables/<id>  a game being played, followed live (board, findings, scores)
     GET  /record/sw.js the recorder's service worker (a reload offline opens /record)
+    POST /record/qr    the QR code (SVG) of a table's link, the link in the body
 
 Every text is marked for translation (:mod:`yaniv_audit.web.i18n`); the reports' rows
 are the archive's values (names, ids) and stay as they are.
@@ -16,12 +17,14 @@ are the archive's values (names, ids) and stay as they are.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import segno
 from flask import Response, render_template, request, url_for
 from markupsafe import Markup, escape
 
@@ -29,6 +32,7 @@ from ..archive import analytics
 from ..archive.analytics import Odds
 from ..core.rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
 from .api import store
+from .errors import ApiError
 from .i18n import N_, gettext
 from .viewer import viewer
 
@@ -464,4 +468,22 @@ def recorder_worker() -> Response:
                         mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/record"
     response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@viewer.post("/record/qr")
+def recorder_qr() -> Response:
+    """The QR code of a table's link, as SVG, for the other phones to scan. The link (its
+    key) comes in the body, never in the address, so no access log holds it; nothing is
+    kept. Only a recorder's link of this server is drawn."""
+    link = request.get_data(cache=False, as_text=True).strip()
+    base = request.host_url + "record#table="
+    if not link.startswith(base) or len(link) > 400 or "&key=" not in link:
+        raise ApiError(400, f"expected a table's link, {base}<id>&key=<key>", "body",
+                       "bad_link")
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False,
+                                     svgns=True, title=None, dark="#000", light="#fff")
+    response = Response(out.getvalue(), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
     return response

@@ -780,6 +780,13 @@
       copy.id = "copy-table-link";
       row.appendChild(copy);
       box.appendChild(row);
+      const code = el("img", "rec-qr");
+      code.id = "table-qr";
+      code.alt = t("QR code of the table's link");
+      code.hidden = !saved.table.qr;
+      if (saved.table.qr) code.src = saved.table.qr;
+      else drawQr();
+      box.appendChild(code);
       const watch = el("a", "rec-button", t("Follow the game (read only)"));
       watch.id = "follow-link";
       watch.href = "/tables/" + encodeURIComponent(saved.table.id);
@@ -802,6 +809,23 @@
       box.appendChild(b);
     }
     renderQueue();
+  }
+
+  // the link's QR code, drawn by the server (POST: the key never in an address)
+  let qrAsked = null;
+  async function drawQr() {
+    if (!saved.table || qrAsked === saved.table.id) return;
+    qrAsked = saved.table.id;
+    try {
+      const response = await fetch("/record/qr", { method: "POST", body: joinLink(), headers: { "Content-Type": "text/plain" } });
+      if (!response.ok) return;
+      const svg = await response.text();
+      saved.table.qr = "data:image/svg+xml;base64," + btoa(svg);
+      save();
+      renderShare();
+    } catch (e) {
+      qrAsked = null; // asked again when the page is drawn online
+    }
   }
 
   function renderQueue() {
