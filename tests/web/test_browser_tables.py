@@ -123,7 +123,9 @@ def test_a_move_recorded_on_one_phone_shows_on_another_within_a_second(
     sent(recorder)
     answered = time.monotonic()
     watcher.wait_for_selector("#follow[data-seq='4']", timeout=1000, state="attached")
-    assert time.monotonic() - answered < 1.0
+    waited = time.monotonic() - answered
+    assert waited < 1.0
+    print(f"\nthe other phone showed the round {1000 * waited:.0f} ms after the append's answer")
     assert follow_scores(watcher) == scores(recorder) == {"dana": 50, "lior": 0, "omer": 20}
     assert "round 1 written down" in watcher.inner_text("#moves")
     # a second round, with a claim the audit flags: the watcher has the finding too
