@@ -13,9 +13,10 @@ around entry 1,500 (1,490 to 1,510) of the one and around entry 10 (0 to 20) of 
 other, in turn, so that both meet the same machine and the same archive (the shared
 host's load moves from second to second). Each append is timed whole (read,
 incremental fold, state and audit so far, the archive's transaction committed, the
-answer's JSON). It prints their median and p95, and, for the same two points, ``POST /api/v1/state`` with the whole log so far (the
-recorder's request before tables: read and fold from the first event), the median of
-5 each.
+answer's JSON). It prints their median and p95, and, for the same two points,
+``POST /api/v1/state`` with the whole log so far (the recorder's request before tables:
+read and fold from the first event), the median of 5 each; then the fold alone (no
+archive, no HTTP) at both points.
 """
 
 from __future__ import annotations

@@ -211,7 +211,8 @@ def main() -> None:
           + ", ".join(f"{n} {s}" for s, n in sorted(run.statuses.items()))
           + f"; 5xx: {sum(n for s, n in run.statuses.items() if s >= 500)} of {served}")
     print(f"append latency      p50 {pct(run.latency, .5) * 1000:7.1f} ms   "
-          f"p95 {pct(run.latency, .95) * 1000:7.1f} ms   p99 {pct(run.latency, .99) * 1000:7.1f} ms")
+          f"p95 {pct(run.latency, .95) * 1000:7.1f} ms   "
+          f"p99 {pct(run.latency, .99) * 1000:7.1f} ms")
     print(f"answer to followers p50 {pct(delays, .5) * 1000:7.1f} ms   "
           f"p95 {pct(delays, .95) * 1000:7.1f} ms   p99 {pct(delays, .99) * 1000:7.1f} ms   "
           f"({len(delays):,} appends every follower had; {missing} not by the end)")
