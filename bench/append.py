@@ -13,9 +13,10 @@ around entry 1,500 (1,490 to 1,510) of the one and around entry 10 (0 to 20) of 
 other, in turn, so that both meet the same machine and the same archive (the shared
 host's load moves from second to second). Each append is timed whole (read,
 incremental fold, state and audit so far, the archive's transaction committed, the
-answer's JSON). It prints their median and p95, and, for the same two points, ``POST /api/v1/state`` with the whole log so far (the
-recorder's request before tables: read and fold from the first event), the median of
-5 each.
+answer's JSON). It prints their median and p95, and, for the same two points,
+``POST /api/v1/state`` with the whole log so far (the recorder's request before tables:
+read and fold from the first event), the median of 5 each; then the fold alone (no
+archive, no HTTP) at both points.
 """
 
 from __future__ import annotations
@@ -90,6 +91,28 @@ def main() -> None:
               f"{whole[point] * 1000:>13.2f} ms")
     ratio = medians[POINTS[1]] / medians[POINTS[0]]
     print(f"\nappend at entry {POINTS[1]:,} / at entry {POINTS[0]}: {ratio:.2f}x (goal: 1.5x)")
+    folds = fold_alone(lines)
+    print(f"the fold alone (read, fold, state and report; no archive, no HTTP): "
+          f"{folds[0] * 1000:.2f} ms at entry {POINTS[0]}, {folds[1] * 1000:.2f} ms at "
+          f"entry {POINTS[1]:,}: {folds[1] / folds[0]:.2f}x")
+
+
+def fold_alone(lines: list[bytes]) -> list[float]:
+    """The median cost of :class:`~yaniv_audit.live.LiveGame`'s append and state around
+    each point, the two games in turn."""
+    from yaniv_audit.live import LiveGame
+
+    games = [LiveGame("short"), LiveGame("long")]
+    for game, point in zip(games, POINTS, strict=True):
+        game.append(b"\n".join(lines[:max(1, point - AROUND)]))
+    took: list[list[float]] = [[], []]
+    for _ in range(2 * AROUND + 1):
+        for which, game in enumerate(games):
+            started = time.perf_counter()
+            game.append(lines[game.count])
+            orjson.dumps(game.state(), option=orjson.OPT_NON_STR_KEYS)
+            took[which].append(time.perf_counter() - started)
+    return [statistics.median(t) for t in took]
 
 
 if __name__ == "__main__":

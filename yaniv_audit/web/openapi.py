@@ -146,7 +146,7 @@ def openapi() -> dict[str, Any]:
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
-    from .tables import openapi_paths  # the live tables' operations
+    from .tables_openapi import openapi_paths  # the live tables' operations
 
     document["paths"].update(openapi_paths())
     for operations in document["paths"].values():

@@ -254,6 +254,7 @@ class Store:
     @contextmanager
     def reading(self) -> Iterator[Reader | None]:
         """A reader on a cursor of the shared connection (None: there is no archive)."""
+        cursor: duckdb.DuckDBPyConnection | None = None
         with self._cond:
             while self._writing:
                 self._cond.wait()
@@ -274,8 +275,6 @@ class Store:
                 self._readers += 1
                 self._idle_since += 1
                 cursor = self._archive.con.cursor()
-            elif self._writer is None:
-                cursor = None
         if cursor is None:
             yield None
             return
