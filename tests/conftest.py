@@ -87,7 +87,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with Archive(db) as archive:
         archive.ingest([str(p) for p in sorted(REPLAYS.glob("*.jsonl"))], jobs=1)
         list(archive.audit(jobs=1))
-    app = create_app({"ARCHIVE": str(db)})
+    # werkzeug's threads are not counted as waitress's are: room for every page's stream
+    # of a live table (a closed page's holds its place until the server next writes to it)
+    app = create_app({"ARCHIVE": str(db), "TABLE_FOLLOWERS": 64})
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

@@ -4,9 +4,11 @@ Hebrew. axe-core comes from npm: tests/install-browser.sh puts it in tests/.axe.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.request import Request, urlopen
 
 import pytest
 from conftest import LAPTOP, PHONE
@@ -21,10 +23,28 @@ ASSAF = ROOT / "replays" / "clean-assaf-reduction.jsonl"
 GAME = "/games/" + tree_hash(read_log(ASSAF).leaves).hex()
 PAGES = {"games": "/", "board": GAME + "#e=40", "compare": GAME + "/compare",
          "record": "/record", "rules": "/rules", "analytics": "/analytics",
-         "not-found": "/no/such/page"}
+         "table": "/tables/{table}", "not-found": "/no/such/page"}
 #: the controls a finger taps (links inside a sentence are not: they are read)
 CONTROLS = ("header a, button, select, summary, nav.pages a, a.clear, #download-log, "
             "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=range])")
+
+
+@pytest.fixture(scope="module")
+def live_table(server: str) -> str:
+    """A live table two scoresheet rounds in (one with a claim): its id."""
+    start = {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "lior"],
+             "rules": "israeli", "at": "2026-12-06T20:00:00+02:00"}
+    opened = json.loads(urlopen(Request(f"{server}/api/v1/tables", json.dumps(start).encode(),
+                                        {"Content-Type": "application/json"})).read())
+    rounds = [{"type": "round_started", "round": 1, "starter": "dana"},
+              {"type": "showdown", "caller": "dana", "hands": {"dana": ["2S"]},
+               "totals": {"lior": 30}},
+              {"type": "round_ended", "round": 1, "points": {"lior": 31}}]
+    urlopen(Request(f"{server}/api/v1/tables/{opened['id']}/events",
+                    "".join(json.dumps(e) + "\n" for e in rounds).encode(),
+                    {"Authorization": f"Bearer {opened['key']}", "If-Match": '"1"'}))
+    table: str = opened["id"]
+    return table
 
 
 @pytest.fixture(scope="module")
@@ -90,18 +110,21 @@ def into_a_game(page: Page) -> None:
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_reads_and_taps_well(server: str, open_page: Any, axe_source: str,
-                                        name: str) -> None:
+                                        live_table: str, name: str) -> None:
     problems: list[str] = []
     for lang in ("en", "he"):
         for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
             page = open_page(viewport)
-            path, _, step = PAGES[name].partition("#")
+            path, _, step = PAGES[name].format(table=live_table).partition("#")
             page.goto(f"{server}{path}?lang={lang}" + (f"#{step}" if step else ""))
             if name == "record":
                 page.wait_for_selector("#setup:not([hidden])")
                 problems += [f"{lang} {size} setup: {p}"
                              for p in serious_problems(page, axe_source)]
                 into_a_game(page)
+                page.wait_for_selector("#table-link")  # the link for the other phones
+            if name == "table":
+                page.wait_for_selector("#follow[data-seq='4']", state="attached")
             problems += [f"{lang} {size}: {p}" for p in serious_problems(page, axe_source)]
             if size == "phone":
                 problems += [f"{lang} {size}: {t} is under 44 px" for t in small_targets(page)]

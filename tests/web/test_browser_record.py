@@ -262,7 +262,9 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     assert read(page.locator("#log li.withdrawn").all_inner_texts()) == ["dana: Yaniv"]
     after = download(page, tmp_path).read_text().splitlines()
     assert after[:-1] == before
-    assert {k: v for k, v in json.loads(after[-1]).items() if k not in ("at", "reason")} == {
+    # (the fields starting with "_" are the recorder's own: the entry it belongs to)
+    assert {k: v for k, v in json.loads(after[-1]).items()
+            if k not in ("at", "reason") and not k.startswith("_")} == {
         "type": "withdraw", "seq": len(before), "seqs": [len(before) - 1]}
     assert scores(page) == {"dana": 0, "lior": 0, "omer": 0}  # the round is not over
     assert page.locator("#call-yaniv").count() == 1  # dana's turn again
@@ -368,6 +370,8 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
         tap(f".rec-seat[data-player='{player}'] [data-how='total']")
     before = tap.count
     totals_round(page, tap, "ben", {"ana": 20, "ben": 5, "carmel": 12})
+    totals_taps = tap.since(before)
+    assert totals_taps == 3 + 1
     assert page.inner_text("#round-title") == "סיבוב 3"
     after_two = scores(page)
     # a mistake: ben's and carmel's totals swapped; one tap on Undo takes the round back
@@ -377,11 +381,20 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
     settled(page)
     assert page.inner_text("#round-title") == "סיבוב 3" and scores(page) == after_two
     assert len(read(page.locator("#log li.withdrawn").all_inner_texts())) == 3
-    before = tap.count
+    # the round comes back as it was typed: the two swapped totals are fixed, no more
+    assert page.get_attribute("#caller [data-player='ana']", "aria-pressed") == "true"
+    assert [page.input_value(f".rec-seat[data-player='{p}'] input.rec-number")
+            for p in ("ana", "ben", "carmel")] == ["3", "9", "15"]
     shot(page, screenshot, "record-he-totals-phone")
-    totals_round(page, tap, "ana", {"ana": 3, "ben": 15, "carmel": 9})
-    totals_taps = tap.since(before)
-    assert totals_taps == 3 + 1
+    before = tap.count
+    for player, total in (("ben", 15), ("carmel", 9)):
+        tap(f".rec-seat[data-player='{player}'] input.rec-number")
+        page.keyboard.press("Control+A")
+        page.keyboard.type(str(total))
+    page.keyboard.press("Enter")  # the keyboard's "done": the round is whole, and written
+    settled(page)
+    fix_taps = tap.since(before)
+    assert fix_taps == 2
     assert page.inner_text("#round-title") == "סיבוב 4"
     expected = {p: played["scores"][p] + extra for p, extra in
                 {"ana": 20, "ben": 15, "carmel": 21}.items()}
@@ -392,4 +405,5 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
     assert len(report["withdrawn"]) == 3
     assert report["verdict"] == "clean"
     print(f"\ntaps at 390 px: the deal {deal_taps} (16 cards), the turns {turn_taps}, "
-          f"a totals round of 3 players {totals_taps}, in all {tap.count}")
+          f"a totals round of 3 players {totals_taps}, a round fixed after Undo {fix_taps}, in all "
+          f"{tap.count}")

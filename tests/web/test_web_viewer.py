@@ -635,3 +635,39 @@ def test_the_game_page_offers_its_log_to_download(client: FlaskClient, tmp_path:
     saved.write_bytes(answer.get_data())
     assert fingerprint_of(saved) == game  # the same game, byte for byte in its leaves
     assert client.get("/games/ffffffffffff/log.jsonl").status_code == 404
+
+
+def test_the_recorders_service_worker_may_hold_the_page_record(client: FlaskClient) -> None:
+    """/record/sw.js: a script whose scope may be /record itself (its own folder is
+    /record/), that keeps the recorder's page and files for a reload offline."""
+    answer = client.get("/record/sw.js")
+    assert answer.status_code == 200 and answer.mimetype == "text/javascript"
+    assert answer.headers["Service-Worker-Allowed"] == "/record"
+    assert answer.headers["Cache-Control"] == "no-cache"
+    first = answer.get_data(as_text=True).splitlines()[0]
+    assert first == ('const ASSETS = ["/static/viewer/style.css", "/static/viewer/record.css", '
+                     '"/static/viewer/i18n.js", "/static/viewer/record.js"];')
+    for asset in json.loads(first.removeprefix("const ASSETS = ").rstrip(";")):
+        assert client.get(asset).status_code == 200
+    page = client.get("/record").get_data(as_text=True)
+    assert all(f'"{asset}"' in page for asset in ("/static/viewer/record.js",
+                                                 "/static/viewer/record.css"))
+
+
+def test_a_live_tables_page_is_in_the_readers_language(client: FlaskClient) -> None:
+    body = client.get("/tables/AbCdEfGh12345678?lang=he").get_data(as_text=True)
+    assert '<html lang="he" dir="rtl">' in body
+    assert 'id="follow" data-table="AbCdEfGh12345678" data-seq="0"' in body
+    assert "<h1 id=\"title\">שולחן חי</h1>" in body
+    assert "/static/viewer/table.js" in body and "/static/viewer/cards.js" in body
+
+
+def test_a_tables_link_is_drawn_as_a_qr_code_from_the_body_only(client: FlaskClient) -> None:
+    link = "http://localhost/record#table=AbCdEfGh12345678&key=secret-key-123"
+    answer = client.post("/record/qr", data=link)
+    assert answer.status_code == 200 and answer.mimetype == "image/svg+xml"
+    svg = answer.get_data(as_text=True)
+    assert svg.startswith("<svg") and "secret" not in svg and "style=" not in svg
+    # another server's link, or anything else, is not drawn
+    for other in ("http://evil.example/record#table=x&key=y", "hello", ""):
+        assert client.post("/record/qr", data=other).status_code == 400

@@ -24,7 +24,7 @@ import click
 from .. import __version__
 from ..core.errors import InternalError, YanivAuditError
 from ..files import log_files
-from . import archive, bench, logs, proofs, reports, rules, serve, simulate
+from . import archive, bench, logs, proofs, reports, rules, serve, simulate, tables
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -68,7 +68,7 @@ def _every_command(group: click.Group) -> Iterator[click.Command]:
             yield from _every_command(command)
 
 
-for _group in (logs, proofs, rules, simulate, bench, serve, archive, reports):
+for _group in (logs, proofs, rules, simulate, bench, serve, archive, reports, tables):
     for _command in _group.COMMANDS:
         cli.add_command(_command)
 

@@ -72,6 +72,7 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     # --dev's reloading parent, which serves nothing
     reloader_parent = dev and os.environ.get("WERKZEUG_RUN_MAIN") != "true"
     settings.setdefault("WORKERS", 0 if dev else min(usable_cores(), threads))
+    settings["THREADS"] = threads  # a live table's followers each hold one (web/tables.py)
     if reloader_parent:
         settings["WORKERS"] = 0
     if not dev or reloader_parent:  # once, not per reload

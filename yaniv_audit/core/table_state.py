@@ -59,11 +59,21 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
                 replay.apply(event)
     except InconsistentLogError:
         stopped = True  # the log is impossible from here; the audit stops here too
+    return state_after(log, replay, stopped)
+
+
+def state_after(log: Log, replay: Replay, stopped: bool, fingerprint: str | None = None,
+                ) -> dict[str, Any]:
+    """:func:`table_state` of ``log`` from its ``replay``, folded over every event not taken
+    back (``stopped``: the fold stopped at an impossible event; ``fingerprint``: the log's,
+    if known); finishes the replay, as the
+    audit's replay ends (a live table folds a copy when that changes it:
+    :mod:`yaniv_audit.live`)."""
     moves = [] if stopped else replay.next_moves()
     exhaust_pending = replay.round is not None and replay.round.exhaust_pending
     if not stopped:
         replay.finish()  # as the audit's replay ends
-    report = report_of(log, replay)
+    report = report_of(log, replay, fingerprint)
     last = len(log.events) - 1
     return {
         "game": {

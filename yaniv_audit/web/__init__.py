@@ -35,6 +35,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from ..archive import default_db
 from ..core.errors import ArchiveError, LogFormatError, RulesError
 from . import i18n, pages  # noqa: F401  pages: the rules and analytics pages' routes
+from . import tables as live_tables
 from .api import (
     AnyTextConverter,
     api_v1,
@@ -151,6 +152,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.extensions["yaniv_workers"] = Workers(int(app.config["WORKERS"]))
     app.url_map.converters["anytext"] = AnyTextConverter
     app.register_blueprint(api_v1)
+    live_tables.init_app(app)  # /api/v1/tables: live tables
     app.register_blueprint(viewer)
     i18n.init_app(app)
     app.jinja_env.globals["change_text"] = change_text  # compare's changes, in words

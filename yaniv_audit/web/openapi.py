@@ -174,6 +174,9 @@ def openapi() -> dict[str, Any]:
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
+    from .tables_openapi import openapi_paths  # the live tables' operations
+
+    document["paths"].update(openapi_paths())
     for operations in document["paths"].values():
         for operation in operations.values():
             for parameter in operation["parameters"]:

@@ -7,6 +7,9 @@
                        (inline SVG, no script): Assaf risk by the total called (with
                        ``?players=N``, of rounds with N players), the leaderboard, the
                        seat advantage, the reductions, and the other reports as tables
+    GET  /tables/<id>  a game being played, followed live (board, findings, scores)
+    GET  /record/sw.js the recorder's service worker (a reload offline opens /record)
+    POST /record/qr    the QR code (SVG) of a table's link, the link in the body
 
 Every text is marked for translation (:mod:`yaniv_audit.web.i18n`); the reports' rows
 are the archive's values (names, ids) and stay as they are.
@@ -14,17 +17,22 @@ are the archive's values (names, ids) and stay as they are.
 
 from __future__ import annotations
 
+import io
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from flask import render_template, request
+import segno
+from flask import Response, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from ..archive import analytics
 from ..archive.analytics import Odds
 from ..core.rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
 from .api import store
+from .errors import ApiError
 from .i18n import N_, gettext
 from .viewer import viewer
 
@@ -434,3 +442,48 @@ def seat_chart(rows: list[tuple[Any, ...]]) -> Markup | None:
                         f'{seated}</text>')
             last_players = players
     return _svg(body, gettext("Seat advantage"))
+
+
+# --- the live table and the recorder's service worker -------------------------------------
+
+#: the static files the recorder needs offline (kept by its service worker)
+RECORDER_FILES = ("style.css", "record.css", "i18n.js", "record.js")
+
+
+@viewer.get("/tables/<table_id>")
+def table_page(table_id: str) -> str:
+    """A game being played, followed live (static/table.js reads the table's API and its
+    event stream; nothing is read here, so an unknown table is said on the page)."""
+    return render_template("table.html", table_id=table_id)
+
+
+@viewer.get("/record/sw.js")
+def recorder_worker() -> Response:
+    """The recorder's service worker. Served under /record with ``Service-Worker-Allowed:
+    /record`` so that its scope can be the page ``/record`` itself (a worker's default
+    scope is its own folder, ``/record/``, which does not hold ``/record``)."""
+    assets = [url_for("viewer.static", filename=name) for name in RECORDER_FILES]
+    source = (Path(__file__).parent / "static" / "sw.js").read_text(encoding="utf-8")
+    response = Response(f"const ASSETS = {json.dumps(assets)};\n{source}",
+                        mimetype="text/javascript")
+    response.headers["Service-Worker-Allowed"] = "/record"
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@viewer.post("/record/qr")
+def recorder_qr() -> Response:
+    """The QR code of a table's link, as SVG, for the other phones to scan. The link (its
+    key) comes in the body, never in the address, so no access log holds it; nothing is
+    kept. Only a recorder's link of this server is drawn."""
+    link = request.get_data(cache=False, as_text=True).strip()
+    base = request.host_url + "record#table="
+    if not link.startswith(base) or len(link) > 400 or "&key=" not in link:
+        raise ApiError(400, f"expected a table's link, {base}<id>&key=<key>", "body",
+                       "bad_link")
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False,
+                                     svgns=True, title=None, dark="#000", light="#fff")
+    response = Response(out.getvalue(), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
+    return response

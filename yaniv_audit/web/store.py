@@ -242,6 +242,11 @@ class Store:
         #: what never changes of an archived game, by fingerprint: (players, source)
         self.known: dict[str, tuple[list[str], str]] = {}
         self._timer: threading.Timer | None = None
+        #: the archive open for writing, kept between writes that asked to keep it
+        #: (:meth:`writing`'s ``keep``), and its idle timer's generation
+        self._writer: Archive | None = None
+        self._kept_since = 0
+        self._writer_timer: threading.Timer | None = None
         _STORES.add(self)
 
     @property
@@ -255,20 +260,28 @@ class Store:
     @contextmanager
     def reading(self) -> Iterator[Reader | None]:
         """A reader on a cursor of the shared connection (None: there is no archive)."""
+        cursor: duckdb.DuckDBPyConnection | None = None
         with self._cond:
             while self._writing:
                 self._cond.wait()
             waiting = writer_waiting(str(self.path)) if self.path else None
             if waiting is not None:
                 # a command waits to write (yaniv-audit ingest): it gets the file as soon
-                # as the requests reading it have finished
+                # as the requests reading it have finished (a writer kept open for live
+                # tables is closed too)
                 while self._readers:
                     self._cond.wait(0.1)
                 self._close_reader()
+                if not self._writing:
+                    self._close_writer()
                 raise ArchiveError(
                     f"the archive is being written by a command (PID {waiting}, yaniv-audit "
                     "ingest, say): send the request again in a few seconds")
-            if self._archive is None and self.exists():
+            if self._archive is None and self._writer is not None:
+                cursor = self._writer.con.cursor()  # a writer kept open (live tables)
+                self._readers += 1
+                self._idle_since += 1
+            elif self._archive is None and self.exists():
                 self._archive = Archive(str(self.path), locked=True)
                 self.opened += 1
                 stamp = self._file_stamp()
@@ -277,9 +290,7 @@ class Store:
                 if stamp != self._stamp:
                     self.generation += 1
                 self._stamp = stamp
-            if self._archive is None:
-                cursor = None
-            else:
+            if self._archive is not None:
                 self._readers += 1
                 self._idle_since += 1
                 cursor = self._archive.con.cursor()
@@ -296,6 +307,8 @@ class Store:
                     self._cond.notify_all()
                     if self.path and writer_waiting(str(self.path)) is not None:
                         self._close_reader()  # a command waits to write: its turn now
+                        if not self._writing:
+                            self._close_writer()
                     else:
                         self._when_idle()
 
@@ -330,36 +343,85 @@ class Store:
             self._archive = None
 
     @contextmanager
-    def writing(self) -> Iterator[Archive]:
-        """The archive open for writing (created if missing), while no request reads."""
+    def writing(self, keep: float = 0) -> Iterator[Archive]:
+        """The archive open for writing (created if missing), while no request reads.
+
+        ``keep``: seconds to keep it open after this write, for the next (a live table's
+        appends: opening and closing the file cost 70 ms a write); meanwhile requests
+        read on cursors of it, and another process can neither write nor read the file.
+        """
         if not self.path:
             raise ArchiveError("no archive file is configured")
         with self._cond:
             while self._writing:
                 self._cond.wait()
+            waiting = writer_waiting(str(self.path))
+            if waiting is not None:  # a command waits to write: it goes first
+                while self._readers:
+                    self._cond.wait(0.1)
+                self._close_reader()
+                self._close_writer()
+                raise ArchiveError(
+                    f"the archive is being written by a command (PID {waiting}, yaniv-audit "
+                    "ingest, say): send the request again in a few seconds")
             self._writing = True
             while self._readers:
                 self._cond.wait()
             self._close_reader()
+            self._kept_since += 1
         try:
-            with Archive(str(self.path), create=True) as archive:
-                yield archive
+            if self._writer is None:
+                self._writer = Archive(str(self.path), create=True)
+            try:
+                yield self._writer
+            finally:
+                if keep <= 0:
+                    self._close_writer()
+        except BaseException:
+            self._close_writer()
+            raise
         finally:
             with self._cond:
                 self.generation += 1
                 self._writing = False
+                if self._writer is not None:
+                    self._keep_writer(keep)
                 self._cond.notify_all()
+
+    def _close_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def _close_writer_if_idle(self, generation: int) -> None:
+        with self._cond:
+            if self._readers == 0 and not self._writing and self._kept_since == generation:
+                self._close_writer()
+            elif self._writer is not None and self._kept_since == generation:
+                self._keep_writer(0.5)  # read right now: try again soon
+
+    def _keep_writer(self, seconds: float) -> None:
+        """Close the kept writer after ``seconds`` without another write (one timer)."""
+        if self._writer_timer is not None:
+            self._writer_timer.cancel()
+        self._writer_timer = threading.Timer(seconds, self._close_writer_if_idle,
+                                             [self._kept_since])
+        self._writer_timer.daemon = True
+        self._writer_timer.start()
 
     def close(self) -> None:
         """Close the shared connection now, in this thread, unless a request reads it;
         called at exit too: an idle timer firing while the interpreter shuts down would
         close it inside DuckDB in a daemon thread, which aborts the process."""
         with self._cond:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+            for timer in (self._timer, self._writer_timer):
+                if timer is not None:
+                    timer.cancel()
+            self._timer = self._writer_timer = None
             if self._readers == 0:
                 self._close_reader()
+                if not self._writing:
+                    self._close_writer()
 
 
 def ingest_into(archive: Archive, files: list[str], *, reopen: bool = False) -> IngestResult:

@@ -9,6 +9,12 @@
 // round's caller or last total), with Undo at hand in place of a confirmation; an
 // entry with a finding waits for "Record ... anyway". An entry is judged only once it
 // says something, and only by what it says until it is complete.
+// A live table (docs/web.md): the game opened on the service (POST /api/v1/tables); every
+// entry is appended with If-Match (the entries this phone has seen) and an
+// Idempotency-Key, from a queue kept here, so that an entry made offline is sent when
+// the connection returns; another phone's entries arrive by the table's event stream;
+// a stale append (412) is a conflict: the table's entries are taken, this phone's own is
+// offered again, never forked. Other phones join by the link /record#table=ID&key=KEY.
 "use strict";
 (function () {
   const root = document.getElementById("record");
@@ -22,10 +28,13 @@
     corrupt: t("corrupt"), violation: t("violation"), inconsistency: t("inconsistency"),
     claim: t("claim") };
 
-  let saved = load(); // {events, entries: [[first, last]], draft, mode}
+  let saved = load(); // {events, entries: [[first, last]], draft, mode, table, sent, outbox}
+  const HOLDER = "yaniv-audit-phone/1"; // who holds this phone (said on its entries)
   let table = null; // the state after saved.events
   let preview = null; // the state after saved.events and the draft's events
   let previewError = null;
+  let previewOffline = false; // the entry being made could not be judged: no connection
+  let online = navigator.onLine;
   let picker = null; // {label, take(card), used(card) -> bool}
   let timer = null;
   let previewRun = 0;
@@ -76,7 +85,11 @@
     try {
       const found = JSON.parse(localStorage.getItem(KEY) || "null");
       if (found && found.draft) found.draft.commit = 0; // a tap of another page's life
-      if (found && Array.isArray(found.events)) return found;
+      if (found && Array.isArray(found.events)) {
+        // a game recorded before live tables: kept on this phone
+        if (!found.outbox) Object.assign(found, { outbox: [], sent: found.events.length, share: "local", table: null });
+        return found;
+      }
     } catch (e) { /* a broken store starts afresh */ }
     return null;
   }
@@ -124,10 +137,11 @@
           // the findings said in the page's language (each finding's "text")
           "Accept-Language": document.documentElement.lang || "en" } });
     } catch (e) {
-      return { error: t("No connection to the server: the log is kept on this device; try again.") };
+      return { error: t("No connection to the server: the log is kept on this device; try again."), offline: true };
     }
     const body = await response.json().catch(() => null);
     if (!response.ok) return { error: body && body.error ? body.error.message : response.statusText };
+    online = true;
     return { answer: body };
   }
 
@@ -191,13 +205,26 @@
       meta: { recorder: "yaniv-audit /record" } };
     const place = $("setup-place").value.trim();
     if (place) start.meta.place = place;
-    const result = await ask([start]);
-    if (result.error) return showError("setup-error", result.error);
-    saved = { events: [start], entries: [[0, 0]], draft: null, mode: "scoresheet" };
-    save();
-    table = result.answer;
-    showGame();
+    const error = await startGame(start, "scoresheet");
+    if (error) showError("setup-error", error);
   });
+
+  // a new game from its first event: checked by the engine, then opened as a table
+  // (kept on this phone alone where the service opens none); undefined, or the error
+  async function startGame(start, mode) {
+    const result = await ask([start]);
+    if (result.error) return result.error;
+    stopFollowing();
+    saved = { events: [start], entries: [[0, 0]], draft: null, mode: mode, table: null,
+      sent: 0, outbox: [], share: "wanted" };
+    table = result.answer;
+    saved.view = table;
+    saved.viewAt = 1;
+    save();
+    await openTable();
+    showGame();
+    return undefined;
+  }
 
   function showError(id, text) {
     const box = $(id);
@@ -209,16 +236,47 @@
 
   async function refresh() {
     const result = await ask(saved.events);
-    if (result.error) {
+    if (result.offline && saved.view) {
+      // offline: the last answer, moved on to the round after those written since
+      online = false;
+      showError("rec-error", "");
+      table = predicted();
+    } else if (result.error) {
       showError("rec-error", result.error);
+      renderShare();
       return;
+    } else {
+      showError("rec-error", "");
+      table = result.answer;
+      saved.view = table;
+      saved.viewAt = saved.events.length;
     }
-    showError("rec-error", "");
-    table = result.answer;
+    if (saved.refill && stage() === "round" && saved.refill.round === table.next.round) {
+      saved.draft = inDealOrder(saved.refill);
+    }
+    saved.refill = null;
     if (!draftFits()) saved.draft = freshDraft();
     save();
     render();
     schedulePreview();
+  }
+
+  // the table as the last answer said it, and the scoresheet rounds written since (while
+  // offline): the next round is the one after the last standing round written
+  function predicted() {
+    const view = JSON.parse(JSON.stringify(saved.view));
+    if (saved.events.length === saved.viewAt) return view;
+    const gone = withdrawn();
+    const standing = saved.events.filter((e, i) => !gone.has(i) && e.type !== "note" && e.type !== "withdraw");
+    const last = standing[standing.length - 1];
+    if (last && last.type === "round_ended" && view.next.expects.includes("round_started")) {
+      view.next.round = last.round + 1;
+      view.next.starters = null;
+      view.state.round = last.round;
+    } else if (last && last.type === "game_started") {
+      view.next.round = 1;
+    }
+    return view;
   }
 
   function showGame() {
@@ -390,16 +448,18 @@
     const asked = saved.draft;
     const committed = asked ? asked.commit : 0;
     const run = ++previewRun;
-    let answer = null, error = null;
+    let answer = null, error = null, unjudged = false;
     if (events.length) {
       const base = saved.events.length;
       const result = await ask(saved.events.concat(events.map((e, i) => Object.assign({ seq: base + i }, e))));
-      if (result.error) error = result.error;
+      if (result.offline) unjudged = true;
+      else if (result.error) error = result.error;
       else answer = result.answer;
     }
     if (run !== previewRun) return; // a later entry is being previewed
     preview = answer;
     previewError = error;
+    previewOffline = unjudged;
     const d = saved.draft;
     if (d && d.kind === "turn" && answer && events.length === 1 && events[0].type === "discard" && !d.legal) {
       // the draws the rules allow after this throw: marks on the previous throw's cards
@@ -409,7 +469,9 @@
     }
     if (d && d === asked && committed && d.commit === committed) {
       d.commit = 0;
-      const legal = preview && !preview.report.findings.some((f) => f.seq >= saved.events.length);
+      // offline, an entry is written unjudged (the audit judges it once it is sent)
+      const legal = previewOffline ||
+        (preview && !preview.report.findings.some((f) => f.seq >= saved.events.length));
       if (legal && ready() && (d.kind !== "sheet" || totalsOnly(d))) {
         await write(events);
         return;
@@ -421,14 +483,526 @@
   }
 
   async function write(events, withdrawn) {
-    const base = saved.events.length;
-    const at = stamp();
-    events.forEach((e, i) => saved.events.push(Object.assign({ seq: base + i, at: at }, e)));
-    if (!withdrawn) saved.entries.push([base, saved.events.length - 1]);
+    queue(events, !withdrawn);
+    if (!withdrawn && saved.replay) {
+      // a corrected round: the rounds after it written again, as they were
+      saved.replay.forEach((batch) => queue(batch, true));
+      saved.replay = null;
+    }
     saved.draft = null;
     saved.nextRound = false;
     save();
+    flush();
     await refresh();
+  }
+
+  // an entry added to the log and to the queue of entries the table has not taken yet
+  function queue(events, entry) {
+    const base = saved.events.length;
+    const at = stamp();
+    const key = token();
+    const holder = localStorage.getItem(HOLDER) || "";
+    events.forEach((e, i) => {
+      const written = Object.assign({ seq: base + i, at: at }, e, { _entry: key });
+      if (holder) written._by = holder;
+      saved.events.push(written);
+    });
+    if (entry) saved.entries.push([base, saved.events.length - 1]);
+    if (!saved.outbox) saved.outbox = [];
+    saved.outbox.push({ first: base, last: saved.events.length - 1, key: key });
+  }
+
+  function token() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+
+  // --- the live table -------------------------------------------------------------------
+
+  let flushing = false;
+  let retry = null;
+  let follower = null;
+  let syncing = false;
+
+  function headersFor(more) {
+    return Object.assign({ "Accept-Language": document.documentElement.lang || "en" }, more || {});
+  }
+
+  function tableUrl(rest) {
+    return "/api/v1/tables/" + encodeURIComponent(saved.table.id) + (rest || "");
+  }
+
+  // opens the game on the service: false where it cannot (then the game is kept here)
+  async function openTable() {
+    const token = $("setup-token") && $("setup-token").value;
+    const headers = headersFor({ "Content-Type": "application/json" });
+    if (token) headers.Authorization = "Bearer " + token;
+    let response;
+    try {
+      response = await fetch("/api/v1/tables", { method: "POST", headers: headers, body: JSON.stringify(saved.events[0]) });
+    } catch (e) {
+      online = false;
+      scheduleRetry();
+      return false; // tried again when the connection returns
+    }
+    const body = await response.json().catch(() => null);
+    if (response.status !== 201 || !body || !body.id) {
+      saved.share = "local";
+      saved.shareWhy = body && body.error ? body.error.message : response.status + " " + response.statusText;
+      save();
+      return false;
+    }
+    saved.table = { id: body.id, key: body.key };
+    saved.sent = body.seq || 1;
+    saved.share = "table";
+    save();
+    follow();
+    return true;
+  }
+
+  // sends the queue in order, each entry with If-Match: the entries this phone has seen
+  async function flush() {
+    if (flushing || !saved) return;
+    flushing = true;
+    setBusy(1);
+    try {
+      while (saved && saved.outbox && saved.outbox.length) {
+        if (!saved.table) {
+          if (saved.share !== "wanted" || !(await openTable())) break;
+          continue;
+        }
+        if (!(await append(saved.outbox[0]))) break;
+      }
+    } finally {
+      flushing = false;
+      setBusy(-1);
+      renderShare();
+    }
+  }
+
+  // one entry of the queue appended: true when the table took it
+  async function append(item) {
+    const sent = saved.sent;
+    let response;
+    try {
+      response = await fetch(tableUrl("/events"), { method: "POST",
+        body: jsonl(saved.events.slice(item.first, item.last + 1)),
+        headers: headersFor({ "Content-Type": "application/x-ndjson", Authorization: "Bearer " + saved.table.key,
+          "If-Match": '"' + sent + '"', "Idempotency-Key": item.key }) });
+    } catch (e) {
+      online = false;
+      scheduleRetry();
+      return false;
+    }
+    online = true;
+    const body = await response.json().catch(() => null);
+    if (response.ok && body) {
+      saved.sent = body.seq;
+      saved.outbox.shift();
+      saved.tableError = null;
+      save();
+      return true;
+    }
+    if (response.status === 412 && body) {
+      await conflict(body, sent);
+      return false;
+    }
+    saved.tableError = body && body.error ? body.error.message : response.status + " " + response.statusText;
+    if (response.status === 400) {
+      // an entry the table cannot read is taken out of this phone's log too
+      saved.events.splice(item.first);
+      saved.outbox = [];
+      rebuildEntries();
+      save();
+      refresh();
+    } else if (response.status >= 500 || response.status === 429) {
+      scheduleRetry();
+    }
+    save();
+    return false;
+  }
+
+  function scheduleRetry() {
+    clearTimeout(retry);
+    retry = setTimeout(() => { retry = null; flush(); }, 4000);
+    renderShare();
+  }
+
+  // a stale If-Match: another phone wrote first. This phone takes the table's entries
+  // and offers its own again (never a second log)
+  async function conflict(body, sent) {
+    // the 412 names the entries since this phone's count: [{seq, event}]
+    let theirs = Array.isArray(body.entries) ? body.entries.map((x) => x.event) : null;
+    if (!theirs) theirs = await fetchSince(sent);
+    if (!theirs) return;
+    const mine = saved.outbox.map((it) => saved.events.slice(it.first, it.last + 1).map(plain));
+    saved.events = saved.events.slice(0, sent).concat(theirs.filter((e) => e.seq === undefined || e.seq >= sent));
+    saved.sent = saved.events.length;
+    saved.outbox = [];
+    saved.replay = null;
+    rebuildEntries();
+    const by = theirs.length ? theirs[theirs.length - 1]._by || "" : "";
+    saved.conflict = { by: by, at: sent, theirs: theirs.map(plain), mine: mine.filter((b) => b.length && b[0].type !== "withdraw") };
+    const round = saved.conflict.mine.map(sheetDraft).find((d) => d);
+    if (round) saved.refill = round;
+    saved.draft = null;
+    save();
+    await refresh();
+  }
+
+  // an event as written again: its place, time and entry are the new entry's
+  function plain(e) {
+    const out = Object.assign({}, e);
+    delete out.seq;
+    delete out.at;
+    delete out._entry;
+    delete out._by;
+    return out;
+  }
+
+  // the table's entries from position n on (the JSON form of the follow API)
+  async function fetchSince(n) {
+    let response;
+    try {
+      response = await fetch(tableUrl("/events" + (n > 0 ? "?after=" + (n - 1) : "")),
+        { headers: headersFor({ Accept: "application/json" }) });
+    } catch (e) {
+      online = false;
+      return null;
+    }
+    const body = await response.json().catch(() => null);
+    if (!response.ok || !body) {
+      saved.tableError = body && body.error ? body.error.message : response.status + " " + response.statusText;
+      return null;
+    }
+    // {seq, entries: [{seq, event}]}: the entries whose seq is after the one asked
+    return (body.entries || []).filter((x) => x.seq >= n).map((x) => x.event);
+  }
+
+  // the entries (Undo's steps) read again from the log: one entry per Idempotency-Key
+  function rebuildEntries() {
+    const out = [[0, 0]];
+    for (let i = 1; i < saved.events.length; i++) {
+      const e = saved.events[i];
+      if (e.type === "withdraw") continue;
+      const last = out[out.length - 1];
+      if (e._entry && last[1] === i - 1 && saved.events[last[1]]._entry === e._entry) last[1] = i;
+      else out.push([i, i]);
+    }
+    saved.entries = out;
+  }
+
+  // another phone's entries, as the table's stream tells of them
+  function follow() {
+    stopFollowing();
+    if (!saved || !saved.table || !window.EventSource) return;
+    follower = new EventSource(tableUrl("/events"));
+    // an "entry" event for each entry appended (a "summary" after each append)
+    follower.addEventListener("entry", (message) => {
+      const seq = Number(message.lastEventId);
+      if (saved && saved.table && !(seq < saved.sent) && !syncing) {
+        syncing = true;
+        setTimeout(sync, 50);
+      }
+    });
+    follower.onopen = () => {
+      online = true;
+      flush();
+    };
+  }
+
+  function stopFollowing() {
+    if (follower) follower.close();
+    follower = null;
+  }
+
+  async function sync() {
+    try {
+      if (!saved || !saved.table || flushing || (saved.outbox && saved.outbox.length)) return;
+      const news = await fetchSince(saved.sent);
+      if (!news || !news.length || (saved.outbox && saved.outbox.length)) return;
+      saved.events = saved.events.slice(0, saved.sent).concat(news);
+      saved.sent = saved.events.length;
+      rebuildEntries();
+      save();
+      await refresh();
+    } finally {
+      syncing = false;
+    }
+  }
+
+  // the link another phone joins by: the key in the fragment, never sent to a server
+  function joinLink() {
+    return location.origin + "/record#table=" + encodeURIComponent(saved.table.id) + "&key=" + encodeURIComponent(saved.table.key);
+  }
+
+  async function joinFromLink() {
+    const found = new URLSearchParams(location.hash.slice(1));
+    const id = found.get("table"), key = found.get("key");
+    if (!id || !key) return false;
+    history.replaceState(null, "", location.pathname + location.search);
+    if (saved && saved.table && saved.table.id === id) return true;
+    const before = saved;
+    saved = { events: [], entries: [[0, 0]], draft: null, mode: "scoresheet", table: { id: id, key: key },
+      sent: 0, outbox: [], share: "table" };
+    const events = await fetchSince(0);
+    if (!events || !events.length) {
+      const why = saved.tableError || t("No connection to the server: the log is kept on this device; try again.");
+      saved = before;
+      showSetup();
+      showError("setup-error", t("This phone could not join the table: %(error)s", { error: why }));
+      return true;
+    }
+    saved.events = events;
+    saved.sent = events.length;
+    rebuildEntries();
+    save();
+    return false;
+  }
+
+  function renderShare() {
+    if (!saved || $("game").hidden) return;
+    const box = $("table-box");
+    box.replaceChildren();
+    if (saved.table) {
+      box.appendChild(el("p", "small", t("Other phones at the table join with this link (it lets them write to this game):")));
+      const row = el("div", "rec-link-row");
+      const input = el("input", "rec-link");
+      input.id = "table-link";
+      input.readOnly = true;
+      input.value = joinLink();
+      input.setAttribute("aria-label", t("the table's link"));
+      row.appendChild(input);
+      const copy = button(t("copy"), "rec-small", () => {
+        input.select();
+        if (navigator.clipboard) navigator.clipboard.writeText(input.value).catch(() => {});
+      });
+      copy.id = "copy-table-link";
+      row.appendChild(copy);
+      box.appendChild(row);
+      const code = el("img", "rec-qr");
+      code.id = "table-qr";
+      code.alt = t("QR code of the table's link");
+      code.hidden = !saved.table.qr;
+      if (saved.table.qr) code.src = saved.table.qr;
+      else drawQr();
+      box.appendChild(code);
+      const watch = el("a", "rec-button", t("Follow the game (read only)"));
+      watch.id = "follow-link";
+      watch.href = "/tables/" + encodeURIComponent(saved.table.id);
+      box.appendChild(watch);
+      const holder = select("phone-holder", t("This phone is held by"),
+        [["", "-"]].concat(players().map((p) => [p, p])), localStorage.getItem(HOLDER) || "", (v) => {
+          localStorage.setItem(HOLDER, v);
+        });
+      box.appendChild(holder);
+    } else if (saved.share === "local") {
+      box.appendChild(el("p", "small muted", t("This game is kept on this phone only: %(why)s", { why: saved.shareWhy || "" })));
+      const b = button(t("Open a table for the other phones"), "rec-small", async () => {
+        saved.share = "wanted";
+        save();
+        flush();
+        if (await openTable()) flush();
+        renderShare();
+      });
+      b.id = "open-table";
+      box.appendChild(b);
+    }
+    renderQueue();
+  }
+
+  // the link's QR code, drawn by the server (POST: the key never in an address)
+  let qrAsked = null;
+  async function drawQr() {
+    if (!saved.table || qrAsked === saved.table.id) return;
+    qrAsked = saved.table.id;
+    try {
+      const response = await fetch("/record/qr", { method: "POST", body: joinLink(), headers: { "Content-Type": "text/plain" } });
+      if (!response.ok) return;
+      const svg = await response.text();
+      saved.table.qr = "data:image/svg+xml;base64," + btoa(svg);
+      save();
+      renderShare();
+    } catch (e) {
+      qrAsked = null; // asked again when the page is drawn online
+    }
+  }
+
+  function renderQueue() {
+    const note = $("queue");
+    const waiting = saved && saved.outbox ? saved.outbox.length : 0;
+    note.dataset.waiting = String(waiting);
+    let text = "";
+    if (waiting && (saved.table || saved.share === "wanted")) {
+      text = waiting === 1 ? t("1 entry waiting") : t("%(n)s entries waiting", { n: waiting });
+      if (!online) text += " " + t("(offline: sent when the connection returns)");
+      if (behind()) text += ". " + t("The scores shown are from before them.");
+    } else if (saved && saved.table && !online) {
+      text = t("Offline: new entries wait on this phone.");
+    }
+    note.textContent = text;
+    note.hidden = !text;
+    const error = saved && saved.tableError;
+    showError("table-error", error ? t("The table refused the entry: %(error)s", { error: error }) : "");
+    renderConflict();
+  }
+
+  // whether the page shows the table as the server last said it, before entries since
+  function behind() {
+    return Boolean(saved && saved.viewAt && saved.events.length > saved.viewAt);
+  }
+
+  function renderConflict() {
+    const box = $("conflict");
+    box.replaceChildren();
+    const c = saved && saved.conflict;
+    box.hidden = !c;
+    if (!c) return;
+    const what = entryText(c.theirs);
+    box.appendChild(el("p", "rec-conflict-head", c.by
+      ? t("%(who)s's phone wrote first: %(what)s", { who: c.by, what: what })
+      : t("Another phone wrote first: %(what)s", { what: what })));
+    if (c.mine.length) {
+      box.appendChild(el("p", null, t("Not written, from this phone: %(what)s. The table's entries are shown.",
+        { what: c.mine.map(entryText).join("; ") })));
+      // the same round written twice: mine in its place (the table's taken back), else
+      // mine after the table's
+      const rounds = (list) => list.filter((e) => e.type === "round_started").map((e) => e.round);
+      const same = rounds([].concat(...c.mine)).some((r) => rounds(c.theirs).includes(r));
+      const again = button(same ? t("Write mine in its place") : t("Write mine after it"), "rec-small", () => {
+        const mine = c.mine;
+        saved.conflict = null;
+        saved.draft = null;
+        if (same) {
+          const gone = withdrawn();
+          const seqs = [];
+          for (let i = c.at; i < saved.events.length; i++) {
+            if (!gone.has(i) && !["note", "withdraw"].includes(saved.events[i].type)) seqs.push(i);
+          }
+          if (seqs.length) queue([{ type: "withdraw", seqs: seqs, reason: t("the same round written by two phones") }], false);
+        }
+        mine.forEach((b) => queue(b, true));
+        save();
+        flush();
+        refresh();
+      });
+      again.id = "conflict-again";
+      box.appendChild(again);
+    }
+    const drop = button(t("Keep the table's"), "rec-small", () => {
+      saved.conflict = null;
+      save();
+      render();
+    });
+    drop.id = "conflict-drop";
+    box.appendChild(drop);
+  }
+
+  // an entry in a few words: a scoresheet round by its showdown, else its events
+  function entryText(batch) {
+    const show = batch.find((e) => e.type === "showdown");
+    const start = batch.find((e) => e.type === "round_started");
+    if (show && start) return t("round %(n)s", { n: start.round }) + ", " + describe(show);
+    return batch.map(describe).join(", ");
+  }
+
+  window.addEventListener("online", () => {
+    online = true;
+    flush();
+    if (saved && saved.table && !follower) follow();
+    if (saved && !$("game").hidden) refresh();
+  });
+  window.addEventListener("offline", () => {
+    online = false;
+    renderShare();
+  });
+
+  // --- a scoresheet round typed again (Undo, a conflict, a correction) --------------------
+
+  // the form of a scoresheet round, refilled from its events (null: not such a round)
+  function sheetDraft(batch) {
+    const start = batch.find((e) => e.type === "round_started");
+    const show = batch.find((e) => e.type === "showdown");
+    const end = batch.find((e) => e.type === "round_ended");
+    if (!start || start.hands || !show || !end) return null;
+    const hands = {}, entry = {}, totals = {};
+    const written = show.totals || {};
+    Object.keys(show.hands || {}).concat(Object.keys(written)).forEach((p) => {
+      hands[p] = (show.hands && show.hands[p]) || [];
+      entry[p] = p in written ? "total" : "cards";
+      totals[p] = p in written ? String(written[p]) : "";
+    });
+    const text = (o) => {
+      const out = {};
+      Object.keys(o || {}).forEach((p) => { out[p] = String(o[p]); });
+      return out;
+    };
+    return { kind: "sheet", round: start.round, starter: start.starter, hands: hands, entry: entry,
+      totals: totals, active: Object.keys(hands)[0], caller: show.caller || "", callerNobody: !show.caller,
+      points: text(end.points), scores: text(end.scores), wroteOpen: Boolean(end.points || end.scores) };
+  }
+
+  // the refilled seats in the order of the deal (a seat the round did not say: empty)
+  function inDealOrder(d) {
+    const hands = {}, entry = {}, totals = {};
+    (table.next.deal || Object.keys(d.hands)).forEach((p) => {
+      hands[p] = d.hands[p] || [];
+      entry[p] = d.entry[p] || "cards";
+      totals[p] = d.totals[p] || "";
+    });
+    if (!(d.active in hands)) d.active = Object.keys(hands)[0];
+    return Object.assign({}, d, { hands: hands, entry: entry, totals: totals });
+  }
+
+  // the standing entry that holds event i
+  function entryOf(i) {
+    return saved.entries.find(([first, last]) => first <= i && i <= last) || [i, i];
+  }
+
+  // a scoresheet round corrected: it and every later entry are withdrawn (the latest
+  // entries, as a withdrawal takes them back), the form refilled with it, and the later
+  // entries written again after the corrected round
+  function correctRound(n) {
+    const gone = withdrawn();
+    const standing = [];
+    saved.events.forEach((e, i) => {
+      if (!gone.has(i) && !["withdraw", "note", "game_started"].includes(e.type)) standing.push(i);
+    });
+    const from = standing.find((i) => saved.events[i].type === "round_started" && saved.events[i].round === n);
+    if (from === undefined) return;
+    const [first, last] = entryOf(from);
+    const refill = sheetDraft(saved.events.slice(first, last + 1));
+    if (!refill) return;
+    const later = saved.entries.filter(([f]) => f > last && !gone.has(f))
+      .map(([f, l]) => saved.events.slice(f, l + 1).map(plain));
+    saved.refill = refill;
+    saved.correcting = { round: n, later: later.length };
+    write([{ type: "withdraw", seqs: standing.filter((i) => i >= first),
+      reason: t("to correct round %(n)s", { n: n }) }], true).then(() => {
+      saved.replay = later;
+      save();
+      render();
+    });
+  }
+
+  // a sheet round standing in the log, by its number (the rounds the side list offers to correct)
+  function sheetRounds() {
+    const gone = withdrawn();
+    const out = new Set();
+    saved.events.forEach((e, i) => {
+      if (gone.has(i) || e.type !== "round_started" || e.hands) return;
+      const [first, last] = entryOf(i);
+      if (sheetDraft(saved.events.slice(first, last + 1))) out.add(e.round);
+    });
+    return out;
+  }
+
+  async function rematch() {
+    const first = saved.events[0];
+    const start = { type: "game_started", seq: 0, at: stamp(), format: "yaniv-log/1",
+      players: first.players, rules: first.rules, meta: Object.assign({}, first.meta || {}, { recorder: "yaniv-audit /record" }) };
+    const error = await startGame(start, saved.mode);
+    if (error) showError("rec-error", error);
   }
 
   // --- drawing ------------------------------------------------------------------------
@@ -452,6 +1026,7 @@
     renderPreview();
     renderActions();
     seatTotals();
+    renderShare();
   }
 
   function renderEntry() {
@@ -998,6 +1573,10 @@
       box.appendChild(el("p", "rec-error", previewError));
       return;
     }
+    if (previewOffline && complete()) {
+      box.appendChild(el("p", "rec-warn", t("Offline: this entry is checked when it reaches the table.")));
+      return;
+    }
     if (!preview) return;
     const base = saved.events.length;
     const d = saved.draft;
@@ -1054,6 +1633,14 @@
       b.id = "end-game";
       box.appendChild(b);
     }
+    if (at === "finished" || at === "done") {
+      const b = button(t("Rematch: a new game, the same players and rules"), "rec-go alt", rematch);
+      b.id = "rematch";
+      box.appendChild(b);
+    }
+    if (saved.replay && saved.replay.length && d && d.kind === "sheet") {
+      box.appendChild(el("p", "small muted", t("The %(n)s entries after this round are written again after it.", { n: saved.replay.length })));
+    }
   }
 
   function renderScores() {
@@ -1063,6 +1650,8 @@
     // the scores in one line under the round's head, for a phone (the table is further down)
     const line = $("score-line");
     line.replaceChildren();
+    // offline: the scores the server last gave, before the entries written since
+    line.classList.toggle("behind", behind());
     players().forEach((p) => {
       const item = el("span", s.out.includes(p) ? "out" : (s.winners.includes(p) ? "win" : ""));
       item.appendChild(el("bdi", null, p));
@@ -1090,7 +1679,17 @@
     box.replaceChildren();
     const rounds = table.report.rounds;
     if (!rounds.length) box.appendChild(el("p", "muted small", t("none yet")));
-    rounds.slice().reverse().forEach((r) => box.appendChild(roundTable(r)));
+    const sheets = sheetRounds();
+    rounds.slice().reverse().forEach((r) => {
+      const wrap = roundTable(r);
+      if (sheets.has(r.round)) {
+        const fix = button(t("Correct round %(n)s", { n: r.round }), "rec-small", () => correctRound(r.round));
+        fix.dataset.round = String(r.round);
+        fix.classList.add("rec-correct");
+        wrap.appendChild(fix);
+      }
+      box.appendChild(wrap);
+    });
   }
 
   function renderFindings() {
@@ -1153,8 +1752,10 @@
     const box = $("log");
     box.replaceChildren();
     const gone = withdrawn();
+    const waiting = saved.outbox && saved.outbox.length ? saved.outbox[0].first : saved.events.length;
     saved.events.forEach((e, i) => {
       const item = el("li", gone.has(i) ? "withdrawn" : "", describe(e));
+      if (i >= waiting) item.classList.add("waiting");
       item.dataset.seq = String(i);
       box.appendChild(item);
     });
@@ -1193,6 +1794,9 @@
     const seqs = [];
     for (let i = first; i <= last; i++) seqs.push(i);
     const what = seqs.map((i) => describe(saved.events[i])).join("; ").replace(/[\u2068\u2069]/g, "");
+    // a scoresheet round comes back in the form, as it was typed
+    saved.refill = sheetDraft(saved.events.slice(first, last + 1));
+    saved.replay = null;
     write([{ type: "withdraw", seqs: seqs, reason: t("entered by mistake: %(what)s", { what: what }) }], true);
   });
 
@@ -1233,12 +1837,28 @@
 
   $("new-game").addEventListener("click", () => {
     if (!window.confirm(t("Start a new game? Download or store this one first: it will be gone from this device."))) return;
+    stopFollowing();
     saved = null;
     table = null;
     save();
     showSetup();
   });
 
-  if (saved) showGame();
-  else showSetup();
+  // a reload offline still opens the recorder: the page and its files kept by a service
+  // worker (static/sw.js, served as /record/sw.js for the scope /record)
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/record/sw.js", { scope: "/record" }).catch(() => {});
+  }
+
+  (async () => {
+    if (await joinFromLink()) return;
+    if (saved) {
+      if (saved.view && !table) table = saved.view;
+      showGame();
+      follow();
+      flush();
+    } else {
+      showSetup();
+    }
+  })();
 })();

@@ -1,0 +1,299 @@
+"""Live tables (``/api/v1/tables``, issue 36): open, append with If-Match, read, follow,
+close, as a phone at the table uses them; the table's audit is the audit of its log."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from yaniv_audit.codec import parse_jsonl
+from yaniv_audit.core.audit import audit_log
+from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.core.table_state import table_state
+from yaniv_audit.live import CompactRange
+from yaniv_audit.web import create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+FRIDAY = ROOT / "replays" / "clean-assaf-reduction.jsonl"
+LINES = FRIDAY.read_bytes().splitlines()
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Flask:
+    return create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "tables.duckdb")})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def open_table(client: FlaskClient, first: bytes = LINES[0]) -> tuple[str, str]:
+    r = client.post("/api/v1/tables", data=first)
+    assert r.status_code == 201, r.json
+    assert r.json is not None and r.json["seq"] == 1
+    assert r.headers["Location"] == f"/api/v1/tables/{r.json['id']}"
+    return r.json["id"], r.json["key"]
+
+
+def append(client: FlaskClient, table: str, key: str | None, seen: int | None, body: bytes,
+           **headers: str) -> Any:
+    sent = dict(headers)
+    if key is not None:
+        sent["Authorization"] = f"Bearer {key}"
+    if seen is not None:
+        sent["If-Match"] = f'"{seen}"'
+    return client.post(f"/api/v1/tables/{table}/events", data=body, headers=sent)
+
+
+def play(client: FlaskClient, table: str, key: str, lines: list[bytes], batch: int = 1,
+         ) -> int:
+    seen = 1
+    for i in range(0, len(lines), batch):
+        r = append(client, table, key, seen, b"\n".join(lines[i:i + batch]))
+        assert r.status_code == 200, r.json
+        seen = r.json["seq"]
+    return seen
+
+
+def events_of(app: Flask) -> int:
+    """The events the archive holds (read as the app reads it)."""
+    with app.extensions["yaniv_store"].reading() as r:
+        return int(r.archive.query("SELECT count(*) FROM events")[1][0][0])
+
+
+def test_a_table_played_entry_by_entry_audits_as_its_whole_log(client: FlaskClient) -> None:
+    table, key = open_table(client)
+    assert play(client, table, key, LINES[1:]) == len(LINES)
+    got = client.get(f"/api/v1/tables/{table}").json
+    log = parse_jsonl(FRIDAY.read_bytes(), "friday")
+    assert got["seq"] == len(LINES)
+    assert got["report"] == audit_log(log)
+    assert got["state"] == json.loads(json.dumps(table_state(log)))
+    # the game is over: its fingerprint names the archived game
+    assert got["fingerprint"] == tree_hash(log.leaves).hex()
+    game = client.get(f"/api/v1/games/{got['fingerprint']}")
+    assert game.status_code == 200
+
+
+def test_the_report_equals_the_cli_audit_of_the_exported_log(client: FlaskClient,
+                                                              tmp_path: Path) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:40], batch=3)
+    report = client.get(f"/api/v1/tables/{table}").json["report"]
+    fingerprint = report["fingerprint"]
+    events = client.get(f"/api/v1/games/{fingerprint}/events?limit=1000").json["events"]
+    exported = tmp_path / "exported.jsonl"
+    exported.write_text("".join(json.dumps(e) + "\n" for e in events))
+    audited = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--json",
+                              str(exported)], capture_output=True, text=True, cwd=ROOT)
+    cli = json.loads(audited.stdout)
+    cli.pop("file", None)
+    assert report == cli
+
+
+def test_an_append_answers_the_new_count_state_and_the_findings_it_raised(
+        client: FlaskClient) -> None:
+    table, key = open_table(client)
+    wrong = json.loads(LINES[1])
+    r = append(client, table, key, 1, LINES[1])
+    assert r.status_code == 200
+    assert r.json["seq"] == 2
+    assert r.json["state"]["events"] == 2 and r.json["state"]["state"]["round"] == 1
+    assert r.json["findings"] == []
+    assert wrong["type"] == "round_started"
+
+
+def test_a_stale_if_match_is_412_with_the_count_and_the_entries_since(
+        client: FlaskClient) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:4])
+    r = append(client, table, key, 2, LINES[4])
+    assert r.status_code == 412
+    assert r.json["seq"] == 4
+    assert [e["seq"] for e in r.json["entries"]] == [2, 3]
+    assert r.json["entries"][0]["event"] == json.loads(LINES[2])
+    assert client.get(f"/api/v1/tables/{table}").json["seq"] == 4  # nothing appended
+
+
+def test_an_append_without_if_match_is_428(client: FlaskClient) -> None:
+    table, key = open_table(client)
+    r = append(client, table, key, None, LINES[1])
+    assert r.status_code == 428
+    assert r.json["error"]["field"] == "If-Match"
+
+
+def test_no_key_is_401_and_another_tables_key_is_403(client: FlaskClient) -> None:
+    table, _key = open_table(client)
+    _other, other_key = open_table(client, LINES[0].replace(b"}", b',"game_id":"other"}', 1))
+    assert append(client, table, None, 1, LINES[1]).status_code == 401
+    assert append(client, table, other_key, 1, LINES[1]).status_code == 403
+    assert client.get(f"/api/v1/tables/{table}").json["seq"] == 1
+
+
+def test_an_unreadable_event_is_400_naming_its_line_and_field_and_nothing_is_appended(
+        client: FlaskClient, app: Flask) -> None:
+    table, key = open_table(client)
+    bad = json.loads(LINES[2])
+    bad["cards"] = ["ZZ"]
+    body = LINES[1] + b"\n" + json.dumps(bad).encode()
+    r = append(client, table, key, 1, body)
+    assert r.status_code == 400
+    assert r.json["error"]["line"] == 2
+    assert r.json["error"]["field"] == "cards.0"
+    assert "line 2" in r.json["error"]["message"]
+    assert client.get(f"/api/v1/tables/{table}").json["seq"] == 1
+    assert events_of(app) == 1
+    # and the table goes on from where it was
+    assert append(client, table, key, 1, LINES[1]).json["seq"] == 2
+
+
+def test_a_retried_append_with_its_idempotency_key_returns_the_first_answer(
+        client: FlaskClient, app: Flask) -> None:
+    table, key = open_table(client)
+    first = append(client, table, key, 1, LINES[1], **{"Idempotency-Key": "tap-1"})
+    again = append(client, table, key, 1, LINES[1], **{"Idempotency-Key": "tap-1"})
+    assert first.status_code == again.status_code == 200
+    assert again.json == first.json
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert client.get(f"/api/v1/tables/{table}").json["seq"] == 2
+    assert events_of(app) == 2
+    # the same entry without the key is a stale append, never a second copy
+    assert append(client, table, key, 1, LINES[1]).status_code == 412
+
+
+def test_a_batch_is_all_or_none(client: FlaskClient) -> None:
+    table, key = open_table(client)
+    r = append(client, table, key, 1, b"\n".join(LINES[1:5]) + b"\n{\"type\": \"nonsense\"}")
+    assert r.status_code == 400 and r.json["error"]["line"] == 5
+    assert client.get(f"/api/v1/tables/{table}").json["seq"] == 1
+    assert append(client, table, key, 1, b"\n".join(LINES[1:5])).json["seq"] == 5
+
+
+def test_a_closed_table_takes_no_more_entries(client: FlaskClient) -> None:
+    table, key = open_table(client)
+    assert client.post(f"/api/v1/tables/{table}/close").status_code == 401
+    r = client.post(f"/api/v1/tables/{table}/close", headers={"Authorization": f"Bearer {key}"})
+    assert r.status_code == 200 and r.json["closed"] is True
+    r = append(client, table, key, 1, LINES[1])
+    assert r.status_code == 409
+    assert client.get(f"/api/v1/tables/{table}").json["closed"] is True
+
+
+def test_opening_needs_the_write_permission_and_a_game_started(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
+                      "WRITE_TOKEN": "s3cret"})
+    client = app.test_client()
+    assert client.post("/api/v1/tables", data=LINES[0]).status_code == 401
+    r = client.post("/api/v1/tables", data=LINES[1], headers={"Authorization": "Bearer s3cret"})
+    assert r.status_code == 400 and r.json["error"]["line"] == 1
+    r = client.post("/api/v1/tables", data=LINES[0], headers={"Authorization": "Bearer s3cret"})
+    assert r.status_code == 201
+
+
+def test_the_open_tables_are_bounded(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
+                      "TABLES_MAX_OPEN": 1})
+    client = app.test_client()
+    open_table(client)
+    r = client.post("/api/v1/tables", data=LINES[0].replace(b"}", b',"game_id":"b"}', 1))
+    assert r.status_code == 503 and r.json["error"]["code"] == "too_many_tables"
+
+
+def test_polling_gives_the_entries_after_a_seq(client: FlaskClient) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:6])
+    r = client.get(f"/api/v1/tables/{table}/events?after=3")
+    assert r.json["seq"] == 6
+    assert [e["seq"] for e in r.json["entries"]] == [4, 5]
+    assert len(client.get(f"/api/v1/tables/{table}/events").json["entries"]) == 6
+
+
+def test_a_table_is_one_game_in_the_list_counted_from_its_latest_entries(
+        client: FlaskClient) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:30])
+    listing = client.get("/api/v1/games").json
+    assert listing["total"] == 1
+    assert listing["games"][0]["events"] == 30
+    play_rest = client.get(f"/api/v1/tables/{table}").json["seq"]
+    r = append(client, table, key, play_rest, b"\n".join(LINES[30:]))
+    assert r.status_code == 200
+    listing = client.get("/api/v1/games").json
+    assert listing["total"] == 1 and listing["games"][0]["events"] == len(LINES)
+    assert listing["games"][0]["verdict"] == r.json["state"]["report"]["verdict"]
+
+
+def test_a_table_is_rebuilt_from_the_archive_after_a_restart(app: Flask,
+                                                             tmp_path: Path) -> None:
+    client = app.test_client()
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:25], batch=4)
+    before = client.get(f"/api/v1/tables/{table}").json
+    app.extensions["yaniv_store"].close()
+    again = create_app({"TESTING": True, "ARCHIVE": app.config["ARCHIVE"]}).test_client()
+    assert again.get(f"/api/v1/tables/{table}").json == before
+    assert append(again, table, key, 25, LINES[25]).json["seq"] == 26
+
+
+def test_an_idle_tables_fold_is_dropped_and_read_back(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"), "TABLE_IDLE": 0})
+    client = app.test_client()
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:10])
+    registry = app.extensions["yaniv_tables"]
+    registry.sweep()
+    assert registry.live[table].game is None
+    got = client.get(f"/api/v1/tables/{table}").json
+    assert got["seq"] == 10
+    assert got["report"] == audit_log(parse_jsonl(b"\n".join(LINES[:10]), "x"))
+
+
+def test_a_withdrawal_refolds_and_the_audit_is_that_of_the_log(client: FlaskClient) -> None:
+    table, key = open_table(client)
+    seen = play(client, table, key, LINES[1:12])
+    withdraw = json.dumps({"type": "withdraw", "seqs": [seen - 1], "player": "dana"}).encode()
+    r = append(client, table, key, seen, withdraw)
+    assert r.status_code == 200
+    log = parse_jsonl(b"\n".join([*LINES[:12], withdraw]), "x")
+    assert r.json["state"]["report"] == audit_log(log)
+    assert r.json["state"]["report"]["withdrawn"] == [{"seq": seen - 1, "by": seen}]
+    # the withdrawn entry written again: as the audit of the whole log says
+    again = json.loads(LINES[11])
+    del again["seq"]  # it is at another position now
+    line = json.dumps(again).encode()
+    r = append(client, table, key, seen + 1, line)
+    log = parse_jsonl(b"\n".join([*LINES[:12], withdraw, line]), "x")
+    assert r.json["state"] == json.loads(json.dumps(table_state(log)))
+
+
+def test_the_compact_range_is_the_tree_hash() -> None:
+    leaves = [b"%d" % i for i in range(37)]
+    compact = CompactRange()
+    for n, leaf in enumerate(leaves, 1):
+        compact.add(leaf)
+        assert compact.root() == tree_hash(leaves[:n])
+
+
+def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None:
+    db = tmp_path / "club.duckdb"
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,lior,omer", "--rules", "israeli", "--db", str(db)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 0, ran.stderr
+    said = dict(line.split(":", 1) for line in ran.stdout.splitlines()[:4])
+    table, key = said["table"].strip(), said["key"].split()[0]
+    assert said["record"].strip() == f"http://127.0.0.1:5000/record#table={table}&key={key}"
+    assert "█" in ran.stdout  # the QR code
+    client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    got = client.get(f"/api/v1/tables/{table}").json
+    assert got["seq"] == 1 and got["state"]["game"]["players"] == ["dana", "lior", "omer"]
+    r = append(client, table, key, 1, b'{"type": "round_started", "round": 1, "starter": "dana"}')
+    assert r.status_code == 200 and r.json["seq"] == 2

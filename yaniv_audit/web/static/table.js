@@ -1,0 +1,328 @@
+// The live table (/tables/<id>): follows a game being played, for anyone with the
+// link. The table's event stream (GET /api/v1/tables/<id>/events, server-sent events;
+// the browser's EventSource reconnects with Last-Event-ID when the server ends a stream)
+// says when entries are appended; the table itself (GET /api/v1/tables/<id>: its count,
+// state and audit report) is then read and drawn: the board as the viewer draws it (the
+// cards of cards.js, the classes of board.css), the findings, the rounds, the moves.
+// The root element's data-seq is the number of entries shown.
+"use strict";
+(function () {
+  const root = document.getElementById("follow");
+  if (!root) return;
+  const $ = (id) => document.getElementById(id);
+  const { cardFace, cardText, SUITS } = window.cards;
+  const id = root.dataset.table;
+  const base = "/api/v1/tables/" + encodeURIComponent(id);
+  const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
+  const WORDS = { clean: t("clean"), claims: t("claims"), violations: t("violations"), corrupt: t("corrupt"),
+    violation: t("violation"), inconsistency: t("inconsistency"), claim: t("claim") };
+  let events = []; // the entries, in order
+  let reading = null;
+  let again = false;
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  function name(p) {
+    return el("bdi", "who", p);
+  }
+
+  function inline(list) {
+    const box = el("span", "inline-cards");
+    (list || []).forEach((c, k) => {
+      if (k) box.appendChild(document.createTextNode(" "));
+      const suit = SUITS[c.slice(-1)];
+      box.appendChild(el("span", "chip " + (c === "JK" ? "joker" : suit ? suit[1] : ""), cardText(c)));
+    });
+    return box;
+  }
+
+  function cards(list) {
+    const box = el("span", "cards");
+    if (!list.length) box.appendChild(el("span", "muted", t("no cards")));
+    list.forEach((c) => box.appendChild(cardFace(c)));
+    return box;
+  }
+
+  // an entry in a sentence (the viewer's words), names isolated, cards as chips
+  function sentence(e) {
+    const parts = [];
+    const fill = (template, values) => {
+      template.split(/(%\(\w+\)s)/).forEach((piece) => {
+        const key = /^%\((\w+)\)s$/.exec(piece);
+        if (!key) { if (piece) parts.push(document.createTextNode(piece)); return; }
+        const v = values[key[1]];
+        parts.push(v instanceof Node ? v : document.createTextNode(String(v)));
+      });
+    };
+    const who = e.player ? name(e.player) : null;
+    switch (e.type) {
+      case "game_started": fill(t("game starts: %(players)s under %(rules)s"), { players: (e.players || []).map((p) => (p.id || p)).join(", "),
+        rules: typeof e.rules === "string" ? e.rules : JSON.stringify(e.rules) }); break;
+      case "round_started":
+        if (!e.hands) fill(t("round %(n)s, %(player)s opens (moves not recorded)"), { n: e.round, player: name(e.starter) });
+        else fill(t("round %(n)s dealt, %(player)s opens"), { n: e.round, player: name(e.starter) });
+        break;
+      case "discard": fill(t("%(player)s throws %(cards)s"), { player: who, cards: inline(e.cards) }); break;
+      case "draw":
+        if (e.swap && e.source === "pile") fill(t("%(player)s swaps %(card)s for the joker"), { player: who, card: inline([e.swap]) });
+        else if (!e.card) fill(t("%(player)s draws a card from the stock"), { player: who });
+        else fill(e.source === "pile" ? t("%(player)s takes %(cards)s from the pile") : t("%(player)s draws %(cards)s from the stock"),
+          { player: who, cards: inline([e.card]) });
+        break;
+      case "slap": fill(t("%(player)s slaps %(cards)s down"), { player: who, cards: inline([e.card]) }); break;
+      case "yaniv": fill(t("%(player)s calls Yaniv"), { player: who }); break;
+      case "showdown":
+        if (e.caller) fill(t("showdown: %(player)s's call, the hands are laid down"), { player: name(e.caller) });
+        else fill(t("showdown: the stock ran out, the hands are laid down"), {});
+        break;
+      case "round_ended": fill(t("round %(n)s written down"), { n: e.round }); break;
+      case "game_ended": fill(t("the game ends"), {}); break;
+      case "withdraw": fill(t("the table takes back %(seqs)s"), { seqs: (e.seqs || []).join(", ") }); break;
+      case "note": fill(t("note: %(text)s"), { text: e.text || "" }); break;
+      default: parts.push(document.createTextNode(e.type));
+    }
+    return parts;
+  }
+
+  // GET /api/v1/tables/<id>: its state as /api/v1/state answers it (game, state,
+  // report, next)
+  function viewOf(body) {
+    const inner = body.state;
+    return { state: inner.state, report: body.report || inner.report, players: inner.game.players, next: inner.next };
+  }
+
+  function drawPlayers(view) {
+    const s = view.state;
+    const box = $("players");
+    box.replaceChildren();
+    box.classList.toggle("many", view.players.length >= 4);
+    const open = $("show-hands").checked;
+    view.players.forEach((p) => {
+      const panel = el("div", "player");
+      panel.dataset.player = p;
+      if (!s.finished && (s.up === p || s.turn === p)) panel.classList.add("turn");
+      if (s.out.includes(p)) panel.classList.add("out");
+      const head = el("div", "player-head");
+      head.appendChild(el("strong", "name")).appendChild(name(p));
+      const score = el("span", "score", t("score %(n)s", { n: s.scores[p] }));
+      score.dataset.score = String(s.scores[p]);
+      head.appendChild(score);
+      if (open && s.totals && s.totals[p] !== undefined) head.appendChild(el("span", "total", t("hand %(n)s", { n: s.totals[p] })));
+      if (s.out.includes(p)) head.appendChild(el("span", "badge", t("out")));
+      if (s.winners.includes(p)) head.appendChild(el("span", "badge win", t("winner")));
+      panel.appendChild(head);
+      const hand = (s.hands || {})[p];
+      if (hand && s.moves_checked) panel.appendChild(cards(open ? hand : hand.map(() => "??")));
+      box.appendChild(panel);
+    });
+  }
+
+  function drawPile(view) {
+    const s = view.state;
+    const pile = $("pile");
+    pile.replaceChildren();
+    const layers = (s.pile || []).filter((layer) => layer.length);
+    if (!layers.length || !s.moves_checked) pile.appendChild(el("span", "muted", "-"));
+    else layers.slice(-2).reverse().forEach((layer, k) => {
+      const row = cards(layer);
+      row.classList.add(k === 0 ? "top" : "under");
+      pile.appendChild(row);
+    });
+    // a game written down by its scoresheet has no table top and no hands to show
+    const hands = Boolean(s.moves_checked) || Object.values(s.hands || {}).some((h) => h.length);
+    $("table-top").hidden = !s.moves_checked;
+    $("show-hands-label").hidden = !hands;
+    const stock = $("stock");
+    stock.replaceChildren();
+    if (s.moves_checked) {
+      const stack = el("span", "stock-stack");
+      if (s.stock) stack.appendChild(cardFace("??"));
+      stack.appendChild(el("span", "count", t("%(n)s cards", { n: s.stock })));
+      stock.appendChild(stack);
+    } else {
+      stock.textContent = "-";
+    }
+  }
+
+  function drawFindings(report) {
+    const list = $("findings");
+    list.replaceChildren();
+    report.findings.forEach((f) => {
+      const item = el("li", f.kind);
+      item.appendChild(el("span", null, t("event %(n)s", { n: f.seq }) + " "));
+      item.appendChild(el("span", "kind", WORDS[f.kind] || f.kind));
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(el("code", null, f.code));
+      item.appendChild(el("br"));
+      item.appendChild(el("span", "message", f.text || f.message));
+      list.appendChild(item);
+    });
+    $("findings-title").textContent = t("Findings (%(n)s)", { n: report.findings.length });
+    $("no-findings").hidden = report.findings.length > 0;
+  }
+
+  function drawSheet(view) {
+    const sheet = $("sheet");
+    sheet.replaceChildren();
+    const head = el("tr");
+    head.appendChild(el("th", null, "#"));
+    view.players.forEach((p) => head.appendChild(el("th")).appendChild(name(p)));
+    head.appendChild(el("th", null, t("winner")));
+    const thead = el("thead");
+    thead.appendChild(head);
+    sheet.appendChild(thead);
+    const body = el("tbody");
+    view.report.rounds.forEach((r) => {
+      const row = el("tr");
+      row.appendChild(el("td", "num", String(r.round)));
+      view.players.forEach((p) => {
+        const cell = el("td", "num");
+        if ((r.winners || []).includes(p)) cell.classList.add("won");
+        if (p === r.caller && (r.assaf || []).length) cell.classList.add("assafed");
+        if (r.scores && p in r.scores) {
+          cell.textContent = String(r.scores[p]);
+          if (r.points && r.points[p]) cell.appendChild(el("small", null, "+" + r.points[p]));
+        } else {
+          cell.textContent = "-";
+        }
+        row.appendChild(cell);
+      });
+      row.appendChild(el("td", null, (r.winners || []).join(", ") || "-"));
+      body.appendChild(row);
+    });
+    // the scores now, the last row
+    const now = el("tr", "now");
+    now.appendChild(el("th", null, t("score")));
+    view.players.forEach((p) => {
+      const cell = el("td", "num", String(view.state.scores[p]));
+      cell.dataset.player = p;
+      now.appendChild(cell);
+    });
+    now.appendChild(el("td"));
+    body.appendChild(now);
+    sheet.appendChild(body);
+  }
+
+  function drawMoves(report) {
+    const list = $("moves");
+    const gone = {};
+    (report.withdrawn || []).forEach((w) => { gone[w.seq] = w.by; });
+    const flagged = new Set(report.findings.map((f) => f.seq));
+    list.replaceChildren();
+    events.forEach((e, i) => {
+      const seq = e.seq === undefined ? i : e.seq;
+      const item = el("li", flagged.has(seq) ? "flagged" : "");
+      item.id = "ev-" + seq;
+      if (seq in gone) {
+        item.classList.add("withdrawn");
+        const struck = el("del");
+        sentence(e).forEach((n) => struck.appendChild(n));
+        item.appendChild(struck);
+        item.appendChild(el("span", "withdrawn-tag", " " + t("(withdrawn by %(n)s, not counted)", { n: gone[seq] })));
+      } else {
+        sentence(e).forEach((n) => item.appendChild(n));
+      }
+      list.appendChild(item);
+    });
+    list.scrollTop = list.scrollHeight;
+    const last = events[events.length - 1];
+    const said = $("event-text");
+    said.replaceChildren();
+    if (last) sentence(last).forEach((n) => said.appendChild(n));
+    const found = $("step-findings");
+    found.replaceChildren();
+    report.findings.filter((f) => last && f.seq === last.seq).forEach((f) => {
+      const item = el("li", f.kind);
+      item.appendChild(el("code", null, f.code));
+      item.appendChild(document.createTextNode(f.text || f.message));
+      found.appendChild(item);
+    });
+  }
+
+  function draw(body) {
+    const view = viewOf(body);
+    const report = view.report;
+    const verdict = $("verdict");
+    verdict.className = "verdict " + report.verdict;
+    verdict.textContent = WORDS[report.verdict] || report.verdict;
+    const line = $("players-line");
+    line.replaceChildren();
+    if (view.state.finished && view.state.winners.length) {
+      line.className = "winner-line";
+      line.textContent = t("won by %(names)s", { names: view.state.winners.join(", ") });
+    } else {
+      line.className = "muted";
+      line.textContent = view.players.join(", ");
+    }
+    drawPile(view);
+    drawPlayers(view);
+    drawFindings(report);
+    drawSheet(view);
+    drawMoves(report);
+    const archived = $("archived");
+    archived.hidden = !body.fingerprint;
+    if (body.fingerprint) {
+      archived.replaceChildren();
+      const link = el("a", null, t("The game in the archive"));
+      link.href = "/games/" + body.fingerprint;
+      link.id = "archived-link";
+      archived.appendChild(link);
+    }
+    root.dataset.seq = String(body.seq);
+  }
+
+  function error(text) {
+    const box = $("follow-error");
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  async function getJson(url) {
+    const response = await fetch(url, { headers: headers });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) throw new Error(body && body.error ? body.error.message : response.status + " " + response.statusText);
+    return body;
+  }
+
+  // the table read again (one reading at a time; news during it: once more after it)
+  async function read() {
+    if (reading) { again = true; return; }
+    reading = (async () => {
+      try {
+        const after = events.length ? "?after=" + (events.length - 1) : "";
+        const more = await getJson(base + "/events" + after);
+        // {seq, entries: [{seq, event}]}
+        (more.entries || []).forEach((x) => {
+          if (x.seq === events.length) events.push(x.event);
+        });
+        draw(await getJson(base));
+        error("");
+      } catch (e) {
+        error(t("This table cannot be read: %(error)s", { error: e.message }));
+      }
+    })();
+    await reading;
+    reading = null;
+    if (again) {
+      again = false;
+      read();
+    }
+  }
+
+  $("show-hands").addEventListener("change", () => read());
+
+  const live = $("live");
+  if (window.EventSource) {
+    const stream = new EventSource(base + "/events");
+    stream.onopen = () => { live.textContent = t("live"); live.className = "live on"; };
+    stream.onerror = () => { live.textContent = t("reconnecting…"); live.className = "live off"; };
+    // an "entry" for each entry appended, a "summary" after each append, "closed"
+    ["entry", "summary", "closed"].forEach((kind) => stream.addEventListener(kind, () => read()));
+  }
+  read();
+})();
