@@ -297,3 +297,34 @@ def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None
     assert got["seq"] == 1 and got["state"]["game"]["players"] == ["dana", "lior", "omer"]
     r = append(client, table, key, 1, b'{"type": "round_started", "round": 1, "starter": "dana"}')
     assert r.status_code == 200 and r.json["seq"] == 2
+
+
+def without_game_id(lines: list[bytes]) -> list[bytes]:
+    first = json.loads(lines[0])
+    del first["game_id"]
+    return [json.dumps(first).encode(), *lines[1:]]
+
+
+@pytest.mark.parametrize("order", ["shorter first", "longer first"])
+def test_two_stores_without_game_id_where_one_continues_the_other_are_one_game(
+        client: FlaskClient, app: Flask, order: str) -> None:
+    lines = without_game_id(LINES)
+    short, whole = b"\n".join(lines[:30]), b"\n".join(lines)
+    for body in ((short, whole) if order == "shorter first" else (whole, short)):
+        assert client.post("/api/v1/games", data=body).status_code == 201
+    with app.extensions["yaniv_store"].reading() as r:
+        latest = r.archive.query("SELECT events FROM latest_games")[1]
+    assert latest == [(len(LINES),)]
+
+
+def test_a_phone_storing_its_log_of_a_table_adds_no_game(client: FlaskClient,
+                                                         app: Flask) -> None:
+    lines = without_game_id(LINES)
+    table, key = open_table(client, lines[0])
+    play(client, table, key, lines[1:40])
+    # the phone taps "Store" with the log it had a few entries ago, and with the whole
+    assert client.post("/api/v1/games", data=b"\n".join(lines[:25])).status_code == 201
+    assert client.post("/api/v1/games", data=b"\n".join(lines[:40])).status_code == 200
+    with app.extensions["yaniv_store"].reading() as r:
+        latest = r.archive.query("SELECT events, source FROM latest_games")[1]
+    assert latest == [(40, f"table {table}")]

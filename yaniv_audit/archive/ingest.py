@@ -144,6 +144,11 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
     con.unregister("_appended")
 
 
+def _unnamed(opening: str) -> str:
+    """The key of the versions without a game_id that start with this game_started."""
+    return f"\x00{opening}"
+
+
 class Ingesting(Versions):
     """Ingest (:meth:`ingest`): new games stored, each with its versions related."""
 
@@ -226,17 +231,32 @@ class Ingesting(Versions):
         for fingerprint, game_id, game_no, rewritten, opening in archived:
             known.setdefault(game_id, []).append(
                 _Version(fingerprint, opening, game_no, rewrites=rewritten))
+        # a log without a game_id (its game_id is its fingerprint) is a version of one
+        # archived without a game_id, with the same game_started, that it continues or
+        # starts (never a rewrite: another game may start alike): found by the opening
+        alone = [r for r in rows if r.game_id == r.fingerprint]
+        if alone:
+            for fingerprint, game_no, rewritten, opening in self.con.execute(
+                    "SELECT fingerprint, game_no, rewrites, opening_md5 FROM games "
+                    "WHERE opening_md5 IN (SELECT unnest($1::VARCHAR[])) "
+                    "AND game_id = fingerprint ORDER BY game_no",
+                    [list({r.opening for r in alone})]).fetchall():
+                known.setdefault(_unnamed(opening), []).append(
+                    _Version(fingerprint, opening, game_no, rewrites=rewritten))
         extends: dict[str, str] = {}
         part_of: dict[str, str] = {}
         rewrites: dict[str, str] = {}
         for row in rows:
-            versions = known.setdefault(row.game_id, [])
+            unnamed = row.game_id == row.fingerprint
+            versions = known.setdefault(_unnamed(row.opening) if unnamed else row.game_id, [])
             found = _Relation()
             if any(version.opening == row.opening for version in versions):
                 for version in versions:
                     if version.opening == row.opening and version.leaves is None:
                         self._leaves(version)
                 found = _relate(row.leaves(), versions)
+                if unnamed:  # never a rewrite: another game may start alike
+                    found = replace(found, rewrites=None, differs_at=0)
             if found.after_end is not None and found.rewrites is None and not reopen:
                 # a game that had ended, continued: the ended version stays the game
                 size = len(next(v.leaves or [] for v in versions
