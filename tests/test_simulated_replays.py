@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,24 @@ def test_every_simulated_game_audits_clean(folder: Path) -> None:
 
 
 def test_make_sh_reproduces_the_games_byte_for_byte() -> None:
-    cases = (("namu", "namu", 3), ("slap-down", "israeli(slap_down=true)", 4))
+    cases = (("namu", "namu", 3), ("slap-down", "israeli(slap_down=true)", 4),
+             ("caller-starts", "israeli(starter=caller)", 4))
     for folder, rules, players in cases:
         events = simulate_game(parse_rules(rules), players, ["careful", "greedy", "random"],
                                seed=2026, game=1)
         assert (FOLDER / folder / "game-00001.jsonl").read_text() == to_jsonl(events)
+
+
+def test_the_caller_starts_games_open_rounds_with_an_assafed_caller() -> None:
+    """Under starter=caller the caller opens the next round even when Assafed (the round's
+    winner is then an Assafer): the sample games show it, every one audited clean."""
+    opened = 0
+    for game in sorted((FOLDER / "caller-starts").glob("*.jsonl")):
+        report = audit_file(str(game))
+        assert report["rules"]["params"]["starter"] == "caller", game.name
+        rounds = report["rounds"]
+        for this, after in itertools.pairwise(rounds):
+            if this["assaf"] and after["starter"] == this["caller"]:
+                assert this["caller"] not in this["winners"]
+                opened += 1
+    assert opened >= 10

@@ -11,3 +11,4 @@ sim slap-down "israeli(slap_down=true)" 4 10
 sim round-ends "israeli(reshuffle=round_ends)" 4 10
 sim two-decks "israeli(decks=2)" 6 10
 sim ends-of-runs "classic(pickup=ends_of_runs,pile_needs_combo=true)" 4 10
+sim caller-starts "israeli(starter=caller)" 4 10

@@ -87,7 +87,7 @@ def test_kill_9_during_ingest_and_audit(tmp_path: Path, after: float) -> None:
     done = cli("ingest", REPLAYS, "--db", str(db), "--jobs", "2")
     assert done.returncode == 0, done.stderr
     games, _ = whole(db)
-    assert games == 258
+    assert games == 268
     killed(["audit", "--db", str(db), "--rules", "namu", "--rules", "classic", "--jobs", "2",
             "--exit-zero", "--json"], after)
     whole(db)

@@ -646,10 +646,10 @@ def test_progress_on_a_terminal_is_cleared_and_never_glued_to_a_ruling() -> None
     assert "auditing" in text and "game/s" in text
     shown = [line.rstrip("\r").split("\r")[-1] for line in text.split("\n")]
     rulings = [line for line in shown if " under " in line and ": " in line]
-    assert len(rulings) == 258
+    assert len(rulings) == 268
     assert all(line.startswith(str(REPLAYS)) for line in rulings), [
         line for line in rulings if not line.startswith(str(REPLAYS))][:3]
-    assert any(line.startswith("258 games: ") for line in shown)
+    assert any(line.startswith("268 games: ") for line in shown)
 
 
 def test_a_directory_names_its_logs_as_pathlib_does(tmp_path: Path,
