@@ -39,6 +39,10 @@ from .rules import RuleSet
 from .scoring import next_starter
 
 PHASES = {START: "start", THREW: "threw", DREW: "drew"}
+#: the most throws ``next.moves`` lists for a player: a hand of thirty cards with sixteen
+#: jokers has 24,637 legal throws (hundreds of thousands with wild jacks), and one
+#: request must not make them all; ``next.moves_complete`` is false when some are left out
+THROWS_LISTED = 1000
 #: what stands for a card on the pile that the log did not record (the upcard)
 UNKNOWN = "??"
 
@@ -59,7 +63,17 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
                 replay.apply(event)
     except InconsistentLogError:
         stopped = True  # the log is impossible from here; the audit stops here too
-    moves = [] if stopped else replay.next_moves()
+    moves = [] if stopped else replay.next_moves(THROWS_LISTED + 1)
+    complete = True
+    listed: dict[str, int] = {}
+    kept: list[Any] = []
+    for move in moves:
+        if move.kind == "discard":
+            listed[move.player] = listed.get(move.player, 0) + 1
+            if listed[move.player] > THROWS_LISTED:
+                complete = False
+                continue
+        kept.append(move)
     exhaust_pending = replay.round is not None and replay.round.exhaust_pending
     if not stopped:
         replay.finish()  # as the audit's replay ends
@@ -79,7 +93,7 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
         "report": report,
         "last": [f for f in report["findings"] if f["seq"] == last],
         "state": _state(replay, stopped),
-        "next": _next(replay, stopped, moves, exhaust_pending),
+        "next": _next(replay, stopped, kept, complete, exhaust_pending),
     }
 
 
@@ -119,11 +133,12 @@ def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
     return out
 
 
-def _next(replay: Replay, stopped: bool, moves: list[Any],
+def _next(replay: Replay, stopped: bool, moves: list[Any], complete: bool,
           exhaust_pending: bool) -> dict[str, Any]:
-    """What the log may hold next: the event types that fit here, the legal moves, and
-    who may open the next round."""
+    """What the log may hold next: the event types that fit here, the legal moves (whether
+    all of them), and who may open the next round."""
     out: dict[str, Any] = {"expects": ["note"], "moves": [m.event() for m in moves],
+                           "moves_complete": complete,
                            "round": None, "starters": None, "deal": []}
     if stopped:
         return out
