@@ -72,7 +72,8 @@ __all__ = ["FORMAT", "event_from_dict", "parse_json_array", "parse_jsonl", "read
 #: a JSON Lines line longer than this (without its line end) is refused
 MAX_LINE_BYTES = 1 << 20
 #: integers beyond 64 bits (from -2**63 - 1 down, from 2**64 up: 19 digits or more),
-#: which orjson reads as floats (changing the leaf)
+#: which orjson reads as floats (changing the leaf): searched for only on the lines that
+#: msgspec did not read (its event structs bound every whole number, events.Whole)
 _LONG_DIGITS = re.compile(rb"\d{19}")
 
 #: whether msgspec reads the events (off: marshmallow alone, the reference in the tests)
@@ -297,8 +298,8 @@ def wire_event(text: bytes, index: int, line: int | None) -> tuple[Event, bytes]
     a card not written canonically, a field starting with ``_`` (the leaf keeps it,
     the struct has no place for it), a ``seq`` other than ``index``, game_started.
     """
-    if b"null" in text or _LONG_DIGITS.search(text) is not None:  # big: the exact path
-        return None
+    if b"null" in text:
+        return None  # msgspec refuses a whole number beyond 64 bits too: the exact path
     try:
         event = _decode(text)
     except msgspec.DecodeError:  # and its ValidationError
@@ -351,12 +352,11 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
     if not rest:
         return True
     begin = sum(map(len, lines[:start])) + start  # where rest begins in data
-    if (max(map(len, rest)) > MAX_LINE_BYTES or data.find(b"null", begin) >= 0
-            or _LONG_DIGITS.search(data, begin) is not None):  # read exactly, line by line
-        return False
+    if max(map(len, rest)) > MAX_LINE_BYTES or data.find(b"null", begin) >= 0:
+        return False  # read line by line
     try:
         events = list(map(_decode, rest))  # no blank line: msgspec refuses it
-    except msgspec.DecodeError:
+    except msgspec.DecodeError:  # a whole number beyond 64 bits too: read exactly
         return False
     leaves = list(map(_encode, events))  # while the cards, index and line are as written
     checker = builder.checker
