@@ -1,22 +1,23 @@
 """Peak memory (RSS) per MB of input of `yaniv-audit validate` and `yaniv-audit audit
 --json --jobs 1`: a long clean game (scoresheet rounds, as many as asked), the same as a
 JSON array, a line of 300 MB, 30 MB of ``[{}, {}, ...]``, and a directory of simulated
-games. Each command is one process, its peak the kernel's count for it (``wait4``).
+games. Each command is one process, its peak counted by ``/usr/bin/time -f %M`` (a
+small parent: a process forked from a large one starts with the parent's peak).
 
 Run from the repository root (not part of the test suite):
 
-    .venv/bin/python bench/memory.py [--rounds 100000] [--checkout DIR]
+    .venv/bin/python bench/memory.py [--rounds 100000] [--vs DIR]
 
-``--checkout`` runs another tree's package (``python -m yaniv_audit`` from that directory)
-with this one's interpreter: the before of a change. The inputs are written once to a
-temporary directory (about 400 MB with the defaults) and deleted after.
+``--vs`` also runs another tree's package (``python -m yaniv_audit`` from that directory)
+with this one's interpreter, on the same inputs: the before of a change. The inputs are
+written once, by a process of their own, to a temporary directory (about 600 MB with a
+million rounds) and deleted after.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -39,7 +40,7 @@ def rounds(count: int) -> list[dict[str, object]]:
 
 
 def write_inputs(tmp: Path, count: int) -> list[tuple[str, str, Path]]:
-    """(name, commands, path) of each input."""
+    """(name, "", path) of each input."""
     events = rounds(count)
     log = tmp / "rounds.jsonl"
     log.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in events))
@@ -58,11 +59,11 @@ def write_inputs(tmp: Path, count: int) -> list[tuple[str, str, Path]]:
     subprocess.run([sys.executable, "-m", "yaniv_audit", "simulate", "-q", "--games", "100",
                     "--players", "4", "--seed", "3", "--jobs", "2", "--out", str(games)],
                    check=True, cwd=ROOT)
-    return [(f"{count:,} rounds (.jsonl)", "validate audit", log),
-            (f"{count:,} rounds (.json)", "validate audit", array),
-            ("a line of 300 MB", "validate audit", line),
-            ("30 MB of [{}, ...]", "validate audit", empty),
-            ("100 simulated games (a directory)", "validate audit", games)]
+    return [(f"{count:,} rounds (.jsonl)", "", log),
+            (f"{count:,} rounds (.json)", "", array),
+            ("a line of 300 MB (.jsonl)", "", line),
+            ("30 MB of [{}, ...] (.json)", "", empty),
+            ("100 simulated games (a directory)", "", games)]
 
 
 def size_of(path: Path) -> int:
@@ -73,35 +74,48 @@ def size_of(path: Path) -> int:
 
 def peak(checkout: Path, command: str, path: Path) -> tuple[float, float, int]:
     """(peak RSS in MB, seconds, exit status) of one command on ``path``."""
-    args = [sys.executable, "-m", "yaniv_audit", command]
-    if command == "audit":
-        args += ["--json", "--jobs", "1"]
-    args += [str(path)] if not path.is_dir() else sorted(str(p) for p in path.iterdir())
-    start = time.perf_counter()
-    process = subprocess.Popen(args, cwd=checkout, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    return usage.ru_maxrss / 1024, time.perf_counter() - start, os.waitstatus_to_exitcode(status)
+    with tempfile.NamedTemporaryFile("r") as said:
+        args = ["/usr/bin/time", "-f", "%M", "-o", said.name,
+                sys.executable, "-m", "yaniv_audit", command]
+        if command == "audit":
+            args += ["--json", "--jobs", "1"]
+        args += [str(path)] if not path.is_dir() else sorted(str(p) for p in path.iterdir())
+        start = time.perf_counter()
+        done = subprocess.run(args, cwd=checkout, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, check=False)
+        seconds = time.perf_counter() - start
+        kib = int(said.read().split()[-1])
+    return kib / 1024, seconds, done.returncode
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--rounds", type=int, default=100_000,
                         help="rounds of the long game (a million: about 80 MB)")
-    parser.add_argument("--checkout", type=Path, default=ROOT,
-                        help="the tree whose package is measured")
+    parser.add_argument("--vs", type=Path, help="another tree to measure beside this one")
+    parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # the inputs' process
     args = parser.parse_args()
+    if args.write:
+        for name, _, path in write_inputs(args.write, args.rounds):
+            print(f"{name}\t{path}")
+        return
+    trees = [ROOT] + ([args.vs.resolve()] if args.vs else [])
     with tempfile.TemporaryDirectory() as tmp:
-        inputs = write_inputs(Path(tmp), args.rounds)
-        print(f"{args.checkout}")
-        print(f"{'input':36} {'MB':>7} {'command':9} {'peak MB':>8} {'MB/MB':>7} "
-              f"{'s':>6} exit")
-        for name, commands, path in inputs:
+        listed = subprocess.run([sys.executable, __file__, "--rounds", str(args.rounds),
+                                 "--write", tmp], check=True, capture_output=True, text=True)
+        inputs = [line.split("\t") for line in listed.stdout.splitlines()]
+        print(f"{'input':34} {'MB':>6} {'command':8} "
+              + " ".join(f"{'peak MB':>8} {'MB/MB':>6} {'s':>5} {'exit':>4}" for _ in trees)
+              + "   (" + ", then ".join(str(t) for t in trees) + ")")
+        for name, where in inputs:
+            path = Path(where)
             mb = size_of(path) / 1e6
-            for command in commands.split():
-                rss, seconds, code = peak(args.checkout.resolve(), command, path)
-                print(f"{name:36} {mb:7.1f} {command:9} {rss:8.0f} {rss / mb:7.2f} "
-                      f"{seconds:6.1f} {code}")
+            for command in ("validate", "audit"):
+                row = f"{name:34} {mb:6.1f} {command:8}"
+                for tree in trees:
+                    rss, seconds, code = peak(tree, command, path)
+                    row += f" {rss:8.0f} {rss / mb:6.2f} {seconds:5.1f} {code:4}"
+                print(row, flush=True)
 
 
 if __name__ == "__main__":

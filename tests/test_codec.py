@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -251,6 +252,7 @@ def test_a_line_over_one_mebibyte_is_refused_as_it_is_read_not_after() -> None:
                                f"most {MAX_LINE_BYTES} bytes (1 MiB) are allowed, and the file "
                                "was read no further")
     assert info.value.before == head
+    assert str(pickle.loads(pickle.dumps(info.value))) == str(info.value)
     assert stream.served <= len(head) + MAX_LINE_BYTES + 2 * READ_CHUNK
     assert stream.left > (1 << 30) - 4 * READ_CHUNK
 

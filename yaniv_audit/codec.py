@@ -478,6 +478,10 @@ class LongLineError(LogFormatError):
             "(1 MiB) are allowed, and the file was read no further", line=line)
         self.before = before
 
+    def __reduce__(self) -> tuple[type[LongLineError], tuple[int, bytes]]:
+        assert self.line is not None
+        return LongLineError, (self.line, self.before)  # a worker's error reaches its parent
+
 
 def read_capped(stream: BinaryIO, chunk: int = READ_CHUNK, head: bytes = b"") -> bytes:
     """The bytes of a JSON Lines ``stream``, read ``chunk`` bytes at a time, each line held
