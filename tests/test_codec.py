@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import io
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -8,9 +10,12 @@ import pytest
 
 from yaniv_audit.codec import (
     MAX_LINE_BYTES,
+    READ_CHUNK,
+    LongLineError,
     event_from_dict,
     parse_json_array,
     parse_jsonl,
+    read_capped,
     read_log,
 )
 from yaniv_audit.core.canonical import canonical_bytes, normalize_event
@@ -212,6 +217,71 @@ def test_a_line_over_one_mebibyte_is_refused_naming_the_line() -> None:
     assert (err.line, err.index) == (2, 1)
     assert str(err) == (f"line 2: the line is {len(json.dumps(note))} bytes long; at most "
                         f"{MAX_LINE_BYTES} bytes (1 MiB) are allowed")
+
+
+class Endless(io.RawIOBase):
+    """``head``, then a line of ``size`` bytes that is never held: the bytes are made as
+    they are asked for, and counted."""
+
+    def __init__(self, head: bytes, size: int) -> None:
+        self.head, self.left, self.served = head, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.head:
+            n = min(len(buffer), len(self.head))
+            buffer[:n], self.head = self.head[:n], self.head[n:]
+        else:
+            n = min(len(buffer), self.left)
+            buffer[:n] = b"x" * n
+            self.left -= n
+        self.served += n
+        return n
+
+
+def test_a_line_over_one_mebibyte_is_refused_as_it_is_read_not_after() -> None:
+    """A line of a gigabyte held whole took 4.1 GB to refuse (issue 35): the cap is held
+    as the file is read, in chunks, and reading stops a chunk past it."""
+    head = jsonl([GAME]) + b"\n"
+    stream = Endless(head, 1 << 30)
+    with pytest.raises(LongLineError) as info:
+        read_capped(stream)
+    assert str(info.value) == (f"line 3: the line is longer than {MAX_LINE_BYTES} bytes; at "
+                               f"most {MAX_LINE_BYTES} bytes (1 MiB) are allowed, and the file "
+                               "was read no further")
+    assert info.value.before == head
+    assert str(pickle.loads(pickle.dumps(info.value))) == str(info.value)
+    assert stream.served <= len(head) + MAX_LINE_BYTES + 2 * READ_CHUNK
+    assert stream.left > (1 << 30) - 4 * READ_CHUNK
+
+
+@pytest.mark.parametrize("chunk", [777, 65536])
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b""])
+def test_a_line_of_exactly_one_mebibyte_is_read_whatever_the_chunks(chunk: int,
+                                                                    end: bytes) -> None:
+    data = b"{}\n" + b"y" * MAX_LINE_BYTES + end + (b"{}\n" if end else b"")
+    assert read_capped(io.BytesIO(data), chunk) == data
+    over = b"{}\n" + b"y" * MAX_LINE_BYTES + b"z" + end
+    with pytest.raises(LongLineError) as info:
+        read_capped(io.BytesIO(over), chunk)
+    assert (info.value.line, info.value.before) == (2, b"{}\n")
+
+
+def test_a_file_s_long_line_is_refused_after_the_problems_of_the_lines_before_it(
+        tmp_path: Path) -> None:
+    """The lines before a long line are read first: the first problem is still the first."""
+    long_line = b'{"type":"note","text":"' + b"x" * (3 * MAX_LINE_BYTES) + b'"}\n'
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(jsonl([GAME, {"type": "note", "text": "ok"}]) + long_line)
+    with pytest.raises(LongLineError) as info:
+        read_log(path)
+    assert (info.value.line, info.value.index) == (3, 2)
+    path.write_bytes(jsonl([GAME, {"type": "note", "txt": "ok"}]) + long_line)
+    with pytest.raises(LogFormatError) as refused:
+        read_log(path)
+    assert refused.value.line == 2 and "txt" in str(refused.value)
 
 
 def test_a_line_of_exactly_one_mebibyte_is_read() -> None:

@@ -217,7 +217,7 @@ def test_withdraw_seqs_of_every_shape(seqs: Any) -> None:
     an older entry is for the replay to refuse (log.withdraw), not the reader."""
     accepted = agree({**BASE["withdraw"], "seqs": seqs})
     assert accepted == (type(seqs) is list and len(seqs) > 0
-                        and all(type(s) is int and s >= 0 for s in seqs))
+                        and all(type(s) is int and 0 <= s <= 2**63 - 1 for s in seqs))
     for extra in ({"player": None}, {"reason": None}, {"reason": 5}, {"player": ""},
                   {"reason": ""}, {"seqs": seqs, "reason": "x", "player": "omer"}):
         agree({**BASE["withdraw"], "seqs": seqs, **extra})

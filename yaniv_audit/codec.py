@@ -29,7 +29,7 @@ import re
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NoReturn
 
 import msgspec
 import orjson
@@ -44,6 +44,7 @@ from .core.events import (
     ENCODER,
     EVENT_TYPES,
     FORMAT,
+    INT_MAX,
     PARSED_TYPES,
     Discard,
     Draw,
@@ -58,7 +59,6 @@ from .core.events import (
 )
 from .core.rules import parse_rules, rules_from_mapping
 from .log_schema import (
-    INT_MAX,
     MAX_DEPTH,
     Timestamp,
     depth_within,
@@ -72,7 +72,8 @@ __all__ = ["FORMAT", "event_from_dict", "parse_json_array", "parse_jsonl", "read
 #: a JSON Lines line longer than this (without its line end) is refused
 MAX_LINE_BYTES = 1 << 20
 #: integers beyond 64 bits (from -2**63 - 1 down, from 2**64 up: 19 digits or more),
-#: which orjson reads as floats (changing the leaf)
+#: which orjson reads as floats (changing the leaf): searched for only on the lines that
+#: msgspec did not read (its event structs bound every whole number, events.Whole)
 _LONG_DIGITS = re.compile(rb"\d{19}")
 
 #: whether msgspec reads the events (off: marshmallow alone, the reference in the tests)
@@ -297,8 +298,8 @@ def wire_event(text: bytes, index: int, line: int | None) -> tuple[Event, bytes]
     a card not written canonically, a field starting with ``_`` (the leaf keeps it,
     the struct has no place for it), a ``seq`` other than ``index``, game_started.
     """
-    if b"null" in text or _LONG_DIGITS.search(text) is not None:  # big: the exact path
-        return None
+    if b"null" in text:
+        return None  # msgspec refuses a whole number beyond 64 bits too: the exact path
     try:
         event = _decode(text)
     except msgspec.DecodeError:  # and its ValidationError
@@ -351,12 +352,11 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
     if not rest:
         return True
     begin = sum(map(len, lines[:start])) + start  # where rest begins in data
-    if (max(map(len, rest)) > MAX_LINE_BYTES or data.find(b"null", begin) >= 0
-            or _LONG_DIGITS.search(data, begin) is not None):  # read exactly, line by line
-        return False
+    if max(map(len, rest)) > MAX_LINE_BYTES or data.find(b"null", begin) >= 0:
+        return False  # read line by line
     try:
         events = list(map(_decode, rest))  # no blank line: msgspec refuses it
-    except msgspec.DecodeError:
+    except msgspec.DecodeError:  # a whole number beyond 64 bits too: read exactly
         return False
     leaves = list(map(_encode, events))  # while the cards, index and line are as written
     checker = builder.checker
@@ -462,15 +462,101 @@ def parse_json_array(data: bytes, source: str) -> Log:
 
 #: the path that names standard input, and how messages and reports name it
 STDIN, STDIN_NAME = "-", "<stdin>"
-_stdin: bytes | None = None
+_stdin: bytes | LongLineError | None = None
+#: how much of a file is read at a time: each line is held to MAX_LINE_BYTES as it comes
+READ_CHUNK = 1 << 20
+
+
+class LongLineError(LogFormatError):
+    """A line longer than :data:`MAX_LINE_BYTES`, found while the file was read: the file
+    was read no further (a line of a gigabyte is never held). ``before`` holds the bytes
+    of the lines before it, for the problems they may have of their own."""
+
+    def __init__(self, line: int, before: bytes) -> None:
+        super().__init__(
+            f"the line is longer than {MAX_LINE_BYTES} bytes; at most {MAX_LINE_BYTES} bytes "
+            "(1 MiB) are allowed, and the file was read no further", line=line)
+        self.before = before
+
+    def __reduce__(self) -> tuple[type[LongLineError], tuple[int, bytes]]:
+        assert self.line is not None
+        return LongLineError, (self.line, self.before)  # a worker's error reaches its parent
+
+
+def read_capped(stream: BinaryIO, chunk: int = READ_CHUNK, head: bytes = b"") -> bytes:
+    """The bytes of a JSON Lines ``stream``, read ``chunk`` bytes at a time, each line held
+    to :data:`MAX_LINE_BYTES` (its line end and a CR before it aside) as it is read: a
+    longer one raises :class:`LongLineError` once at most ``chunk`` bytes past the cap
+    are read, the rest of the stream unread. ``head``: what was read of it already.
+
+    A line within one chunk is shorter than the cap (``chunk`` is at most the cap): only
+    the line under way where a chunk ends is measured, two searches a chunk, so that
+    reading costs what reading the file whole does."""
+    assert 0 < chunk <= MAX_LINE_BYTES
+    parts: list[bytes] = []
+    start = 0  # where the line under way begins, counted from the stream's start
+    read = 0  # bytes read so far
+    while True:
+        block, head = (head, b"") if head else (stream.read(chunk), b"")
+        if not block:
+            break
+        first = block.find(b"\n")
+        if first >= 0:
+            size = read + first - start  # the line under way ends here
+            if size > MAX_LINE_BYTES and not (
+                    size == MAX_LINE_BYTES + 1 and _byte_before(parts, block, first) == b"\r"):
+                return _long_line(parts, block, start)
+            start = read + block.rfind(b"\n") + 1
+        read += len(block)
+        parts.append(block)
+        if read - start > MAX_LINE_BYTES + 1:  # too long already, whatever comes next
+            return _long_line(parts, b"", start)
+    size = read - start  # the last line, with no line end
+    if size > MAX_LINE_BYTES and not (size == MAX_LINE_BYTES + 1 and parts[-1][-1:] == b"\r"):
+        return _long_line(parts, b"", start)
+    return b"".join(parts)
+
+
+def _byte_before(parts: list[bytes], block: bytes, end: int) -> bytes:
+    if end > 0:
+        return block[end - 1:end]
+    return parts[-1][-1:] if parts else b""
+
+
+def _long_line(parts: list[bytes], block: bytes, start: int) -> NoReturn:
+    """Raise the error of the line beginning at ``start`` (of the stream), with the lines
+    before it (``parts`` read so far, then ``block``, the chunk being read)."""
+    before = b"".join([*parts, block])[:start]
+    raise LongLineError(before.count(b"\n") + 1, before)
 
 
 def stdin_bytes() -> bytes:
-    """Standard input, read once (a command may name ``-`` more than once)."""
+    """Standard input, read once (a command may name ``-`` more than once), each line held
+    to the cap as it is read (:func:`read_capped`; a JSON array is read whole)."""
     global _stdin
     if _stdin is None:
-        _stdin = sys.stdin.buffer.read()
+        stream = sys.stdin.buffer
+        head = stream.read(READ_CHUNK)
+        if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+            _stdin = head + stream.read()
+        else:
+            try:
+                _stdin = read_capped(stream, head=head)
+            except LongLineError as exc:
+                _stdin = exc
+    if isinstance(_stdin, LongLineError):
+        raise _stdin
     return _stdin
+
+
+def _read_before(error: LongLineError, source: str) -> None:
+    """The lines before a line too long, read as the log's start: their own first problem
+    comes first (as it would have, the file read whole); else the long line's error gets
+    the index of the event it would have been."""
+    builder = _LogBuilder(source)
+    data = error.before[3:] if error.before.startswith(codecs.BOM_UTF8) else error.before
+    _read_lines(builder, data.split(b"\n"), 0, data.count(b"\n"))
+    error.index = len(builder.events)
 
 
 def read_log(path: str | Path) -> Log:
@@ -479,13 +565,21 @@ def read_log(path: str | Path) -> Log:
     ``-`` is standard input: a JSON array if it starts with ``[``, else JSON Lines.
     """
     if str(path) == STDIN:
-        data = stdin_bytes()
+        try:
+            data = stdin_bytes()
+        except LongLineError as exc:
+            _read_before(exc, STDIN_NAME)
+            raise
         if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
             return parse_json_array(data, STDIN_NAME)
         return parse_jsonl(data, STDIN_NAME)
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = stream.read() if path.suffix.lower() == ".json" else read_capped(stream)
+    except LongLineError as exc:
+        _read_before(exc, str(path))
+        raise
     except IsADirectoryError:
         raise LogFormatError("is a directory, not a log file") from None
     except FileNotFoundError:

@@ -38,9 +38,11 @@ from .codec import (
     FORMAT,
     MAX_LINE_BYTES,
     STDIN,
+    LongLineError,
     _json_problem,
     _loads,
     event_from_dict,
+    read_capped,
     stdin_bytes,
 )
 from .core import structure
@@ -52,6 +54,9 @@ from .log_schema import MISSING_FIELD, SCHEMAS, UNKNOWN_FIELD, quote, show
 
 #: the problems listed at most; the rest are counted
 LIMIT = 50
+#: the problems counted at most: past them the log is read no further (30 MB of ``[{},
+#: {}, ...]`` has ten million, which took a minute to count one by one)
+COUNT_MAX = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +93,8 @@ class Diagnosis:
     problems: list[Problem] = field(default_factory=list)
     total: int = 0
     limit: int = LIMIT
+    #: the count stopped at COUNT_MAX: ``total`` is the least there are
+    stopped: bool = False
 
     def add(self, problem: Problem) -> None:
         self.total += 1
@@ -107,15 +114,24 @@ def diagnose(path: str | Path, error: LogFormatError | None = None,
     read at all or only the replay finds the log unreadable. Without ``error``, such a
     log gives no problems."""
     found = Diagnosis(limit=limit)
-    if str(path) == STDIN:
-        data = stdin_bytes()
-        array = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
-    else:
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            data = None
-        array = Path(path).suffix.lower() == ".json"
+    data: bytes | None = None
+    try:
+        if isinstance(error, LongLineError):
+            raise error
+        if str(path) == STDIN:
+            data = stdin_bytes()
+            array = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
+        else:
+            array = Path(path).suffix.lower() == ".json"
+            with Path(path).open("rb") as stream:
+                data = stream.read() if array else read_capped(stream)
+    except LongLineError as long_line:
+        # the file is read no further than that line: the lines before it, then it
+        found = diagnose_bytes(long_line.before, limit=limit, complete=False)
+        found.add(from_error(long_line))
+        return found
+    except OSError:
+        data = None
     if data is not None:
         found = diagnose_bytes(data, array=array, limit=limit)
     if not found.total and error is not None:  # what only the replay or the file system sees
@@ -130,8 +146,9 @@ def from_error(error: LogFormatError, hint: str | None = None) -> Problem:
 
 
 def diagnose_bytes(data: bytes, *, array: bool = False,
-                   limit: int = LIMIT) -> Diagnosis:
-    """Every problem of a log's bytes: a JSON array of events if ``array``, else JSON Lines."""
+                   limit: int = LIMIT, complete: bool = True) -> Diagnosis:
+    """Every problem of a log's bytes: a JSON array of events if ``array``, else JSON Lines
+    (not ``complete``: the start of a log, whose end is not judged)."""
     found = Diagnosis(limit=limit)
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
@@ -143,11 +160,14 @@ def diagnose_bytes(data: bytes, *, array: bool = False,
     check = _Checks(found)
     for raw, line, index in _items(data, array, found):
         check.event(raw, line, index)
+        if found.total >= COUNT_MAX:
+            found.stopped = True
+            return found  # the log's end is not judged either
     if check.shifted:
         found.add(Problem(None, None, "seq", (
             f"and {check.shifted} later event{'s' if check.shifted != 1 else ''} with seq off "
             "by the same amount (was a line added or taken out?)")))
-    problem = check.structure.finish()
+    problem = check.structure.finish() if complete else None
     if problem is not None and not found.total:
         found.add(Problem(None, None, None, problem.message))
     return found
@@ -453,10 +473,13 @@ def render(source: str, found: Diagnosis, verdict: str = "unreadable") -> list[s
     """The problems as text lines: one line for one problem, else a count and a line each."""
     if found.total == 1:
         return [f"{source}: {verdict}: {found.problems[0].text()}"]
-    lines = [f"{source}: {verdict}: {found.total} problems"]
+    at_least = "at least " if found.stopped else ""
+    lines = [f"{source}: {verdict}: {at_least}{found.total} problems"]
     lines.extend(f"  {p.text()}" for p in found.problems)
     if found.more:
-        lines.append(f"  and {found.more} more (the first {len(found.problems)} are listed)")
+        lines.append(f"  and {at_least}{found.more} more (the first {len(found.problems)} are "
+                     "listed" + (f"; the count stops at {COUNT_MAX:,}, the rest of the log "
+                                 "unread)" if found.stopped else ")"))
     return lines
 
 

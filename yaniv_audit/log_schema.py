@@ -25,6 +25,7 @@ from .core.errors import CardError, LogFormatError, RulesError
 from .core.events import (
     EVENT_TYPES,
     FORMAT,
+    INT_MAX,
     MAX_PLAYER_ID,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -41,9 +42,6 @@ UNKNOWN_FIELD = "unknown field (fields starting with _ are allowed)"
 MISSING_FIELD = "missing (required)"
 CARD_SPELLING = "rank A 2-9 T (or 10) J Q K then suit C D H S (or ♣ ♦ ♥ ♠), or JK"
 
-#: the largest whole number a log may hold, either sign: a signed 64-bit integer's, what
-#: DuckDB's BIGINT and orjson carry (a larger one made every answer about the game fail)
-INT_MAX = 2**63 - 1
 #: a field the event does not have (marshmallow's messages say what it got otherwise)
 MISSING: Any = object()
 
@@ -61,7 +59,12 @@ def _expect(what: str) -> dict[str, str | list[Any] | dict[Any, Any]]:
 
 
 class StrictInteger(fields.Integer):
-    """An integer as JSON writes it: not ``"5"``, not ``5.5``, not ``true``."""
+    """An integer as JSON writes it: not ``"5"``, not ``5.5``, not ``true``; and within
+    ``INT_MAX`` either way, as msgspec's event structs read it (``events.Whole``)."""
+
+    default_error_messages = {
+        "huge": f"expected a whole number from -{INT_MAX} to {INT_MAX}",
+    }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
@@ -69,7 +72,10 @@ class StrictInteger(fields.Integer):
     def _validated(self, value: Any) -> int:
         if value is True or value is False:
             raise self.make_error("invalid")
-        return super()._validated(value)
+        number = super()._validated(value)
+        if not -INT_MAX <= number <= INT_MAX:
+            raise self.make_error("huge")
+        return number
 
 
 class CardField(fields.Field[Card]):

@@ -182,10 +182,49 @@ def test_the_installed_command_on_real_files(tmp_path: Path) -> None:
     assert "Traceback" not in done.stdout + done.stderr
     out = done.stdout.splitlines()
     assert out[0] == f"{good}: ok (4 events)"
-    assert out[1] == (f"{huge}: unreadable: line 2: the line is {(50 << 20) + 25} bytes long; "
-                      "at most 1048576 bytes (1 MiB) are allowed")
+    assert out[1] == (f"{huge}: unreadable: line 2: the line is longer than 1048576 bytes; "
+                      "at most 1048576 bytes (1 MiB) are allowed, and the file was read no "
+                      "further")
     assert out[2].startswith(f"{garbage}: unreadable: line ")
     assert out[3] == f"{tmp_path}: unreadable: log: is a directory, not a log file"
     assert len(out) == 4
     ok = run("validate", good)
     assert (ok.returncode, ok.stdout) == (0, f"{good}: ok (4 events)\n")
+
+
+def test_a_line_of_a_gigabyte_on_standard_input_is_refused_without_reading_it(
+        tmp_path: Path) -> None:
+    """`validate -` fed a gigabyte's line through a pipe says the line is too long once a
+    few mebibytes have come, and reads no more (issue 35: 4.1 GB before)."""
+    process = subprocess.Popen([*_command(), "validate", "-"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdin is not None
+    written = 0
+    try:
+        process.stdin.write(lines(GAME) + b'{"type":"note","text":"')
+        block = b"x" * (1 << 20)
+        while written < 1 << 30:
+            process.stdin.write(block)
+            written += len(block)
+        process.stdin.close()
+    except BrokenPipeError:
+        pass  # it stopped reading: what a pipe tells the writer
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 3, err
+    assert out.decode() == ("-: unreadable: line 2: the line is longer than 1048576 "
+                            "bytes; at most 1048576 bytes (1 MiB) are allowed, and the file "
+                            "was read no further\n")
+    assert written < 64 << 20
+
+
+def test_an_array_of_a_million_empty_objects_stops_counting_its_problems(
+        tmp_path: Path) -> None:
+    """30 MB of [{}, {}, ...] took a minute to count its ten million problems one by one:
+    the count stops at 10,000 and says so."""
+    array = write(tmp_path, "many.json", b"[" + b",".join([b"{}"] * 1_000_000) + b"]")
+    code, out = validate(array)
+    assert code == 3
+    shown = out.splitlines()
+    assert shown[0] == f"{array}: unreadable: at least 10000 problems"
+    assert shown[-1] == ("  and at least 9950 more (the first 50 are listed; the count stops "
+                         "at 10,000, the rest of the log unread)")

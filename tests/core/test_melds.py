@@ -605,3 +605,59 @@ def test_extend_is_a_legal_throw_with_the_card_at_an_end(
     else:
         assert result.cards in legal
         assert result.kind == ("run" if meld.kind == "run" else "set")
+
+
+# --- identical cards are counted, never told apart (issue 35) -------------------
+
+#: a deck of many copies: jokers, wild jacks and naturals twice over
+COPIES = cards("JK JK JK JK JK JH JH JS JC 5H 5H 5S 6H 7H 9H TH QH")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules_id=st.sampled_from([*VARIANTS, "israeli(jokers_in_sets=true,set_max=8)",
+                                 "jhyap(jokers_in_sets=true,set_max=8,run_wrap=true)"]),
+       hand=st.lists(st.sampled_from(COPIES), min_size=1, max_size=7), limit=st.integers(0, 40))
+def test_legal_throws_of_copies_are_every_legal_throw_and_a_limit_is_their_start(
+        rules_id: str, hand: list[Card], limit: int) -> None:
+    """Five jokers or two jacks of hearts are one card several times: the throws are still
+    exactly those some placement of some part of the hand reads as, each once, and a
+    limit gives the first of the same list."""
+    rules = parse_rules(rules_id)
+    throws = legal_throws(hand, rules)
+    found = keyed(throws, rules)
+    assert len(found) == len(throws)
+    assert found == brute_force(hand, rules)
+    assert legal_throws(hand, rules, limit) == throws[:limit]
+
+
+def test_sixteen_jokers_and_a_run_of_hearts_give_every_throw_counted_by_hand() -> None:
+    """The deal of ../shared/attacks/614-bytes-16-jokers.jsonl: the generator listed every
+    combination of sixteen identical jokers (15.5 s a request). Counted here by hand: each
+    distinct card alone; a set of a rank's naturals with any number of jokers, or jokers
+    alone; a run of a set S of at least two hearts and jokers filling a window of L ranks
+    that holds S (span(S) <= L <= 13, L >= run_min)."""
+    rules = parse_rules("israeli(decks=4,jokers=8,hand_size=30,jokers_in_sets=true,set_max=48)")
+    hand = cards("JK " * 16 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS")
+    singles = 15
+    sets = (3 * 17 - 2) + 12 * 16 + 15  # aces: AH, AS or both; other ranks; jokers alone
+    # runs: S by its lowest and highest heart (span s), 2^(s-2) choices between them
+    runs = sum((14 - s) * 2 ** (s - 2) * (13 - max(rules.run_min, s) + 1) for s in range(2, 14))
+    throws = legal_throws(hand, rules)
+    assert len(throws) == len(set(throws)) == singles + sets + runs == 24_637
+    assert legal_throws(hand, rules, 300) == throws[:300]
+
+
+def test_a_long_wild_set_that_sorted_reads_as_a_run_is_placed_as_a_set() -> None:
+    """Sorted, 9H JH JH and ten jokers read as a run round the corner (the second JH as
+    itself); the set's placement is the first ordering that reads as a set, found without
+    trying the 13! orderings of its cards one by one."""
+    rules = parse_rules("jhyap(decks=2,jokers=8,jokers_in_sets=true,set_max=13,run_wrap=true)")
+    whole = tuple(sorted(cards("9H JH JH " + "JK " * 10)))
+    sorted_reading = classify(whole, rules)
+    assert isinstance(sorted_reading, Meld) and sorted_reading.kind == "run"
+    throws = legal_throws(whole, rules)
+    placed = [t for t in throws if sorted(t) == list(whole)]
+    kinds = [m.kind for m in (classify(t, rules) for t in placed) if isinstance(m, Meld)]
+    assert sorted(kinds) == ["run", "set"]
+    as_set = next(t for t in placed if t != whole)
+    assert format_cards(as_set) == "9H JH JK JH " + " ".join(["JK"] * 9)

@@ -218,7 +218,8 @@ def test_a_card_not_in_hand_stops_the_replay_as_the_audit_does() -> None:
     table = state_of(events)
     assert [f["code"] for f in table["last"]] == ["card.not_in_hand"]
     assert table["state"]["stopped"] and table["next"] == {
-        "expects": ["note"], "moves": [], "round": None, "starters": None, "deal": []}
+        "expects": ["note"], "moves": [], "moves_complete": True, "round": None,
+        "starters": None, "deal": []}
 
 
 def test_an_unnamed_stock_draw_where_the_order_is_unknown_is_unreadable() -> None:

@@ -792,3 +792,30 @@ def test_a_game_stored_but_never_audited_is_audited_on_a_retry(tmp_path: Path) -
     assert again.status_code == 200 and len(again.get_json()["duplicates"]) == 1
     listed = client.get("/api/v1/games").get_json()["games"]
     assert None not in [g["verdict"] for g in listed]
+
+
+#: the attack of issue 35 item 1 (../shared/attacks/614-bytes-16-jokers.jsonl): a deal of
+#: sixteen jokers and a run of hearts, 15.5 s in a server thread before
+SIXTEEN_JOKERS = b"\n".join(json.dumps(line).encode() for line in [
+    {"type": "game_started", "format": "yaniv-log/1", "players": ["p0", "p1"],
+     "rules": "israeli(decks=4,jokers=8,hand_size=30,jokers_in_sets=true,set_max=48)"},
+    {"type": "round_started", "round": 1, "starter": "p0", "upcard": "JD", "hands": {
+        "p0": ["JK"] * 16 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS".split(),
+        "p1": "AC AD 2C 2D 2S 3C 3D 3S 4C 4D 4S 5C 5D 5S 6C 6D 6S 7C 7D 7S 8C 8D 8S 9C 9D 9S "
+              "TC TD TS JC".split()}},
+])
+
+
+def test_a_deal_of_sixteen_jokers_lists_the_first_thousand_throws_and_says_so(
+        client: FlaskClient) -> None:
+    """The hand has 24,637 legal throws; the answer lists the first 1,000 (singles, then
+    sets) without looking for the others, and says the list stops there."""
+    answer = client.post("/api/v1/state", data=SIXTEEN_JOKERS,
+                         headers={"Content-Type": "application/x-ndjson"})
+    assert answer.status_code == 200, answer.get_data(as_text=True)[:300]
+    moves = answer.get_json()["next"]
+    throws = [m["cards"] for m in moves["moves"] if m["type"] == "discard"]
+    assert len(throws) == 1000 and moves["moves_complete"] is False
+    assert throws[:3] == [["AH"], ["2H"], ["3H"]]
+    assert ["AH", "AS", "JK"] in throws and ["JK"] * 16 in throws
+    assert all(m["player"] == "p0" for m in moves["moves"])

@@ -73,11 +73,14 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
             log = read_log(path)
         except LogFormatError as exc:
             codes.append(EXIT_BAD_INPUT)
+            # its frames hold the file's bytes and what was read of them: freed before
+            # the diagnosis reads the file again (else twice the memory)
+            exc.__traceback__ = None
             found = diagnose(path, exc)
             if as_json:
                 emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc),
                            "problems": [p.to_json() for p in found.problems],
-                           "total": found.total})
+                           "total": found.total, "stopped": found.stopped})
             else:
                 for line in render(path, found):
                     echo(shown(line), painted=True)

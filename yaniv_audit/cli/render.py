@@ -227,8 +227,8 @@ def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
         return "\n".join(map(shown, render(source, found, "UNREADABLE")))
     more = found.total - 1
     return shown(f"{source}: UNREADABLE: {found.problems[0].text()}"
-                 + (f" (and {more} more: yaniv-audit validate {source} lists them)"
-                    if more else ""))
+                 + (f" (and {'at least ' if found.stopped else ''}{more} more: yaniv-audit "
+                    f"validate {source} lists them)" if more else ""))
 
 
 #: the ruling lines of games that are not clean, and the players, a summary shows at most

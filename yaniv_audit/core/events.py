@@ -53,17 +53,24 @@ MAX_PLAYER_ID = 64
 #: the code of every canonical card name
 CODES: dict[str, Card] = {name: code for code, name in enumerate(NAMES)}
 
+#: the largest whole number a log may hold, either sign: a signed 64-bit integer's, what
+#: DuckDB's BIGINT and orjson carry (a larger one made every answer about the game fail)
+INT_MAX = 2**63 - 1
+#: a whole number of a log: msgspec refuses a larger one as it reads the line (the reader
+#: then takes its exact path, which names the field), so no file is searched for long
+#: runs of digits first (issue 35: that search was a fifth of the audit's time)
+Whole = Annotated[int, Meta(ge=-INT_MAX, le=INT_MAX)]
 Player = Annotated[str, Meta(min_length=1, max_length=MAX_PLAYER_ID)]
 Cards = tuple[CardName, ...]
 Hands = dict[Player, Cards]
-Scores = dict[Player, int]
-RoundNumber = Annotated[int, Meta(ge=1)]
+Scores = dict[Player, Whole]
+RoundNumber = Annotated[int, Meta(ge=1, le=INT_MAX)]
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="type",
             omit_defaults=True, forbid_unknown_fields=True):
-    index: Annotated[int, Meta(ge=0)] = field(default=-1, name="seq")
-    line: int | None = field(default=None, name="_line")
+    index: Annotated[int, Meta(ge=0, le=INT_MAX)] = field(default=-1, name="seq")
+    line: Whole | None = field(default=None, name="_line")
     at: str | None = None
 
     @property
@@ -112,7 +119,7 @@ class Slap(Event, tag="slap", frozen=True):
 
 class Yaniv(Event, tag="yaniv", frozen=True):
     player: Player
-    total: int | None = None
+    total: Whole | None = None
 
 
 class Showdown(Event, tag="showdown", frozen=True):
@@ -144,7 +151,7 @@ class Note(Event, tag="note", frozen=True):
 class Withdraw(Event, tag="withdraw", frozen=True):
     """The table takes back its latest entries (an undo): ``seqs`` are their positions."""
 
-    seqs: Annotated[tuple[Annotated[int, Meta(ge=0)], ...], Meta(min_length=1)]
+    seqs: Annotated[tuple[Annotated[int, Meta(ge=0, le=INT_MAX)], ...], Meta(min_length=1)]
     player: Player | None = None
     reason: str | None = None
 

@@ -537,16 +537,112 @@ def _sub_multisets(items: Sequence[tuple[Card, int]]) -> Iterator[tuple[Card, ..
         yield tuple(out)
 
 
+def _sized_sub_multisets(items: Sequence[tuple[Card, int]], low: int, high: int,
+                         ) -> Iterator[tuple[Card, ...]]:
+    """The sub-multisets of ``(card, count)`` pairs of ``low`` to ``high`` cards, in the
+    order of :func:`_sub_multisets`: a count of each card, never a position, so that
+    identical cards (sixteen jokers) are never told apart, and no branch is entered that
+    holds none of the sizes asked for (the work is that of the answer)."""
+    rest = [0] * (len(items) + 1)
+    for i in range(len(items) - 1, -1, -1):
+        rest[i] = rest[i + 1] + items[i][1]
+    if low > rest[0] or high < 0 or high < low:
+        return
+
+    def pick(i: int, low: int, high: int) -> Iterator[tuple[Card, ...]]:
+        if i == len(items):
+            yield ()
+            return
+        card, count = items[i]
+        after = rest[i + 1]
+        for take in range(max(0, low - after), min(count, high) + 1):
+            head = (card,) * take
+            for tail in pick(i + 1, low - take, high - take):
+                yield head + tail
+
+    yield from pick(0, max(low, 0), high)
+
+
+def _combinations_of_counts(items: Sequence[tuple[Card, int]], need: int,
+                            ) -> Iterator[tuple[Card, ...]]:
+    """The distinct ``need``-card choices from ``(card, count)`` pairs sorted by card, in
+    the order ``itertools.combinations`` of the cards laid out sorted first meets them
+    (ascending tuples): a count of each card, never a position."""
+    rest = [0] * (len(items) + 1)
+    for i in range(len(items) - 1, -1, -1):
+        rest[i] = rest[i + 1] + items[i][1]
+    if need > rest[0]:
+        return
+
+    def pick(i: int, need: int) -> Iterator[tuple[Card, ...]]:
+        if need == 0:
+            yield ()
+            return
+        card, count = items[i]
+        for take in range(min(count, need), max(0, need - rest[i + 1]) - 1, -1):
+            head = (card,) * take
+            for tail in pick(i + 1, need - take):
+                yield head + tail
+
+    yield from pick(0, need)
+
+
 def _set_placement(cards: tuple[Card, ...], T: _Tables) -> tuple[Card, ...] | None:
     """A placement of a set multiset that reads as a set: sorted if it does, else
-    the first distinct permutation that does (only wild jacks can make a sorted
-    set read as a run)."""
+    the first distinct permutation (in lexicographic order) that does (only wild jacks
+    can make a sorted set read as a run)."""
     if _classify_kind(cards, T) == "set":
         return cards
-    for perm in dict.fromkeys(itertools.permutations(cards)):
-        if _classify_kind(perm, T) == "set":
-            return perm
-    return None
+    counts = sorted(Counter(cards).items())
+    n = len(cards)
+    placed: list[Card] = []
+    # A sorted set that reads as a run holds one card that cannot act as a joker, X,
+    # and a jack of its suit standing as itself where a run through X puts the jack:
+    # every other card may act as a joker. So once X and that jack are placed so, every
+    # completion reads as a run, and the search leaves that branch (the lexicographic
+    # order of the placements it tries is kept: the first found is the same).
+    lone = [c for c in cards if not T.jokerish[c]]
+    jack = SUIT[lone[0]] * 13 + JACK - 1 if len(lone) == 1 and T.jokers_in_runs else -1
+    at = -1  # where X is placed
+
+    def runs_through() -> bool:
+        x = lone[0]
+        r0 = RANK[x]
+        for slot0 in ((1, 14) if r0 == 1 and T.ace_high and not T.wrap else (r0,)):
+            for d in (1, -1):
+                first = slot0 - d * at
+                if not T.wrap:
+                    last = first + d * (n - 1)
+                    if min(first, last) < 1 or max(first, last) > T.top:
+                        continue
+                for k in range(len(placed)):
+                    if placed[k] == jack and (first + d * k - 1) % 13 == JACK - 1:
+                        return True
+        return False
+
+    def search() -> tuple[Card, ...] | None:
+        nonlocal at
+        if len(placed) == n:
+            t = tuple(placed)
+            return t if _classify_kind(t, T) == "set" else None
+        for i, (card, count) in enumerate(counts):
+            if not count:
+                continue
+            counts[i] = (card, count - 1)
+            placed.append(card)
+            if jack >= 0 and card == lone[0]:
+                at = len(placed) - 1
+            if not (jack >= 0 and at >= 0 and runs_through()):
+                found = search()
+                if found is not None:
+                    return found
+            if card == lone[0] and jack >= 0:
+                at = -1
+            placed.pop()
+            counts[i] = (card, count)
+        return None
+
+    return search()
 
 
 def _classify_kind(t: tuple[Card, ...], T: _Tables) -> str | None:
@@ -559,11 +655,16 @@ def _classify_kind(t: tuple[Card, ...], T: _Tables) -> str | None:
     return result.kind if isinstance(result, Meld) else None
 
 
-def legal_throws(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]:
+def legal_throws(hand: Sequence[Card], rules: RuleSet, limit: int | None = None,
+                 ) -> list[tuple[Card, ...]]:
     """Every distinct legal throw from ``hand`` (a multiset), once per kind, in a
     canonical placement: singles, then sets (sorted by code where that reads as
-    a set), then runs (ascending)."""
-    return _legal_throws(_tables(rules), hand)
+    a set), then runs (ascending). With ``limit``, the first ``limit`` of them, found
+    without finding the rest (a hand of many jokers has hundreds of thousands)."""
+    T = _tables(rules)
+    if limit is None:
+        return _legal_throws(T, hand)
+    return list(itertools.islice(_iter_throws_of_counts(hand, T, False), max(limit, 0)))
 
 
 def throws_finder(rules: RuleSet) -> Callable[[Sequence[Card]], list[tuple[Card, ...]]]:
@@ -642,37 +743,44 @@ def _natural_runs(held: int, T: _Tables) -> list[tuple[Card, ...]]:
         if runs is None:
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()
-            runs = memo[key] = _suit_runs(suit, suit_held, (), longest, T)
+            runs = memo[key] = list(_suit_runs(suit, suit_held, (), longest, T))
         out.extend(runs)
     return out
 
 
 def _throws_of_counts(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]]:
     """The throws of any hand, from the count of each card."""
+    return list(_iter_throws_of_counts(hand, T, True))
+
+
+def _iter_throws_of_counts(hand: Sequence[Card], T: _Tables, keep: bool,
+                           ) -> Iterator[tuple[Card, ...]]:
+    """The throws of any hand, from the count of each card, one at a time (``keep``: a
+    suit's runs found whole are kept for the next hand)."""
     n = len(hand)
     if n < 2:
-        return [(c,) for c in hand]
+        yield from [(c,) for c in hand]
+        return
     counts: Mapping[Card, int] = (
         dict.fromkeys(hand, 1) if len(set(hand)) == n else Counter(hand))
     codes = sorted(counts)
-    out: list[tuple[Card, ...]] = [(c,) for c in codes]
+    yield from [(c,) for c in codes]
     if T.jokers_in_sets:
-        _sets(counts, codes, n, T, out)
+        yield from _sets(counts, codes, n, T)
         for size in range(T.set_min, min(T.set_max, n, counts.get(JOKER, 0)) + 1):
-            out.append((JOKER,) * size)
+            yield (JOKER,) * size
     else:
         # sets of one rank alone (jacks too: no joker in a set): the usual hand has none
         ranks = [RANK[c] for c in hand if c != JOKER]
         if len(set(ranks)) < len(ranks):
-            _sets(counts, codes, n, T, out)
-    out.extend(_runs(counts, n, T))
-    return out
+            yield from _sets(counts, codes, n, T)
+    yield from _runs(counts, n, T, keep)
 
 
 def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
-          out: list[tuple[Card, ...]]) -> None:
-    """Append the sets of one natural rank (jacks are a rank of their own), plus
-    jokers if allowed, rank by rank in the order of ``codes`` (sorted)."""
+          ) -> Iterator[tuple[Card, ...]]:
+    """The sets of one natural rank (jacks are a rank of their own), plus jokers if
+    allowed, rank by rank in the order of ``codes`` (sorted)."""
     set_min = T.set_min
     set_max = min(T.set_max, n)
     if not T.jokers_in_sets:  # a set is one rank's own cards: memoised per rank
@@ -682,7 +790,7 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
                 own.setdefault(RANK[c], []).append((c, counts[c]))
         for items in own.values():
             if len(items) > 1 or items[0][1] > 1:
-                out.extend(_own_sets(items, set_max, T))
+                yield from _own_sets(items, set_max, T)
         return
     jokerish = T.jokerish
     n_jokers = counts.get(JOKER, 0)
@@ -705,26 +813,26 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
         if held[rank] + pooled < set_min:
             continue
         if not pool:
-            out.extend(_own_sets(items, set_max, T))
+            yield from _own_sets(items, set_max, T)
             continue
-        fillers = [f for f in _sub_multisets(pool) if len(f) < set_max]
         wild_fill = T.wild and rank != JACK
         for group in _sub_multisets(items):
             if not group or len(group) > set_max:
                 continue
-            for fill in fillers:
-                size = len(group) + len(fill)
-                if set_min <= size <= set_max:
-                    cards = tuple(sorted(group + fill))
-                    if cards in seen:
-                        continue
-                    seen.add(cards)
-                    if wild_fill and any(c != JOKER for c in fill):
-                        placed = _set_placement(cards, T)
-                        if placed is not None:
-                            out.append(placed)
-                    else:
-                        out.append(cards)
+            # the fillers (jokers, wild jacks) of each size that makes a set with the group
+            for fill in _sized_sub_multisets(pool, set_min - len(group),
+                                             set_max - len(group)):
+                cards = tuple(sorted(group + fill))
+                if cards in seen:
+                    continue
+                seen.add(cards)
+                # two naturals of one rank never read as a run: sorted, a set is a set
+                if wild_fill and len(group) == 1 and any(c != JOKER for c in fill):
+                    placed = _set_placement(cards, T)
+                    if placed is not None:
+                        yield placed
+                else:
+                    yield cards
 
 
 def _own_sets(items: list[tuple[Card, int]], set_max: int, T: _Tables,
@@ -735,17 +843,16 @@ def _own_sets(items: list[tuple[Card, int]], set_max: int, T: _Tables,
     if found is None:
         if len(T.sets_memo) >= _MEMO_LIMIT:
             T.sets_memo.clear()
-        found = T.sets_memo[key] = [
-            group for group in _sub_multisets(items) if T.set_min <= len(group) <= set_max]
+        found = T.sets_memo[key] = list(_sized_sub_multisets(items, T.set_min, set_max))
     return found
 
 
-def _runs(counts: Mapping[Card, int], n: int, T: _Tables) -> list[tuple[Card, ...]]:
+def _runs(counts: Mapping[Card, int], n: int, T: _Tables, keep: bool = True,
+          ) -> Iterator[tuple[Card, ...]]:
     """Runs of ``counts``, suit by suit (a run's naturals are of one suit, so no run
-    is found in two suits); each suit's are memoised per rule set by what they
-    depend on: the ranks held in the suit, the cards that may act as jokers and
+    is found in two suits); each suit's are memoised per rule set (when ``keep``) by what
+    they depend on: the ranks held in the suit, the cards that may act as jokers and
     the longest run the hand can make."""
-    out: list[tuple[Card, ...]] = []
     jokerish = T.jokerish
     wild = [c for c in counts if jokerish[c]] if T.jokers_in_runs else ()
     pool_items = tuple(sorted([(c, counts[c]) for c in wild])) if wild else ()
@@ -768,12 +875,15 @@ def _runs(counts: Mapping[Card, int], n: int, T: _Tables) -> list[tuple[Card, ..
         longest = min(n, held.bit_count() + pool_size)
         key = (suit, held, pool_items, longest)
         runs = memo.get(key)
-        if runs is None:
+        if runs is not None:
+            yield from runs
+        elif not keep:
+            yield from _suit_runs(suit, held, pool_items, longest, T)
+        else:
             if len(memo) >= _MEMO_LIMIT:
                 memo.clear()
-            runs = memo[key] = _suit_runs(suit, held, pool_items, longest, T)
-        out.extend(runs)
-    return out
+            runs = memo[key] = list(_suit_runs(suit, held, pool_items, longest, T))
+            yield from runs
 
 
 def _runnable(held: int, pool_size: int, T: _Tables) -> bool:
@@ -787,15 +897,18 @@ def _runnable(held: int, pool_size: int, T: _Tables) -> bool:
 
 
 def _suit_runs(suit: int, held: int, pool_items: tuple[tuple[Card, int], ...], longest: int,
-               T: _Tables) -> list[tuple[Card, ...]]:
+               T: _Tables) -> Iterator[tuple[Card, ...]]:
     """The runs of one suit: each window of consecutive ranks, each choice of which
-    held naturals to use (at least two), the cards that may act as jokers (``pool_items``)
-    in the other places."""
-    out: list[tuple[Card, ...]] = []
+    held naturals to use (at least two), the cards that may act as jokers (``pool_items``,
+    by count: sixteen jokers are one card sixteen times, never sixteen cards to choose
+    among) in the other places."""
     seen: set[tuple[Card, ...]] = set()
-    joker_pool: Counter[Card] = Counter(dict(pool_items))
-    pool_size = sum(joker_pool.values())
+    pool_size = sum(k for _, k in pool_items)
     base = suit * 13
+    jack = base + JACK - 1  # the one card of the pool a run of this suit may hold as itself
+    # the fills of ``need`` places, by whether that jack is used as itself (the pool is
+    # then one card smaller): the same for every window and every choice of naturals
+    fills: dict[tuple[int, bool], list[tuple[Card, ...]]] = {}
     for length, mask, idxs in T.windows:
         if length > longest:
             break
@@ -804,25 +917,25 @@ def _suit_runs(suit: int, held: int, pool_items: tuple[tuple[Card, int], ...], l
             continue
         codes = [base + r for r in idxs]
         places = [k for k, r in enumerate(idxs) if held >> r & 1]
+        jack_place = idxs.index(JACK - 1) if JACK - 1 in idxs else -1
         for used_count in range(len(places), 1, -1):
             need = length - used_count
             if need > pool_size:
                 break
             for used in itertools.combinations(places, used_count):
                 holes = [k for k in range(length) if k not in used]
-                pool = joker_pool.copy()
-                for k in used:
-                    if pool.get(codes[k]):
-                        pool[codes[k]] -= 1  # a jack used as itself is no joker
-                flat = sorted(pool.elements())
-                if need > len(flat):
-                    continue
-                for fill in dict.fromkeys(itertools.combinations(flat, need)):
+                as_itself = jack_place in used
+                found = fills.get((need, as_itself))
+                if found is None:
+                    pool = [(c, k - 1 if as_itself and c == jack else k)
+                            for c, k in pool_items]
+                    found = fills[need, as_itself] = list(
+                        _combinations_of_counts([p for p in pool if p[1] > 0], need))
+                for fill in found:
                     throw = codes.copy()
                     for k, c in zip(holes, fill, strict=True):
                         throw[k] = c
                     key = tuple(sorted(throw))
                     if key not in seen:
                         seen.add(key)
-                        out.append(tuple(throw))
-    return out
+                        yield tuple(throw)

@@ -39,6 +39,10 @@ from .rules import RuleSet
 from .scoring import next_starter
 
 PHASES = {START: "start", THREW: "threw", DREW: "drew"}
+#: the most throws ``next.moves`` lists for a player: a hand of thirty cards with sixteen
+#: jokers has 24,637 legal throws (hundreds of thousands with wild jacks), and one
+#: request must not make them all; ``next.moves_complete`` is false when some are left out
+THROWS_LISTED = 1000
 #: what stands for a card on the pile that the log did not record (the upcard)
 UNKNOWN = "??"
 
@@ -69,7 +73,17 @@ def state_after(log: Log, replay: Replay, stopped: bool, fingerprint: str | None
     if known); finishes the replay, as the
     audit's replay ends (a live table folds a copy when that changes it:
     :mod:`yaniv_audit.live`)."""
-    moves = [] if stopped else replay.next_moves()
+    moves = [] if stopped else replay.next_moves(THROWS_LISTED + 1)
+    complete = True
+    listed: dict[str, int] = {}
+    kept: list[Any] = []
+    for move in moves:
+        if move.kind == "discard":
+            listed[move.player] = listed.get(move.player, 0) + 1
+            if listed[move.player] > THROWS_LISTED:
+                complete = False
+                continue
+        kept.append(move)
     exhaust_pending = replay.round is not None and replay.round.exhaust_pending
     if not stopped:
         replay.finish()  # as the audit's replay ends
@@ -89,7 +103,7 @@ def state_after(log: Log, replay: Replay, stopped: bool, fingerprint: str | None
         "report": report,
         "last": [f for f in report["findings"] if f["seq"] == last],
         "state": _state(replay, stopped),
-        "next": _next(replay, stopped, moves, exhaust_pending),
+        "next": _next(replay, stopped, kept, complete, exhaust_pending),
     }
 
 
@@ -129,11 +143,12 @@ def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
     return out
 
 
-def _next(replay: Replay, stopped: bool, moves: list[Any],
+def _next(replay: Replay, stopped: bool, moves: list[Any], complete: bool,
           exhaust_pending: bool) -> dict[str, Any]:
-    """What the log may hold next: the event types that fit here, the legal moves, and
-    who may open the next round."""
+    """What the log may hold next: the event types that fit here, the legal moves (whether
+    all of them), and who may open the next round."""
     out: dict[str, Any] = {"expects": ["note"], "moves": [m.event() for m in moves],
+                           "moves_complete": complete,
                            "round": None, "starters": None, "deal": []}
     if stopped:
         return out

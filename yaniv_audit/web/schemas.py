@@ -344,7 +344,11 @@ class NextSchema(Schema):
         "description": "the event types that fit here (note always does)"})
     moves = fields.List(fields.Dict(), required=True, metadata={
         "description": "the legal moves of the player whose turn it is, as log events (a "
-                       "stock draw without card: the stock's order is unknown, name it)"})
+                       "stock draw without card: the stock's order is unknown, name it); at "
+                       "most 1,000 throws a player"})
+    moves_complete = fields.Boolean(required=True, metadata={
+        "description": "false: a player has more than 1,000 legal throws, and moves lists "
+                       "the first 1,000 (singles, then sets, then runs)"})
     round = fields.Integer(required=True, allow_none=True,
                            metadata={"description": "the number of the next round_started"})
     starters = fields.List(fields.String(), required=True, allow_none=True, metadata={

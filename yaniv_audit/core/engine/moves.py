@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from ..cards import Card, format_cards
-from ..melds import extend, throws_finder
+from ..melds import extend, legal_throws, throws_finder
 from .base import ReplayBase
 from .state import DREW, START, THREW, Move
 
@@ -33,37 +33,45 @@ class LegalMoves(ReplayBase):
 
     # --- the legal-move generator ----------------------------------------
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self, throws: int | None = None) -> list[Move]:
         """Every move the player whose turn it is may make now (bots and tests use it).
 
         At the start of a turn: Yaniv (if the hand allows) and every legal
-        throw; after a throw: every legal draw; after a stock draw: the slaps
-        that are allowed (passing is always allowed then, and is no event).
+        throw (with ``throws``, the first that many); after a throw: every legal draw;
+        after a stock draw: the slaps that are allowed (passing is always allowed then,
+        and is no event).
         """
         r = self.round
         if r is None or r.ended or r.closed or not r.moves_checked or self.winners is not None:
             return []
         if r.phase == START:
-            return self.start_moves(r.current)
+            return self.start_moves(r.current, throws)
         if r.phase == THREW:
             return self.draw_moves()
         return self.slap_moves()
 
-    def start_moves(self, player: str) -> list[Move]:
-        """What ``player`` may do at the start of their turn: Yaniv, or any legal throw."""
-        can_call, throws = self.start_options(player)
+    def start_moves(self, player: str, throws: int | None = None) -> list[Move]:
+        """What ``player`` may do at the start of their turn: Yaniv, or any legal throw
+        (with ``throws``, the first that many throws only)."""
+        can_call, found = self.start_options(player, throws)
         moves = [Move("yaniv", player)] if can_call else []
-        moves += [Move("discard", player, t) for t in throws]
+        moves += [Move("discard", player, t) for t in found]
         return moves
 
-    def start_options(self, player: str) -> tuple[bool, list[Throw]]:
+    def start_options(self, player: str, throws: int | None = None,
+                      ) -> tuple[bool, list[Throw]]:
         """:meth:`start_moves` as plain values: whether ``player`` may call Yaniv, and every
         legal throw from their hand in order (the simulator's bots choose from these, a
-        dozen a turn, without a :class:`Move` built for each)."""
+        dozen a turn, without a :class:`Move` built for each); with ``throws``, the first
+        that many, the others never looked for (a hand of thirty cards, sixteen of them
+        jokers, has tens of thousands)."""
         r = self.round
         hand = r.hands.get(player, ()) if r is not None else ()
         values = self.values
-        return sum([values[c] for c in hand]) <= self.rules.yaniv_max, self._find_throws(hand)
+        can_call = sum([values[c] for c in hand]) <= self.rules.yaniv_max
+        if throws is not None:
+            return can_call, legal_throws(hand, self.rules, throws)
+        return can_call, self._find_throws(hand)
 
     def draw_moves(self) -> list[Move]:
         """The draws of the player who just threw, in order: the stock (its top card when
@@ -125,14 +133,15 @@ class LegalMoves(ReplayBase):
             return r.current
         return r.next_seat.get(r.current) or self._next_player(r, r.current)
 
-    def next_moves(self) -> list[Move]:
+    def next_moves(self, throws: int | None = None) -> list[Move]:
         """Every legal move that may come next: :meth:`legal_moves`, and after a draw (when the
-        turn has passed) the next player's Yaniv and throws too, which a recorder offers."""
-        moves = self.legal_moves()
+        turn has passed) the next player's Yaniv and throws too, which a recorder offers.
+        With ``throws``, a player's throws stop after that many (the work is bounded)."""
+        moves = self.legal_moves(throws)
         r = self.round
         up = self.up()
         if r is not None and r.phase == DREW and up is not None:
-            moves += self.start_moves(up)
+            moves += self.start_moves(up, throws)
         return moves
 
     @cached_property
