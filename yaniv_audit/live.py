@@ -29,9 +29,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-import orjson
 
-from .codec import MAX_LINE_BYTES, _exact, _json_problem, _LogBuilder, problem_error, wire_event
+from .codec import _LogBuilder, _read_lines, problem_error
 from .core.engine import Replay
 from .core.errors import InconsistentLogError, LogFormatError
 from .core.events import Event, GameStarted, Log
@@ -85,35 +84,10 @@ def read_lines(builder: _LogBuilder, data: bytes) -> int:
     of them: the caller puts it back."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    events, leaves = builder.events, builder.leaves
-    check, add = builder.checker.check, builder.add
-    read = 0
-    for number, text in enumerate(data.split(b"\n"), 1):
-        if len(text) > MAX_LINE_BYTES:
-            raise LogFormatError(f"the line is {len(text)} bytes long; at most "
-                                 f"{MAX_LINE_BYTES} bytes (1 MiB) are allowed",
-                                 line=number, index=len(events))
-        if not text or text.isspace():
-            continue
-        read += 1
-        wired = wire_event(text, len(events), number)
-        if wired is not None:
-            problem = check(wired[0])
-            if problem is not None:
-                raise problem_error(problem)
-            events.append(wired[0])
-            leaves.append(wired[1])
-            continue
-        try:
-            raw = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            raise LogFormatError(_json_problem(text, exc, False), line=number,
-                                 index=len(events)) from None
-        except (ValueError, RecursionError):
-            raise LogFormatError("not valid JSON: a number or nesting too large to read",
-                                 line=number, index=len(events)) from None
-        add(_exact(text, raw, number, len(events)), number)
-    return read
+    before = len(builder.events)
+    lines = data.split(b"\n")
+    _read_lines(builder, lines, 0, len(lines))
+    return len(builder.events) - before
 
 
 class LiveGame:
