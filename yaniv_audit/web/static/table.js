@@ -51,14 +51,7 @@
   // an entry in a sentence (the viewer's words), names isolated, cards as chips
   function sentence(e) {
     const parts = [];
-    const fill = (template, values) => {
-      template.split(/(%\(\w+\)s)/).forEach((piece) => {
-        const key = /^%\((\w+)\)s$/.exec(piece);
-        if (!key) { if (piece) parts.push(document.createTextNode(piece)); return; }
-        const v = values[key[1]];
-        parts.push(v instanceof Node ? v : document.createTextNode(String(v)));
-      });
-    };
+    const fill = (template, values) => { parts.push(...tNodes(template, values)); };
     const who = e.player ? name(e.player) : null;
     switch (e.type) {
       case "game_started": fill(t("game starts: %(players)s under %(rules)s"), { players: (e.players || []).map((p) => (p.id || p)).join(", "),

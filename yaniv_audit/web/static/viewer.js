@@ -65,15 +65,7 @@
   function sentence(step) {
     const m = step.move || {};
     const parts = [];
-    const fill = (template, values) => {
-      // split the translated template on its placeholders, keeping nodes for values
-      template.split(/(%\(\w+\)s)/).forEach((piece) => {
-        const key = /^%\((\w+)\)s$/.exec(piece);
-        if (!key) { if (piece) parts.push(document.createTextNode(piece)); return; }
-        const v = values[key[1]];
-        parts.push(v instanceof Node ? v : document.createTextNode(String(v)));
-      });
-    };
+    const fill = (template, values) => { parts.push(...tNodes(template, values)); };
     const who = m.player ? name(m.player) : null;
     switch (step.type) {
       case "discard": fill(t("%(player)s throws %(cards)s"), { player: who, cards: inline(m.cards) }); break;
