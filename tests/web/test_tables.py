@@ -19,6 +19,7 @@ from yaniv_audit.core.merkle import tree_hash
 from yaniv_audit.core.table_state import table_state
 from yaniv_audit.live import CompactRange
 from yaniv_audit.web import create_app
+from yaniv_audit.web.ratelimit import RateLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 FRIDAY = ROOT / "replays" / "clean-assaf-reduction.jsonl"
@@ -205,6 +206,88 @@ def test_the_open_tables_are_bounded(tmp_path: Path) -> None:
     open_table(client)
     r = client.post("/api/v1/tables", data=LINES[0].replace(b"}", b',"game_id":"b"}', 1))
     assert r.status_code == 503 and r.json["error"]["code"] == "too_many_tables"
+
+
+def named(game_id: str) -> bytes:
+    """The first line of the sample log with another game_id: another game."""
+    first = json.loads(LINES[0])
+    first["game_id"] = game_id
+    return json.dumps(first).encode()
+
+
+def test_one_address_opens_at_most_its_rate_of_tables_a_minute(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
+                      "WRITE_TOKEN": "s3cret", "TABLES_OPEN_RATE": 3})
+    now = [1000.0]
+    app.extensions["yaniv_tables"].opening.clock = lambda: now[0]
+    client = app.test_client()
+    token = {"Authorization": "Bearer s3cret"}
+
+    def open_from(address: str, n: int) -> Any:
+        return client.post("/api/v1/tables", data=named(f"{address}-{n}"), headers=token,
+                           environ_base={"REMOTE_ADDR": address})
+
+    assert [open_from("10.0.0.7", n).status_code for n in range(3)] == [201] * 3
+    r = open_from("10.0.0.7", 3)
+    assert r.status_code == 429
+    assert r.json["error"]["code"] == "too_many_requests"
+    assert "TABLES_OPEN_RATE" in r.json["error"]["message"]
+    assert r.headers["Retry-After"] == "20"  # 3 a minute: one back every 20 s
+    assert r.json["error"]["retry_after"] == 20
+    # another address is not held back by this one
+    assert open_from("10.0.0.8", 0).status_code == 201
+    # the refused open stored nothing: 4 tables
+    with app.extensions["yaniv_store"].reading() as read:
+        assert read.archive.query("SELECT count(*) FROM live_tables")[1] == [(4,)]
+    now[0] += 19
+    assert open_from("10.0.0.7", 4).status_code == 429
+    now[0] += 1
+    assert open_from("10.0.0.7", 5).status_code == 201
+    assert open_from("10.0.0.7", 6).status_code == 429
+
+
+def test_the_rate_limits_buckets_are_bounded_in_number() -> None:
+    now = [0.0]
+    limit = RateLimit(30, clock=lambda: now[0], max_addresses=3)
+    for n in range(10):
+        assert limit.take(f"10.0.0.{n}") == 0.0
+    assert len(limit.buckets) <= 3
+    now[0] += 60  # a minute later every bucket is full again, and forgotten
+    assert limit.take("10.0.1.1") == 0.0
+    assert list(limit.buckets) == ["10.0.1.1"]
+
+
+def test_the_open_rate_is_in_the_openapi_document(client: FlaskClient) -> None:
+    opening = client.get("/api/v1/openapi.json").json["paths"]["/api/v1/tables"]["post"]
+    assert "Retry-After" in opening["responses"]["429"]["headers"]
+
+
+def test_idle_tables_keep_no_fold_and_the_tables_kept_are_bounded(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
+                      "TABLES_KEPT": 4, "TABLE_IDLE": 600})
+    client = app.test_client()
+    registry = app.extensions["yaniv_tables"]
+    opened = []
+    for n in range(10):
+        table, key = open_table(client, named(f"club-{n}"))
+        play(client, table, key, LINES[1:6])
+        opened.append((table, key))
+
+    def folds() -> int:
+        return sum(t.game is not None for t in registry.live.values())
+
+    assert len(registry.live) == 4 and folds() == 4  # the 4 used latest
+    for kept in registry.live.values():
+        kept.used -= 601  # ten minutes and more unused
+    busy, busy_key = opened[-1]
+    registry.live[busy].used += 601
+    client.get(f"/api/v1/tables/{busy}")  # any request sweeps
+    assert folds() == 1 and registry.live[busy].game is not None
+    # an idle table, or one no longer kept, is read back whole when next used
+    for table, key in (opened[-2], opened[0]):
+        assert client.get(f"/api/v1/tables/{table}").json["seq"] == 6
+        assert append(client, table, key, 6, LINES[6]).json["seq"] == 7
+    assert len(registry.live) == 4 and folds() <= 4
 
 
 def test_polling_gives_the_entries_after_a_seq(client: FlaskClient) -> None:
