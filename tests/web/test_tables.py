@@ -55,8 +55,7 @@ def append(client: FlaskClient, table: str, key: str | None, seen: int | None, b
 
 
 def play(client: FlaskClient, table: str, key: str, lines: list[bytes], batch: int = 1,
-         ) -> int:
-    seen = 1
+         seen: int = 1) -> int:
     for i in range(0, len(lines), batch):
         r = append(client, table, key, seen, b"\n".join(lines[i:i + batch]))
         assert r.status_code == 200, r.json
@@ -411,3 +410,82 @@ def test_a_phone_storing_its_log_of_a_table_adds_no_game(client: FlaskClient,
     with app.extensions["yaniv_store"].reading() as r:
         latest = r.archive.query("SELECT events, source FROM latest_games")[1]
     assert latest == [(40, f"table {table}")]
+
+
+def verified(app: Flask) -> list[str]:
+    """What ``verify`` finds wrong in the archive (each game's events, its links)."""
+    with app.extensions["yaniv_store"].reading() as r:
+        _games, mismatches = r.archive.verify(jobs=1)
+    return [m.problem for m in mismatches]
+
+
+def latest(app: Flask) -> list[tuple[Any, ...]]:
+    with app.extensions["yaniv_store"].reading() as r:
+        return list(r.archive.query("SELECT events, source FROM latest_games")[1])
+
+
+@pytest.mark.parametrize("game_id", ["named", "unnamed"])
+def test_a_stored_log_beyond_an_open_tables_entries_is_refused_naming_the_table(
+        client: FlaskClient, app: Flask, game_id: str) -> None:
+    lines = LINES if game_id == "named" else without_game_id(LINES)
+    table, key = open_table(client, lines[0])
+    seen = play(client, table, key, lines[1:20])
+    r = client.post("/api/v1/games", data=b"\n".join(lines[:30]))
+    assert r.status_code == 409, r.json
+    error = r.json["error"]
+    assert error["code"] == "table_open"
+    assert table in error["message"] and "20 entries" in error["message"]
+    assert error["at_table"][0]["table"] == table
+    assert error["at_table"][0]["table_entries"] == 20
+    assert error["added"] == []
+    # nothing stored: the table stays the game, and goes on past the refused log
+    assert latest(app) == [(20, f"table {table}")]
+    assert play(client, table, key, lines[seen:35], seen=seen) == 35
+    assert latest(app) == [(35, f"table {table}")]
+    assert verified(app) == []
+    # once the table is closed its game no longer grows: a longer log continues it
+    closed = client.post(f"/api/v1/tables/{table}/close",
+                         headers={"Authorization": f"Bearer {key}"})
+    assert closed.status_code == 200
+    assert client.post("/api/v1/games", data=b"\n".join(lines[:50])).status_code == 201
+    assert [events for events, _source in latest(app)] == [50]
+    assert verified(app) == []
+
+
+def test_ingest_refuses_a_log_beyond_an_open_tables_entries(client: FlaskClient, app: Flask,
+                                                             tmp_path: Path) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:20])
+    app.extensions["yaniv_store"].close()  # the command line writes between requests
+    log = tmp_path / "phone.jsonl"
+    log.write_bytes(b"\n".join(LINES[:30]) + b"\n")
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", "--db",
+                          app.config["ARCHIVE"], str(log)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert f"being played at table {table}" in ran.stdout
+    assert "not stored" in ran.stdout
+    assert append(client, table, key, 20, b"\n".join(LINES[20:30])).json["seq"] == 30
+    assert verified(app) == []
+
+
+def test_logs_stored_as_earlier_parts_or_rewrites_of_a_table_follow_it(
+        client: FlaskClient, app: Flask) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:20])
+    assert client.post("/api/v1/games", data=b"\n".join(LINES[:12])).status_code == 201
+    said = {"type": "note", "seq": 15, "text": "typed on another phone", "player": "lior"}
+    rewrite = b"\n".join([*LINES[:15], json.dumps(said).encode()])
+    assert client.post("/api/v1/games", data=rewrite).status_code == 409  # as evidence
+    play_from = play(client, table, key, LINES[20:40], batch=5, seen=20)
+    assert play_from == 40
+    with app.extensions["yaniv_store"].reading() as r:
+        links = r.archive.query(
+            "SELECT g.events, t.events FROM games g JOIN games t "
+            "ON t.fingerprint = coalesce(g.part_of, g.rewrites) ORDER BY g.events")[1]
+        rewrites = r.archive.rewrites()
+    # the earlier part and the rewrite name the table's game as it is now
+    assert links == [(12, 40), (16, 40)]
+    assert [(w.differs_at, w.rewrites_source) for w in rewrites] == [(15, f"table {table}")]
+    assert latest(app) == [(40, f"table {table}")]
+    assert verified(app) == []
