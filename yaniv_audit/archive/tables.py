@@ -207,13 +207,16 @@ def _refresh(con: duckdb.DuckDBPyConnection, game_no: int, fingerprint: str, cou
             _put(con, table, [list(column) for column in zip(*found, strict=True)])
 
 
-def _carry_links(con: duckdb.DuckDBPyConnection, game_no: int, fingerprint: str) -> None:
+def _carry_links(con: duckdb.DuckDBPyConnection, game_no: int, fingerprint: str,
+                 old: str | None = None) -> None:
     """The logs stored as an earlier part of a table's game (``part_of``) or as a rewrite
     of it (``rewrites``) name it by its new ``fingerprint``: appending keeps an earlier
     part an earlier part, and a rewrite differs at the same event. (No stored log extends
-    an open table's game: ingest refuses those, see :func:`open_table_games`.)"""
-    (old,) = _one(con.execute("SELECT fingerprint FROM games WHERE game_no = ?",
-                              [game_no])) or (None,)
+    an open table's game: ingest refuses those, see :func:`open_table_games`.) ``old``:
+    the fingerprint before, when the caller knows it (one query fewer)."""
+    if old is None:
+        (old,) = _one(con.execute("SELECT fingerprint FROM games WHERE game_no = ?",
+                                  [game_no])) or (None,)
     if old is None or old == fingerprint:
         return
     con.execute("UPDATE games SET part_of = CASE WHEN part_of = $1 THEN $2 ELSE part_of END, "
@@ -258,18 +261,20 @@ def create_table(con: duckdb.DuckDBPyConnection, table_id: str, key_sha256: str,
 def append_entries(con: duckdb.DuckDBPyConnection, table_id: str, game_no: int,
                    all_events: Sequence[Event], all_leaves: Sequence[bytes], start: int,
                    fingerprint: str, report: dict[str, Any] | None,
-                   answer: tuple[str, bytes] | None = None, derived: bool = True) -> None:
+                   answer: tuple[str, bytes] | None = None, derived: bool = True,
+                   before: str | None = None) -> None:
     """Store the entries ``start`` on of a table's log (all of it given), the game brought
     forward, and the first ``answer`` to an append sent with an Idempotency-Key (its
     SHA-256, the answer's JSON): all in one transaction, committed on return (``derived``:
-    :func:`_refresh`'s)."""
+    :func:`_refresh`'s; ``before``: the game's fingerprint before these entries, if
+    known, else read)."""
     game = all_events[0]
     assert isinstance(game, GameStarted)
     count = len(all_events)
     with _transaction(con):
         _insert_events(con, game_no, all_events[start:], all_leaves[start:], start, all_events,
                        game.rules)
-        _carry_links(con, game_no, fingerprint)
+        _carry_links(con, game_no, fingerprint, before)
         _refresh(con, game_no, fingerprint, count, game, report, derived)
         con.execute("UPDATE live_tables SET entries = ? WHERE id = ?", [count, table_id])
         if answer is not None:

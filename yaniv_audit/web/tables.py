@@ -393,6 +393,7 @@ def append(table_id: str) -> Response:
                              "Precondition failed", seq=count)
             return json_response({**error.to_json(), "seq": count,
                                   "entries": entry_list(list(since), min(seen, count))}, 412)
+        before = game.fingerprint()
         try:
             game.append(data)
         except LogFormatError as exc:
@@ -408,7 +409,7 @@ def append(table_id: str) -> Response:
                 stored.append_entries(archive.con, table.id, table.game_no, game.events,
                                       game.leaves, seen, game.fingerprint(), report,
                                       (token_sha, body) if token_sha is not None else None,
-                                      changes_derived(table.summary, after))
+                                      changes_derived(table.summary, after), before)
         except BaseException:
             table.game = None  # not stored: read back from the archive when next needed
             raise
