@@ -19,10 +19,19 @@ follower holds one of them, and the server takes all but an eighth for followers
   ``Accept: text/event-stream``, reconnecting with ``Last-Event-ID`` when the server
   ends a stream (every 25 s).
 
+- ``--board-clients`` clients (default 20, as ``bench/load.py`` measures the board)
+  ask for the board of a stored 600-event game (``GET /api/v1/games/<fp>/board``,
+  ``replays/simulated/classic/game-00003.jsonl``, ingested and audited before the
+  server starts, its board asked for once before the run), each on its own keep-alive
+  connection, one request after another (``--board-every S``: one every S seconds),
+  from a process of their own (so that the 200-odd threads of the phones and
+  followers do not hold their clock back).
+
 It prints the append latency (an acknowledged append's request to answer), the delay
 from an append's answer to every follower of its table having the entry (the latest
 follower's arrival minus the answer's; 0 when all had it first), both p50/p95/p99, and
-the answers by status: every 5xx is a failure. The clients share the machine's two
+the answers by status: every 5xx is a failure, and the board's requests/s and
+p50/p95/p99 (goal p95 50 ms, as bench/load.py's). The clients share the machine's two
 cores with the server, so the figures are an upper bound of what the server alone
 costs.
 """
@@ -32,6 +41,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import socket
 import statistics
@@ -45,6 +55,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "replays" / "simulated" / "classic" / "game-00027.jsonl"
+#: the stored game whose board is asked for (bench/load.py's)
+BOARD_GAME = ROOT / "replays" / "simulated" / "classic" / "game-00003.jsonl"
 
 
 def free_port() -> int:
@@ -138,6 +150,49 @@ class Run:
                     self.reconnects += 1
 
 
+def board_client(port: int, path: str, until: float, every: float,
+                 out: multiprocessing.Queue[list[float]]) -> None:
+    """Ask for ``path`` until ``until`` (time.time()), one request after another or one
+    every ``every`` s; the latencies (s) put on ``out``."""
+    con = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    latencies: list[float] = []
+    while time.time() < until:
+        started = time.perf_counter()
+        con.request("GET", path, headers={"Accept-Encoding": "gzip"})
+        response = con.getresponse()
+        response.read()
+        elapsed = time.perf_counter() - started
+        if response.status != 200:
+            raise SystemExit(f"GET {path}: {response.status}")
+        latencies.append(elapsed)
+        if every:
+            time.sleep(max(0.0, every - elapsed))
+    con.close()
+    out.put(latencies)
+
+
+def boards(port: int, path: str, clients: int, until: float, every: float,
+           out: multiprocessing.Queue[list[float]]) -> None:
+    """``clients`` board clients (threads), in a process of their own."""
+    inner: multiprocessing.Queue[list[float]] = multiprocessing.Queue()
+    threads = [threading.Thread(target=board_client, args=(port, path, until, every, inner))
+               for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    found = [x for _ in threads for x in inner.get()]
+    for thread in threads:
+        thread.join()
+    out.put(found)
+
+
+def board_fingerprint() -> str:
+    sys.path.insert(0, str(ROOT))
+    from yaniv_audit.codec import read_log
+    from yaniv_audit.core.merkle import tree_hash
+
+    return tree_hash(read_log(BOARD_GAME).leaves).hex()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tables", type=int, default=20)
@@ -146,6 +201,9 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=2.0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--threads", type=int, default=120)
+    parser.add_argument("--board-clients", type=int, default=20)
+    parser.add_argument("--board-every", type=float, default=0.0,
+                        help="seconds between one board client's requests (0: none)")
     args = parser.parse_args()
     lines = GAME.read_bytes().splitlines()
     port = free_port()
@@ -153,10 +211,18 @@ def main() -> None:
         # the server's messages to a file: a pipe nobody reads fills, and the server's
         # next warning (waitress's "task queue depth") would block it
         said = Path(tmp) / "serve.txt"
+        db = Path(tmp) / "t.duckdb"
+        subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", str(BOARD_GAME),
+                        "--db", str(db), "--jobs", "1"], check=True,
+                       stdout=subprocess.DEVNULL, cwd=ROOT)
+        subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--db", str(db),
+                        "--jobs", "1", "--exit-zero"], check=True, stdout=subprocess.DEVNULL,
+                       cwd=ROOT)
+        board_path = f"/api/v1/games/{board_fingerprint()}/board"
         with said.open("w") as log:
             server = subprocess.Popen(
                 [sys.executable, "-m", "yaniv_audit.cli", "serve", "--db",
-                 str(Path(tmp) / "t.duckdb"), "--port", str(port), "--threads",
+                 str(db), "--port", str(port), "--threads",
                  str(args.threads), "--workers", "0"],
                 stderr=log, text=True, cwd=ROOT, env=dict(os.environ))
         while "yaniv-audit on " not in said.read_text():
@@ -176,6 +242,17 @@ def main() -> None:
                 opened = json.loads(con.getresponse().read())
                 con.close()
                 tables.append((opened["id"], opened["key"]))
+            con = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            for _ in range(20):  # the board built once and cached, as a viewer finds it
+                con.request("GET", board_path)
+                assert con.getresponse().read()
+            con.close()
+            board_out: multiprocessing.Queue[list[float]] = multiprocessing.Queue()
+            viewers = multiprocessing.Process(target=boards, args=(
+                port, board_path, args.board_clients, time.time() + args.seconds,
+                args.board_every, board_out))
+            if args.board_clients:
+                viewers.start()
             started = time.monotonic()
             run = Run(port, lines, started + args.seconds)
             threads = [threading.Thread(target=run.follower, args=(tables[i % len(tables)][0],),
@@ -190,6 +267,9 @@ def main() -> None:
                 thread.start()
             for thread in threads:
                 thread.join(timeout=args.seconds + 60)
+            board_latency = board_out.get(timeout=120) if args.board_clients else []
+            if args.board_clients:
+                viewers.join()
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -216,6 +296,13 @@ def main() -> None:
     print(f"answer to followers p50 {pct(delays, .5) * 1000:7.1f} ms   "
           f"p95 {pct(delays, .95) * 1000:7.1f} ms   p99 {pct(delays, .99) * 1000:7.1f} ms   "
           f"({len(delays):,} appends every follower had; {missing} not by the end)")
+    every = f"one every {args.board_every:g} s each" if args.board_every else \
+        "one after another"
+    print(f"board (GET /api/v1/games/<fp>/board, {args.board_clients} clients, {every}): "
+          f"{len(board_latency):,} ({len(board_latency) / args.seconds:.1f}/s)   "
+          f"p50 {pct(board_latency, .5) * 1000:6.1f} ms   "
+          f"p95 {pct(board_latency, .95) * 1000:6.1f} ms   "
+          f"p99 {pct(board_latency, .99) * 1000:6.1f} ms   (goal p95 50 ms)")
     print(f"follower reconnects (streams ended after 25 s): {run.reconnects}; mean "
           f"latency {statistics.mean(run.latency) * 1000 if run.latency else 0:.1f} ms; "
           f"server warnings: {len(warned)}" + (f" (the last: {warned[-1]})" if warned else ""))

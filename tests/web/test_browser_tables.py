@@ -319,3 +319,37 @@ def test_a_rematch_is_a_new_table_with_the_same_players_and_rules_in_one_tap(
         ["dana", "lior"], RULES)
     assert scores(page) == {"dana": 0, "lior": 0}
     assert page.inner_text("#round-title") == "סיבוב 1"
+
+
+def test_a_key_the_table_refuses_asks_for_the_tables_link_and_the_entries_go_on(
+        server: str, phones: Callable[..., Page],
+        screenshot: Callable[[Page, str], Path]) -> None:
+    first, second = phones(), phones()
+    table = open_table(first, server, ["dana", "lior", "omer"])
+    link = first.input_value("#table-link")
+    # a link whose key was cut short: the phone joins (reading needs no key), then the
+    # table refuses its first entry
+    second.goto(link.replace("/record#", "/record?lang=de#")[:-4])
+    second.wait_for_selector("#game:not([hidden]) #entry .rec-seat")
+    sheet_round(second, "lior", {"lior": ["2S", "3S"]}, {"dana": 50, "omer": 20})
+    second.click("#write")
+    second.wait_for_selector("#rejoin:not([hidden])")
+    assert second.is_visible("#table-error") and second.is_visible("#rejoin-link")
+    assert "Tisch hat den Eintrag abgelehnt" in second.inner_text("#table-error")
+    second.evaluate("window.scrollTo(0, 0)")
+    assert second.get_attribute("#queue", "data-waiting") == "1"
+    assert "Link des Tisches" in second.inner_text("#rejoin")
+    screenshot(second, "record-rejoin-phone")
+    # another table's link is not taken
+    second.fill("#rejoin-link", link.replace(f"table={table}", "table=elsewhere0"))
+    second.click("#rejoin-go")
+    assert second.inner_text("#rejoin-error") == "Das ist nicht der Link dieses Tisches."
+    # the table's own link: the waiting entry is sent, no other tap
+    second.fill("#rejoin-link", link)
+    second.click("#rejoin-go")
+    sent(second)
+    assert second.is_hidden("#rejoin") and second.is_hidden("#table-error")
+    entries = table_entries(server, table, second)
+    assert [e["event"]["type"] for e in entries][1:] == ["round_started", "showdown",
+                                                         "round_ended"]
+    assert scores(second) == {"dana": 50, "lior": 0, "omer": 20}

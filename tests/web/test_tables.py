@@ -19,6 +19,7 @@ from yaniv_audit.core.merkle import tree_hash
 from yaniv_audit.core.table_state import table_state
 from yaniv_audit.live import CompactRange
 from yaniv_audit.web import create_app
+from yaniv_audit.web.ratelimit import RateLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 FRIDAY = ROOT / "replays" / "clean-assaf-reduction.jsonl"
@@ -54,8 +55,7 @@ def append(client: FlaskClient, table: str, key: str | None, seen: int | None, b
 
 
 def play(client: FlaskClient, table: str, key: str, lines: list[bytes], batch: int = 1,
-         ) -> int:
-    seen = 1
+         seen: int = 1) -> int:
     for i in range(0, len(lines), batch):
         r = append(client, table, key, seen, b"\n".join(lines[i:i + batch]))
         assert r.status_code == 200, r.json
@@ -207,6 +207,88 @@ def test_the_open_tables_are_bounded(tmp_path: Path) -> None:
     assert r.status_code == 503 and r.json["error"]["code"] == "too_many_tables"
 
 
+def named(game_id: str) -> bytes:
+    """The first line of the sample log with another game_id: another game."""
+    first = json.loads(LINES[0])
+    first["game_id"] = game_id
+    return json.dumps(first).encode()
+
+
+def test_one_address_opens_at_most_its_rate_of_tables_a_minute(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
+                      "WRITE_TOKEN": "s3cret", "TABLES_OPEN_RATE": 3})
+    now = [1000.0]
+    app.extensions["yaniv_tables"].opening.clock = lambda: now[0]
+    client = app.test_client()
+    token = {"Authorization": "Bearer s3cret"}
+
+    def open_from(address: str, n: int) -> Any:
+        return client.post("/api/v1/tables", data=named(f"{address}-{n}"), headers=token,
+                           environ_base={"REMOTE_ADDR": address})
+
+    assert [open_from("10.0.0.7", n).status_code for n in range(3)] == [201] * 3
+    r = open_from("10.0.0.7", 3)
+    assert r.status_code == 429
+    assert r.json["error"]["code"] == "too_many_requests"
+    assert "TABLES_OPEN_RATE" in r.json["error"]["message"]
+    assert r.headers["Retry-After"] == "20"  # 3 a minute: one back every 20 s
+    assert r.json["error"]["retry_after"] == 20
+    # another address is not held back by this one
+    assert open_from("10.0.0.8", 0).status_code == 201
+    # the refused open stored nothing: 4 tables
+    with app.extensions["yaniv_store"].reading() as read:
+        assert read.archive.query("SELECT count(*) FROM live_tables")[1] == [(4,)]
+    now[0] += 19
+    assert open_from("10.0.0.7", 4).status_code == 429
+    now[0] += 1
+    assert open_from("10.0.0.7", 5).status_code == 201
+    assert open_from("10.0.0.7", 6).status_code == 429
+
+
+def test_the_rate_limits_buckets_are_bounded_in_number() -> None:
+    now = [0.0]
+    limit = RateLimit(30, clock=lambda: now[0], max_addresses=3)
+    for n in range(10):
+        assert limit.take(f"10.0.0.{n}") == 0.0
+    assert len(limit.buckets) <= 3
+    now[0] += 60  # a minute later every bucket is full again, and forgotten
+    assert limit.take("10.0.1.1") == 0.0
+    assert list(limit.buckets) == ["10.0.1.1"]
+
+
+def test_the_open_rate_is_in_the_openapi_document(client: FlaskClient) -> None:
+    opening = client.get("/api/v1/openapi.json").json["paths"]["/api/v1/tables"]["post"]
+    assert "Retry-After" in opening["responses"]["429"]["headers"]
+
+
+def test_idle_tables_keep_no_fold_and_the_tables_kept_are_bounded(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
+                      "TABLES_KEPT": 4, "TABLE_IDLE": 600})
+    client = app.test_client()
+    registry = app.extensions["yaniv_tables"]
+    opened = []
+    for n in range(10):
+        table, key = open_table(client, named(f"club-{n}"))
+        play(client, table, key, LINES[1:6])
+        opened.append((table, key))
+
+    def folds() -> int:
+        return sum(t.game is not None for t in registry.live.values())
+
+    assert len(registry.live) == 4 and folds() == 4  # the 4 used latest
+    for kept in registry.live.values():
+        kept.used -= 601  # ten minutes and more unused
+    busy, busy_key = opened[-1]
+    registry.live[busy].used += 601
+    client.get(f"/api/v1/tables/{busy}")  # any request sweeps
+    assert folds() == 1 and registry.live[busy].game is not None
+    # an idle table, or one no longer kept, is read back whole when next used
+    for table, key in (opened[-2], opened[0]):
+        assert client.get(f"/api/v1/tables/{table}").json["seq"] == 6
+        assert append(client, table, key, 6, LINES[6]).json["seq"] == 7
+    assert len(registry.live) == 4 and folds() <= 4
+
+
 def test_polling_gives_the_entries_after_a_seq(client: FlaskClient) -> None:
     table, key = open_table(client)
     play(client, table, key, LINES[1:6])
@@ -328,3 +410,82 @@ def test_a_phone_storing_its_log_of_a_table_adds_no_game(client: FlaskClient,
     with app.extensions["yaniv_store"].reading() as r:
         latest = r.archive.query("SELECT events, source FROM latest_games")[1]
     assert latest == [(40, f"table {table}")]
+
+
+def verified(app: Flask) -> list[str]:
+    """What ``verify`` finds wrong in the archive (each game's events, its links)."""
+    with app.extensions["yaniv_store"].reading() as r:
+        _games, mismatches = r.archive.verify(jobs=1)
+    return [m.problem for m in mismatches]
+
+
+def latest(app: Flask) -> list[tuple[Any, ...]]:
+    with app.extensions["yaniv_store"].reading() as r:
+        return list(r.archive.query("SELECT events, source FROM latest_games")[1])
+
+
+@pytest.mark.parametrize("game_id", ["named", "unnamed"])
+def test_a_stored_log_beyond_an_open_tables_entries_is_refused_naming_the_table(
+        client: FlaskClient, app: Flask, game_id: str) -> None:
+    lines = LINES if game_id == "named" else without_game_id(LINES)
+    table, key = open_table(client, lines[0])
+    seen = play(client, table, key, lines[1:20])
+    r = client.post("/api/v1/games", data=b"\n".join(lines[:30]))
+    assert r.status_code == 409, r.json
+    error = r.json["error"]
+    assert error["code"] == "table_open"
+    assert table in error["message"] and "20 entries" in error["message"]
+    assert error["at_table"][0]["table"] == table
+    assert error["at_table"][0]["table_entries"] == 20
+    assert error["added"] == []
+    # nothing stored: the table stays the game, and goes on past the refused log
+    assert latest(app) == [(20, f"table {table}")]
+    assert play(client, table, key, lines[seen:35], seen=seen) == 35
+    assert latest(app) == [(35, f"table {table}")]
+    assert verified(app) == []
+    # once the table is closed its game no longer grows: a longer log continues it
+    closed = client.post(f"/api/v1/tables/{table}/close",
+                         headers={"Authorization": f"Bearer {key}"})
+    assert closed.status_code == 200
+    assert client.post("/api/v1/games", data=b"\n".join(lines[:50])).status_code == 201
+    assert [events for events, _source in latest(app)] == [50]
+    assert verified(app) == []
+
+
+def test_ingest_refuses_a_log_beyond_an_open_tables_entries(client: FlaskClient, app: Flask,
+                                                             tmp_path: Path) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:20])
+    app.extensions["yaniv_store"].close()  # the command line writes between requests
+    log = tmp_path / "phone.jsonl"
+    log.write_bytes(b"\n".join(LINES[:30]) + b"\n")
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", "--db",
+                          app.config["ARCHIVE"], str(log)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert f"being played at table {table}" in ran.stdout
+    assert "not stored" in ran.stdout
+    assert append(client, table, key, 20, b"\n".join(LINES[20:30])).json["seq"] == 30
+    assert verified(app) == []
+
+
+def test_logs_stored_as_earlier_parts_or_rewrites_of_a_table_follow_it(
+        client: FlaskClient, app: Flask) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:20])
+    assert client.post("/api/v1/games", data=b"\n".join(LINES[:12])).status_code == 201
+    said = {"type": "note", "seq": 15, "text": "typed on another phone", "player": "lior"}
+    rewrite = b"\n".join([*LINES[:15], json.dumps(said).encode()])
+    assert client.post("/api/v1/games", data=rewrite).status_code == 409  # as evidence
+    play_from = play(client, table, key, LINES[20:40], batch=5, seen=20)
+    assert play_from == 40
+    with app.extensions["yaniv_store"].reading() as r:
+        links = r.archive.query(
+            "SELECT g.events, t.events FROM games g JOIN games t "
+            "ON t.fingerprint = coalesce(g.part_of, g.rewrites) ORDER BY g.events")[1]
+        rewrites = r.archive.rewrites()
+    # the earlier part and the rewrite name the table's game as it is now
+    assert links == [(12, 40), (16, 40)]
+    assert [(w.differs_at, w.rewrites_source) for w in rewrites] == [(15, f"table {table}")]
+    assert latest(app) == [(40, f"table {table}")]
+    assert verified(app) == []

@@ -31,6 +31,7 @@ from .rows import (
     to_stream,
 )
 from .schema import _summarize
+from .tables import open_table_games
 from .versions import Versions, _relate, _Relation, _Version
 
 #: event rows collected before they are written, when ingesting: four of DuckDB's row
@@ -108,6 +109,10 @@ class IngestResult:
     #: (file, fingerprint, game_id, the ended version, its size): a game that had ended
     #: continued, kept as evidence and not counted (unless ingested with ``reopen``)
     after_end: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    #: (file, fingerprint, game_id, the table, its entries): a log that goes beyond the
+    #: entries of the open live table its game is played at; not stored (the table is
+    #: the game: its writers append there)
+    at_table: list[tuple[str, str, str, str, int]] = field(default_factory=list)
 
     @classmethod
     def merged(cls, parts: Iterable[IngestResult]) -> IngestResult:
@@ -199,7 +204,10 @@ class Ingesting(Versions):
         result.duplicates.extend((r.source, r.fingerprint, stored[r.fingerprint])
                                  for r in rows if r.fingerprint in stored)
         if new:
-            self._store(new, *self._versions(new, result, reopen))
+            extends, part_of, rewrites, held = self._versions(new, result, reopen)
+            new = [r for r in new if r.fingerprint not in held]
+            if new:
+                self._store(new, extends, part_of, rewrites)
             result.games += len(new)
             result.events += sum(r.count for r in new)
             if list_added:
@@ -207,7 +215,7 @@ class Ingesting(Versions):
                                     for r in new)
 
     def _versions(self, rows: list[IngestRow], result: IngestResult, reopen: bool = False,
-                  ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+                  ) -> tuple[dict[str, str], dict[str, str], dict[str, str], set[str]]:
         """How each new log relates to the other versions of its game (same game_id
         and the same game_started): the longest version it continues unchanged, a
         longer one it is the start of, and the version it rewrites (each by
@@ -220,6 +228,10 @@ class Ingesting(Versions):
         (:data:`~yaniv_audit.archive.schema.LATEST`). So is a log that continues a
         version that had ended (its ``rewrites`` names that version, which stays the
         game), unless ``reopen``.
+
+        A log that continues the game of an open live table beyond its entries is held
+        back (the fourth set, by fingerprint; ``result.at_table`` says which table): the
+        table is the game while it is played, and its fingerprint changes at each append.
         """
         known: dict[str, list[_Version]] = {}
         # only the versions with the same game_started can relate: found by its md5
@@ -246,6 +258,8 @@ class Ingesting(Versions):
         extends: dict[str, str] = {}
         part_of: dict[str, str] = {}
         rewrites: dict[str, str] = {}
+        held: set[str] = set()
+        tables = open_table_games(self.con)
         for row in rows:
             unnamed = row.game_id == row.fingerprint
             versions = known.setdefault(_unnamed(row.opening) if unnamed else row.game_id, [])
@@ -257,6 +271,14 @@ class Ingesting(Versions):
                 found = _relate(row.leaves(), versions)
                 if unnamed:  # never a rewrite: another game may start alike
                     found = replace(found, rewrites=None, differs_at=0)
+            played = found.extends if found.extends in tables else (
+                found.after_end if found.after_end in tables else None)
+            if played is not None:
+                table_id, entries = tables[played]
+                result.at_table.append((row.source, row.fingerprint, row.game_id, table_id,
+                                        entries))
+                held.add(row.fingerprint)
+                continue
             if found.after_end is not None and found.rewrites is None and not reopen:
                 # a game that had ended, continued: the ended version stays the game
                 size = len(next(v.leaves or [] for v in versions
@@ -281,7 +303,7 @@ class Ingesting(Versions):
                                              found.rewrites, found.differs_at))
             versions.append(_Version(row.fingerprint, row.opening, None, None,
                                      found.rewrites, row=row))
-        return extends, part_of, rewrites
+        return extends, part_of, rewrites, held
 
     def _store(self, rows: list[IngestRow], extends: dict[str, str],
                part_of: dict[str, str], rewrites: dict[str, str]) -> None:

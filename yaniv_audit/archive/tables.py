@@ -93,6 +93,25 @@ def open_tables(con: duckdb.DuckDBPyConnection) -> int:
     return int(n)
 
 
+def open_table_games(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, int]]:
+    """The games of the open tables, by their fingerprint now: (the table's id, its
+    entries). While a table is open its game grows, so ingest stores no log beyond it."""
+    if not has_tables(con):
+        return {}
+    return {fingerprint: (table_id, int(entries)) for fingerprint, table_id, entries in
+            con.execute("SELECT g.fingerprint, t.id, t.entries FROM live_tables t JOIN games g "
+                        "USING (game_no) WHERE t.closed_at IS NULL").fetchall()}
+
+
+def at_table_said(source: str, game_id: str, table: str, entries: int) -> str:
+    """What ``ingest`` and ``POST /api/v1/games`` say of a log held back because it goes
+    beyond the entries of the open table its game is played at."""
+    return (f"{source}: continues game {game_id} being played at table {table} beyond its "
+            f"{entries} entries: not stored (the table is the game while it is open: append "
+            f"the entries after those {entries} to /api/v1/tables/{table}/events, or store "
+            "this log once the table is closed)")
+
+
 def load_table(con: duckdb.DuckDBPyConnection, table_id: str) -> StoredTable | None:
     """A table and its events, or None."""
     if not has_tables(con):
@@ -188,6 +207,23 @@ def _refresh(con: duckdb.DuckDBPyConnection, game_no: int, fingerprint: str, cou
             _put(con, table, [list(column) for column in zip(*found, strict=True)])
 
 
+def _carry_links(con: duckdb.DuckDBPyConnection, game_no: int, fingerprint: str,
+                 old: str | None = None) -> None:
+    """The logs stored as an earlier part of a table's game (``part_of``) or as a rewrite
+    of it (``rewrites``) name it by its new ``fingerprint``: appending keeps an earlier
+    part an earlier part, and a rewrite differs at the same event. (No stored log extends
+    an open table's game: ingest refuses those, see :func:`open_table_games`.) ``old``:
+    the fingerprint before, when the caller knows it (one query fewer)."""
+    if old is None:
+        (old,) = _one(con.execute("SELECT fingerprint FROM games WHERE game_no = ?",
+                                  [game_no])) or (None,)
+    if old is None or old == fingerprint:
+        return
+    con.execute("UPDATE games SET part_of = CASE WHEN part_of = $1 THEN $2 ELSE part_of END, "
+                "rewrites = CASE WHEN rewrites = $1 THEN $2 ELSE rewrites END "
+                "WHERE part_of = $1 OR rewrites = $1", [old, fingerprint])
+
+
 @contextmanager
 def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """One transaction: committed when the block ends, rolled back if it raises."""
@@ -225,17 +261,20 @@ def create_table(con: duckdb.DuckDBPyConnection, table_id: str, key_sha256: str,
 def append_entries(con: duckdb.DuckDBPyConnection, table_id: str, game_no: int,
                    all_events: Sequence[Event], all_leaves: Sequence[bytes], start: int,
                    fingerprint: str, report: dict[str, Any] | None,
-                   answer: tuple[str, bytes] | None = None, derived: bool = True) -> None:
+                   answer: tuple[str, bytes] | None = None, derived: bool = True,
+                   before: str | None = None) -> None:
     """Store the entries ``start`` on of a table's log (all of it given), the game brought
     forward, and the first ``answer`` to an append sent with an Idempotency-Key (its
     SHA-256, the answer's JSON): all in one transaction, committed on return (``derived``:
-    :func:`_refresh`'s)."""
+    :func:`_refresh`'s; ``before``: the game's fingerprint before these entries, if
+    known, else read)."""
     game = all_events[0]
     assert isinstance(game, GameStarted)
     count = len(all_events)
     with _transaction(con):
         _insert_events(con, game_no, all_events[start:], all_leaves[start:], start, all_events,
                        game.rules)
+        _carry_links(con, game_no, fingerprint, before)
         _refresh(con, game_no, fingerprint, count, game, report, derived)
         con.execute("UPDATE live_tables SET entries = ? WHERE id = ?", [count, table_id])
         if answer is not None:
@@ -261,5 +300,5 @@ def close_table(con: duckdb.DuckDBPyConnection, table_id: str, game_no: int,
 
 
 __all__ = ["KEPT_ANSWERS", "TABLES_DOC", "TABLE_TABLES", "StoredTable",
-           "append_entries", "close_table", "create_table", "has_tables", "load_table",
-           "open_tables", "stored_answer"]
+           "append_entries", "at_table_said", "close_table", "create_table", "has_tables",
+           "load_table", "open_table_games", "open_tables", "stored_answer"]

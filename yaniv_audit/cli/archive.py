@@ -53,7 +53,8 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
                                 list_added=as_json, reopen=reopen)
         total = archive.count_games()
         where = archive.path
-    code = EXIT_FOUND if result.refused or result.conflicts or result.after_end else EXIT_OK
+    code = EXIT_FOUND if result.refused or result.conflicts or result.after_end \
+        or result.at_table else EXIT_OK
     if as_json:
         emit_json({
             "archive": str(where), "games": total, "events": result.events,
@@ -72,6 +73,8 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
                           for f, fp, g, other, same in result.conflicts],
             "after_end": [{"file": f, "fingerprint": fp, "game_id": g, "ended": ended,
                            "ended_size": size} for f, fp, g, ended, size in result.after_end],
+            "at_table": [{"file": f, "fingerprint": fp, "game_id": g, "table": table,
+                          "table_entries": n} for f, fp, g, table, n in result.at_table],
         })
         sys.exit(code)
     for refused in result.refused:
@@ -90,6 +93,10 @@ def ingest(paths: tuple[str, ...], db: str | None, jobs: int | None, as_json: bo
         echo(shown(f"{source}: continues game {game_id} after its end (the ended version "
                    f"{ended[:16]}, {size} events, stays the game): kept as evidence, never "
                    "counted; ingest --reopen counts it instead"))
+    from ..archive.tables import at_table_said
+
+    for source, _, game_id, table, entries in result.at_table:
+        echo(shown(at_table_said(source, game_id, table, entries)))
     echo(shown(
         f"ingested {result.games} game{'s' if result.games != 1 else ''} "
         f"({result.events} events) into {where}; {len(result.duplicates)} already there, "

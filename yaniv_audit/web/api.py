@@ -27,6 +27,7 @@ from flask import Blueprint, Response, current_app, request
 from werkzeug.routing import PathConverter
 
 from ..archive import analytics
+from ..archive.tables import at_table_said
 from ..codec import parse_json_array, parse_jsonl
 from ..core.audit import audit_log, compare_log, other_tables
 from ..core.errors import ArchiveError, LogFormatError, RulesError
@@ -447,7 +448,8 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
     """Ingest logs sent to the server (each checked as a posted log is) and audit the new
     games under their declared rules: what was added, already there, refused, and the
     logs kept as evidence only (``rewrites``: other events than an archived version's;
-    ``after_end``: a game that had ended continued, unless ``reopen``)."""
+    ``after_end``: a game that had ended continued, unless ``reopen``), and those not
+    stored because they go beyond an open live table's entries (``at_table``)."""
     refused: list[dict[str, Any]] = []
     readable: list[tuple[str, bytes]] = []
     for name, data in files:
@@ -463,6 +465,7 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
     duplicates: list[dict[str, Any]] = []
     rewrites: list[dict[str, Any]] = []
     after_end: list[dict[str, Any]] = []
+    at_table: list[dict[str, Any]] = []
     if readable:
         with tempfile.TemporaryDirectory(prefix="yaniv-upload-") as tmp:
             paths = []
@@ -485,6 +488,9 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
         after_end = [{"source": base_name(source), "fingerprint": fp, "game_id": game_id,
                       "ended": ended, "ended_size": size}
                      for source, fp, game_id, ended, size in result.after_end]
+        at_table = [{"source": base_name(source), "fingerprint": fp, "game_id": game_id,
+                     "table": table, "table_entries": entries}
+                    for source, fp, game_id, table, entries in result.at_table]
         for r in result.refused:
             refused.append({"source": base_name(r.source), "error": {
                 "status": 422, "code": "unreadable_log", "field": "log",
@@ -493,7 +499,7 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
         with reader() as r:
             total = r.archive.count_games() if r is not None else 0
     return {"added": added, "duplicates": duplicates, "refused": refused, "total": total,
-            "rewrites": rewrites, "after_end": after_end}
+            "rewrites": rewrites, "after_end": after_end, "at_table": at_table}
 
 
 # --- the endpoints --------------------------------------------------------------------------
@@ -637,6 +643,11 @@ def games_ingest() -> Response:
         raise ApiError(422, first["message"] + (f" (and {more} more logs refused)" if more
                                                  else ""), "log", "unreadable_log",
                        "Unreadable log", **where, refused=result["refused"])
+    if result["at_table"]:
+        said = [at_table_said(r["source"], r["game_id"], r["table"], r["table_entries"])
+                for r in result["at_table"]]
+        raise ApiError(409, "; ".join(said), "log", "table_open", "Played at a live table",
+                       **result)
     if result["rewrites"] or result["after_end"]:
         said = [f"{r['source']}: rewrites game {r['game_id']}, archived before with other "
                 f"events ({r['rewrites'][:16]}): they differ from event "

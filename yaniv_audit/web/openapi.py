@@ -148,8 +148,11 @@ def openapi() -> dict[str, Any]:
                 "a log was stored as evidence only, never counted, as the command line's "
                 "ingest exits 1: it rewrites an archived game (code rewrites_game, each in "
                 "rewrites) or continues a game that had ended without reopen=true (code "
-                "continues_ended_game, each in after_end); the error also holds added, "
-                "duplicates, refused and total")
+                "continues_ended_game, each in after_end); or a log was not stored because it "
+                "goes beyond the entries of the open live table its game is played at (code "
+                "table_open, each in at_table, naming the table: append there, or store the "
+                "log once the table is closed); the error also holds added, duplicates, "
+                "refused and total")
         operation: dict[str, Any] = {"summary": summary, "parameters": parameters,
                                      "responses": responses}
         if takes_log:

@@ -52,6 +52,9 @@ class ErrorBodySchema(Schema):
     after_end = fields.List(fields.Dict(), metadata={
         "description": "POST /api/v1/games, continues_ended_game: the logs that continue a "
                        "game that had ended (stored as evidence, never counted)"})
+    at_table = fields.List(fields.Dict(), metadata={
+        "description": "POST /api/v1/games, table_open: the logs that go beyond the entries "
+                       "of the open live table their game is played at (not stored)"})
     added = fields.List(fields.Dict(), metadata={
         "description": "POST /api/v1/games, a 409: the logs stored (as evidence too)"})
     duplicates = fields.List(fields.Dict(), metadata={
@@ -279,6 +282,19 @@ class AfterEndSchema(Schema):
         "description": "its events"})
 
 
+class AtTableSchema(Schema):
+    """A log not stored: it goes beyond the entries of the open live table its game is
+    played at (the table is the game while it is open)."""
+
+    source = fields.String(required=True)
+    fingerprint = fields.String(required=True)
+    game_id = fields.String(required=True)
+    table = fields.String(required=True, metadata={
+        "description": "the table's id (/api/v1/tables/<id>)"})
+    table_entries = fields.Integer(required=True, metadata={
+        "description": "the table's entries when the log was posted"})
+
+
 class IngestSchema(Schema):
     """What an ingest did: the games added, those already there, the logs refused, the
     logs kept as evidence only, and how many games the archive holds now."""
@@ -293,6 +309,10 @@ class IngestSchema(Schema):
     after_end = fields.List(fields.Nested(AfterEndSchema), required=True, metadata={
         "description": "logs that continue a game that had ended, posted without "
                        "reopen=true: stored as evidence, never counted (a 409)"})
+    at_table = fields.List(fields.Nested(AtTableSchema), required=True, metadata={
+        "description": "logs that go beyond the entries of the open live table their game "
+                       "is played at: not stored, the table is the game (a 409, code "
+                       "table_open)"})
 
 
 def _by_player(values: fields.Field[Any], description: str) -> fields.Dict:

@@ -42,6 +42,7 @@ from ..core.events import GameEnded, GameStarted
 from ..live import LiveGame
 from .api import asked_language, check_write_allowed, json_response, store, with_texts
 from .errors import ApiError
+from .ratelimit import RateLimit, retry_after
 from .tables_openapi import IF_MATCH
 
 tables_api = Blueprint("tables_api", __name__, url_prefix="/api/v1/tables")
@@ -62,6 +63,8 @@ KEEPALIVE_SECONDS = 10.0
 WRITER_KEEP = 2.0
 #: the Retry-After of a 503 when every follower's place is taken
 RETRY_AFTER = 5
+#: tables one client address may open a minute (a token bucket: as many at once)
+DEFAULT_OPEN_RATE = 30.0
 #: a table id: what :func:`new_id` makes
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
@@ -71,7 +74,8 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 ENV = {"TABLE_IDLE": "YANIV_AUDIT_TABLE_IDLE", "TABLES_KEPT": "YANIV_AUDIT_TABLES_KEPT",
        "TABLES_MAX_OPEN": "YANIV_AUDIT_TABLES_MAX_OPEN",
        "TABLE_FOLLOWERS": "YANIV_AUDIT_TABLE_FOLLOWERS",
-       "TABLE_STREAM_SECONDS": "YANIV_AUDIT_TABLE_STREAM_SECONDS"}
+       "TABLE_STREAM_SECONDS": "YANIV_AUDIT_TABLE_STREAM_SECONDS",
+       "TABLES_OPEN_RATE": "YANIV_AUDIT_TABLES_OPEN_RATE"}
 
 
 def followers_for(threads: int) -> int:
@@ -87,6 +91,7 @@ class Limits:
     max_open: int = DEFAULT_MAX_OPEN
     followers: int = followers_for(8)
     stream_seconds: float = DEFAULT_STREAM_SECONDS
+    open_rate: float = DEFAULT_OPEN_RATE
 
 
 def sha256(text: str) -> str:
@@ -160,6 +165,8 @@ class Tables:
         self.lock = threading.Lock()
         self.live: OrderedDict[str, LiveTable] = OrderedDict()
         self.followers = 0
+        #: the tables each client address opens: ``open_rate`` a minute
+        self.opening = RateLimit(limits.open_rate)
 
     def get(self, table_id: str) -> LiveTable:
         if not ID_PATTERN.fullmatch(table_id):
@@ -220,9 +227,9 @@ def tables() -> Tables:
 
 def init_app(app: Flask) -> None:
     """Register the tables' API on ``app``, with its limits from the config (TABLE_IDLE,
-    TABLES_KEPT, TABLES_MAX_OPEN, TABLE_FOLLOWERS, TABLE_STREAM_SECONDS, each also from its
-    environment variable, :data:`ENV`; THREADS: the server's threads, of which the
-    followers may take all but an eighth)."""
+    TABLES_KEPT, TABLES_MAX_OPEN, TABLE_FOLLOWERS, TABLE_STREAM_SECONDS,
+    TABLES_OPEN_RATE, each also from its environment variable, :data:`ENV`; THREADS: the
+    server's threads, of which the followers may take all but an eighth)."""
     config = app.config
     for name, env in ENV.items():
         if name not in config and os.environ.get(env):
@@ -233,7 +240,8 @@ def init_app(app: Flask) -> None:
                     max_open=int(config.get("TABLES_MAX_OPEN", DEFAULT_MAX_OPEN)),
                     followers=int(config.get("TABLE_FOLLOWERS", followers_for(threads))),
                     stream_seconds=float(config.get("TABLE_STREAM_SECONDS",
-                                                    DEFAULT_STREAM_SECONDS)))
+                                                    DEFAULT_STREAM_SECONDS)),
+                    open_rate=float(config.get("TABLES_OPEN_RATE", DEFAULT_OPEN_RATE)))
     app.extensions["yaniv_tables"] = Tables(limits)
     app.register_blueprint(tables_api)
 
@@ -304,7 +312,19 @@ def body_bytes() -> bytes:
 
 @tables_api.post("")
 def open_table() -> Response:
-    """Open a table with a game_started event: 201 with its id, its key and seq 1."""
+    """Open a table with a game_started event: 201 with its id, its key and seq 1 (429
+    past TABLES_OPEN_RATE a minute from one address)."""
+    limits = tables().limits
+    wait = tables().opening.take(request.remote_addr or "")
+    if wait:
+        seconds = retry_after(wait)
+        error = ApiError(429, f"this address has opened {limits.open_rate:g} tables a minute, "
+                              f"its most (TABLES_OPEN_RATE): try again in {seconds} s",
+                         None, "too_many_requests", "Too many tables opened",
+                         retry_after=seconds)
+        response = json_response(error.to_json(), 429)
+        response.headers["Retry-After"] = str(seconds)
+        return response
     check_write_allowed()
     data = body_bytes()
     game = LiveGame("table")
@@ -315,7 +335,6 @@ def open_table() -> Response:
     if len(events) != 1 or not isinstance(events[0], GameStarted):
         raise ApiError(400, "a table is opened with one event, its game_started; append the "
                             "others to /api/v1/tables/<id>/events", "body", "unreadable_event")
-    limits = tables().limits
     table_id, key = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
     state = game.state()
     with store().writing(keep=WRITER_KEEP) as archive:
@@ -374,6 +393,7 @@ def append(table_id: str) -> Response:
                              "Precondition failed", seq=count)
             return json_response({**error.to_json(), "seq": count,
                                   "entries": entry_list(list(since), min(seen, count))}, 412)
+        before = game.fingerprint()
         try:
             game.append(data)
         except LogFormatError as exc:
@@ -389,7 +409,7 @@ def append(table_id: str) -> Response:
                 stored.append_entries(archive.con, table.id, table.game_no, game.events,
                                       game.leaves, seen, game.fingerprint(), report,
                                       (token_sha, body) if token_sha is not None else None,
-                                      changes_derived(table.summary, after))
+                                      changes_derived(table.summary, after), before)
         except BaseException:
             table.game = None  # not stored: read back from the archive when next needed
             raise

@@ -35,11 +35,16 @@ def _errors(*codes: str) -> dict[str, Any]:
         "409": "the table is closed, or a game with this very game_started is archived",
         "413": "the body is over the size limit, or has too many events",
         "428": "no If-Match",
+        "429": "this client address has opened its most tables a minute (TABLES_OPEN_RATE, "
+               "30 by default): Retry-After says when it may open one again",
         "503": "the archive cannot be written now, too many open tables, or every "
                "follower's place is taken (Retry-After)",
     }
+    retry = {"Retry-After": {"description": "seconds to wait before asking again",
+                             "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
     return {code: {"description": said[code], "content": {"application/json": {
-        "schema": _ERROR}}} for code in codes}
+        "schema": _ERROR}}, **({"headers": retry} if code == "429" else {})}
+        for code in codes}
 
 
 def openapi_paths() -> dict[str, Any]:
@@ -76,7 +81,7 @@ def openapi_paths() -> dict[str, Any]:
                     "type": "object", "required": ["id", "key", "seq"], "properties": {
                         "id": {"type": "string"}, "key": {"type": "string"},
                         "seq": {"type": "integer"}}}}}},
-                **_errors("400", "401", "403", "409", "413", "503")}}},
+                **_errors("400", "401", "403", "409", "413", "429", "503")}}},
         "/api/v1/tables/{table_id}": {"get": {
             "summary": "A live table: its count, state, the audit so far, and its archived "
                        "game's fingerprint once the game is over",

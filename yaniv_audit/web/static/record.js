@@ -615,6 +615,9 @@
       rebuildEntries();
       save();
       refresh();
+    } else if (response.status === 401 || response.status === 403) {
+      // the table does not take this phone's key: the entries wait for its link, pasted
+      saved.rejoin = true;
     } else if (response.status >= 500 || response.status === 429) {
       scheduleRetry();
     }
@@ -844,7 +847,56 @@
     note.hidden = !text;
     const error = saved && saved.tableError;
     showError("table-error", error ? t("The table refused the entry: %(error)s", { error: error }) : "");
+    renderRejoin();
     renderConflict();
+  }
+
+  // a key the table does not take (401/403): the entries wait on this phone until the
+  // table's link, pasted from another phone at the table, gives it the key again
+  function renderRejoin() {
+    const box = $("rejoin");
+    box.replaceChildren();
+    const asked = Boolean(saved && saved.table && saved.rejoin);
+    box.hidden = !asked;
+    if (!asked) return;
+    const label = el("label", "rec-field", t("Paste the table's link from another phone at the table to write to it again:"));
+    const input = el("input", "rec-link");
+    input.id = "rejoin-link";
+    input.type = "url";
+    input.autocomplete = "off";
+    label.appendChild(input);
+    box.appendChild(label);
+    const wrong = el("p", "rec-error");
+    wrong.id = "rejoin-error";
+    wrong.hidden = true;
+    const go = button(t("Join again"), "rec-small", () => {
+      const key = keyFrom(input.value);
+      if (!key) {
+        wrong.textContent = t("That is not this table's link.");
+        wrong.hidden = false;
+        return;
+      }
+      saved.table.key = key;
+      saved.table.qr = null; // the QR code shows the link with the key
+      qrAsked = null;
+      saved.rejoin = false;
+      saved.tableError = null;
+      save();
+      renderShare();
+      flush();
+    });
+    go.id = "rejoin-go";
+    box.appendChild(go);
+    box.appendChild(wrong);
+  }
+
+  // the key of a pasted link to this table (/record#table=ID&key=KEY), else null
+  function keyFrom(text) {
+    const at = text.indexOf("#");
+    if (at < 0) return null;
+    const found = new URLSearchParams(text.slice(at + 1).trim());
+    const key = found.get("key");
+    return found.get("table") === saved.table.id && key ? key : null;
   }
 
   // whether the page shows the table as the server last said it, before entries since
