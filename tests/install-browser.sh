@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the browser that the browser tests drive (Debian's Chromium), a Korean font
 # for their screenshots (Debian's fonts-nanum; Hebrew and Cyrillic come with the default
-# fonts) and axe-core (npm) for the accessibility test. Nothing to do when a Chromium or Chrome is on the PATH (or YANIV_AUDIT_CHROMIUM
+# fonts), valgrind for the audit's cost gate (tests/test_instructions.py counts
+# instructions with callgrind) and axe-core (npm) for the accessibility test. Nothing to do when a Chromium or Chrome is on the PATH (or YANIV_AUDIT_CHROMIUM
 # names one) and a Korean font is there.
 # Where it cannot install (no apt-get, or apt-get fails) it says what to install and
 # exits 0, so that the command chain goes on: the browser tests then fail, saying why.
@@ -29,12 +30,13 @@ if [ ! -f "$axe_dir/node_modules/axe-core/axe.min.js" ]; then
   fi
 fi
 
-have_browser && have_korean_font && exit 0
+have_browser && have_korean_font && command -v valgrind >/dev/null 2>&1 && exit 0
 
 explain() {
   cat >&2 <<'EOF2'
-install-browser.sh: no Chromium or Chrome (or no Korean font) found, and it could not
-install one. The browser tests need a browser; the other tests do not. Install one:
+install-browser.sh: no Chromium or Chrome (or no Korean font, or no valgrind) found, and it
+could not install it. The browser tests need a browser, the cost gate valgrind; the other
+tests need neither. Install them (valgrind: apt-get install valgrind):
   Debian, Ubuntu:  sudo apt-get install chromium fonts-nanum   (or chromium-browser)
   Fedora:          sudo dnf install chromium naver-nanum-gothic-fonts
   Arch:            sudo pacman -S chromium ttf-nanum
@@ -53,7 +55,8 @@ fi
 packages=""
 have_browser || packages="chromium"
 have_korean_font || packages="$packages fonts-nanum"
-echo "installing $packages for the browser tests (apt-get install)" >&2
+command -v valgrind >/dev/null 2>&1 || packages="$packages valgrind"
+echo "installing $packages for the browser tests and the cost gate (apt-get install)" >&2
 $sudo apt-get update -qq || explain
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $packages >/dev/null || explain
