@@ -299,6 +299,17 @@ def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None
     assert r.status_code == 200 and r.json["seq"] == 2
 
 
+@pytest.mark.parametrize("url", ["notaurl", "http://127.0.0.1:abc", "localhost:5000"])
+def test_table_open_says_what_an_address_is_when_url_is_not_one(url: str) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,lior", "--url", url, "--no-qr"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stderr == (f"yaniv-audit: --url {url!r}: expected the server's address, "
+                          "such as http://192.168.1.20:5000\n")
+    assert ran.stdout == ""
+
+
 def without_game_id(lines: list[bytes]) -> list[bytes]:
     first = json.loads(lines[0])
     del first["game_id"]

@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import urllib.error
+import urllib.parse
 import urllib.request
 from datetime import UTC, datetime
 from typing import Any
@@ -54,6 +55,8 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
     if game_id:
         started["game_id"] = game_id
     line = json.dumps(started).encode()
+    if url is not None:
+        url = _checked_url(url)
     if url is not None and db is None:
         table_id, key = _open_remote(url.rstrip("/"), line)
     else:
@@ -68,6 +71,19 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
         import segno  # only when a code is printed
 
         segno.make(record, error="m").terminal(compact=True)
+
+
+def _checked_url(url: str) -> str:
+    """``--url`` as a server's base address, or a usage error that says what is expected."""
+    parts = urllib.parse.urlsplit(url.strip())
+    try:
+        parts.port  # noqa: B018  (a port that is not a number raises)
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        fail(f"--url {url!r}: expected the server's address, such as "
+             "http://192.168.1.20:5000", EXIT_USAGE)
+    return url.strip()
 
 
 def _open_remote(base: str, line: bytes) -> tuple[str, str]:
