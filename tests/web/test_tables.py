@@ -310,6 +310,16 @@ def test_table_open_says_what_an_address_is_when_url_is_not_one(url: str) -> Non
     assert ran.stdout == ""
 
 
+def test_table_open_names_the_field_of_a_player_it_refuses_once(tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,dana,lior", "--no-qr",
+                          "--db", str(tmp_path / "club.duckdb")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 2
+    assert ran.stderr == ('yaniv-audit: the table\'s game_started: field "players.1": "dana" '
+                          'is seated twice\n')
+
+
 def without_game_id(lines: list[bytes]) -> list[bytes]:
     first = json.loads(lines[0])
     del first["game_id"]

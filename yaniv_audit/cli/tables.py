@@ -119,7 +119,7 @@ def _open_here(db: str | None, line: bytes) -> tuple[str, str]:
     try:
         game.append(line)
     except LogFormatError as exc:
-        fail(f"the table's game_started: {exc.message}", EXIT_USAGE)
+        fail(f"the table's {exc.message}", EXIT_USAGE)
     table_id, key = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
     first = game.events[0]
     with Archive(db or default_db()) as archive:
