@@ -299,6 +299,26 @@ def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None
     assert r.status_code == 200 and r.json["seq"] == 2
 
 
+def test_a_tables_log_downloads_as_a_jsonl_file_the_cli_audits(client: FlaskClient,
+                                                               tmp_path: Path) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:40], batch=3)
+    report = client.get(f"/api/v1/tables/{table}").json["report"]
+    assert f'href="/tables/{table}/log.jsonl"' in client.get(f"/tables/{table}").text
+    got = client.get(f"/tables/{table}/log.jsonl")
+    assert got.status_code == 200 and got.mimetype == "application/x-ndjson"
+    assert got.headers["Content-Disposition"] == f"attachment; filename*=UTF-8''table-{table}.jsonl"
+    log = tmp_path / "table.jsonl"
+    log.write_bytes(got.data)
+    assert tree_hash(parse_jsonl(got.data, "t").leaves).hex() == report["fingerprint"]
+    audited = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--json",
+                              str(log)], capture_output=True, text=True, cwd=ROOT)
+    cli = json.loads(audited.stdout)
+    cli.pop("file", None)
+    assert cli == report
+    assert client.get("/tables/nosuchtable/log.jsonl").status_code == 404
+
+
 @pytest.mark.parametrize("url", ["notaurl", "http://127.0.0.1:abc", "localhost:5000"])
 def test_table_open_says_what_an_address_is_when_url_is_not_one(url: str) -> None:
     ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
