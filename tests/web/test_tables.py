@@ -340,6 +340,16 @@ def test_table_open_names_the_field_of_a_player_it_refuses_once(tmp_path: Path) 
                           'is seated twice\n')
 
 
+def test_table_open_refuses_an_empty_name_among_the_players(tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,,omer", "--no-qr",
+                          "--db", str(tmp_path / "club.duckdb")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr == ("yaniv-audit: --players 'dana,,omer': player 2 has no name "
+                          "(expected the names in seat order, by comma)\n")
+
+
 def without_game_id(lines: list[bytes]) -> list[bytes]:
     first = json.loads(lines[0])
     del first["game_id"]

@@ -47,7 +47,10 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
     """Open a live table: print its id, its key, the link that follows it, the link that
     records to it (the key in the link's fragment, which no server log sees) and that
     link as a QR code."""
-    seats = [p.strip() for p in players.split(",") if p.strip()]
+    seats = [p.strip() for p in players.split(",")]
+    if "" in seats:
+        fail(f"--players {players!r}: player {seats.index('') + 1} has no name (expected the "
+             "names in seat order, by comma)", EXIT_USAGE)
     started: dict[str, Any] = {"type": "game_started", "format": "yaniv-log/1",
                                "players": seats, "rules": rules_spec,
                                "at": datetime.now(UTC).astimezone().isoformat(
