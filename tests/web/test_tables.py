@@ -169,6 +169,19 @@ def test_a_retried_append_with_its_idempotency_key_returns_the_first_answer(
     assert append(client, table, key, 1, LINES[1]).status_code == 412
 
 
+def test_an_idempotency_key_sent_again_with_other_entries_never_loses_them(
+        client: FlaskClient) -> None:
+    table, key = open_table(client)
+    assert append(client, table, key, 1, LINES[1], **{"Idempotency-Key": "tap"}).json["seq"] == 2
+    # a phone that reuses its token for the next entry: that entry is appended, not
+    # answered with the first one's answer and dropped
+    second = append(client, table, key, 2, LINES[2], **{"Idempotency-Key": "tap"})
+    assert second.status_code == 200 and "Idempotent-Replayed" not in second.headers
+    assert second.json["seq"] == 3
+    entries = client.get(f"/api/v1/tables/{table}/events?after=0").json["entries"]
+    assert [e["seq"] for e in entries] == [1, 2]
+
+
 def test_a_batch_is_all_or_none(client: FlaskClient) -> None:
     table, key = open_table(client)
     r = append(client, table, key, 1, b"\n".join(LINES[1:5]) + b"\n{\"type\": \"nonsense\"}")
