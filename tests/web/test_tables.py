@@ -363,6 +363,18 @@ def test_table_open_refuses_an_empty_name_among_the_players(tmp_path: Path) -> N
                           "(expected the names in seat order, by comma)\n")
 
 
+def test_table_open_says_a_phone_cannot_reach_a_link_to_this_machine_only(
+        tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,omer", "--no-qr",
+                          "--db", str(tmp_path / "club.duckdb")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 0
+    assert ran.stderr == ("the links name http://127.0.0.1:5000, this machine only: "
+                          "for the phones at the table, give --url with this machine's "
+                          "address on their network (serve --host 0.0.0.0)\n")
+
+
 def without_game_id(lines: list[bytes]) -> list[bytes]:
     first = json.loads(lines[0])
     del first["game_id"]

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from .options import EXIT_BAD_INPUT, EXIT_USAGE
-from .render import echo, fail
+from .render import echo, fail, note
 
 #: the server a link names when none is given
 DEFAULT_URL = "http://127.0.0.1:5000"
@@ -70,6 +70,9 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
     echo(f"key:    {key}   (the table's only key: whoever holds it records to it)")
     echo(f"follow: {base}/tables/{table_id}")
     echo(f"record: {record}")
+    if urllib.parse.urlsplit(base).hostname in ("127.0.0.1", "localhost", "::1"):
+        note(f"the links name {base}, this machine only: for the phones at the table, "
+             "give --url with this machine's address on their network (serve --host 0.0.0.0)")
     if qr:
         import segno  # only when a code is printed
 
