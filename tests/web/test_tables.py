@@ -169,6 +169,19 @@ def test_a_retried_append_with_its_idempotency_key_returns_the_first_answer(
     assert append(client, table, key, 1, LINES[1]).status_code == 412
 
 
+def test_an_idempotency_key_sent_again_with_other_entries_never_loses_them(
+        client: FlaskClient) -> None:
+    table, key = open_table(client)
+    assert append(client, table, key, 1, LINES[1], **{"Idempotency-Key": "tap"}).json["seq"] == 2
+    # a phone that reuses its token for the next entry: that entry is appended, not
+    # answered with the first one's answer and dropped
+    second = append(client, table, key, 2, LINES[2], **{"Idempotency-Key": "tap"})
+    assert second.status_code == 200 and "Idempotent-Replayed" not in second.headers
+    assert second.json["seq"] == 3
+    entries = client.get(f"/api/v1/tables/{table}/events?after=0").json["entries"]
+    assert [e["seq"] for e in entries] == [1, 2]
+
+
 def test_a_batch_is_all_or_none(client: FlaskClient) -> None:
     table, key = open_table(client)
     r = append(client, table, key, 1, b"\n".join(LINES[1:5]) + b"\n{\"type\": \"nonsense\"}")
@@ -379,6 +392,69 @@ def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None
     assert got["seq"] == 1 and got["state"]["game"]["players"] == ["dana", "lior", "omer"]
     r = append(client, table, key, 1, b'{"type": "round_started", "round": 1, "starter": "dana"}')
     assert r.status_code == 200 and r.json["seq"] == 2
+
+
+def test_a_tables_log_downloads_as_a_jsonl_file_the_cli_audits(client: FlaskClient,
+                                                               tmp_path: Path) -> None:
+    table, key = open_table(client)
+    play(client, table, key, LINES[1:40], batch=3)
+    report = client.get(f"/api/v1/tables/{table}").json["report"]
+    assert f'href="/tables/{table}/log.jsonl"' in client.get(f"/tables/{table}").text
+    got = client.get(f"/tables/{table}/log.jsonl")
+    assert got.status_code == 200 and got.mimetype == "application/x-ndjson"
+    assert got.headers["Content-Disposition"] == f"attachment; filename*=UTF-8''table-{table}.jsonl"
+    log = tmp_path / "table.jsonl"
+    log.write_bytes(got.data)
+    assert tree_hash(parse_jsonl(got.data, "t").leaves).hex() == report["fingerprint"]
+    audited = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--json",
+                              str(log)], capture_output=True, text=True, cwd=ROOT)
+    cli = json.loads(audited.stdout)
+    cli.pop("file", None)
+    assert cli == report
+    assert client.get("/tables/nosuchtable/log.jsonl").status_code == 404
+
+
+@pytest.mark.parametrize("url", ["notaurl", "http://127.0.0.1:abc", "localhost:5000"])
+def test_table_open_says_what_an_address_is_when_url_is_not_one(url: str) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,lior", "--url", url, "--no-qr"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stderr == (f"yaniv-audit: --url {url!r}: expected the server's address, "
+                          "such as http://192.168.1.20:5000\n")
+    assert ran.stdout == ""
+
+
+def test_table_open_names_the_field_of_a_player_it_refuses_once(tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,dana,lior", "--no-qr",
+                          "--db", str(tmp_path / "club.duckdb")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 2
+    assert ran.stderr == ('yaniv-audit: the table\'s game_started: field "players.1": "dana" '
+                          'is seated twice\n')
+
+
+def test_table_open_refuses_an_empty_name_among_the_players(tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,,omer", "--no-qr",
+                          "--db", str(tmp_path / "club.duckdb")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr == ("yaniv-audit: --players 'dana,,omer': player 2 has no name "
+                          "(expected the names in seat order, by comma)\n")
+
+
+def test_table_open_says_a_phone_cannot_reach_a_link_to_this_machine_only(
+        tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
+                          "--players", "dana,omer", "--no-qr",
+                          "--db", str(tmp_path / "club.duckdb")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert ran.returncode == 0
+    assert ran.stderr == ("the links name http://127.0.0.1:5000, this machine only: "
+                          "for the phones at the table, give --url with this machine's "
+                          "address on their network (serve --host 0.0.0.0)\n")
 
 
 def without_game_id(lines: list[bytes]) -> list[bytes]:

@@ -59,7 +59,8 @@ TABLES_DOC = {
                    "(the SHA-256 of its key, never the key), game_no (its game), "
                    "created_at, closed_at (no more appends), entries (its events)",
     "table_answers": "the first answer to each append sent with an Idempotency-Key: "
-                     "table_id, token_sha256, seq (the entries after it), answer (JSON)",
+                     "table_id, token_sha256 (of the token, a newline and the append's "
+                     "body), seq (the entries after it), answer (JSON)",
 }
 
 #: an Idempotency-Key's answer is kept while the table has at most this many entries more

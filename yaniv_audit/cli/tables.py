@@ -7,6 +7,7 @@ import json
 import os
 import secrets
 import urllib.error
+import urllib.parse
 import urllib.request
 from datetime import UTC, datetime
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import click
 
 from .options import EXIT_BAD_INPUT, EXIT_USAGE
-from .render import echo, fail
+from .render import echo, fail, note
 
 #: the server a link names when none is given
 DEFAULT_URL = "http://127.0.0.1:5000"
@@ -46,7 +47,10 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
     """Open a live table: print its id, its key, the link that follows it, the link that
     records to it (the key in the link's fragment, which no server log sees) and that
     link as a QR code."""
-    seats = [p.strip() for p in players.split(",") if p.strip()]
+    seats = [p.strip() for p in players.split(",")]
+    if "" in seats:
+        fail(f"--players {players!r}: player {seats.index('') + 1} has no name (expected the "
+             "names in seat order, by comma)", EXIT_USAGE)
     started: dict[str, Any] = {"type": "game_started", "format": "yaniv-log/1",
                                "players": seats, "rules": rules_spec,
                                "at": datetime.now(UTC).astimezone().isoformat(
@@ -54,6 +58,8 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
     if game_id:
         started["game_id"] = game_id
     line = json.dumps(started).encode()
+    if url is not None:
+        url = _checked_url(url)
     if url is not None and db is None:
         table_id, key = _open_remote(url.rstrip("/"), line)
     else:
@@ -64,10 +70,26 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
     echo(f"key:    {key}   (the table's only key: whoever holds it records to it)")
     echo(f"follow: {base}/tables/{table_id}")
     echo(f"record: {record}")
+    if urllib.parse.urlsplit(base).hostname in ("127.0.0.1", "localhost", "::1"):
+        note(f"the links name {base}, this machine only: for the phones at the table, "
+             "give --url with this machine's address on their network (serve --host 0.0.0.0)")
     if qr:
         import segno  # only when a code is printed
 
         segno.make(record, error="m").terminal(compact=True)
+
+
+def _checked_url(url: str) -> str:
+    """``--url`` as a server's base address, or a usage error that says what is expected."""
+    parts = urllib.parse.urlsplit(url.strip())
+    try:
+        parts.port  # noqa: B018  (a port that is not a number raises)
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        fail(f"--url {url!r}: expected the server's address, such as "
+             "http://192.168.1.20:5000", EXIT_USAGE)
+    return url.strip()
 
 
 def _open_remote(base: str, line: bytes) -> tuple[str, str]:
@@ -103,7 +125,7 @@ def _open_here(db: str | None, line: bytes) -> tuple[str, str]:
     try:
         game.append(line)
     except LogFormatError as exc:
-        fail(f"the table's game_started: {exc.message}", EXIT_USAGE)
+        fail(f"the table's {exc.message}", EXIT_USAGE)
     table_id, key = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
     first = game.events[0]
     with Archive(db or default_db()) as archive:

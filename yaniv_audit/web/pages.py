@@ -34,6 +34,7 @@ from ..core.rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
 from .api import store
 from .errors import ApiError
 from .i18n import N_, gettext
+from .tables import tables
 from .viewer import viewer
 
 # --- the rules page ---------------------------------------------------------------------
@@ -455,6 +456,17 @@ def table_page(table_id: str) -> str:
     """A game being played, followed live (static/table.js reads the table's API and its
     event stream; nothing is read here, so an unknown table is said on the page)."""
     return render_template("table.html", table_id=table_id)
+
+
+@viewer.get("/tables/<table_id>/log.jsonl")
+def table_log_file(table_id: str) -> Response:
+    """The table's log so far as a JSON Lines file, each entry in its canonical form (the
+    fingerprint of the archived game): to keep, or to audit with ``yaniv-audit audit``."""
+    table = tables().get(table_id)
+    with table.lock:
+        body = b"".join(leaf + b"\n" for leaf in table.kept().leaves)
+    return Response(body, mimetype="application/x-ndjson", headers={
+        "Content-Disposition": f"attachment; filename*=UTF-8''table-{table_id}.jsonl"})
 
 
 @viewer.get("/record/sw.js")

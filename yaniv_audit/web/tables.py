@@ -371,7 +371,10 @@ def append(table_id: str) -> Response:
     seen = expected_count()
     data = body_bytes()
     token = request.headers.get("Idempotency-Key")
-    token_sha = sha256(token) if token else None
+    # an answer is kept by the token and the entries it answered: a token sent again with
+    # other entries is another append (If-Match decides it), never answered as the first
+    token_sha = (hashlib.sha256(token.encode("utf-8") + b"\n" + data).hexdigest()
+                 if token else None)
     lang = asked_language()
     with table.lock:
         game = table.kept()
