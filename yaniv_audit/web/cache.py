@@ -1,4 +1,4 @@
-"""A bounded LRU of finished JSON answers (audit reports, board data), by what decides
+"""A bounded LRU of finished answers (audit reports, board data, pages), by what decides
 them: a game's fingerprint, the rule set's parameters, the seat.
 
 A fingerprint names a game's events exactly, so an entry never goes stale; the
