@@ -475,7 +475,12 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
                 path = folder / (name if name.endswith((".jsonl", ".json")) else f"{name}.jsonl")
                 path.write_bytes(data)
                 paths.append(str(path))
-            with store().writing() as archive:
+            # the file kept open for writing as long as a reader keeps it (2 s): the next
+            # write, and the reads meanwhile (on cursors of it), neither reopen nor close
+            # it (issue 35: with a game stored every 2 s, opening the writer, closing it
+            # with a checkpoint and reopening the reader took half of each write, every
+            # read waiting meanwhile)
+            with store().writing(keep=store().idle) as archive:
                 result = ingest_into(archive, paths, reopen=reopen)
                 total = archive.count_games()
         added = [{"source": base_name(a.source), "fingerprint": a.fingerprint,
