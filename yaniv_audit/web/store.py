@@ -261,10 +261,13 @@ class Store:
     @contextmanager
     def reading(self) -> Iterator[Reader | None]:
         """A reader on a cursor of the shared connection (None: there is no archive)."""
+        # the file beside the archive read before the lock every request takes: a read
+        # under it let the thread lose the GIL holding it, and the others queue (issue 35)
+        waiting = writer_waiting(str(self.path)) if self.path else None
         with self._cond:
             while self._writing:
                 self._cond.wait()
-            waiting = writer_waiting(str(self.path)) if self.path else None
+                waiting = writer_waiting(str(self.path)) if self.path else None
             if waiting is not None:
                 # a command waits to write (yaniv-audit ingest): it gets the file as soon
                 # as the requests reading it have finished (a writer kept open for live
@@ -309,11 +312,12 @@ class Store:
             self._done_reading()
 
     def _done_reading(self) -> None:
+        waiting = writer_waiting(str(self.path)) if self.path else None  # not under the lock
         with self._cond:
             self._readers -= 1
             if self._readers == 0:
                 self._cond.notify_all()
-                if self.path and writer_waiting(str(self.path)) is not None:
+                if waiting is not None:
                     self._close_reader()  # a command waits to write: its turn now
                     if not self._writing:
                         self._close_writer()
