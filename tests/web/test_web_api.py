@@ -849,3 +849,30 @@ def test_a_deal_of_sixteen_jokers_lists_the_first_thousand_throws_and_says_so(
     assert throws[:3] == [["AH"], ["2H"], ["3H"]]
     assert ["AH", "AS", "JK"] in throws and ["JK"] * 16 in throws
     assert all(m["player"] == "p0" for m in moves["moves"])
+
+
+def test_an_answer_asked_for_by_many_at_once_is_built_once() -> None:
+    """Issue 35: after each write the threads serving 40 readers of one page each built
+    it again; the others now wait for the first one's."""
+    import threading
+
+    from yaniv_audit.web.cache import AnswerCache
+
+    cache = AnswerCache()
+    built: list[int] = []
+    go = threading.Event()
+
+    def build() -> bytes:
+        built.append(1)
+        go.wait(0.3)  # the others arrive meanwhile
+        return b"page"
+
+    bodies: list[bytes] = []
+    threads = [threading.Thread(target=lambda: bodies.append(cache.build_once("k", build).body))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bodies == [b"page"] * 8 and built == [1]
+    assert cache.build_once("k", build).body == b"page" and built == [1]

@@ -235,9 +235,7 @@ def cached_page(build: Callable[[], str]) -> Response:
         generation = store().generation  # opening the file notices another process's write
     key = ("page", request.path, request.query_string, current().code, generation,
            writing_allowed(), bool(current_app.config.get("WRITE_TOKEN")))
-    entry = cache().get(key)
-    if entry is None:
-        entry = cache().put(key, build().encode("utf-8"))
+    entry = cache().build_once(key, lambda: build().encode("utf-8"))
     compress = len(entry.body) > 1400 and "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped() if compress else entry.body, mimetype="text/html")
     if compress:
