@@ -95,6 +95,9 @@ def start_server(db: Path, port: int, threads: int, workers: int | None,
     while not proc.stderr.readline().startswith("yaniv-audit on "):
         if proc.poll() is not None:
             raise SystemExit("serve did not start")
+    # read what the server says from now on (waitress's "Task queue depth" warnings with
+    # more clients than threads): a pipe left unread fills and stops the server
+    threading.Thread(target=proc.stderr.read, daemon=True).start()
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
