@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -390,6 +391,35 @@ def test_events_board_audit_and_compare_of_a_stored_game(client: FlaskClient) ->
                                                               resolve_rules("namu")]))
     assert "nope" in error(client.get(f"/api/v1/games/{fp}/compare?rules=nope"), 400,
                            "bad_rules", "rules")
+
+
+def test_reads_start_no_thread_each_and_the_archive_still_closes_when_idle(
+        archive_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35: each request set a new idle timer, a thread started under the lock every
+    request takes, and 40 readers of a cached answer waited there in turn. One timer now,
+    set again while requests come: the file is still closed once idle, for ingest."""
+    import threading
+
+    started: list[object] = []
+
+    class CountedTimer(threading.Timer):
+        def start(self) -> None:
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(threading, "Timer", CountedTimer)
+    app = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "ARCHIVE_IDLE": 0.5})
+    client = app.test_client()
+    store = app.extensions["yaniv_store"]
+    for _ in range(50):
+        assert client.get("/api/v1/games").status_code == 200
+    assert len(started) <= 2 and store.opened == 1
+    deadline = time.monotonic() + 10
+    while store._archive is not None and time.monotonic() < deadline:  # noqa: SLF001
+        time.sleep(0.05)
+    assert store._archive is None  # noqa: SLF001
+    assert client.get("/api/v1/games").status_code == 200 and store.opened == 2
+    store.close()
 
 
 def test_the_connection_is_shared_and_answers_are_cached(archive_file: Path) -> None:
@@ -819,3 +849,30 @@ def test_a_deal_of_sixteen_jokers_lists_the_first_thousand_throws_and_says_so(
     assert throws[:3] == [["AH"], ["2H"], ["3H"]]
     assert ["AH", "AS", "JK"] in throws and ["JK"] * 16 in throws
     assert all(m["player"] == "p0" for m in moves["moves"])
+
+
+def test_an_answer_asked_for_by_many_at_once_is_built_once() -> None:
+    """Issue 35: after each write the threads serving 40 readers of one page each built
+    it again; the others now wait for the first one's."""
+    import threading
+
+    from yaniv_audit.web.cache import AnswerCache
+
+    cache = AnswerCache()
+    built: list[int] = []
+    go = threading.Event()
+
+    def build() -> bytes:
+        built.append(1)
+        go.wait(0.3)  # the others arrive meanwhile
+        return b"page"
+
+    bodies: list[bytes] = []
+    threads = [threading.Thread(target=lambda: bodies.append(cache.build_once("k", build).body))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bodies == [b"page"] * 8 and built == [1]
+    assert cache.build_once("k", build).body == b"page" and built == [1]

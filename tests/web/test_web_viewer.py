@@ -4,6 +4,7 @@ tests/web/test_browser.py drives the same pages in a real browser."""
 from __future__ import annotations
 
 import html as html_lib
+import importlib
 import io
 import json
 import re
@@ -671,3 +672,56 @@ def test_a_tables_link_is_drawn_as_a_qr_code_from_the_body_only(client: FlaskCli
     # another server's link, or anything else, is not drawn
     for other in ("http://evil.example/record#table=x&key=y", "hello", ""):
         assert client.post("/record/qr", data=other).status_code == 400
+
+
+def test_a_game_page_is_built_once_and_again_after_the_archive_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forty readers of one game's page no longer replay it each (issue 35: 70 ms of CPU
+    a page, seconds of waiting): the page is built once for what decides it (the game, its
+    parameters, the language), and again when a game is stored (its versions may change)."""
+    viewer = importlib.import_module("yaniv_audit.web.viewer")  # the module, not its blueprint
+    db = tmp_path / "pages.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(MIDDLE)], jobs=1)
+        list(archive.audit(jobs=1))
+    built: list[int] = []
+    real_board = viewer.board
+
+    def counting_board(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return real_board(*args, **kwargs)
+
+    monkeypatch.setattr(viewer, "board", counting_board)
+    web = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
+    game = fingerprint_of(MIDDLE)
+    first = web.get(f"/games/{game}").get_data(as_text=True)
+    assert web.get(f"/games/{game}").get_data(as_text=True) == first
+    assert len(built) == 1
+    israeli = web.get(f"/games/{game}?rules=israeli")
+    assert israeli.status_code == 200 and len(built) == 2
+    # a game stored meanwhile: the list and the page are built again, the new game listed
+    other = REPLAYS / "clean-assaf-reduction.jsonl"
+    stored = web.post("/api/v1/games", data=other.read_bytes(),
+                      headers={"Content-Type": "application/x-ndjson"})
+    assert stored.status_code == 201
+    assert f'href="/games/{fingerprint_of(other)}"' in web.get("/").get_data(as_text=True)
+    assert web.get(f"/games/{game}").get_data(as_text=True) == first
+    assert len(built) == 3
+    german = web.get(f"/games/{game}?lang=de").get_data(as_text=True)
+    assert german != first and 'lang="de"' in german and len(built) == 4
+    # the language remembered (a cookie) is another page than the English one at one address
+    assert web.get(f"/games/{game}").get_data(as_text=True) != first
+
+
+def test_the_list_page_shows_a_game_another_process_stored(tmp_path: Path) -> None:
+    """The pages kept are of one state of the archive: a game stored by `yaniv-audit
+    ingest` while the server had closed the file is on the next list page."""
+    db = tmp_path / "other.duckdb"
+    with Archive(db) as archive:
+        archive.ingest([str(MIDDLE)], jobs=1)
+    web = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
+    other = REPLAYS / "clean-assaf-reduction.jsonl"
+    assert f'href="/games/{fingerprint_of(other)}"' not in web.get("/").get_data(as_text=True)
+    with Archive(db) as archive:
+        archive.ingest([str(other)], jobs=1)
+    assert f'href="/games/{fingerprint_of(other)}"' in web.get("/").get_data(as_text=True)

@@ -101,9 +101,8 @@ def answer(entry: Entry, status: int = 200) -> Response:
 
 
 def cached(key: tuple[Any, ...], build: Callable[[], Any]) -> Response:
-    entry = cache().get(key)
-    if entry is None:
-        entry = cache().put(key, orjson.dumps(build(), option=orjson.OPT_NON_STR_KEYS))
+    entry = cache().build_once(key, lambda: orjson.dumps(build(),
+                                                         option=orjson.OPT_NON_STR_KEYS))
     return answer(entry)
 
 
@@ -475,7 +474,12 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
                 path = folder / (name if name.endswith((".jsonl", ".json")) else f"{name}.jsonl")
                 path.write_bytes(data)
                 paths.append(str(path))
-            with store().writing() as archive:
+            # the file kept open for writing as long as a reader keeps it (2 s): the next
+            # write, and the reads meanwhile (on cursors of it), neither reopen nor close
+            # it (issue 35: with a game stored every 2 s, opening the writer, closing it
+            # with a checkpoint and reopening the reader took half of each write, every
+            # read waiting meanwhile)
+            with store().writing(keep=store().idle) as archive:
                 result = ingest_into(archive, paths, reopen=reopen)
                 total = archive.count_games()
         added = [{"source": base_name(a.source), "fingerprint": a.fingerprint,
@@ -618,10 +622,9 @@ def games_index() -> Response:
         if r is None:
             raise no_archive()
         key = ("games", store().generation, filters, sort, limit, offset)
-        entry = cache().get(key)
-        if entry is None:
-            listing = r.games(filters, sort=sort, limit=limit, offset=offset)
-            entry = cache().put(key, orjson.dumps(listing, option=orjson.OPT_NON_STR_KEYS))
+        entry = cache().build_once(key, lambda: orjson.dumps(
+            r.games(filters, sort=sort, limit=limit, offset=offset),
+            option=orjson.OPT_NON_STR_KEYS))
     return answer(entry)
 
 
@@ -664,9 +667,13 @@ def games_ingest() -> Response:
 
 @api_v1.get("/games/<ref>")
 def game_show(ref: str) -> Response:
-    with reader() as r:
-        game = found_game(r, ref)
-    return json_response(game)
+    with reader() as r:  # kept until the archive changes (a game's verdict, versions)
+        if r is None:
+            raise no_archive()
+        key = ("game", store().generation, ref)
+        entry = cache().build_once(key, lambda: orjson.dumps(found_game(r, ref),
+                                                             option=orjson.OPT_NON_STR_KEYS))
+    return answer(entry)
 
 
 @api_v1.get("/games/<ref>/events")
@@ -691,13 +698,14 @@ def game_board(ref: str) -> Response:
         raise ApiError(400, f"{seat!r} is not seated; the players are {', '.join(players)}",
                        "seat", "bad_parameter")
     key = ("board", game["fingerprint"], rules_key(rules), seat)
-    entry = cache().get(key)
-    if entry is None:
+
+    def build() -> bytes:
         _, log = game_log(game["fingerprint"])
         check_board_size(log, f"game {game['fingerprint']}")
         data = replayed(game["source"], lambda: board(log, rules, seat))
-        entry = cache().put(key, orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
-    return answer(entry)
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+
+    return answer(cache().build_once(key, build))
 
 
 @api_v1.get("/games/<ref>/audit")

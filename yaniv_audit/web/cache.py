@@ -1,4 +1,4 @@
-"""A bounded LRU of finished JSON answers (audit reports, board data), by what decides
+"""A bounded LRU of finished answers (audit reports, board data, pages), by what decides
 them: a game's fingerprint, the rule set's parameters, the seat.
 
 A fingerprint names a game's events exactly, so an entry never goes stale; the
@@ -11,7 +11,7 @@ from __future__ import annotations
 import gzip
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 #: the default budget: about 250 boards of a 600-event game
 DEFAULT_BYTES = 64 << 20
@@ -39,6 +39,7 @@ class AnswerCache:
         self._size = 0
         self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
         self._lock = threading.Lock()
+        self._building: dict[Hashable, threading.Lock] = {}
 
     def get(self, key: Hashable) -> Entry | None:
         with self._lock:
@@ -63,6 +64,29 @@ class AnswerCache:
             while self._size > self.budget:
                 _, dropped = self._entries.popitem(last=False)
                 self._size -= len(dropped.body)
+        return entry
+
+    def build_once(self, key: Hashable, build: Callable[[], bytes]) -> Entry:
+        """The entry for ``key``, made by ``build`` if missing, by one request at a time:
+        the others asking for it meanwhile wait for that one's (issue 35: after each write
+        the 8 threads serving 40 readers of one game's page each built it again)."""
+        entry = self.get(key)
+        if entry is not None:
+            return entry
+        with self._lock:
+            building = self._building.setdefault(key, threading.Lock())
+        try:
+            with building:
+                with self._lock:
+                    entry = self._entries.get(key)  # built meanwhile by another request
+                    if entry is not None:
+                        self._entries.move_to_end(key)
+                if entry is None:
+                    entry = self.put(key, build())
+        finally:
+            with self._lock:
+                if self._building.get(key) is building:
+                    del self._building[key]
         return entry
 
     def __len__(self) -> int:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import json
 import threading
+import time
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -234,7 +235,7 @@ class Store:
         self._archive: Archive | None = None
         self._readers = 0
         self._writing = False
-        self._idle_since = 0  # a generation: a timer closes only the reader it was set for
+        self._released = 0.0  # when the last request reading finished (time.monotonic)
         self._stamp: tuple[int, int, int] | None = None
         #: goes up whenever the archive may hold other games (a write, another file): what
         #: is cached of the whole archive (lists, reports) is keyed by it
@@ -260,11 +261,13 @@ class Store:
     @contextmanager
     def reading(self) -> Iterator[Reader | None]:
         """A reader on a cursor of the shared connection (None: there is no archive)."""
-        cursor: duckdb.DuckDBPyConnection | None = None
+        # the file beside the archive read before the lock every request takes: a read
+        # under it let the thread lose the GIL holding it, and the others queue (issue 35)
+        waiting = writer_waiting(str(self.path)) if self.path else None
         with self._cond:
             while self._writing:
                 self._cond.wait()
-            waiting = writer_waiting(str(self.path)) if self.path else None
+                waiting = writer_waiting(str(self.path)) if self.path else None
             if waiting is not None:
                 # a command waits to write (yaniv-audit ingest): it gets the file as soon
                 # as the requests reading it have finished (a writer kept open for live
@@ -277,10 +280,9 @@ class Store:
                 raise ArchiveError(
                     f"the archive is being written by a command (PID {waiting}, yaniv-audit "
                     "ingest, say): send the request again in a few seconds")
+            con: duckdb.DuckDBPyConnection | None = None
             if self._archive is None and self._writer is not None:
-                cursor = self._writer.con.cursor()  # a writer kept open (live tables)
-                self._readers += 1
-                self._idle_since += 1
+                con = self._writer.con  # a writer kept open (live tables, a write)
             elif self._archive is None and self.exists():
                 self._archive = Archive(str(self.path), locked=True)
                 self.opened += 1
@@ -291,26 +293,36 @@ class Store:
                     self.generation += 1
                 self._stamp = stamp
             if self._archive is not None:
-                self._readers += 1
-                self._idle_since += 1
-                cursor = self._archive.con.cursor()
-        if cursor is None:
+                con = self._archive.con
+            if con is not None:
+                self._readers += 1  # the connection stays open while a request reads
+        if con is None:
             yield None
             return
+        try:
+            # made outside the lock every request takes (issue 35: 40 readers queued there)
+            cursor = con.cursor()
+        except BaseException:
+            self._done_reading()
+            raise
         try:
             yield Reader(CursorArchive(cursor, str(self.path)))
         finally:
             cursor.close()
-            with self._cond:
-                self._readers -= 1
-                if self._readers == 0:
-                    self._cond.notify_all()
-                    if self.path and writer_waiting(str(self.path)) is not None:
-                        self._close_reader()  # a command waits to write: its turn now
-                        if not self._writing:
-                            self._close_writer()
-                    else:
-                        self._when_idle()
+            self._done_reading()
+
+    def _done_reading(self) -> None:
+        waiting = writer_waiting(str(self.path)) if self.path else None  # not under the lock
+        with self._cond:
+            self._readers -= 1
+            if self._readers == 0:
+                self._cond.notify_all()
+                if waiting is not None:
+                    self._close_reader()  # a command waits to write: its turn now
+                    if not self._writing:
+                        self._close_writer()
+                else:
+                    self._when_idle()
 
     def remember(self, game: dict[str, Any]) -> None:
         if len(self.known) >= 100_000:
@@ -322,19 +334,31 @@ class Store:
         return info.st_ino, info.st_size, info.st_mtime_ns
 
     def _when_idle(self) -> None:
+        """The reader is idle now: close it after ``idle`` seconds without a request. One
+        timer, set again when it fires after requests meanwhile, not a thread started for
+        each request (issue 35: started under the lock every request takes, it made 40
+        readers of a cached answer wait in turn: 13 ms of CPU a request, not 1)."""
         if self.idle <= 0:
             self._close_reader()
             return
-        generation = self._idle_since
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = threading.Timer(self.idle, self._close_if_still_idle, [generation])
+        self._released = time.monotonic()
+        if self._timer is None:
+            self._set_timer(self.idle)
+
+    def _set_timer(self, seconds: float) -> None:
+        self._timer = threading.Timer(seconds, self._close_if_still_idle)
         self._timer.daemon = True
         self._timer.start()
 
-    def _close_if_still_idle(self, generation: int) -> None:
+    def _close_if_still_idle(self) -> None:
         with self._cond:
-            if self._readers == 0 and self._idle_since == generation:
+            self._timer = None
+            if self._readers:
+                return  # the last of them to finish sets it again
+            left = self._released + self.idle - time.monotonic()
+            if left > 0.001:  # read meanwhile: idle for less than ``idle`` yet
+                self._set_timer(left)
+            else:
                 self._close_reader()
 
     def _close_reader(self) -> None:
