@@ -114,11 +114,10 @@ def say(line: str, *, painted: bool = False, exact: bool = False) -> None:
 #: what a terminal would obey rather than show: the C0 controls but tab and line end, DEL,
 #: the C1 controls (U+0080-U+009F: CSI, OSC, NEL...), the marks that reorder text, and
 #: the line and paragraph separators
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                     "\u2028\u2029\u2066-\u2069]")
+_MARKS = "\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f{_MARKS}]")
 #: the same, and tab and line end: what no name may carry into a line of output
-_UNSAFE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                               "\u2028\u2029\u2066-\u2069]")
+_UNSAFE_IN_A_LINE = re.compile(f"[\x00-\x1f{_MARKS}]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -537,15 +537,22 @@ def _sub_multisets(items: Sequence[tuple[Card, int]]) -> Iterator[tuple[Card, ..
         yield tuple(out)
 
 
+def _cards_from(items: Sequence[tuple[Card, int]]) -> list[int]:
+    """How many cards the ``(card, count)`` pairs hold from each position on (one more
+    entry, 0, past the last)."""
+    rest = [0] * (len(items) + 1)
+    for i in range(len(items) - 1, -1, -1):
+        rest[i] = rest[i + 1] + items[i][1]
+    return rest
+
+
 def _sized_sub_multisets(items: Sequence[tuple[Card, int]], low: int, high: int,
                          ) -> Iterator[tuple[Card, ...]]:
     """The sub-multisets of ``(card, count)`` pairs of ``low`` to ``high`` cards, in the
     order of :func:`_sub_multisets`: a count of each card, never a position, so that
     identical cards (sixteen jokers) are never told apart, and no branch is entered that
     holds none of the sizes asked for (the work is that of the answer)."""
-    rest = [0] * (len(items) + 1)
-    for i in range(len(items) - 1, -1, -1):
-        rest[i] = rest[i + 1] + items[i][1]
+    rest = _cards_from(items)
     if low > rest[0] or high < 0 or high < low:
         return
 
@@ -568,9 +575,7 @@ def _combinations_of_counts(items: Sequence[tuple[Card, int]], need: int,
     """The distinct ``need``-card choices from ``(card, count)`` pairs sorted by card, in
     the order ``itertools.combinations`` of the cards laid out sorted first meets them
     (ascending tuples): a count of each card, never a position."""
-    rest = [0] * (len(items) + 1)
-    for i in range(len(items) - 1, -1, -1):
-        rest[i] = rest[i + 1] + items[i][1]
+    rest = _cards_from(items)
     if need > rest[0]:
         return
 

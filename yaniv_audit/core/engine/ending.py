@@ -103,14 +103,13 @@ class RoundEnd(ReplayBase):
         caller = event.caller
         # a scoresheet round's showdown read before: this one is compared with it
         first = r.shown if not r.moves_checked else None
-        if first is not None:
-            pass
-        elif caller is None and rules.reshuffle != "round_ends":
-            self._violation(event, "showdown.no_caller", None, case="reshuffle",
-                            rule=self._rule("reshuffle"))
-        elif caller is None and r.moves_checked and not r.ended:
-            self._violation(event, "showdown.no_caller", None, case="stock_left",
-                            stock=r.stock_count, rule=self._rule("reshuffle"))
+        if caller is None and first is None:  # (a repeat raises nothing of the first's)
+            if rules.reshuffle != "round_ends":
+                self._violation(event, "showdown.no_caller", None, case="reshuffle",
+                                rule=self._rule("reshuffle"))
+            elif r.moves_checked and not r.ended:
+                self._violation(event, "showdown.no_caller", None, case="stock_left",
+                                stock=r.stock_count, rule=self._rule("reshuffle"))
         written = event.totals or {}
         if self.out:  # an out player shown or written down takes part: decided before the cards
             went_out = r.score.out if r.score is not None else ()  # in this round: still in it
