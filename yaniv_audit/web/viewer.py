@@ -39,6 +39,7 @@ from ..core.merkle import tree_hash
 from ..core.replay_view import describe
 from ..core.rules import PRESETS, RuleSet, parse_rules
 from .api import (
+    answer,
     cache,
     check_board_size,
     check_write_allowed,
@@ -236,13 +237,7 @@ def cached_page(build: Callable[[], str]) -> Response:
     key = ("page", request.path, request.query_string, current().code, generation,
            writing_allowed(), bool(current_app.config.get("WRITE_TOKEN")))
     entry = cache().build_once(key, lambda: build().encode("utf-8"))
-    compress = len(entry.body) > 1400 and "gzip" in request.headers.get("Accept-Encoding", "")
-    response = Response(entry.gzipped() if compress else entry.body, mimetype="text/html")
-    if compress:
-        response.headers["Content-Encoding"] = "gzip"
-    if len(entry.body) > 1400:
-        response.vary.add("Accept-Encoding")
-    return response
+    return answer(entry, mimetype="text/html")
 
 
 @viewer.get("/")
