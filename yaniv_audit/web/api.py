@@ -166,11 +166,11 @@ def date_arg(name: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def rules_from(spec: str, field: str = "rules") -> RuleSet:
+def rules_from(spec: str, field: str = "rules", title: str | None = None) -> RuleSet:
     try:
         return parse_rules(spec)
     except RulesError as exc:
-        raise ApiError(400, f"rules {spec!r}: {exc}", field, "bad_rules") from None
+        raise ApiError(400, f"rules {spec!r}: {exc}", field, "bad_rules", title) from None
 
 
 def rules_arg() -> RuleSet | None:
