@@ -88,11 +88,12 @@ def json_response(obj: Any, status: int = 200) -> Response:
     return answer(Entry(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)), status)
 
 
-def answer(entry: Entry, status: int = 200) -> Response:
-    """A JSON body, gzipped when the client takes it and it is worth it."""
+def answer(entry: Entry, status: int = 200, mimetype: str = "application/json") -> Response:
+    """A body (JSON unless ``mimetype`` says otherwise), gzipped when the client takes it
+    and it is worth it."""
     compress = len(entry.body) > 1400 and "gzip" in request.headers.get("Accept-Encoding", "")
     response = Response(entry.gzipped() if compress else entry.body, status=status,
-                        mimetype="application/json")
+                        mimetype=mimetype)
     if compress:
         response.headers["Content-Encoding"] = "gzip"
     if len(entry.body) > 1400:
@@ -165,11 +166,11 @@ def date_arg(name: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def rules_from(spec: str, field: str = "rules") -> RuleSet:
+def rules_from(spec: str, field: str = "rules", title: str | None = None) -> RuleSet:
     try:
         return parse_rules(spec)
     except RulesError as exc:
-        raise ApiError(400, f"rules {spec!r}: {exc}", field, "bad_rules") from None
+        raise ApiError(400, f"rules {spec!r}: {exc}", field, "bad_rules", title) from None
 
 
 def rules_arg() -> RuleSet | None:

@@ -33,12 +33,13 @@ from flask import Blueprint, Response, current_app, redirect, render_template, r
 from markupsafe import Markup
 
 from ..core.audit import compare_with_reports, finding_difference, other_tables
-from ..core.errors import LogFormatError, RulesError
+from ..core.errors import LogFormatError
 from ..core.events import Log
 from ..core.merkle import tree_hash
 from ..core.replay_view import describe
-from ..core.rules import PRESETS, RuleSet, parse_rules
+from ..core.rules import PRESETS, RuleSet
 from .api import (
+    answer,
     cache,
     check_board_size,
     check_write_allowed,
@@ -46,6 +47,7 @@ from .api import (
     listing_args,
     read_log_bytes,
     rule_specs,
+    rules_from,
     store,
     store_logs,
 )
@@ -90,25 +92,14 @@ def page_helpers() -> dict[str, Any]:
 
 def requested_rules() -> RuleSet | None:
     spec = (request.values.get("rules") or "").strip()
-    if not spec:
-        return None
-    try:
-        return parse_rules(spec)
-    except RulesError as exc:
-        raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
-                       "Unknown rules") from None
+    return rules_from(spec, title="Unknown rules") if spec else None
 
 
 def requested_rule_sets(log: Log) -> list[RuleSet]:
     """The ``rules`` given (the first is the baseline), else the declared rules and
     every preset with other parameters: who would have won at the other tables."""
-    sets: list[RuleSet] = []
-    for spec in rule_specs(request.values.getlist("rules")):
-        try:
-            sets.append(parse_rules(spec))
-        except RulesError as exc:
-            raise ApiError(400, f"rules {spec!r}: {exc}", "rules", "bad_rules",
-                           "Unknown rules") from None
+    sets = [rules_from(spec, title="Unknown rules")
+            for spec in rule_specs(request.values.getlist("rules"))]
     return sets or other_tables(log)
 
 
@@ -236,13 +227,7 @@ def cached_page(build: Callable[[], str]) -> Response:
     key = ("page", request.path, request.query_string, current().code, generation,
            writing_allowed(), bool(current_app.config.get("WRITE_TOKEN")))
     entry = cache().build_once(key, lambda: build().encode("utf-8"))
-    compress = len(entry.body) > 1400 and "gzip" in request.headers.get("Accept-Encoding", "")
-    response = Response(entry.gzipped() if compress else entry.body, mimetype="text/html")
-    if compress:
-        response.headers["Content-Encoding"] = "gzip"
-    if len(entry.body) > 1400:
-        response.vary.add("Accept-Encoding")
-    return response
+    return answer(entry, mimetype="text/html")
 
 
 @viewer.get("/")
