@@ -31,7 +31,7 @@ import duckdb
 from ..core.audit import to_json_line
 from ..core.events import EVENT_TYPES_BY_CLASS, Event, GameStarted, RoundStarted
 from ..core.rules import RuleSet
-from .base import _insert, _one
+from .base import _insert, _one, rollback
 from .rows import deal_rows, derived_rows, event_columns, opening_md5
 from .schema import DERIVED, SUMMARIES
 
@@ -233,7 +233,7 @@ def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
 
 
