@@ -157,15 +157,21 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]
     rows: much faster than ``executemany``, which runs the statement per row. (The
     events, many more rows, travel as Arrow tables: :func:`_insert_events`.)
     """
+    sql, width = insert_sql(con, table)
+    if width != len(columns):
+        raise ValueError(f"{table} has {width} columns, {len(columns)} given")
+    con.execute(sql, columns)
+
+
+def insert_sql(con: duckdb.DuckDBPyConnection, table: str) -> tuple[str, int]:
+    """The statement :func:`_insert` runs on ``table`` (its columns' types read), and the
+    number of its columns."""
     info = con.execute(
-        "SELECT column_name, data_type FROM information_schema.columns "
+        "SELECT data_type FROM information_schema.columns "
         "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
-    if len(info) != len(columns):
-        raise ValueError(f"{table} has {len(info)} columns, {len(columns)} given")
-    inner = ", ".join(f"unnest(${i}::{kind}[]) AS c{i}" for i, (_, kind) in enumerate(info, 1))
+    inner = ", ".join(f"unnest(${i}::{kind}[]) AS c{i}" for i, (kind,) in enumerate(info, 1))
     outer = ", ".join(f"c{i}" for i in range(1, len(info) + 1))
-    con.execute(f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})",  # noqa: S608
-                columns)
+    return f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})", len(info)  # noqa: S608
 
 
 @contextmanager

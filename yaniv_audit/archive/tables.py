@@ -31,7 +31,7 @@ import duckdb
 from ..core.audit import to_json_line
 from ..core.events import EVENT_TYPES_BY_CLASS, Event, GameStarted, RoundStarted
 from ..core.rules import RuleSet
-from .base import _insert, _one
+from .base import _insert, _one, insert_sql, rollback
 from .rows import deal_rows, derived_rows, event_columns, opening_md5
 from .schema import DERIVED, SUMMARIES
 
@@ -164,7 +164,7 @@ def _insert_events(con: duckdb.DuckDBPyConnection, game_no: int, events: Sequenc
         _put(con, "deals", [list(column) for column in zip(*deals, strict=True)])
 
 
-#: the columns' types of each table :func:`_put` writes to, read once
+#: the INSERT statement of each table :func:`_put` writes to (its column types), made once
 _TYPES: dict[str, str] = {}
 
 
@@ -173,12 +173,7 @@ def _put(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]) -
     process (they cost a query of 9 ms at every append)."""
     sql = _TYPES.get(table)
     if sql is None:
-        info = con.execute(
-            "SELECT data_type FROM information_schema.columns WHERE table_name = ? "
-            "ORDER BY ordinal_position", [table]).fetchall()
-        inner = ", ".join(f"unnest(${i}::{kind}[]) AS c{i}" for i, (kind,) in enumerate(info, 1))
-        outer = ", ".join(f"c{i}" for i in range(1, len(info) + 1))
-        sql = _TYPES[table] = f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})"  # noqa: S608
+        sql = _TYPES[table] = insert_sql(con, table)[0]
     con.execute(sql, columns)
 
 
@@ -233,7 +228,7 @@ def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
 
 

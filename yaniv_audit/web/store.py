@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import duckdb
 
@@ -269,17 +269,7 @@ class Store:
                 self._cond.wait()
                 waiting = writer_waiting(str(self.path)) if self.path else None
             if waiting is not None:
-                # a command waits to write (yaniv-audit ingest): it gets the file as soon
-                # as the requests reading it have finished (a writer kept open for live
-                # tables is closed too)
-                while self._readers:
-                    self._cond.wait(0.1)
-                self._close_reader()
-                if not self._writing:
-                    self._close_writer()
-                raise ArchiveError(
-                    f"the archive is being written by a command (PID {waiting}, yaniv-audit "
-                    "ingest, say): send the request again in a few seconds")
+                self._give_way(waiting)
             con: duckdb.DuckDBPyConnection | None = None
             if self._archive is None and self._writer is not None:
                 con = self._writer.con  # a writer kept open (live tables, a write)
@@ -310,6 +300,19 @@ class Store:
         finally:
             cursor.close()
             self._done_reading()
+
+    def _give_way(self, waiting: int) -> NoReturn:
+        """A command waits to write (yaniv-audit ingest, PID ``waiting``): it gets the file
+        as soon as the requests reading it have finished (a writer kept open for live
+        tables is closed too, unless a write has it); the request fails (under the lock)."""
+        while self._readers:
+            self._cond.wait(0.1)
+        self._close_reader()
+        if not self._writing:
+            self._close_writer()
+        raise ArchiveError(
+            f"the archive is being written by a command (PID {waiting}, yaniv-audit "
+            "ingest, say): send the request again in a few seconds")
 
     def _done_reading(self) -> None:
         waiting = writer_waiting(str(self.path)) if self.path else None  # not under the lock
@@ -381,13 +384,7 @@ class Store:
                 self._cond.wait()
             waiting = writer_waiting(str(self.path))
             if waiting is not None:  # a command waits to write: it goes first
-                while self._readers:
-                    self._cond.wait(0.1)
-                self._close_reader()
-                self._close_writer()
-                raise ArchiveError(
-                    f"the archive is being written by a command (PID {waiting}, yaniv-audit "
-                    "ingest, say): send the request again in a few seconds")
+                self._give_way(waiting)
             self._writing = True
             while self._readers:
                 self._cond.wait()

@@ -126,8 +126,7 @@ class LiveTable:
         """The game, read back from the archive if it was dropped."""
         self.used = time.monotonic()
         if self.game is None:
-            with store().reading() as r:
-                found = stored.load_table(r.archive.con, self.id) if r is not None else None
+            found = _stored(self.id)
             if found is None:
                 raise ApiError(503, "the table's events cannot be read from the archive now",
                                None, "archive_unavailable")
@@ -139,6 +138,12 @@ class LiveTable:
         """(count, the leaves of the entries whose seq is greater than ``after``)."""
         game = self.kept()
         return game.count, game.leaves[max(after + 1, 0):]
+
+
+def _stored(table_id: str) -> stored.StoredTable | None:
+    """The table as the archive holds it, or None (no such table, or no archive)."""
+    with store().reading() as r:
+        return stored.load_table(r.archive.con, table_id) if r is not None else None
 
 
 def summary(count: int, state: dict[str, Any]) -> dict[str, Any]:
@@ -176,8 +181,7 @@ class Tables:
             if table is not None:
                 self.live.move_to_end(table_id)
         if table is None:
-            with store().reading() as r:
-                found = stored.load_table(r.archive.con, table_id) if r is not None else None
+            found = _stored(table_id)
             if found is None:
                 raise no_table(table_id)
             with self.lock:
