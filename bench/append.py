@@ -54,9 +54,11 @@ def main() -> None:
             table = tables[which]
             line = lines[table[2]]
             started = time.perf_counter()
-            r = client.post(f"/api/v1/tables/{table[0]}/events", data=line,
-                            headers={"Authorization": f"Bearer {table[1]}",
-                                     "If-Match": f'"{table[2]}"'})
+            r = client.post(
+                f"/api/v1/tables/{table[0]}/events",
+                data=line,
+                headers={"Authorization": f"Bearer {table[1]}", "If-Match": f'"{table[2]}"'},
+            )
             took = time.perf_counter() - started
             assert r.status_code == 200, r.get_json()
             table[2] = r.get_json()["seq"]
@@ -72,29 +74,35 @@ def main() -> None:
                 took[which].append(append(which))
         whole: dict[int, float] = {}
         for point in POINTS:
-            body = b"\n".join(lines[:point + 1])
+            body = b"\n".join(lines[: point + 1])
             runs = []
             for _ in range(5):
                 started = time.perf_counter()
                 assert client.post("/api/v1/state", data=body).status_code == 200
                 runs.append(time.perf_counter() - started)
             whole[point] = statistics.median(runs)
-    print(f"{GAME.relative_to(ROOT)}: two tables, appended one entry at a time, the "
-          f"{2 * AROUND + 1} appends around each point in turn\n")
+    print(
+        f"{GAME.relative_to(ROOT)}: two tables, appended one entry at a time, the "
+        f"{2 * AROUND + 1} appends around each point in turn\n"
+    )
     print(f"{'at entry':>10} {'append p50':>12} {'append p95':>12} {'whole-log state':>16}")
     medians = {}
     for which, point in enumerate(POINTS):
         window = took[which]
         medians[point] = statistics.median(window)
         p95 = statistics.quantiles(window, n=20)[-1]
-        print(f"{point:>10,} {medians[point] * 1000:>9.2f} ms {p95 * 1000:>9.2f} ms "
-              f"{whole[point] * 1000:>13.2f} ms")
+        print(
+            f"{point:>10,} {medians[point] * 1000:>9.2f} ms {p95 * 1000:>9.2f} ms "
+            f"{whole[point] * 1000:>13.2f} ms"
+        )
     ratio = medians[POINTS[1]] / medians[POINTS[0]]
     print(f"\nappend at entry {POINTS[1]:,} / at entry {POINTS[0]}: {ratio:.2f}x (goal: 1.5x)")
     folds = fold_alone(lines)
-    print(f"the fold alone (read, fold, state and report; no archive, no HTTP): "
-          f"{folds[0] * 1000:.2f} ms at entry {POINTS[0]}, {folds[1] * 1000:.2f} ms at "
-          f"entry {POINTS[1]:,}: {folds[1] / folds[0]:.2f}x")
+    print(
+        f"the fold alone (read, fold, state and report; no archive, no HTTP): "
+        f"{folds[0] * 1000:.2f} ms at entry {POINTS[0]}, {folds[1] * 1000:.2f} ms at "
+        f"entry {POINTS[1]:,}: {folds[1] / folds[0]:.2f}x"
+    )
 
 
 def fold_alone(lines: list[bytes]) -> list[float]:
@@ -104,7 +112,7 @@ def fold_alone(lines: list[bytes]) -> list[float]:
 
     games = [LiveGame("short"), LiveGame("long")]
     for game, point in zip(games, POINTS, strict=True):
-        game.append(b"\n".join(lines[:max(1, point - AROUND)]))
+        game.append(b"\n".join(lines[: max(1, point - AROUND)]))
     took: list[list[float]] = [[], []]
     for _ in range(2 * AROUND + 1):
         for which, game in enumerate(games):

@@ -41,12 +41,16 @@ def copy_games(db: duckdb.DuckDBPyConnection, copy: int, games: int) -> None:
     offset = copy * games
     db.execute("BEGIN")
     renamed = ", ".join(f"sha256({c} || '/{copy}') AS {c}" for c in FINGERPRINTS)
-    db.execute(f"INSERT INTO games SELECT * REPLACE (game_no + {offset} AS game_no, {renamed}, "
-               f"md5(opening_md5 || '/{copy}') AS opening_md5) FROM games "
-               f"WHERE game_no BETWEEN 1 AND {games}")
+    db.execute(
+        f"INSERT INTO games SELECT * REPLACE (game_no + {offset} AS game_no, {renamed}, "
+        f"md5(opening_md5 || '/{copy}') AS opening_md5) FROM games "
+        f"WHERE game_no BETWEEN 1 AND {games}"
+    )
     for (table,) in db.execute(TABLES).fetchall():
-        db.execute(f"INSERT INTO {table} SELECT * REPLACE (game_no + {offset} AS game_no) "
-                   f"FROM {table} WHERE game_no BETWEEN 1 AND {games}")
+        db.execute(
+            f"INSERT INTO {table} SELECT * REPLACE (game_no + {offset} AS game_no) "
+            f"FROM {table} WHERE game_no BETWEEN 1 AND {games}"
+        )
     db.execute("COMMIT")
 
 
@@ -54,8 +58,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source", type=Path)
     parser.add_argument("dest", type=Path)
-    parser.add_argument("--times", type=int, default=10,
-                        help="the copy holds this many times the source's games (default 10)")
+    parser.add_argument(
+        "--times",
+        type=int,
+        default=10,
+        help="the copy holds this many times the source's games (default 10)",
+    )
     args = parser.parse_args()
     if args.times < 2:
         sys.exit(f"--times {args.times}: at least 2 (the source's games and one copy)")
@@ -64,20 +72,27 @@ def main() -> int:
     shutil.copyfile(args.source, args.dest)
     db = duckdb.connect(str(args.dest))
     first, last, count = db.execute(
-        "SELECT min(game_no), max(game_no), count(*) FROM games").fetchone() or (0, 0, 0)
+        "SELECT min(game_no), max(game_no), count(*) FROM games"
+    ).fetchone() or (0, 0, 0)
     if (first, last) != (1, count):
         sys.exit(f"{args.source}: game numbers 1 to {count} expected, found {first} to {last}")
     start = time.perf_counter()
     for copy in range(1, args.times):
         copy_games(db, copy, count)
-        print(f"copy {copy}: {(copy + 1) * count:,} games after "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
-    db.execute("INSERT OR REPLACE INTO archive_info VALUES "
-               "('copied_by', 'bench/archive_copies.py: fingerprints not of their events')")
+        print(
+            f"copy {copy}: {(copy + 1) * count:,} games after {time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
+    db.execute(
+        "INSERT OR REPLACE INTO archive_info VALUES "
+        "('copied_by', 'bench/archive_copies.py: fingerprints not of their events')"
+    )
     db.execute("CHECKPOINT")
     db.close()
-    print(f"{args.dest}: {args.times * count:,} games, {args.dest.stat().st_size / 2**20:,.0f} "
-          f"MiB, in {time.perf_counter() - start:.0f} s")
+    print(
+        f"{args.dest}: {args.times * count:,} games, {args.dest.stat().st_size / 2**20:,.0f} "
+        f"MiB, in {time.perf_counter() - start:.0f} s"
+    )
     return 0
 
 

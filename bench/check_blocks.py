@@ -29,9 +29,11 @@ def main(paths: list[str]) -> None:
                 start = time.perf_counter()
                 archive.check_blocks()
                 times.append(time.perf_counter() - start)
-        print(f"{path}: {size / 1e6:,.1f} MB, every block read in {min(times):.3f} s (best), "
-              f"{statistics.median(times):.3f} s (median of 5); "
-              f"{size / 1e6 / min(times):,.0f} MB/s")
+        print(
+            f"{path}: {size / 1e6:,.1f} MB, every block read in {min(times):.3f} s (best), "
+            f"{statistics.median(times):.3f} s (median of 5); "
+            f"{size / 1e6 / min(times):,.0f} MB/s"
+        )
 
 
 if __name__ == "__main__":

@@ -50,31 +50,53 @@ def main() -> None:
         where = Path(tmp)
         events = corpus(base_games(args.base), args.games, where / "logs")
         db = where / "archive.duckdb"
-        subprocess.run([*CLI, "ingest", str(where / "logs"), "--db", str(db)], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [*CLI, "ingest", str(where / "logs"), "--db", str(db)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         shutil.rmtree(where / "logs")
-        subprocess.run([*CLI, "export", str(where / "export"), "--db", str(db)], check=True,
-                       stdout=subprocess.DEVNULL)
-        print(f"{args.games} games, {events:,} events; each command a fresh process, "
-              f"{args.repeat} runs each, interleaved")
+        subprocess.run(
+            [*CLI, "export", str(where / "export"), "--db", str(db)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        print(
+            f"{args.games} games, {events:,} events; each command a fresh process, "
+            f"{args.repeat} runs each, interleaved"
+        )
         for run in range(args.repeat):
             seconds, _ = timed(["audit", "--db", str(db), "--again", "--exit-zero"])
-            print(f"run {run + 1}  audit --db --again (all cores)        "
-                  f"{seconds:7.1f} s  {events / seconds:>9,.0f} events/s")
+            print(
+                f"run {run + 1}  audit --db --again (all cores)        "
+                f"{seconds:7.1f} s  {events / seconds:>9,.0f} events/s"
+            )
             for n in workers:
                 out = where / f"results-{n}"
                 shutil.rmtree(out, ignore_errors=True)
-                seconds, text = timed(["audit", "--parquet", str(where / "export"),
-                                       "--scheduler", "local", "--workers", str(n),
-                                       "--out", str(out), "--exit-zero"])
-                found = re.search(r"in ([\d.]+) s on .*?\(([\d,]+) events/s; ([\d.]+) s more",
-                                  text)
+                seconds, text = timed(
+                    [
+                        "audit",
+                        "--parquet",
+                        str(where / "export"),
+                        "--scheduler",
+                        "local",
+                        "--workers",
+                        str(n),
+                        "--out",
+                        str(out),
+                        "--exit-zero",
+                    ]
+                )
+                found = re.search(r"in ([\d.]+) s on .*?\(([\d,]+) events/s; ([\d.]+) s more", text)
                 if not found:
                     sys.exit(f"unexpected output of audit --parquet: {text}")
                 audit, rate, start = found.groups()
-                print(f"run {run + 1}  audit --parquet, {n} worker{'s' if n > 1 else ' '}     "
-                      f"    {seconds:7.1f} s  {events / seconds:>9,.0f} events/s  "
-                      f"(audit alone {audit} s, {rate} events/s; cluster start {start} s)")
+                print(
+                    f"run {run + 1}  audit --parquet, {n} worker{'s' if n > 1 else ' '}     "
+                    f"    {seconds:7.1f} s  {events / seconds:>9,.0f} events/s  "
+                    f"(audit alone {audit} s, {rate} events/s; cluster start {start} s)"
+                )
 
 
 if __name__ == "__main__":

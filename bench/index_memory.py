@@ -27,12 +27,24 @@ import duckdb
 
 #: (name, the table's columns, how a row is made from i, the index)
 INDEXES = [
-    ("games: fingerprint UNIQUE", "k INTEGER, fingerprint VARCHAR",
-     "i, sha256(i::VARCHAR || $1)", "UNIQUE (fingerprint)"),
-    ("games: game_no PRIMARY KEY", "game_no INTEGER, fingerprint VARCHAR",
-     "i, sha256(i::VARCHAR || $1)", "PRIMARY KEY (game_no)"),
-    ("audits: (game_no, rules_key) PRIMARY KEY", "game_no INTEGER, rules_key VARCHAR",
-     "i, md5('israeli')", "PRIMARY KEY (game_no, rules_key)"),
+    (
+        "games: fingerprint UNIQUE",
+        "k INTEGER, fingerprint VARCHAR",
+        "i, sha256(i::VARCHAR || $1)",
+        "UNIQUE (fingerprint)",
+    ),
+    (
+        "games: game_no PRIMARY KEY",
+        "game_no INTEGER, fingerprint VARCHAR",
+        "i, sha256(i::VARCHAR || $1)",
+        "PRIMARY KEY (game_no)",
+    ),
+    (
+        "audits: (game_no, rules_key) PRIMARY KEY",
+        "game_no INTEGER, rules_key VARCHAR",
+        "i, md5('israeli')",
+        "PRIMARY KEY (game_no, rules_key)",
+    ),
 ]
 
 #: the measured step, in a process of its own: append 1,000 rows after the others
@@ -52,22 +64,31 @@ print(int(status.split()[0]) // 1024)
 def build(path: Path, rows: int, columns: str, make: str, index: str | None) -> None:
     con = duckdb.connect(str(path))
     con.execute(f"CREATE TABLE t ({columns}{', ' + index if index else ''})")
-    con.execute(f"INSERT INTO t SELECT {make} FROM range({rows}) r(i)",
-                ["old"] if "$1" in make else None)
+    con.execute(
+        f"INSERT INTO t SELECT {make} FROM range({rows}) r(i)", ["old"] if "$1" in make else None
+    )
     con.execute("CHECKPOINT")
     con.close()
 
 
 def append_peak(path: Path, rows: int, make: str) -> int:
-    done = subprocess.run([sys.executable, "-c", APPEND, str(path), str(rows), make],
-                          check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", APPEND, str(path), str(rows), make],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return int(done.stdout)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, action="append",
-                        help="table size (repeatable; default 10,000, 100,000, 1,000,000)")
+    parser.add_argument(
+        "--rows",
+        type=int,
+        action="append",
+        help="table size (repeatable; default 10,000, 100,000, 1,000,000)",
+    )
     args = parser.parse_args()
     sizes = args.rows or [10_000, 100_000, 1_000_000]
     print(f"duckdb {duckdb.__version__}: peak RSS (MiB) of appending 1,000 rows to a table")
@@ -82,8 +103,9 @@ def main() -> None:
                     cells[indexed].append(append_peak(path, rows, make))
                     path.unlink()
             print(f"{name:44}" + "".join(f"{v:>12,}" for v in cells[True]))
-            print(f"{'  the same table without it':44}"
-                  + "".join(f"{v:>12,}" for v in cells[False]))
+            print(
+                f"{'  the same table without it':44}" + "".join(f"{v:>12,}" for v in cells[False])
+            )
 
 
 if __name__ == "__main__":

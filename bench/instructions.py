@@ -60,8 +60,9 @@ for path in sys.argv[1:]:
 #: the layout before issue 29 (yaniv_audit/audit.py held audit_file): for comparison
 PROGRAM_FLAT = PROGRAM.replace(
     "from yaniv_audit.bulk import audit_file, no_gc\nfrom yaniv_audit.core.audit import "
-    "to_json_line", "from yaniv_audit.bulk import no_gc\nfrom yaniv_audit.audit import "
-    "audit_file, to_json_line")
+    "to_json_line",
+    "from yaniv_audit.bulk import no_gc\nfrom yaniv_audit.audit import audit_file, to_json_line",
+)
 
 
 def instructions(checkout: Path, files: list[str]) -> int:
@@ -69,9 +70,21 @@ def instructions(checkout: Path, files: list[str]) -> int:
     env = dict(os.environ, PYTHONPATH=str(checkout), PYTHONHASHSEED="0")
     with tempfile.TemporaryDirectory() as tmp:
         result = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out",
-             sys.executable, "-c", program, *files],
-            env=env, cwd=tmp, capture_output=True, text=True, check=True)
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={tmp}/out",
+                sys.executable,
+                "-c",
+                program,
+                *files,
+            ],
+            env=env,
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     found = re.search(r"Collected : (\d+)", result.stderr)
     if found is None:
         raise SystemExit(f"no count in valgrind's output:\n{result.stderr}")
@@ -89,8 +102,12 @@ def measure(checkout: Path, files: list[str]) -> tuple[int, int]:
 
 def environment() -> dict[str, str]:
     """What the count depends on besides the code: the interpreter and the readers."""
-    return {"python": platform.python_version(), "machine": platform.machine(),
-            "msgspec": version("msgspec"), "orjson": version("orjson")}
+    return {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "msgspec": version("msgspec"),
+        "orjson": version("orjson"),
+    }
 
 
 def corpus_files(corpus: Path, logs: int) -> list[str]:
@@ -101,37 +118,57 @@ def gate(update: bool) -> int:
     """``--check`` (0: within TOLERANCE of the stored figure, 1: above it) or ``--update``."""
     stored = json.loads(BASELINE.read_text()) if BASELINE.exists() else None
     if stored is None and not update:
-        print(f"no stored figure in {BASELINE}: run bench/instructions.py --update",
-              file=sys.stderr)
+        print(
+            f"no stored figure in {BASELINE}: run bench/instructions.py --update", file=sys.stderr
+        )
         return 1
     corpus, logs = (stored["corpus"], stored["logs"]) if stored else (GATE_CORPUS, GATE_LOGS)
     files = corpus_files(ROOT / corpus, logs)
     events, per_event = measure(ROOT, files)
     here = environment()
     if update:
-        BASELINE.write_text(json.dumps({
-            "instructions_per_event": per_event, "corpus": corpus, "logs": logs,
-            "events": events, "tolerance": TOLERANCE, **here,
-            "update": ".venv/bin/python bench/instructions.py --update",
-        }, indent=2) + "\n")
-        print(f"stored in {BASELINE.name}: {per_event:,} instructions an event "
-              f"({logs} logs of {corpus}, {events:,} events)")
+        BASELINE.write_text(
+            json.dumps(
+                {
+                    "instructions_per_event": per_event,
+                    "corpus": corpus,
+                    "logs": logs,
+                    "events": events,
+                    "tolerance": TOLERANCE,
+                    **here,
+                    "update": ".venv/bin/python bench/instructions.py --update",
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+        print(
+            f"stored in {BASELINE.name}: {per_event:,} instructions an event "
+            f"({logs} logs of {corpus}, {events:,} events)"
+        )
         return 0
     assert stored is not None
     limit = stored["instructions_per_event"] * (1 + stored.get("tolerance", TOLERANCE))
     change = per_event / stored["instructions_per_event"] - 1
-    said = (f"the audit costs {per_event:,} instructions an event ({logs} logs of {corpus}, "
-            f"{events:,} events), {change:+.1%} against the stored "
-            f"{stored['instructions_per_event']:,}")
+    said = (
+        f"the audit costs {per_event:,} instructions an event ({logs} logs of {corpus}, "
+        f"{events:,} events), {change:+.1%} against the stored "
+        f"{stored['instructions_per_event']:,}"
+    )
     if per_event > limit:
-        moved = {k: f"{stored.get(k)} then, {v} now" for k, v in here.items()
-                 if stored.get(k) != v}
-        print(f"SLOWER: {said}, more than {stored.get('tolerance', TOLERANCE):.0%} above it."
-              + (f" Measured elsewhere ({'; '.join(f'{k}: {v}' for k, v in moved.items())})."
-                 if moved else "")
-              + " Make the change cheaper, or, if the cost is wanted, store the new figure "
-              "with .venv/bin/python bench/instructions.py --update and say why in the "
-              "commit.", file=sys.stderr)
+        moved = {k: f"{stored.get(k)} then, {v} now" for k, v in here.items() if stored.get(k) != v}
+        print(
+            f"SLOWER: {said}, more than {stored.get('tolerance', TOLERANCE):.0%} above it."
+            + (
+                f" Measured elsewhere ({'; '.join(f'{k}: {v}' for k, v in moved.items())})."
+                if moved
+                else ""
+            )
+            + " Make the change cheaper, or, if the cost is wanted, store the new figure "
+            "with .venv/bin/python bench/instructions.py --update and say why in the "
+            "commit.",
+            file=sys.stderr,
+        )
         return 1
     print(said)
     return 0
@@ -140,15 +177,21 @@ def gate(update: bool) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--logs", type=int, default=30, help="logs audited (1-300)")
-    parser.add_argument("--checkout", type=Path, default=ROOT,
-                        help="the repository whose package is measured")
+    parser.add_argument(
+        "--checkout", type=Path, default=ROOT, help="the repository whose package is measured"
+    )
     parser.add_argument("--corpus", type=Path, help="a directory of logs")
-    parser.add_argument("--check", action="store_true",
-                        help="the gate: measure the corpus of bench/instructions-baseline.json "
-                             "and fail if an event costs more than 5 %% above its figure")
-    parser.add_argument("--update", action="store_true",
-                        help="measure the gate's corpus and store the figure in "
-                             "bench/instructions-baseline.json")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="the gate: measure the corpus of bench/instructions-baseline.json "
+        "and fail if an event costs more than 5 %% above its figure",
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="measure the gate's corpus and store the figure in bench/instructions-baseline.json",
+    )
     args = parser.parse_args()
     if args.check or args.update:
         raise SystemExit(gate(args.update))
@@ -162,8 +205,9 @@ def main() -> None:
     if not files:
         parser.error(f"--corpus: no .jsonl logs in {corpus}")
     events, per_event = measure(args.checkout.resolve(), files)
-    print(f"{args.checkout}: {args.logs} logs, {events:,} events: "
-          f"{per_event:,} instructions an event")
+    print(
+        f"{args.checkout}: {args.logs} logs, {events:,} events: {per_event:,} instructions an event"
+    )
 
 
 if __name__ == "__main__":

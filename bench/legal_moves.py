@@ -37,19 +37,31 @@ ATTACK = ROOT.parent / "shared" / "attacks" / "614-bytes-16-jokers.jsonl"
 LIMITS = "decks=4,jokers=8,hand_size=30,set_max=48"
 #: (rule set, hand): the hands with the most throws under the rules that allow the most
 CASES: list[tuple[str, str]] = [
-    (f"israeli({LIMITS},jokers_in_sets=true)",
-     "JK " * 16 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS"),
-    (f"israeli({LIMITS},jokers_in_sets=true,run_wrap=true,run_min=2)",
-     "JK " * 17 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"),
-    (f"israeli({LIMITS},jokers_in_sets=true,wild_jacks=true,run_wrap=true,run_min=2,set_min=2)",
-     "JK " * 10 + "JH JH JS JS JD JD JC JC JH JS " + "5H 5H 5S 5S 5D 5D 5C 5C 5H 5S"),
-    (f"israeli({LIMITS},jokers_in_sets=true,wild_jacks=true,ace_high=true,run_min=2)",
-     "JK " * 8 + "JH JS JD JC " + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH QH KH " + "9S TS QS KS AS 2S"),
-    (f"israeli({LIMITS},wild_jacks=true,run_wrap=true,run_min=2)",
-     "JK " * 13 + "JH JS JD JC " + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH QH KH AS"),
+    (
+        f"israeli({LIMITS},jokers_in_sets=true)",
+        "JK " * 16 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS",
+    ),
+    (
+        f"israeli({LIMITS},jokers_in_sets=true,run_wrap=true,run_min=2)",
+        "JK " * 17 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH",
+    ),
+    (
+        f"israeli({LIMITS},jokers_in_sets=true,wild_jacks=true,run_wrap=true,run_min=2,set_min=2)",
+        "JK " * 10 + "JH JH JS JS JD JD JC JC JH JS " + "5H 5H 5S 5S 5D 5D 5C 5C 5H 5S",
+    ),
+    (
+        f"israeli({LIMITS},jokers_in_sets=true,wild_jacks=true,ace_high=true,run_min=2)",
+        "JK " * 8 + "JH JS JD JC " + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH QH KH " + "9S TS QS KS AS 2S",
+    ),
+    (
+        f"israeli({LIMITS},wild_jacks=true,run_wrap=true,run_min=2)",
+        "JK " * 13 + "JH JS JD JC " + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH QH KH AS",
+    ),
     (f"israeli({LIMITS},jokers_in_sets=true,set_min=20)", "JK " * 30),
-    (f"israeli({LIMITS},jokers_in_sets=true,wild_jacks=true)",
-     "JK " * 14 + "JH JS JD JC " * 2 + "9H 9S 9D 9C 9H 9S 9D 9C"),
+    (
+        f"israeli({LIMITS},jokers_in_sets=true,wild_jacks=true)",
+        "JK " * 14 + "JH JS JD JC " * 2 + "9H 9S 9D 9C 9H 9S 9D 9C",
+    ),
 ]
 
 
@@ -57,10 +69,14 @@ def log_of(rules: str, hand: str) -> bytes:
     """A game of two whose first round deals ``hand`` to the first player, who is to throw."""
     other = ["2C", "3D", "4S", "6C", "7D"]
     lines = [
-        {"type": "game_started", "format": "yaniv-log/1", "players": ["p0", "p1"],
-         "rules": rules},
-        {"type": "round_started", "round": 1, "starter": "p0",
-         "hands": {"p0": hand.split(), "p1": other}, "upcard": "8C"},
+        {"type": "game_started", "format": "yaniv-log/1", "players": ["p0", "p1"], "rules": rules},
+        {
+            "type": "round_started",
+            "round": 1,
+            "starter": "p0",
+            "hands": {"p0": hand.split(), "p1": other},
+            "upcard": "8C",
+        },
     ]
     return b"\n".join(json.dumps(line).encode() for line in lines) + b"\n"
 
@@ -86,8 +102,11 @@ def best(repeat: int, run: object) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--repeat", type=int, default=5, help="timings of each (best kept)")
-    parser.add_argument("--no-count", action="store_true",
-                        help="do not count every throw without a limit (the slow part)")
+    parser.add_argument(
+        "--no-count",
+        action="store_true",
+        help="do not count every throw without a limit (the slow part)",
+    )
     args = parser.parse_args()
     cases = [(r, h, log_of(r, h)) for r, h in CASES]
     if ATTACK.exists():
@@ -116,9 +135,11 @@ def main() -> None:
         t_moves = best(args.repeat, query)
         t_state = best(args.repeat, lambda log=log: table_state(log))
         worst = max(worst, t_state)
-        print(f"{rules_id}\n  {len(hand.split())} cards: {' '.join(sorted(set(hand.split())))}"
-              f"\n  throws in all {total}; moves listed {min(moves, THROWS_LISTED)}; "
-              f"next_moves {t_moves * 1000:.1f} ms; table_state {t_state * 1000:.1f} ms")
+        print(
+            f"{rules_id}\n  {len(hand.split())} cards: {' '.join(sorted(set(hand.split())))}"
+            f"\n  throws in all {total}; moves listed {min(moves, THROWS_LISTED)}; "
+            f"next_moves {t_moves * 1000:.1f} ms; table_state {t_state * 1000:.1f} ms"
+        )
     print(f"slowest table_state: {worst * 1000:.1f} ms (target: under 50 ms)")
 
 

@@ -59,9 +59,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "replays" / "simulated" / "classic" / "game-00003.jsonl"
-TARGETS = {"board, declared": 50.0, "board, israeli": 50.0, "audit, same log": 100.0,
-           "audit, new logs": 100.0, "games list": 500.0, "game (API)": 500.0,
-           "list page": 500.0, "game page": 500.0}
+TARGETS = {
+    "board, declared": 50.0,
+    "board, israeli": 50.0,
+    "audit, same log": 100.0,
+    "audit, new logs": 100.0,
+    "games list": 500.0,
+    "game (API)": 500.0,
+    "list page": 500.0,
+    "game page": 500.0,
+}
 
 
 def free_port() -> int:
@@ -79,18 +86,63 @@ def fingerprint(path: Path) -> str:
     return tree_hash(read_log(path).leaves).hex()
 
 
-def start_server(db: Path, port: int, threads: int, workers: int | None,
-                 ) -> subprocess.Popen[str]:
-    subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", str(GAME),
-                    *map(str, sorted((ROOT / "replays").glob("*.jsonl"))), "--db", str(db),
-                    "--jobs", "1"], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
-    subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--db", str(db),
-                    "--jobs", "1", "--exit-zero"], check=True, stdout=subprocess.DEVNULL,
-                   cwd=ROOT)
-    proc = subprocess.Popen([sys.executable, "-m", "yaniv_audit.cli", "serve", "--db", str(db),
-                             "--port", str(port), "--threads", str(threads),
-                             *(["--workers", str(workers)] if workers is not None else [])],
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+def start_server(
+    db: Path,
+    port: int,
+    threads: int,
+    workers: int | None,
+) -> subprocess.Popen[str]:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "ingest",
+            str(GAME),
+            *map(str, sorted((ROOT / "replays").glob("*.jsonl"))),
+            "--db",
+            str(db),
+            "--jobs",
+            "1",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "audit",
+            "--db",
+            str(db),
+            "--jobs",
+            "1",
+            "--exit-zero",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "serve",
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--threads",
+            str(threads),
+            *(["--workers", str(workers)] if workers is not None else []),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.stderr is not None
     while not proc.stderr.readline().startswith("yaniv-audit on "):
         if proc.poll() is not None:
@@ -110,8 +162,9 @@ def start_server(db: Path, port: int, threads: int, workers: int | None,
 Request = tuple[str, str, bytes | None]
 
 
-def one(conn: http.client.HTTPConnection, request: Request, use_gzip: bool,
-        expect: int = 200) -> float:
+def one(
+    conn: http.client.HTTPConnection, request: Request, use_gzip: bool, expect: int = 200
+) -> float:
     method, path, body = request
     headers = {"Accept-Encoding": "gzip"} if use_gzip else {}
     if body is not None:
@@ -128,8 +181,9 @@ def one(conn: http.client.HTTPConnection, request: Request, use_gzip: bool,
     return elapsed
 
 
-def drive(port: int, make: Callable[[int], Request], clients: int, total: int,
-          use_gzip: bool) -> tuple[list[float], float, float]:
+def drive(
+    port: int, make: Callable[[int], Request], clients: int, total: int, use_gzip: bool
+) -> tuple[list[float], float, float]:
     """``total`` requests from ``clients`` threads at once: the latencies, the wall time
     and this process's CPU time while they ran (the requests are made before)."""
     latencies: list[float] = []
@@ -162,8 +216,9 @@ class Writer(threading.Thread):
     """One client storing a new game every ``every`` seconds (``POST /api/v1/games``)
     until stopped or ``most`` games are stored; its latencies in ``latencies``."""
 
-    def __init__(self, port: int, make: Callable[[int], bytes], every: float, most: int,
-                 use_gzip: bool) -> None:
+    def __init__(
+        self, port: int, make: Callable[[int], bytes], every: float, most: int, use_gzip: bool
+    ) -> None:
         super().__init__(daemon=True)
         self.port, self.make, self.every, self.most = port, make, every, most
         self.use_gzip = use_gzip
@@ -178,8 +233,9 @@ class Writer(threading.Thread):
             body = self.make(n)  # made before the clock starts
             started = time.perf_counter()
             try:
-                self.latencies.append(one(conn, ("POST", "/api/v1/games", body),
-                                          self.use_gzip, expect=201))
+                self.latencies.append(
+                    one(conn, ("POST", "/api/v1/games", body), self.use_gzip, expect=201)
+                )
             except SystemExit as exc:  # another answer than 201: said at the end
                 self.errors.append(str(exc))
                 conn.close()
@@ -219,17 +275,30 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--requests", type=int, default=200, help="per endpoint")
     parser.add_argument("--threads", type=int, default=8, help="serve --threads")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="serve --workers (default: serve's, one per core)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="serve --workers (default: serve's, one per core)"
+    )
     parser.add_argument("--no-gzip", action="store_true")
-    parser.add_argument("--warmup", type=int, default=100,
-                        help="requests per endpoint sent first and not counted")
-    parser.add_argument("--writer", type=float, default=None, metavar="SECONDS",
-                        help="one more client storing a new game every SECONDS meanwhile")
-    parser.add_argument("--writer-max", type=int, default=500,
-                        help="at most this many games stored by --writer")
-    parser.add_argument("--only", action="append", default=None, metavar="ENDPOINT",
-                        help="measure only this endpoint (its name as printed; repeatable)")
+    parser.add_argument(
+        "--warmup", type=int, default=100, help="requests per endpoint sent first and not counted"
+    )
+    parser.add_argument(
+        "--writer",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="one more client storing a new game every SECONDS meanwhile",
+    )
+    parser.add_argument(
+        "--writer-max", type=int, default=500, help="at most this many games stored by --writer"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=None,
+        metavar="ENDPOINT",
+        help="measure only this endpoint (its name as printed; repeatable)",
+    )
     args = parser.parse_args()
     fp = fingerprint(GAME)
     data = GAME.read_bytes()
@@ -258,60 +327,81 @@ def main() -> int:
     if args.only:
         unknown = set(args.only) - set(endpoints)
         if unknown:
-            parser.error(f"--only: no endpoint {', '.join(sorted(unknown))}; "
-                         f"they are: {', '.join(endpoints)}")
+            parser.error(
+                f"--only: no endpoint {', '.join(sorted(unknown))}; "
+                f"they are: {', '.join(endpoints)}"
+            )
         endpoints = {k: v for k, v in endpoints.items() if k in args.only}
     with tempfile.TemporaryDirectory(prefix="yaniv-load-") as tmp:
         port = free_port()
         proc = start_server(Path(tmp) / "load.duckdb", port, args.threads, args.workers)
         try:
             workers = "" if args.workers is None else f" --workers {args.workers}"
-            writing = "" if args.writer is None else \
-                f", a writer storing a new game every {args.writer:g} s"
-            print(f"yaniv-audit serve --threads {args.threads}{workers}; {args.clients} clients"
-                  f"{writing}, {args.requests} requests per endpoint, gzip "
-                  f"{'off' if args.no_gzip else 'on'}; stored game {GAME.relative_to(ROOT)} "
-                  f"({len(lines)} events); {os.cpu_count()} cores; load "
-                  f"{os.getloadavg()[0]:.2f}")
-            print(f"{'endpoint':<18} {'first ms':>9} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} "
-                  f"{'p99 ms':>8} {'cpu ms':>8} {'client ms':>9}  target p95")
+            writing = (
+                ""
+                if args.writer is None
+                else f", a writer storing a new game every {args.writer:g} s"
+            )
+            print(
+                f"yaniv-audit serve --threads {args.threads}{workers}; {args.clients} clients"
+                f"{writing}, {args.requests} requests per endpoint, gzip "
+                f"{'off' if args.no_gzip else 'on'}; stored game {GAME.relative_to(ROOT)} "
+                f"({len(lines)} events); {os.cpu_count()} cores; load "
+                f"{os.getloadavg()[0]:.2f}"
+            )
+            print(
+                f"{'endpoint':<18} {'first ms':>9} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} "
+                f"{'p99 ms':>8} {'cpu ms':>8} {'client ms':>9}  target p95"
+            )
             firsts = {}
             for name, make in endpoints.items():
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
                 firsts[name] = one(conn, make(-1), not args.no_gzip) * 1000
                 conn.close()
             for make in endpoints.values():  # warm the server's threads and code paths
-                drive(port, lambda n, make=make: make(10**6 + n), args.clients, args.warmup,
-                      not args.no_gzip)
+                drive(
+                    port,
+                    lambda n, make=make: make(10**6 + n),
+                    args.clients,
+                    args.warmup,
+                    not args.no_gzip,
+                )
             writer = None
             if args.writer is not None:
-                writer = Writer(port, new_game, args.writer, args.writer_max,
-                                not args.no_gzip)
+                writer = Writer(port, new_game, args.writer, args.writer_max, not args.no_gzip)
                 writer.start()
             for name, make in endpoints.items():
                 first = firsts[name]
                 cpu = cpu_seconds(proc.pid)
-                latencies, wall, own = drive(port, make, args.clients, args.requests,
-                                             not args.no_gzip)
+                latencies, wall, own = drive(
+                    port, make, args.clients, args.requests, not args.no_gzip
+                )
                 cpu_ms = (cpu_seconds(proc.pid) - cpu) / len(latencies) * 1000
                 client_ms = own / len(latencies) * 1000
                 p95 = percentile(latencies, 0.95)
                 target = TARGETS.get(name)
-                verdict = "" if target is None else (
-                    f"< {target:g} ms {'met' if p95 < target else 'MISSED'}")
-                print(f"{name:<18} {first:9.1f} {len(latencies) / wall:8.1f} "
-                      f"{statistics.median(latencies) * 1000:8.1f} {p95:8.1f} "
-                      f"{percentile(latencies, 0.99):8.1f} {cpu_ms:8.2f} {client_ms:9.2f}"
-                      f"  {verdict}")
+                verdict = (
+                    ""
+                    if target is None
+                    else (f"< {target:g} ms {'met' if p95 < target else 'MISSED'}")
+                )
+                print(
+                    f"{name:<18} {first:9.1f} {len(latencies) / wall:8.1f} "
+                    f"{statistics.median(latencies) * 1000:8.1f} {p95:8.1f} "
+                    f"{percentile(latencies, 0.99):8.1f} {cpu_ms:8.2f} {client_ms:9.2f}"
+                    f"  {verdict}"
+                )
             if writer is not None:
                 writer.stop.set()
                 writer.join()
                 w = writer.latencies or [0.0]
-                print(f"{'writes':<18} {'':>9} {'':>8} "
-                      f"{statistics.median(w) * 1000:8.1f} {percentile(w, 0.95):8.1f} "
-                      f"{percentile(w, 0.99):8.1f}  {len(writer.latencies)} games stored "
-                      f"(POST /api/v1/games, 201), one every {args.writer:g} s; "
-                      f"{len(writer.errors)} other answers")
+                print(
+                    f"{'writes':<18} {'':>9} {'':>8} "
+                    f"{statistics.median(w) * 1000:8.1f} {percentile(w, 0.95):8.1f} "
+                    f"{percentile(w, 0.99):8.1f}  {len(writer.latencies)} games stored "
+                    f"(POST /api/v1/games, 201), one every {args.writer:g} s; "
+                    f"{len(writer.errors)} other answers"
+                )
                 for error in writer.errors[:3]:
                     print(f"  {error}")
             print(f"load {os.getloadavg()[0]:.2f} at the end")

@@ -28,9 +28,13 @@ import load  # noqa: E402
 def serve(tree: Path, db: Path) -> tuple[subprocess.Popen[bytes], int]:
     port = load.free_port()
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    proc = subprocess.Popen([sys.executable, "-m", "yaniv_audit.cli", "serve", "--db", str(db),
-                             "--port", str(port)], cwd=tree, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "yaniv_audit.cli", "serve", "--db", str(db), "--port", str(port)],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(300):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -53,16 +57,25 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="yaniv-before-after-") as tmp:
         db = Path(tmp) / "games.duckdb"
         env = {**os.environ, "PYTHONPATH": str(args.after.resolve())}
-        for command in (["ingest", str(load.GAME), "--jobs", "1"],
-                        ["audit", "--jobs", "1", "--exit-zero"]):
-            subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *command, "--db", str(db)],
-                           check=True, stdout=subprocess.DEVNULL, env=env)
-        sides = [("before", args.before.resolve(), f"/api/games/{fp}"),
-                 ("after", args.after.resolve(), f"/api/v1/games/{fp}/board")]
+        for command in (
+            ["ingest", str(load.GAME), "--jobs", "1"],
+            ["audit", "--jobs", "1", "--exit-zero"],
+        ):
+            subprocess.run(
+                [sys.executable, "-m", "yaniv_audit.cli", *command, "--db", str(db)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
+        sides = [
+            ("before", args.before.resolve(), f"/api/games/{fp}"),
+            ("after", args.after.resolve(), f"/api/v1/games/{fp}/board"),
+        ]
         for round_no in range(1, args.rounds + 1):
             for name, tree, path in sides:
                 proc, port = serve(tree, db)
                 try:
+
                     def make(n: int, path: str = path) -> load.Request:
                         return ("GET", path, None)
 
@@ -71,9 +84,12 @@ def main() -> int:
                 finally:
                     proc.terminate()
                     proc.wait(timeout=30)
-                print(f"round {round_no} {name:<6} board data: {len(latencies) / wall:7.1f} "
-                      f"req/s  p50 {load.percentile(latencies, 0.5):7.1f} ms  p95 "
-                      f"{load.percentile(latencies, 0.95):7.1f} ms", flush=True)
+                print(
+                    f"round {round_no} {name:<6} board data: {len(latencies) / wall:7.1f} "
+                    f"req/s  p50 {load.percentile(latencies, 0.5):7.1f} ms  p95 "
+                    f"{load.percentile(latencies, 0.95):7.1f} ms",
+                    flush=True,
+                )
     return 0
 
 

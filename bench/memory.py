@@ -25,8 +25,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GAME = {"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"],
-        "rules": "israeli(score_limit=99999)"}
+GAME = {
+    "type": "game_started",
+    "format": "yaniv-log/1",
+    "players": ["a", "b"],
+    "rules": "israeli(score_limit=99999)",
+}
 
 
 def rounds(count: int) -> list[dict[str, object]]:
@@ -34,8 +38,10 @@ def rounds(count: int) -> list[dict[str, object]]:
     each round and b scores 2, which the reductions take from 100 back to 50."""
     events: list[dict[str, object]] = [GAME]
     for n in range(1, count + 1):
-        events += [{"type": "round_started", "round": n, "starter": "a"},
-                   {"type": "showdown", "caller": "a", "hands": {"a": ["AH"], "b": ["2H"]}}]
+        events += [
+            {"type": "round_started", "round": n, "starter": "a"},
+            {"type": "showdown", "caller": "a", "hands": {"a": ["AH"], "b": ["2H"]}},
+        ]
     return events
 
 
@@ -56,14 +62,34 @@ def write_inputs(tmp: Path, count: int) -> list[tuple[str, str, Path]]:
     empty = tmp / "empty-objects.json"
     empty.write_bytes(b"[" + b",".join([b"{}"] * 10_000_000) + b"]")
     games = tmp / "games"
-    subprocess.run([sys.executable, "-m", "yaniv_audit", "simulate", "-q", "--games", "100",
-                    "--players", "4", "--seed", "3", "--jobs", "2", "--out", str(games)],
-                   check=True, cwd=ROOT)
-    return [(f"{count:,} rounds (.jsonl)", "", log),
-            (f"{count:,} rounds (.json)", "", array),
-            ("a line of 300 MB (.jsonl)", "", line),
-            ("30 MB of [{}, ...] (.json)", "", empty),
-            ("100 simulated games (a directory)", "", games)]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit",
+            "simulate",
+            "-q",
+            "--games",
+            "100",
+            "--players",
+            "4",
+            "--seed",
+            "3",
+            "--jobs",
+            "2",
+            "--out",
+            str(games),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+    return [
+        (f"{count:,} rounds (.jsonl)", "", log),
+        (f"{count:,} rounds (.json)", "", array),
+        ("a line of 300 MB (.jsonl)", "", line),
+        ("30 MB of [{}, ...] (.json)", "", empty),
+        ("100 simulated games (a directory)", "", games),
+    ]
 
 
 def size_of(path: Path) -> int:
@@ -75,14 +101,24 @@ def size_of(path: Path) -> int:
 def peak(checkout: Path, command: str, path: Path) -> tuple[float, float, int]:
     """(peak RSS in MB, seconds, exit status) of one command on ``path``."""
     with tempfile.NamedTemporaryFile("r") as said:
-        args = ["/usr/bin/time", "-f", "%M", "-o", said.name,
-                sys.executable, "-m", "yaniv_audit", command]
+        args = [
+            "/usr/bin/time",
+            "-f",
+            "%M",
+            "-o",
+            said.name,
+            sys.executable,
+            "-m",
+            "yaniv_audit",
+            command,
+        ]
         if command == "audit":
             args += ["--json", "--jobs", "1"]
         args += [str(path)] if not path.is_dir() else sorted(str(p) for p in path.iterdir())
         start = time.perf_counter()
-        done = subprocess.run(args, cwd=checkout, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            args, cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
         seconds = time.perf_counter() - start
         kib = int(said.read().split()[-1])
     return kib / 1024, seconds, done.returncode
@@ -90,8 +126,12 @@ def peak(checkout: Path, command: str, path: Path) -> tuple[float, float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
-    parser.add_argument("--rounds", type=int, default=100_000,
-                        help="rounds of the long game (a million: about 80 MB)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=100_000,
+        help="rounds of the long game (a million: about 80 MB)",
+    )
     parser.add_argument("--vs", type=Path, help="another tree to measure beside this one")
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # the inputs' process
     args = parser.parse_args()
@@ -101,12 +141,20 @@ def main() -> None:
         return
     trees = [ROOT] + ([args.vs.resolve()] if args.vs else [])
     with tempfile.TemporaryDirectory() as tmp:
-        listed = subprocess.run([sys.executable, __file__, "--rounds", str(args.rounds),
-                                 "--write", tmp], check=True, capture_output=True, text=True)
+        listed = subprocess.run(
+            [sys.executable, __file__, "--rounds", str(args.rounds), "--write", tmp],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         inputs = [line.split("\t") for line in listed.stdout.splitlines()]
-        print(f"{'input':34} {'MB':>6} {'command':8} "
-              + " ".join(f"{'peak MB':>8} {'MB/MB':>6} {'s':>5} {'exit':>4}" for _ in trees)
-              + "   (" + ", then ".join(str(t) for t in trees) + ")")
+        print(
+            f"{'input':34} {'MB':>6} {'command':8} "
+            + " ".join(f"{'peak MB':>8} {'MB/MB':>6} {'s':>5} {'exit':>4}" for _ in trees)
+            + "   ("
+            + ", then ".join(str(t) for t in trees)
+            + ")"
+        )
         for name, where in inputs:
             path = Path(where)
             mb = size_of(path) / 1e6

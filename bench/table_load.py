@@ -97,10 +97,16 @@ class Run:
             started = time.monotonic()
             for _ in range(3):  # a 412: the count it gives, and the entry sent again at once
                 sent = time.monotonic()
-                con.request("POST", f"/api/v1/tables/{table}/events", body=self.lines[seen],
-                            headers={"Authorization": f"Bearer {key}",
-                                     "If-Match": f'"{seen}"',
-                                     "Content-Type": "application/x-ndjson"})
+                con.request(
+                    "POST",
+                    f"/api/v1/tables/{table}/events",
+                    body=self.lines[seen],
+                    headers={
+                        "Authorization": f"Bearer {key}",
+                        "If-Match": f'"{seen}"',
+                        "Content-Type": "application/x-ndjson",
+                    },
+                )
                 response = con.getresponse()
                 body = json.loads(response.read())
                 answered = time.monotonic()
@@ -150,8 +156,9 @@ class Run:
                     self.reconnects += 1
 
 
-def board_client(port: int, path: str, until: float, every: float,
-                 out: multiprocessing.Queue[list[float]]) -> None:
+def board_client(
+    port: int, path: str, until: float, every: float, out: multiprocessing.Queue[list[float]]
+) -> None:
     """Ask for ``path`` until ``until`` (time.time()), one request after another or one
     every ``every`` s; the latencies (s) put on ``out``."""
     con = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -171,12 +178,20 @@ def board_client(port: int, path: str, until: float, every: float,
     out.put(latencies)
 
 
-def boards(port: int, path: str, clients: int, until: float, every: float,
-           out: multiprocessing.Queue[list[float]]) -> None:
+def boards(
+    port: int,
+    path: str,
+    clients: int,
+    until: float,
+    every: float,
+    out: multiprocessing.Queue[list[float]],
+) -> None:
     """``clients`` board clients (threads), in a process of their own."""
     inner: multiprocessing.Queue[list[float]] = multiprocessing.Queue()
-    threads = [threading.Thread(target=board_client, args=(port, path, until, every, inner))
-               for _ in range(clients)]
+    threads = [
+        threading.Thread(target=board_client, args=(port, path, until, every, inner))
+        for _ in range(clients)
+    ]
     for thread in threads:
         thread.start()
     found = [x for _ in threads for x in inner.get()]
@@ -202,8 +217,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--threads", type=int, default=120)
     parser.add_argument("--board-clients", type=int, default=20)
-    parser.add_argument("--board-every", type=float, default=0.0,
-                        help="seconds between one board client's requests (0: none)")
+    parser.add_argument(
+        "--board-every",
+        type=float,
+        default=0.0,
+        help="seconds between one board client's requests (0: none)",
+    )
     args = parser.parse_args()
     lines = GAME.read_bytes().splitlines()
     port = free_port()
@@ -212,19 +231,60 @@ def main() -> None:
         # next warning (waitress's "task queue depth") would block it
         said = Path(tmp) / "serve.txt"
         db = Path(tmp) / "t.duckdb"
-        subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", str(BOARD_GAME),
-                        "--db", str(db), "--jobs", "1"], check=True,
-                       stdout=subprocess.DEVNULL, cwd=ROOT)
-        subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--db", str(db),
-                        "--jobs", "1", "--exit-zero"], check=True, stdout=subprocess.DEVNULL,
-                       cwd=ROOT)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "yaniv_audit.cli",
+                "ingest",
+                str(BOARD_GAME),
+                "--db",
+                str(db),
+                "--jobs",
+                "1",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "yaniv_audit.cli",
+                "audit",
+                "--db",
+                str(db),
+                "--jobs",
+                "1",
+                "--exit-zero",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         board_path = f"/api/v1/games/{board_fingerprint()}/board"
         with said.open("w") as log:
             server = subprocess.Popen(
-                [sys.executable, "-m", "yaniv_audit.cli", "serve", "--db",
-                 str(db), "--port", str(port), "--threads",
-                 str(args.threads), "--workers", "0"],
-                stderr=log, text=True, cwd=ROOT, env=dict(os.environ))
+                [
+                    sys.executable,
+                    "-m",
+                    "yaniv_audit.cli",
+                    "serve",
+                    "--db",
+                    str(db),
+                    "--port",
+                    str(port),
+                    "--threads",
+                    str(args.threads),
+                    "--workers",
+                    "0",
+                ],
+                stderr=log,
+                text=True,
+                cwd=ROOT,
+                env=dict(os.environ),
+            )
         while "yaniv-audit on " not in said.read_text():
             time.sleep(0.1)
         try:
@@ -248,21 +308,38 @@ def main() -> None:
                 assert con.getresponse().read()
             con.close()
             board_out: multiprocessing.Queue[list[float]] = multiprocessing.Queue()
-            viewers = multiprocessing.Process(target=boards, args=(
-                port, board_path, args.board_clients, time.time() + args.seconds,
-                args.board_every, board_out))
+            viewers = multiprocessing.Process(
+                target=boards,
+                args=(
+                    port,
+                    board_path,
+                    args.board_clients,
+                    time.time() + args.seconds,
+                    args.board_every,
+                    board_out,
+                ),
+            )
             if args.board_clients:
                 viewers.start()
             started = time.monotonic()
             run = Run(port, lines, started + args.seconds)
-            threads = [threading.Thread(target=run.follower, args=(tables[i % len(tables)][0],),
-                                        daemon=True) for i in range(args.followers)]
+            threads = [
+                threading.Thread(
+                    target=run.follower, args=(tables[i % len(tables)][0],), daemon=True
+                )
+                for i in range(args.followers)
+            ]
             for i in range(args.followers):
                 run.followers_of[tables[i % len(tables)][0]] += 1
-            threads += [threading.Thread(target=run.writer, args=(
-                table, key, args.every, (w * args.every / args.writers) + 0.01 * n),
-                daemon=True) for n, (table, key) in enumerate(tables)
-                for w in range(args.writers)]
+            threads += [
+                threading.Thread(
+                    target=run.writer,
+                    args=(table, key, args.every, (w * args.every / args.writers) + 0.01 * n),
+                    daemon=True,
+                )
+                for n, (table, key) in enumerate(tables)
+                for w in range(args.writers)
+            ]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -283,29 +360,40 @@ def main() -> None:
             continue
         delays.append(max(0.0, max(got) - answered))
     served = sum(run.statuses.values())
-    print(f"{args.tables} tables x {args.writers} writers (an append each every "
-          f"{args.every:g} s), {args.followers} followers, {args.seconds:g} s, waitress "
-          f"{args.threads} threads")
-    print(f"appends acknowledged: {len(run.latency):,} "
-          f"({len(run.latency) / args.seconds:.1f}/s); answers: "
-          + ", ".join(f"{n} {s}" for s, n in sorted(run.statuses.items()))
-          + f"; 5xx: {sum(n for s, n in run.statuses.items() if s >= 500)} of {served}")
-    print(f"append latency      p50 {pct(run.latency, .5) * 1000:7.1f} ms   "
-          f"p95 {pct(run.latency, .95) * 1000:7.1f} ms   "
-          f"p99 {pct(run.latency, .99) * 1000:7.1f} ms")
-    print(f"answer to followers p50 {pct(delays, .5) * 1000:7.1f} ms   "
-          f"p95 {pct(delays, .95) * 1000:7.1f} ms   p99 {pct(delays, .99) * 1000:7.1f} ms   "
-          f"({len(delays):,} appends every follower had; {missing} not by the end)")
-    every = f"one every {args.board_every:g} s each" if args.board_every else \
-        "one after another"
-    print(f"board (GET /api/v1/games/<fp>/board, {args.board_clients} clients, {every}): "
-          f"{len(board_latency):,} ({len(board_latency) / args.seconds:.1f}/s)   "
-          f"p50 {pct(board_latency, .5) * 1000:6.1f} ms   "
-          f"p95 {pct(board_latency, .95) * 1000:6.1f} ms   "
-          f"p99 {pct(board_latency, .99) * 1000:6.1f} ms   (goal p95 50 ms)")
-    print(f"follower reconnects (streams ended after 25 s): {run.reconnects}; mean "
-          f"latency {statistics.mean(run.latency) * 1000 if run.latency else 0:.1f} ms; "
-          f"server warnings: {len(warned)}" + (f" (the last: {warned[-1]})" if warned else ""))
+    print(
+        f"{args.tables} tables x {args.writers} writers (an append each every "
+        f"{args.every:g} s), {args.followers} followers, {args.seconds:g} s, waitress "
+        f"{args.threads} threads"
+    )
+    print(
+        f"appends acknowledged: {len(run.latency):,} "
+        f"({len(run.latency) / args.seconds:.1f}/s); answers: "
+        + ", ".join(f"{n} {s}" for s, n in sorted(run.statuses.items()))
+        + f"; 5xx: {sum(n for s, n in run.statuses.items() if s >= 500)} of {served}"
+    )
+    print(
+        f"append latency      p50 {pct(run.latency, 0.5) * 1000:7.1f} ms   "
+        f"p95 {pct(run.latency, 0.95) * 1000:7.1f} ms   "
+        f"p99 {pct(run.latency, 0.99) * 1000:7.1f} ms"
+    )
+    print(
+        f"answer to followers p50 {pct(delays, 0.5) * 1000:7.1f} ms   "
+        f"p95 {pct(delays, 0.95) * 1000:7.1f} ms   p99 {pct(delays, 0.99) * 1000:7.1f} ms   "
+        f"({len(delays):,} appends every follower had; {missing} not by the end)"
+    )
+    every = f"one every {args.board_every:g} s each" if args.board_every else "one after another"
+    print(
+        f"board (GET /api/v1/games/<fp>/board, {args.board_clients} clients, {every}): "
+        f"{len(board_latency):,} ({len(board_latency) / args.seconds:.1f}/s)   "
+        f"p50 {pct(board_latency, 0.5) * 1000:6.1f} ms   "
+        f"p95 {pct(board_latency, 0.95) * 1000:6.1f} ms   "
+        f"p99 {pct(board_latency, 0.99) * 1000:6.1f} ms   (goal p95 50 ms)"
+    )
+    print(
+        f"follower reconnects (streams ended after 25 s): {run.reconnects}; mean "
+        f"latency {statistics.mean(run.latency) * 1000 if run.latency else 0:.1f} ms; "
+        f"server warnings: {len(warned)}" + (f" (the last: {warned[-1]})" if warned else "")
+    )
 
 
 if __name__ == "__main__":

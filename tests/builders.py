@@ -19,41 +19,63 @@ def cards(text: str) -> list[str]:
 class LogBuilder:
     """Events of one game, appended in order; ``audit()`` replays them."""
 
-    def __init__(self, players: tuple[str, ...] = ("dana", "lior", "omer"),
-                 rules: Any = "israeli") -> None:
+    def __init__(
+        self, players: tuple[str, ...] = ("dana", "lior", "omer"), rules: Any = "israeli"
+    ) -> None:
         self.players = players
         self.rules = rules
         self.events: list[dict[str, Any]] = [
-            {"type": "game_started", "format": "yaniv-log/1", "players": list(players),
-             "rules": rules}
+            {
+                "type": "game_started",
+                "format": "yaniv-log/1",
+                "players": list(players),
+                "rules": rules,
+            }
         ]
 
     def add(self, **event: Any) -> LogBuilder:
         self.events.append({k: v for k, v in event.items() if v is not None})
         return self
 
-    def deal(self, round: int, starter: str, hands: dict[str, str] | None = None,
-             upcard: str | None = None, stock: str | None = None, *,
-             rest: bool = True) -> LogBuilder:
+    def deal(
+        self,
+        round: int,
+        starter: str,
+        hands: dict[str, str] | None = None,
+        upcard: str | None = None,
+        stock: str | None = None,
+        *,
+        rest: bool = True,
+    ) -> LogBuilder:
         """A round_started. ``stock`` names the top of the stock; with ``rest`` the rest of
         the deck follows it in deck order, as a recorded stock is the whole stock."""
         dealt = {p: cards(h) for p, h in hands.items()} if hands is not None else None
         pile = cards(stock) if stock is not None else None
         if pile is not None and dealt is not None and rest:
-            pile += rest_of_deck(self.rules, [*(c for h in dealt.values() for c in h), *pile,
-                                              *([upcard] if upcard else [])])
-        return self.add(type="round_started", round=round, starter=starter, hands=dealt,
-                        upcard=upcard, stock=pile)
+            pile += rest_of_deck(
+                self.rules,
+                [*(c for h in dealt.values() for c in h), *pile, *([upcard] if upcard else [])],
+            )
+        return self.add(
+            type="round_started",
+            round=round,
+            starter=starter,
+            hands=dealt,
+            upcard=upcard,
+            stock=pile,
+        )
 
     def discard(self, player: str, thrown: str) -> LogBuilder:
         return self.add(type="discard", player=player, cards=cards(thrown))
 
-    def draw(self, player: str, source: str = "stock", card: str | None = None,
-             swap: str | None = None) -> LogBuilder:
+    def draw(
+        self, player: str, source: str = "stock", card: str | None = None, swap: str | None = None
+    ) -> LogBuilder:
         return self.add(type="draw", player=player, source=source, card=card, swap=swap)
 
-    def turn(self, player: str, thrown: str, source: str = "stock",
-             card: str | None = None) -> LogBuilder:
+    def turn(
+        self, player: str, thrown: str, source: str = "stock", card: str | None = None
+    ) -> LogBuilder:
         return self.discard(player, thrown).draw(player, source, card)
 
     def slap(self, player: str, card: str) -> LogBuilder:
@@ -63,12 +85,14 @@ class LogBuilder:
         return self.add(type="yaniv", player=player, total=total)
 
     def showdown(self, caller: str | None, hands: dict[str, str]) -> LogBuilder:
-        self.events.append({"type": "showdown", "caller": caller,
-                            "hands": {p: cards(h) for p, h in hands.items()}})
+        self.events.append(
+            {"type": "showdown", "caller": caller, "hands": {p: cards(h) for p, h in hands.items()}}
+        )
         return self
 
-    def ended(self, round: int, points: dict[str, int] | None = None,
-              scores: dict[str, int] | None = None) -> LogBuilder:
+    def ended(
+        self, round: int, points: dict[str, int] | None = None, scores: dict[str, int] | None = None
+    ) -> LogBuilder:
         return self.add(type="round_ended", round=round, points=points, scores=scores)
 
     def reshuffle(self, stock: str | None = None) -> LogBuilder:
@@ -109,9 +133,9 @@ def findings(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
 
 # A standard deal for three players used across tests.
 HANDS = {
-    "dana": "AH 2H 3H 4C 5C",   # 15
-    "lior": "7S 8S 9S TD 2C",   # 36
-    "omer": "AD AS 2D 3D JK",   # 7
+    "dana": "AH 2H 3H 4C 5C",  # 15
+    "lior": "7S 8S 9S TD 2C",  # 36
+    "omer": "AD AS 2D 3D JK",  # 7
 }
 UPCARD = "KD"
 STOCK = "6C 6H 6D QC 9H 8D 7D 5S 4S 3S 2S"
@@ -124,6 +148,10 @@ def standard(rules: Any = "israeli") -> LogBuilder:
 def tie_dispute() -> LogBuilder:
     """Omer calls at 6 and dana shows 6 too; the sheet scores it as an Assaf on a tie, so
     under assaf_on_tie=false two points at one event are wrong: dana's and omer's."""
-    return (LogBuilder().deal(1, "dana").yaniv("omer", 6)
-            .showdown("omer", {"dana": "AH 5C", "lior": "KS 9D 2C", "omer": "3S 3D"})
-            .ended(1, points={"dana": 0, "lior": 21, "omer": 36}))
+    return (
+        LogBuilder()
+        .deal(1, "dana")
+        .yaniv("omer", 6)
+        .showdown("omer", {"dana": "AH 5C", "lior": "KS 9D 2C", "omer": "3S 3D"})
+        .ended(1, points={"dana": 0, "lior": 21, "omer": 36})
+    )

@@ -32,6 +32,7 @@ def sweep(default: int, long: int) -> int:
     """A Hypothesis property's example count: ``default``, or ``long`` in the long sweep."""
     return long if LONG else default
 
+
 LAPTOP = {"width": 1280, "height": 900}
 
 
@@ -51,9 +52,16 @@ def replays_dir() -> Path:
 def held_open_by_another_process(db: Path) -> Iterator[None]:
     """While inside: another process has the DuckDB file ``db`` open for writing."""
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
-         " time.sleep(60)", str(db)], stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
+            " time.sleep(60)",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         yield
@@ -66,18 +74,35 @@ def held_open_by_another_process(db: Path) -> Iterator[None]:
 # YANIV_AUDIT_CHROMIUM names another). Without one they fail: never skipped. ---------
 
 #: flags for a sandboxed machine with no network (see the env notes in the README)
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def chromium_path() -> str:
     named = os.environ.get("YANIV_AUDIT_CHROMIUM")
-    found = named or next((p for p in map(shutil.which, (
-        "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p), None)
+    found = named or next(
+        (
+            p
+            for p in map(
+                shutil.which,
+                ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"),
+            )
+            if p
+        ),
+        None,
+    )
     if not found:
-        raise RuntimeError("no Chromium found: run tests/install-browser.sh, or set "
-                           "YANIV_AUDIT_CHROMIUM to a Chromium or Chrome executable")
+        raise RuntimeError(
+            "no Chromium found: run tests/install-browser.sh, or set "
+            "YANIV_AUDIT_CHROMIUM to a Chromium or Chrome executable"
+        )
     return found
 
 
@@ -101,8 +126,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(),
-                                              args=CHROMIUM_ARGS)
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield launched
         launched.close()
 
@@ -113,8 +137,15 @@ def checked_page(browser: Browser, **options: object) -> Iterator[Page]:
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
     # a script or style the Content-Security-Policy blocks is a console error (an error
     # page's own status is one too, and expected)
-    opened.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and not
-              msg.text.startswith("Failed to load resource: the server responded") else None)
+    opened.on(
+        "console",
+        lambda msg: (
+            errors.append(msg.text)
+            if msg.type == "error"
+            and not msg.text.startswith("Failed to load resource: the server responded")
+            else None
+        ),
+    )
     yield opened
     opened.close()
     assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
@@ -129,13 +160,15 @@ def page(browser: Browser) -> Iterator[Page]:
 @pytest.fixture
 def phone(browser: Browser) -> Iterator[Page]:
     """A phone-sized touch screen tab (390 x 844), failing on script errors likewise."""
-    yield from checked_page(browser, viewport=PHONE, is_mobile=True, has_touch=True,
-                            device_scale_factor=2)
+    yield from checked_page(
+        browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
 
 
 @pytest.fixture
 def screenshot() -> Callable[[Page, str], Path]:
     """``screenshot(page, "board-phone")`` saves the whole page in tests/artifacts/."""
+
     def save(page: Page, name: str) -> Path:
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"

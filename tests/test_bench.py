@@ -33,7 +33,9 @@ pytestmark = pytest.mark.xdist_group("bench")
 def run_bench(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "yaniv_audit.cli", "bench", *args],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -46,8 +48,21 @@ def corpus_lines(directory: Path) -> tuple[int, int]:
 @pytest.fixture(scope="module")
 def bench_json(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     corpus = tmp_path_factory.mktemp("bench") / "corpus"
-    done = run_bench("--games", "3", "--players", "3", "--corpus", str(corpus), "--jobs", "2",
-                     "--repeat", "1", "--chess-games", "2", "--json")
+    done = run_bench(
+        "--games",
+        "3",
+        "--players",
+        "3",
+        "--corpus",
+        str(corpus),
+        "--jobs",
+        "2",
+        "--repeat",
+        "1",
+        "--chess-games",
+        "2",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), corpus
 
@@ -66,8 +81,16 @@ def test_bench_generates_the_corpus_and_counts_every_line(bench_json: tuple[dict
 def test_bench_numbers_are_sane(bench_json: tuple[dict, Path]) -> None:
     result, _ = bench_json
     stages = result["stages"]
-    assert set(stages) == {"parse", "hashed", "codec", "validation", "replay", "fingerprint",
-                           "audit", "bulk"}
+    assert set(stages) == {
+        "parse",
+        "hashed",
+        "codec",
+        "validation",
+        "replay",
+        "fingerprint",
+        "audit",
+        "bulk",
+    }
     for name, stage in stages.items():
         assert stage["seconds"] > 0, name
         assert stage["events_per_s"] > 0, name
@@ -79,7 +102,8 @@ def test_bench_numbers_are_sane(bench_json: tuple[dict, Path]) -> None:
     assert 0 < stages["audit"]["vs_parse"] < 1
     assert stages["bulk"]["jobs"] == 2
     assert result["bulk_speedup"] == pytest.approx(
-        stages["audit"]["seconds"] / stages["bulk"]["seconds"])
+        stages["audit"]["seconds"] / stages["bulk"]["seconds"]
+    )
     memory = result["memory"]
     assert memory["maxrss"] > 0
     streaming = memory["streaming"]
@@ -95,7 +119,8 @@ def test_bench_compares_with_python_chess(bench_json: tuple[dict, Path]) -> None
     assert chess["plies"] == replay_pgn(random_games_pgn(2))[1] > 0
     assert chess["plies_per_s"] == pytest.approx(chess["plies"] / chess["seconds"])
     assert chess["ratio"] == pytest.approx(
-        result["stages"]["audit"]["events_per_s"] / chess["plies_per_s"])
+        result["stages"]["audit"]["events_per_s"] / chess["plies_per_s"]
+    )
     assert any(t["target"].startswith("audit / python-chess") for t in result["targets"])
 
 
@@ -112,15 +137,27 @@ def test_random_chess_games_are_legal_and_the_same_every_time() -> None:
 
 
 def test_without_python_chess_the_bench_says_how_to_install_it(
-        bench_json: tuple[dict, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    bench_json: tuple[dict, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "chess", None)  # import chess fails, as when missing
     run, skipped = chess_run(games=2)
     assert run is None and skipped == {"skipped": INSTALL_HINT}
     assert "pip install 'yaniv-audit[bench]'" in INSTALL_HINT
     result, _ = bench_json
-    result = {**result, "chess": skipped, "run": {
-        "command": "yaniv-audit bench", "corpus_dir": "c", "reused": True, "repeat": 1,
-        "cpus": 2, "python": "3", "orjson": "3", "version": "0"}}
+    result = {
+        **result,
+        "chess": skipped,
+        "run": {
+            "command": "yaniv-audit bench",
+            "corpus_dir": "c",
+            "reused": True,
+            "repeat": 1,
+            "cpus": 2,
+            "python": "3",
+            "orjson": "3",
+            "version": "0",
+        },
+    }
     result["targets"] = bench.targets(result, 2)
     assert not any("python-chess" in t["target"] for t in result["targets"])
     assert f"(g) {INSTALL_HINT}" in bench.render(result)
@@ -128,13 +165,33 @@ def test_without_python_chess_the_bench_says_how_to_install_it(
 
 def test_bench_reuses_the_corpus_and_prints_a_table(bench_json: tuple[dict, Path]) -> None:
     _, corpus = bench_json
-    done = run_bench("--corpus", str(corpus), "--jobs", "1", "--repeat", "1",
-                     "--no-memory-check", "--chess-games", "2")
+    done = run_bench(
+        "--corpus",
+        str(corpus),
+        "--jobs",
+        "1",
+        "--repeat",
+        "1",
+        "--no-memory-check",
+        "--chess-games",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "(reused)" in out
-    for needle in ("parse floor", "codec", "replay alone", "audit end to end", "bulk audit",
-                   "speed-up", "peak RSS", "targets", "events/s", "python-chess", "plies/s"):
+    for needle in (
+        "parse floor",
+        "codec",
+        "replay alone",
+        "audit end to end",
+        "bulk audit",
+        "speed-up",
+        "peak RSS",
+        "targets",
+        "events/s",
+        "python-chess",
+        "plies/s",
+    ):
         assert needle in out
     assert "PASS" in out or "MISS" in out
     assert "4x the games" not in out  # no streaming check asked for
@@ -154,8 +211,9 @@ def test_parse_floor_counts_non_blank_lines(tmp_path: Path) -> None:
 
 def test_one_stage_keeps_the_fastest_and_stops_at_the_budget() -> None:
     calls: list[int] = []
-    seconds, results, runs = interleaved({"x": lambda: calls.append(1) or len(calls)},
-                                         repeat=3)["x"]
+    seconds, results, runs = interleaved({"x": lambda: calls.append(1) or len(calls)}, repeat=3)[
+        "x"
+    ]
     assert runs == 3 and results[-1] == 3 and seconds >= 0
     calls.clear()
     _, _, runs = interleaved({"x": lambda: calls.append(1)}, repeat=5, budget=0.0)["x"]
@@ -171,6 +229,7 @@ def test_interleaved_runs_every_stage_once_a_round_and_keeps_each_fastest() -> N
             order.append(name)
             time.sleep(next(pause))
             return len(order)
+
         return run
 
     timed = interleaved({"slow": stage("slow"), "fast": stage("fast")}, repeat=2)
@@ -179,6 +238,10 @@ def test_interleaved_runs_every_stage_once_a_round_and_keeps_each_fastest() -> N
     assert timed["slow"][2] == timed["fast"][2] == 2
     assert timed["slow"][0] < 0.015 and timed["fast"][0] < 0.015  # each one's best round
     order.clear()
-    assert interleaved({"a": lambda: order.append("a"), "b": lambda: order.append("b")},
-                       repeat=5, budget=0.0)["a"][2] == 1
+    assert (
+        interleaved(
+            {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeat=5, budget=0.0
+        )["a"][2]
+        == 1
+    )
     assert order == ["a", "b"]  # the budget ends the rounds, never a round half run

@@ -36,10 +36,19 @@ def test_workers_exit_when_the_parent_is_killed() -> None:
     env = dict(os.environ, YANIV_AUDIT_TEST_MARK=mark.split("=", 1)[1])
     replays = str(ROOT / "replays")
     # the sample games eight times over: long enough to be killed in the middle
-    command = [sys.executable, "-m", "yaniv_audit.cli", "audit", *[replays] * 8, "--jobs", "2",
-               "--json"]
-    parent = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    command = [
+        sys.executable,
+        "-m",
+        "yaniv_audit.cli",
+        "audit",
+        *[replays] * 8,
+        "--jobs",
+        "2",
+        "--json",
+    ]
+    parent = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while len(marked(mark)) < 3 and time.monotonic() < deadline:  # parent + workers
@@ -105,14 +114,23 @@ def test_ctrl_c_stops_bulk_work_at_once(work: str, tmp_path: Path) -> None:
     mark = uuid.uuid4().hex
     env = dict(os.environ, YANIV_AUDIT_TEST_MARK=mark)
     replays = str(ROOT / "replays")
-    args = ([*[replays] * 12] if work == "audit" else
-            ["--games", "5000", "--bot", "random", "--out", str(tmp_path / "games")])
+    args = (
+        [*[replays] * 12]
+        if work == "audit"
+        else ["--games", "5000", "--bot", "random", "--out", str(tmp_path / "games")]
+    )
     command = [sys.executable, "-m", "yaniv_audit.cli", work, *args, "--jobs", "2"]
     # Ctrl-C as at a terminal, whatever started the suite: a job a shell put in the
     # background (CI scripts, nohup) runs with SIGINT ignored, which its children inherit
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               preexec_fn=_terminal_sigint)
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_terminal_sigint,
+    )
     try:
         deadline = time.monotonic() + 30
         while len(marked(mark)) < 4 and time.monotonic() < deadline:  # + fork server, 2 workers
@@ -139,11 +157,26 @@ def test_ctrl_c_while_the_workers_start_is_one_line_and_130(tmp_path: Path) -> N
     for attempt in range(3):
         mark = uuid.uuid4().hex
         env = dict(os.environ, YANIV_AUDIT_TEST_MARK=mark)
-        command = [sys.executable, "-m", "yaniv_audit", "simulate", "--games", "400",
-                   "--jobs", "2", "--out", str(tmp_path / f"games{attempt}")]
-        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, text=True,
-                                   preexec_fn=_terminal_sigint)
+        command = [
+            sys.executable,
+            "-m",
+            "yaniv_audit",
+            "simulate",
+            "--games",
+            "400",
+            "--jobs",
+            "2",
+            "--out",
+            str(tmp_path / f"games{attempt}"),
+        ]
+        process = subprocess.Popen(
+            command,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_terminal_sigint,
+        )
         try:
             deadline = time.monotonic() + 30
             while len(marked(mark)) < 2 and time.monotonic() < deadline:  # + the fork server
@@ -162,21 +195,23 @@ def test_ctrl_c_while_the_workers_start_is_one_line_and_130(tmp_path: Path) -> N
 
 def test_ctrl_c_while_the_command_line_is_imported_is_one_line_and_130() -> None:
     """Before any command can catch it (the console script still importing the CLI)."""
-    code = ("import sys\n"
-            "class Slow:\n"
-            "    def find_spec(self, name, path, target=None):\n"
-            "        if name == 'yaniv_audit.cli':\n"
-            "            raise KeyboardInterrupt\n"
-            "sys.meta_path.insert(0, Slow())\n"
-            "from yaniv_audit.__main__ import run\n"
-            "run()\n")
-    done = subprocess.run([sys.executable, "-c", code, "audit"], capture_output=True,
-                          text=True, timeout=60)
+    code = (
+        "import sys\n"
+        "class Slow:\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'yaniv_audit.cli':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Slow())\n"
+        "from yaniv_audit.__main__ import run\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "audit"], capture_output=True, text=True, timeout=60
+    )
     assert (done.returncode, done.stderr) == (130, "yaniv-audit: interrupted\n")
 
 
-def test_ctrl_c_while_the_fork_server_starts_is_not_lost(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ctrl_c_while_the_fork_server_starts_is_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Ctrl-C arriving while the fork server is being started is raised once it is
     up (it was ignored then, and ``simulate`` went on to write every game)."""
     from multiprocessing import forkserver

@@ -26,8 +26,11 @@ def run(*args: str) -> tuple[int, str]:
 def seven_typos(tmp_path: Path) -> Path:
     """A real game with seven different typos, one a line, on lines 1, 3, 4, 7, 11, 12, 13."""
     events: list[dict[str, Any]] = [
-        json.loads(line) for line in (REPLAYS / "clean-assaf-reduction.jsonl").read_text(
-            encoding="utf-8").splitlines()]
+        json.loads(line)
+        for line in (REPLAYS / "clean-assaf-reduction.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
     events[0]["rules"] = "israelli"  # a preset name
     events[2]["cards"] = ["HK"]  # a card written suit first
     events[3]["plyer"] = events[3].pop("player")  # a field name
@@ -82,31 +85,47 @@ def test_validate_json_lists_each_problem_with_its_field_and_guess(tmp_path: Pat
     assert (code, report["verdict"], report["total"]) == (3, "unreadable", 7)
     assert report["error"]["line"] == 1  # the first problem, as before
     got = [(p["line"], p["field"], p.get("did_you_mean")) for p in report["problems"]]
-    assert got == [(1, "rules", "israeli"), (3, "cards.0", "KH"), (4, "plyer", "player"),
-                   (7, "type", "discard"), (11, "player", "lior"), (12, "source", "stock"),
-                   (13, "cards.0", "JD")]
+    assert got == [
+        (1, "rules", "israeli"),
+        (3, "cards.0", "KH"),
+        (4, "plyer", "player"),
+        (7, "type", "discard"),
+        (11, "player", "lior"),
+        (12, "source", "stock"),
+        (13, "cards.0", "JD"),
+    ]
 
 
 def test_one_typo_is_not_reported_again_by_every_later_event(tmp_path: Path) -> None:
     """A refused game_started still seats its players; a refused round_started still
     starts its round: the events after them are checked as meant."""
-    game = {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "omer"],
-            "rules": "classic", "colour": "red"}
-    deal = {"type": "round_started", "round": 1, "starter": "dana", "upcard": "ZZ",
-            "hands": {"dana": ["5H"], "omer": ["6H"]}}
-    rest = [{"type": "discard", "player": "dana", "cards": ["5H"]},
-            {"type": "round_ended", "round": 1},
-            {"type": "round_started", "round": 2, "starter": "omer"}]
+    game = {
+        "type": "game_started",
+        "format": "yaniv-log/1",
+        "players": ["dana", "omer"],
+        "rules": "classic",
+        "colour": "red",
+    }
+    deal = {
+        "type": "round_started",
+        "round": 1,
+        "starter": "dana",
+        "upcard": "ZZ",
+        "hands": {"dana": ["5H"], "omer": ["6H"]},
+    }
+    rest = [
+        {"type": "discard", "player": "dana", "cards": ["5H"]},
+        {"type": "round_ended", "round": 1},
+        {"type": "round_started", "round": 2, "starter": "omer"},
+    ]
     path = tmp_path / "two.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in [game, deal, *rest]))
     code, output = run("validate", str(path))
     assert code == 3
-    assert [line.split(":")[0].strip() for line in output.splitlines()[1:]] == ["line 1",
-                                                                               "line 2"]
+    assert [line.split(":")[0].strip() for line in output.splitlines()[1:]] == ["line 1", "line 2"]
 
 
-def test_a_line_added_or_taken_out_is_one_problem_not_one_a_later_event(
-        tmp_path: Path) -> None:
+def test_a_line_added_or_taken_out_is_one_problem_not_one_a_later_event(tmp_path: Path) -> None:
     """A stray line, or a line taken out, shifts every later seq by one: the first event
     says so, and the rest are counted in one line (each was listed)."""
     lines = (REPLAYS / "middle-card.jsonl").read_text().splitlines(keepends=True)
@@ -119,19 +138,25 @@ def test_a_line_added_or_taken_out_is_one_problem_not_one_a_later_event(
         "  line 5: not valid JSON: invalid literal, expected 'true' (column 1)",
         '  line 6: discard: field "seq": expected 5, the event\'s 0-based position, got 4',
         f"  log: and {later} later events with seq off by the same amount (was a line added "
-        "or taken out?)"]
+        "or taken out?)",
+    ]
     taken = tmp_path / "taken.jsonl"
     taken.write_text("".join(lines[:5] + lines[6:]))
     code, output = run("validate", str(taken))
     assert output.splitlines()[1:] == [
         '  line 6: note: field "seq": expected 5, the event\'s 0-based position, got 6',
         f"  log: and {later - 2} later events with seq off by the same amount (was a line "
-        "added or taken out?)"]
+        "added or taken out?)",
+    ]
 
 
 def test_the_list_stops_at_the_limit_and_counts_the_rest(tmp_path: Path) -> None:
-    game = {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "omer"],
-            "rules": "classic"}
+    game = {
+        "type": "game_started",
+        "format": "yaniv-log/1",
+        "players": ["dana", "omer"],
+        "rules": "classic",
+    }
     notes = [{"type": "note", "text": "x", "player": f"zoe{i}"} for i in range(LIMIT + 12)]
     path = tmp_path / "many.json"
     path.write_text(json.dumps([game, *notes]))
@@ -146,12 +171,17 @@ def test_the_list_stops_at_the_limit_and_counts_the_rest(tmp_path: Path) -> None
 
 def test_a_log_with_one_problem_is_still_one_line(tmp_path: Path) -> None:
     path = tmp_path / "one.jsonl"
-    path.write_text('{"type":"game_started","format":"yaniv-log/1","players":["a","b"],'
-                    '"rules":"classic(pickup=end)"}\n')
+    path.write_text(
+        '{"type":"game_started","format":"yaniv-log/1","players":["a","b"],'
+        '"rules":"classic(pickup=end)"}\n'
+    )
     code, output = run("validate", str(path))
-    assert (code, output) == (3, f'{path}: unreadable: line 1: game_started: field "rules": '
-                                 'pickup: expected one of ends, any, ends_of_runs, got "end"; '
-                                 'did you mean "ends"?\n')
+    assert (code, output) == (
+        3,
+        f'{path}: unreadable: line 1: game_started: field "rules": '
+        'pickup: expected one of ends, any, ends_of_runs, got "end"; '
+        'did you mean "ends"?\n',
+    )
 
 
 def test_rule_names_given_on_the_command_line_get_a_guess_too() -> None:
@@ -165,16 +195,16 @@ def test_the_module_examples() -> None:
     assert doctest.testmod(diagnose_module).failed == 0
 
 
-def test_a_file_that_is_no_log_gets_one_line_saying_what_a_log_looks_like(
-        tmp_path: Path) -> None:
+def test_a_file_that_is_no_log_gets_one_line_saying_what_a_log_looks_like(tmp_path: Path) -> None:
     """`audit README.md` listed 50 "not valid JSON" lines and "829 more"; it is one
     problem: not a JSON Lines log, and what a log is."""
     readme = Path(__file__).resolve().parent.parent / "README.md"
     found = diagnose(readme)
     assert found.total == 1
     (problem,) = found.problems
-    assert problem.text().startswith("line 1: not a JSON Lines log: neither this line nor "
-                                     "most of the file's ")
+    assert problem.text().startswith(
+        "line 1: not a JSON Lines log: neither this line nor most of the file's "
+    )
     assert '{"type": "game_started", "format": "yaniv-log/1"' in problem.message
     result = CliRunner().invoke(cli, ["audit", str(readme)])
     assert result.exit_code == 3 and len(result.output.splitlines()) == 1
@@ -183,8 +213,11 @@ def test_a_file_that_is_no_log_gets_one_line_saying_what_a_log_looks_like(
 
 def test_a_log_whose_first_line_is_broken_still_gets_each_problem(tmp_path: Path) -> None:
     """Most lines JSON: a log with typos, its first line too, not a file of prose."""
-    lines = (Path(__file__).resolve().parent.parent / "replays" / "middle-card.jsonl"
-             ).read_text().splitlines()
+    lines = (
+        (Path(__file__).resolve().parent.parent / "replays" / "middle-card.jsonl")
+        .read_text()
+        .splitlines()
+    )
     lines[0] = lines[0][:-1]  # the closing brace lost
     lines[3] = "oops"
     broken = tmp_path / "broken.jsonl"

@@ -49,7 +49,9 @@ def run(*args: str) -> Result:
     """One command through click; never a traceback."""
     result = CliRunner().invoke(cli, list(args))
     assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exception, result.output)
+        result.exception,
+        result.output,
+    )
     return result
 
 
@@ -67,8 +69,19 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     sims = []
     for seed, (players, rules) in enumerate(zip(("2", "3"), RULES, strict=True)):
         sims.append(base / f"sims{seed}")
-        done = run("simulate", "--games", str(GAMES // 2), "--players", players,
-                   "--rules", rules, "--seed", str(15 + seed), "--out", str(sims[-1]))
+        done = run(
+            "simulate",
+            "--games",
+            str(GAMES // 2),
+            "--players",
+            players,
+            "--rules",
+            rules,
+            "--seed",
+            str(15 + seed),
+            "--out",
+            str(sims[-1]),
+        )
         assert done.exit_code == 0, done.output
     fresh, audited = base / "fresh.duckdb", base / "audited.duckdb"
     done = run("ingest", *map(str, sims), *DISPUTES, "--db", str(fresh))
@@ -77,10 +90,27 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert done.exit_code == 0, done.output
     shutil.copy(fresh, audited)
     by_db = run("audit", "--db", str(audited), *rules_args())
-    by_dask = run("audit", "--parquet", str(base / "export"), *rules_args(),
-                  "--scheduler", "local", "--workers", "2", "--out", str(base / "results"))
-    return {"base": base, "fresh": fresh, "audited": audited, "export": base / "export",
-            "results": base / "results", "by_db": by_db, "by_dask": by_dask}
+    by_dask = run(
+        "audit",
+        "--parquet",
+        str(base / "export"),
+        *rules_args(),
+        "--scheduler",
+        "local",
+        "--workers",
+        "2",
+        "--out",
+        str(base / "results"),
+    )
+    return {
+        "base": base,
+        "fresh": fresh,
+        "audited": audited,
+        "export": base / "export",
+        "results": base / "results",
+        "by_db": by_db,
+        "by_dask": by_dask,
+    }
 
 
 def archive_rows(db: Path, table: str) -> tuple[list[str], list[str]]:
@@ -88,8 +118,11 @@ def archive_rows(db: Path, table: str) -> tuple[list[str], list[str]]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         columns = [c for (c, *_) in con.execute(f"DESCRIBE {table}").fetchall()]
-        rows = con.execute(f"SELECT * EXCLUDE (audited_at) FROM {table}" if table == "audits"
-                           else f"SELECT * FROM {table}").fetchall()
+        rows = con.execute(
+            f"SELECT * EXCLUDE (audited_at) FROM {table}"
+            if table == "audits"
+            else f"SELECT * FROM {table}"
+        ).fetchall()
     finally:
         con.close()
     return columns, sorted(map(repr, rows))
@@ -100,8 +133,11 @@ def parquet_rows(results: Path, table: str) -> tuple[list[str], list[str]]:
     con = duckdb.connect()
     files = f"read_parquet('{results / table}/**/*.parquet', hive_partitioning = false)"
     columns = [c for (c, *_) in con.execute(f"DESCRIBE SELECT * FROM {files}").fetchall()]
-    rows = con.execute(f"SELECT * EXCLUDE (audited_at) FROM {files}" if table == "audits"
-                       else f"SELECT * FROM {files}").fetchall()
+    rows = con.execute(
+        f"SELECT * EXCLUDE (audited_at) FROM {files}"
+        if table == "audits"
+        else f"SELECT * FROM {files}"
+    ).fetchall()
     return columns, sorted(map(repr, rows))
 
 
@@ -112,18 +148,20 @@ def assert_same_results(results: Path, audited: Path) -> None:
         assert rows, f"no {table} rows: the comparison would prove nothing"
 
 
-def test_the_export_holds_each_game_in_one_partition_with_what_it_needs(made: dict[str, Any]
-                                                                       ) -> None:
+def test_the_export_holds_each_game_in_one_partition_with_what_it_needs(
+    made: dict[str, Any],
+) -> None:
     con = duckdb.connect()
     events = f"read_parquet('{made['export']}/events/**/*.parquet', filename = true)"
     con.execute(f"ATTACH '{made['fresh']}' AS a (READ_ONLY)")
-    (games, wrong, spread), = con.execute(
+    ((games, wrong, spread),) = con.execute(
         f"SELECT count(DISTINCT e.game_no), "
         f"count(*) FILTER (e.fingerprint <> g.fingerprint OR e.rules_key <> g.rules_key "
         f"OR e.rules_id <> g.rules_id), "
         f"(SELECT count(*) FROM (SELECT game_no FROM {events} GROUP BY game_no "
         f"HAVING count(DISTINCT regexp_replace(filename, '/[^/]*$', '')) > 1)) "
-        f"FROM {events} e JOIN a.games g USING (game_no)").fetchall()
+        f"FROM {events} e JOIN a.games g USING (game_no)"
+    ).fetchall()
     assert games == GAMES + len(DISPUTES)
     assert wrong == 0, "an event row without its game's fingerprint or declared rules"
     assert spread == 0, "a game's events in two partition directories"
@@ -142,13 +180,15 @@ def test_the_dask_audit_gives_the_rows_of_audit_db(made: dict[str, Any]) -> None
 @pytest.fixture(scope="module")
 def cluster() -> Any:
     """A local cluster of 2 worker processes, reached by its address as a real one is."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as local:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
         yield local
 
 
-def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(made: dict[str, Any],
-                                                                 cluster: Any) -> None:
+def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(
+    made: dict[str, Any], cluster: Any
+) -> None:
     with Client(cluster.scheduler_address):
         reports = audit_parquet(str(made["export"]), [RULES[1]], events_per_task=5000)
         assert reports.npartitions > 2
@@ -156,25 +196,32 @@ def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(made: dict[str,
     assert list(frame.columns) == archive_rows(made["audited"], "audits")[0]
     assert not frame.duplicated(["game_no", "rules_key"]).any()
     con = duckdb.connect(str(made["audited"]), read_only=True)
-    winners = dict(con.execute("SELECT game_no, winners FROM audits WHERE rules_key = ?",
-                               [resolve_rules(RULES[1]).key]).fetchall())
+    winners = dict(
+        con.execute(
+            "SELECT game_no, winners FROM audits WHERE rules_key = ?", [resolve_rules(RULES[1]).key]
+        ).fetchall()
+    )
     con.close()
-    assert {n: list(w) for n, w in zip(frame["game_no"], frame["winners"], strict=True)
-            } == winners
+    assert {n: list(w) for n, w in zip(frame["game_no"], frame["winners"], strict=True)} == winners
     assert {json.loads(r)["rules"]["id"] for r in frame["report"]} == {RULES[1]}
 
 
 def test_a_worker_killed_in_the_middle_loses_and_duplicates_no_result(
-        made: dict[str, Any], cluster: Any, tmp_path: Path) -> None:
+    made: dict[str, Any], cluster: Any, tmp_path: Path
+) -> None:
     out = tmp_path / "results"
     found: dict[str, Any] = {}
     with Client(cluster.scheduler_address) as client:
         before = client.run(os.getpid)
 
         def audit() -> None:  # through the scheduler's address, as on a real cluster
-            found["summary"] = run_audit(str(made["export"]), list(RULES),
-                                         cluster.scheduler_address, str(out),
-                                         events_per_task=1500)
+            found["summary"] = run_audit(
+                str(made["export"]),
+                list(RULES),
+                cluster.scheduler_address,
+                str(out),
+                events_per_task=1500,
+            )
 
         worker = threading.Thread(target=audit)
         worker.start()
@@ -190,31 +237,36 @@ def test_a_worker_killed_in_the_middle_loses_and_duplicates_no_result(
     assert summary.tasks > 10
     assert summary.counts["games"] == GAMES + len(DISPUTES)
     con = duckdb.connect()
-    (twice,), = con.execute(
+    ((twice,),) = con.execute(
         f"SELECT count(*) FROM (SELECT game_no, rules_key FROM read_parquet("
-        f"'{out}/audits/**/*.parquet') GROUP BY ALL HAVING count(*) > 1)").fetchall()
+        f"'{out}/audits/**/*.parquet') GROUP BY ALL HAVING count(*) > 1)"
+    ).fetchall()
     assert twice == 0
     assert_same_results(out, made["audited"])
     assert not list(out.glob("**/.part-*")), "a temporary file left behind"
 
 
 def test_ingest_results_twice_stores_them_once_and_the_reports_agree(
-        made: dict[str, Any], tmp_path: Path) -> None:
+    made: dict[str, Any], tmp_path: Path
+) -> None:
     target = tmp_path / "target.duckdb"
     shutil.copy(made["fresh"], target)
     results = 2 * (GAMES + len(DISPUTES))
     first = run("ingest-results", str(made["results"]), "--db", str(target))
     con = duckdb.connect(str(target), read_only=True)
-    first_stamps = con.execute("SELECT game_no, rules_key, audited_at FROM audits "
-                               "ORDER BY ALL").fetchall()
+    first_stamps = con.execute(
+        "SELECT game_no, rules_key, audited_at FROM audits ORDER BY ALL"
+    ).fetchall()
     con.close()
     second = run("ingest-results", str(made["results"]), "--db", str(target))
     for done in (first, second):
         assert done.exit_code == 0, done.output
         assert f"stored {results} results (game and rule set)" in done.output
     con = duckdb.connect(str(target), read_only=True)
-    assert con.execute("SELECT game_no, rules_key, audited_at FROM audits ORDER BY ALL"
-                       ).fetchall() == first_stamps
+    assert (
+        con.execute("SELECT game_no, rules_key, audited_at FROM audits ORDER BY ALL").fetchall()
+        == first_stamps
+    )
     con.close()
     for table in DERIVED:
         assert archive_rows(target, table) == archive_rows(made["audited"], table), table
@@ -228,7 +280,8 @@ def test_ingest_results_twice_stores_them_once_and_the_reports_agree(
 
 
 def test_ingest_results_leaves_out_games_the_archive_does_not_hold(
-        made: dict[str, Any], tmp_path: Path) -> None:
+    made: dict[str, Any], tmp_path: Path
+) -> None:
     small = tmp_path / "disputes.duckdb"
     assert run("ingest", *DISPUTES, "--db", str(small)).exit_code == 0
     done = run("ingest-results", str(made["results"]), "--db", str(small))
@@ -239,8 +292,10 @@ def test_ingest_results_leaves_out_games_the_archive_does_not_hold(
     assert empty.exit_code == 2
     assert "no audits/ Parquet files in it" in empty.output
     (tmp_path / "other" / "audits").mkdir(parents=True)
-    shutil.copy(next(made["export"].glob("events/*/*/*.parquet")),
-                tmp_path / "other" / "audits" / "data_0.parquet")
+    shutil.copy(
+        next(made["export"].glob("events/*/*/*.parquet")),
+        tmp_path / "other" / "audits" / "data_0.parquet",
+    )
     other = run("ingest-results", str(tmp_path / "other"), "--db", str(small))
     assert other.exit_code == 2
     assert "not the results of `audit --parquet`" in other.output
@@ -259,11 +314,19 @@ def disputes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"db": db, "export": base / "export", "audited": audited}
 
 
-def test_audit_parquet_reads_and_writes_file_urls(disputes: dict[str, Path], cluster: Any,
-                                                  tmp_path: Path) -> None:
-    done = run("audit", "--parquet", disputes["export"].as_uri(), *rules_args(),
-               "--scheduler", cluster.scheduler_address,
-               "--out", (tmp_path / "results").as_uri())
+def test_audit_parquet_reads_and_writes_file_urls(
+    disputes: dict[str, Path], cluster: Any, tmp_path: Path
+) -> None:
+    done = run(
+        "audit",
+        "--parquet",
+        disputes["export"].as_uri(),
+        *rules_args(),
+        "--scheduler",
+        cluster.scheduler_address,
+        "--out",
+        (tmp_path / "results").as_uri(),
+    )
     assert done.exit_code == 3, done.output
     assert f"audited {len(DISPUTES)} games" in done.output
     assert_same_results(tmp_path / "results", disputes["audited"])
@@ -277,14 +340,20 @@ def test_audit_parquet_on_a_store_that_is_not_local_files(disputes: dict[str, Pa
     root = f"/yaniv-{uuid.uuid4().hex}"
     memory.put(str(disputes["export"]), f"{root}/export", recursive=True)
     try:
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                          dashboard_address=":0") as local:
+        with LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as local:
             with Client(local):
-                frame = audit_parquet(f"memory://{root}/export", RULES,
-                                      events_per_task=50).compute()
-            summary = run_audit(f"memory://{root}/export", list(RULES),
-                                local.scheduler_address, f"memory://{root}/results",
-                                events_per_task=50)
+                frame = audit_parquet(
+                    f"memory://{root}/export", RULES, events_per_task=50
+                ).compute()
+            summary = run_audit(
+                f"memory://{root}/export",
+                list(RULES),
+                local.scheduler_address,
+                f"memory://{root}/results",
+                events_per_task=50,
+            )
         assert summary.counts["games"] == len(DISPUTES) and summary.tasks > 2
         local_copy = disputes["db"].parent / f"from-memory-{uuid.uuid4().hex}"
         memory.get(f"{root}/results", str(local_copy), recursive=True)
@@ -293,28 +362,54 @@ def test_audit_parquet_on_a_store_that_is_not_local_files(disputes: dict[str, Pa
     assert_same_results(local_copy, disputes["audited"])
     assert list(frame.columns) == archive_rows(disputes["audited"], "audits")[0]
     con = duckdb.connect(str(disputes["audited"]), read_only=True)
-    stored = con.execute("SELECT game_no, rules_key, verdict, winners, report FROM audits"
-                         ).fetchall()
+    stored = con.execute(
+        "SELECT game_no, rules_key, verdict, winners, report FROM audits"
+    ).fetchall()
     con.close()
-    assert sorted((n, k, v, list(w), r) for n, k, v, w, r in zip(
-        frame["game_no"], frame["rules_key"], frame["verdict"], frame["winners"],
-        frame["report"], strict=True)) == sorted(stored)
+    assert sorted(
+        (n, k, v, list(w), r)
+        for n, k, v, w, r in zip(
+            frame["game_no"],
+            frame["rules_key"],
+            frame["verdict"],
+            frame["winners"],
+            frame["report"],
+            strict=True,
+        )
+    ) == sorted(stored)
 
 
-@pytest.mark.parametrize("where, url, message", [
-    ("--parquet", "s3://club/export",
-     "s3://club/export: fsspec opens s3:// with the package s3fs, which is not installed: "
-     "pip install s3fs (here and on every Dask worker)"),
-    ("--out", "s3://club/results",
-     "s3://club/results: fsspec opens s3:// with the package s3fs, which is not installed: "
-     "pip install s3fs (here and on every Dask worker)"),
-    ("--parquet", "nosuchstore://club/export",
-     "nosuchstore://club/export: fsspec knows no file system nosuchstore://; give a local "
-     "path or a URL such as file:///data/export or s3://bucket/export"),
-])
+@pytest.mark.parametrize(
+    "where, url, message",
+    [
+        (
+            "--parquet",
+            "s3://club/export",
+            "s3://club/export: fsspec opens s3:// with the package s3fs, which is not installed: "
+            "pip install s3fs (here and on every Dask worker)",
+        ),
+        (
+            "--out",
+            "s3://club/results",
+            "s3://club/results: fsspec opens s3:// with the package s3fs, which is not installed: "
+            "pip install s3fs (here and on every Dask worker)",
+        ),
+        (
+            "--parquet",
+            "nosuchstore://club/export",
+            "nosuchstore://club/export: fsspec knows no file system nosuchstore://; give a local "
+            "path or a URL such as file:///data/export or s3://bucket/export",
+        ),
+    ],
+)
 def test_a_url_of_no_usable_file_system_is_said_in_one_line(
-        disputes: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        where: str, url: str, message: str) -> None:
+    disputes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+    url: str,
+    message: str,
+) -> None:
     monkeypatch.setitem(sys.modules, "s3fs", None)  # not installed, wherever the suite runs
     given = {"--parquet": str(disputes["export"]), "--out": str(tmp_path / "out"), where: url}
     done = run("audit", *(arg for pair in given.items() for arg in pair))
@@ -322,16 +417,21 @@ def test_a_url_of_no_usable_file_system_is_said_in_one_line(
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--rules", "classic"], "--parquet needs --out DIR"),
-    (["--out", "{out}", "--db", "x.duckdb"], "--parquet goes with --rules, --scheduler"),
-    (["--out", "{out}", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"],
-     "--workers goes with --scheduler local"),
-    (["--out", "{full}"], "exists and is not an empty directory"),
-])
-def test_audit_parquet_says_what_is_wrong_on_one_line(disputes: dict[str, Path],
-                                                      tmp_path: Path, args: list[str],
-                                                      message: str) -> None:
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--rules", "classic"], "--parquet needs --out DIR"),
+        (["--out", "{out}", "--db", "x.duckdb"], "--parquet goes with --rules, --scheduler"),
+        (
+            ["--out", "{out}", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"],
+            "--workers goes with --scheduler local",
+        ),
+        (["--out", "{full}"], "exists and is not an empty directory"),
+    ],
+)
+def test_audit_parquet_says_what_is_wrong_on_one_line(
+    disputes: dict[str, Path], tmp_path: Path, args: list[str], message: str
+) -> None:
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "mine.txt").write_text("keep\n")
     argv = [a.format(out=tmp_path / "out", full=tmp_path / "full") for a in args]
@@ -350,32 +450,41 @@ def test_audit_parquet_of_no_export_and_no_scheduler(tmp_path: Path) -> None:
     assert done.exit_code == 3 and "not a Parquet file" in done.output
 
 
-def test_an_out_that_cannot_be_written_is_said_in_one_line(disputes: dict[str, Path],
-                                                           tmp_path: Path) -> None:
+def test_an_out_that_cannot_be_written_is_said_in_one_line(
+    disputes: dict[str, Path], tmp_path: Path
+) -> None:
     (tmp_path / "a-file").write_text("not a directory\n")
-    done = run("audit", "--parquet", str(disputes["export"]),
-               "--out", (tmp_path / "a-file" / "results").as_uri())
+    done = run(
+        "audit",
+        "--parquet",
+        str(disputes["export"]),
+        "--out",
+        (tmp_path / "a-file" / "results").as_uri(),
+    )
     assert done.exit_code == 3
-    assert done.output.startswith(f"yaniv-audit: {(tmp_path / 'a-file' / 'results').as_uri()}"
-                                  ": cannot be read or written (")
+    assert done.output.startswith(
+        f"yaniv-audit: {(tmp_path / 'a-file' / 'results').as_uri()}: cannot be read or written ("
+    )
     assert len(done.output.splitlines()) == 1
 
 
-def test_without_dask_the_command_says_how_to_install_it(disputes: dict[str, Path],
-                                                         monkeypatch: pytest.MonkeyPatch,
-                                                         tmp_path: Path) -> None:
+def test_without_dask_the_command_says_how_to_install_it(
+    disputes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delitem(sys.modules, "yaniv_audit.distributed")
     monkeypatch.setitem(sys.modules, "dask", None)
     done = run("audit", "--parquet", str(disputes["export"]), "--out", str(tmp_path / "out"))
     assert done.exit_code == 2
-    assert done.output == ("yaniv-audit: audit --parquet needs Dask: "
-                           "pip install 'yaniv-audit[dask]'\n")
+    assert done.output == (
+        "yaniv-audit: audit --parquet needs Dask: pip install 'yaniv-audit[dask]'\n"
+    )
 
 
 def test_the_core_commands_import_no_dask() -> None:
-    code = ("import sys, yaniv_audit.cli, yaniv_audit.archive; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'dask', 'distributed', 'pandas', 'pyarrow'}))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import sys, yaniv_audit.cli, yaniv_audit.archive; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'dask', 'distributed', 'pandas', 'pyarrow'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -87,11 +87,13 @@ def run_here(monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
 @pytest.mark.parametrize("doc", ["docs/cli.md", "docs/log-format.md"])
 def test_the_typos_example_is_the_real_output(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert shown(doc, "yaniv-audit validate docs/typos.jsonl") == run_here(
-        monkeypatch, "validate", "docs/typos.jsonl")
+        monkeypatch, "validate", "docs/typos.jsonl"
+    )
 
 
 def test_the_three_steps_show_the_template_and_its_real_ruling(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     readme = text("README.md")
     steps = readme.split("## Settle a dispute in three steps", 1)[1].split("\n## ", 1)[0]
     template = text("docs/template.jsonl")
@@ -116,16 +118,25 @@ def test_ci_runs_exactly_the_readmes_test_command() -> None:
 def test_the_readme_main_job_runs(tmp_path: Path) -> None:
     """The README's first command, after the install: its yaniv-audit steps, twice."""
     first = (ROOT / "README.md").read_text().split("```sh\n", 1)[1].split("\n", 1)[0]
-    steps = [step.strip().split()[1:] for step in first.split("&&")
-             if step.strip().startswith(".venv/bin/yaniv-audit")]
+    steps = [
+        step.strip().split()[1:]
+        for step in first.split("&&")
+        if step.strip().startswith(".venv/bin/yaniv-audit")
+    ]
     assert [s[0] for s in steps] == ["ingest", "audit", "report"]
     env = {**os.environ, "YANIV_AUDIT_DB": str(tmp_path / "main.duckdb")}
     outputs = []
     for _ in range(2):
         out = []
         for args in steps:
-            done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args], cwd=ROOT,
-                                  env=env, capture_output=True, text=True, timeout=300)
+            done = subprocess.run(
+                [sys.executable, "-m", "yaniv_audit.cli", *args],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             assert done.returncode == 0, done.stderr
             out.append(done.stdout + done.stderr)
         outputs.append(out)
@@ -137,8 +148,7 @@ def test_the_readme_main_job_runs(tmp_path: Path) -> None:
     assert outputs[0][2] == outputs[1][2] and outputs[0][2].splitlines()[1].startswith("player")
     # it ends on the people's games: the leaderboard leaves the bots' out and says so
     board = outputs[0][2].splitlines()
-    assert board[0].endswith(f"(the {games - 8} simulated games left out); --simulated "
-                             "counts them")
+    assert board[0].endswith(f"(the {games - 8} simulated games left out); --simulated counts them")
     assert board[1].split()[:4] == ["player", "games", "finished", "wins"]
     rows = {line.split()[0]: line.split()[1] for line in board[3:]}
     assert "ana" not in rows and "carmel" not in rows and rows["ben"] == "1"  # not the bot ben
@@ -165,8 +175,11 @@ def test_cli_md_shows_every_command_with_every_option(name: str, command: click.
     """docs/cli.md is the reference the README's table points to: every command has a
     synopsis there naming each of its options, and a line in the README's table."""
     body = text("docs/cli.md")
-    synopses = [line for line in re.findall(r"^yaniv-audit (.+)$", body, re.M)
-                if f"{line} ".startswith(f"{name} ")]
+    synopses = [
+        line
+        for line in re.findall(r"^yaniv-audit (.+)$", body, re.M)
+        if f"{line} ".startswith(f"{name} ")
+    ]
     assert synopses, f"docs/cli.md has no synopsis of {name}"
     shared = body.split("## What every command shares", 1)[1].split("\n## ", 1)[0]
     for param in command.params:
@@ -181,9 +194,15 @@ def test_the_code_and_the_generated_schemas_point_into_docs() -> None:
     """Docstrings and the JSON Schemas named LOG_FORMAT.md sections and ARCHITECTURE.md,
     which are not in the repository: they point to docs/, and every docs/ page they name
     is there."""
-    files = [*(ROOT / "yaniv_audit").rglob("*.py"), *(ROOT / "schemas").glob("*"),
-             *(p for p in (ROOT / "tests").rglob("*") if p.suffix in (".py", ".md")
-               and p.name != "test_docs.py")]
+    files = [
+        *(ROOT / "yaniv_audit").rglob("*.py"),
+        *(ROOT / "schemas").glob("*"),
+        *(
+            p
+            for p in (ROOT / "tests").rglob("*")
+            if p.suffix in (".py", ".md") and p.name != "test_docs.py"
+        ),
+    ]
     named: set[str] = set()
     for path in files:
         body = path.read_text(encoding="utf-8")

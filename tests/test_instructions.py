@@ -25,10 +25,16 @@ pytestmark = pytest.mark.xdist_group("instructions")
 def test_an_event_of_the_audit_costs_no_more_than_the_stored_figure() -> None:
     assert shutil.which("valgrind"), (
         "the cost gate counts instructions with valgrind's callgrind: install valgrind "
-        "(apt-get install valgrind)")
+        "(apt-get install valgrind)"
+    )
     stored = json.loads((ROOT / "bench" / "instructions-baseline.json").read_text())
     assert stored["instructions_per_event"] > 0 and stored["tolerance"] == 0.05
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "instructions.py"), "--check"],
-                          capture_output=True, text=True, timeout=900, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "instructions.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr or done.stdout
     assert "instructions an event" in done.stdout

@@ -15,10 +15,33 @@ PACKAGE = ROOT / "yaniv_audit"
 CORE_THIRD_PARTY = {"msgspec", "orjson"}
 #: the standard library's ways out of a pure function: files, the environment, processes,
 #: the clock, threads, the network
-OUTSIDE_WORLD = {"os", "sys", "io", "pathlib", "shutil", "tempfile", "glob", "subprocess",
-                 "socket", "time", "datetime", "random", "secrets", "threading",
-                 "multiprocessing", "concurrent", "asyncio", "signal", "logging", "sqlite3",
-                 "urllib", "http", "tomllib", "locale", "gettext"}
+OUTSIDE_WORLD = {
+    "os",
+    "sys",
+    "io",
+    "pathlib",
+    "shutil",
+    "tempfile",
+    "glob",
+    "subprocess",
+    "socket",
+    "time",
+    "datetime",
+    "random",
+    "secrets",
+    "threading",
+    "multiprocessing",
+    "concurrent",
+    "asyncio",
+    "signal",
+    "logging",
+    "sqlite3",
+    "urllib",
+    "http",
+    "tomllib",
+    "locale",
+    "gettext",
+}
 
 
 def modules() -> dict[str, Path]:
@@ -41,9 +64,14 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, bo
             if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                 continue  # for the type checker only: never run
             if isinstance(child, ast.ImportFrom):
-                base = (".".join(package[:len(package) - child.level + 1]
-                                 + ([child.module] if child.module else []))
-                        if child.level else child.module or "")
+                base = (
+                    ".".join(
+                        package[: len(package) - child.level + 1]
+                        + ([child.module] if child.module else [])
+                    )
+                    if child.level
+                    else child.module or ""
+                )
                 subs = [f"{base}.{a.name}" for a in child.names if f"{base}.{a.name}" in known]
                 targets = subs if subs and len(subs) == len(child.names) else [base, *subs]
                 found.extend((t, deeper, child.lineno) for t in targets)
@@ -61,22 +89,33 @@ GRAPH = {name: imports(name, path, KNOWN) for name, path in KNOWN.items()}
 
 def test_the_layout_is_read() -> None:
     """The test sees the package (not an empty folder) and its imports."""
-    assert {"yaniv_audit.core.engine", "yaniv_audit.core.rules", "yaniv_audit.codec",
-            "yaniv_audit.cli", "yaniv_audit.web", "yaniv_audit.archive"} <= set(KNOWN)
+    assert {
+        "yaniv_audit.core.engine",
+        "yaniv_audit.core.rules",
+        "yaniv_audit.codec",
+        "yaniv_audit.cli",
+        "yaniv_audit.web",
+        "yaniv_audit.archive",
+    } <= set(KNOWN)
     assert ("yaniv_audit.core.rules", False) in {
-        (t, inside) for t, inside, _ in GRAPH["yaniv_audit.core.audit"]}
+        (t, inside) for t, inside, _ in GRAPH["yaniv_audit.core.audit"]
+    }
     assert ("yaniv_audit.codec", True) in {  # inside a function: heavy (marshmallow)
-        (t, inside) for t, inside, _ in GRAPH["yaniv_audit.bulk"]}
+        (t, inside) for t, inside, _ in GRAPH["yaniv_audit.bulk"]
+    }
 
 
 def test_the_core_imports_nothing_of_the_shells() -> None:
     """core/ imports only itself (and the package's version): not the reading of files,
     the archive, the command line or the web app."""
-    wrong = [f"{name} line {line}: {target}"
-             for name, found in GRAPH.items() if name.startswith("yaniv_audit.core")
-             for target, _, line in found
-             if target.startswith("yaniv_audit")
-             and not (target == "yaniv_audit" or target.startswith("yaniv_audit.core"))]
+    wrong = [
+        f"{name} line {line}: {target}"
+        for name, found in GRAPH.items()
+        if name.startswith("yaniv_audit.core")
+        for target, _, line in found
+        if target.startswith("yaniv_audit")
+        and not (target == "yaniv_audit" or target.startswith("yaniv_audit.core"))
+    ]
     assert wrong == []
 
 
@@ -91,8 +130,9 @@ def test_the_core_reads_nothing_and_needs_no_framework() -> None:
             top = target.split(".")[0]
             if top == "yaniv_audit" or top == "__future__":
                 continue
-            if top in OUTSIDE_WORLD or (top not in sys.stdlib_module_names
-                                        and top not in CORE_THIRD_PARTY):
+            if top in OUTSIDE_WORLD or (
+                top not in sys.stdlib_module_names and top not in CORE_THIRD_PARTY
+            ):
                 wrong.append(f"{name} line {line}: {target}")
     assert wrong == []
 
@@ -133,8 +173,9 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_module_imports_in_a_circle() -> None:
-    edges = {name: {t for t, _, _ in found if t in KNOWN and t != name}
-             for name, found in GRAPH.items()}
+    edges = {
+        name: {t for t, _, _ in found if t in KNOWN and t != name} for name, found in GRAPH.items()
+    }
     assert cycles(edges) == []
     # the check finds a circle when there is one
     assert cycles({**edges, "yaniv_audit.core.cards": {"yaniv_audit.cli"}}) != []

@@ -29,16 +29,44 @@ GOLDEN_DIR = ROOT / "tests" / "golden"
 GOLDEN = sorted(GOLDEN_DIR.glob("*.json"))
 #: docs/log-format.md's finding codes, verbatim, plus the code this project added
 SPEC_CODES = {
-    "violation": {"turn.order", "turn.no_throw", "turn.no_draw", "discard.combo",
-                  "draw.pile_card", "draw.pile_needs_combo", "draw.swap", "slap.not_allowed",
-                  "slap.no_match", "slap.empties_hand", "yaniv.threshold", "yaniv.timing",
-                  "deal.hand_size", "deal.starter", "reshuffle.not_allowed",
-                  "showdown.no_caller", "player.out", "game.over", "log.withdraw"},
-    "inconsistency": {"card.not_in_hand", "card.not_in_deck", "card.too_many",
-                      "card.already_seen", "stock.mismatch", "stock.empty", "deal.too_big",
-                      "card.not_on_pile"},
-    "claim": {"claim.yaniv_total", "claim.points", "claim.scores", "claim.winner",
-              "claim.showdown"},
+    "violation": {
+        "turn.order",
+        "turn.no_throw",
+        "turn.no_draw",
+        "discard.combo",
+        "draw.pile_card",
+        "draw.pile_needs_combo",
+        "draw.swap",
+        "slap.not_allowed",
+        "slap.no_match",
+        "slap.empties_hand",
+        "yaniv.threshold",
+        "yaniv.timing",
+        "deal.hand_size",
+        "deal.starter",
+        "reshuffle.not_allowed",
+        "showdown.no_caller",
+        "player.out",
+        "game.over",
+        "log.withdraw",
+    },
+    "inconsistency": {
+        "card.not_in_hand",
+        "card.not_in_deck",
+        "card.too_many",
+        "card.already_seen",
+        "stock.mismatch",
+        "stock.empty",
+        "deal.too_big",
+        "card.not_on_pile",
+    },
+    "claim": {
+        "claim.yaniv_total",
+        "claim.points",
+        "claim.scores",
+        "claim.winner",
+        "claim.showdown",
+    },
 }
 
 
@@ -86,40 +114,56 @@ def test_the_codes_are_those_of_log_format_section_3() -> None:
 def test_every_code_the_engine_can_raise_is_in_the_schema() -> None:
     import re
 
-    source = "".join(path.read_text(encoding="utf-8")
-                     for path in sorted((ROOT / "yaniv_audit" / "core" / "engine").glob("*.py")))
+    source = "".join(
+        path.read_text(encoding="utf-8")
+        for path in sorted((ROOT / "yaniv_audit" / "core" / "engine").glob("*.py"))
+    )
     prefixes = "turn|discard|draw|slap|yaniv|deal|reshuffle|showdown|player|game|card|stock|claim"
     raised = set(re.findall(rf'"((?:{prefixes})\.[a-z_]+)"', source))
     assert raised, "no codes found in yaniv_audit/core/engine/"
     assert raised <= set(ALL_CODES), raised - set(ALL_CODES)
 
 
-def test_the_documents_are_draft_2020_12_and_closed(report_validator: Draft202012Validator,
-                                                    compare_validator: Draft202012Validator
-                                                    ) -> None:
+def test_the_documents_are_draft_2020_12_and_closed(
+    report_validator: Draft202012Validator, compare_validator: Draft202012Validator
+) -> None:
     report = report_validator.schema
     assert report["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert set(report["$defs"]) == {"report", "unreadable"}
     full = report["$defs"]["report"]
     assert full["additionalProperties"] is False
-    assert set(full["required"]) == {"engine", "game_id", "fingerprint", "rules", "verdict",
-                                     "findings", "rounds", "final"}
+    assert set(full["required"]) == {
+        "engine",
+        "game_id",
+        "fingerprint",
+        "rules",
+        "verdict",
+        "findings",
+        "rounds",
+        "final",
+    }
     assert "file" in full["properties"]
     params = full["properties"]["rules"]["properties"]["params"]
     assert params["required"] == [p.name for p in PARAMS]
     finding = full["properties"]["findings"]["items"]
     assert sorted(finding["properties"]["code"]["enum"]) == sorted(ALL_CODES)
     assert finding["properties"]["kind"]["enum"] == ["violation", "inconsistency", "claim"]
-    assert compare_validator.schema["required"] == ["game_id", "fingerprint", "baseline",
-                                                    "results", "changes"]
+    assert compare_validator.schema["required"] == [
+        "game_id",
+        "fingerprint",
+        "baseline",
+        "results",
+        "changes",
+    ]
 
 
 # --- what the audit prints validates ---------------------------------------------
 
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=[p.stem for p in GOLDEN])
-def test_every_golden_report_validates(report_validator: Draft202012Validator,
-                                       golden: Path) -> None:
+def test_every_golden_report_validates(
+    report_validator: Draft202012Validator, golden: Path
+) -> None:
     report = json.loads(golden.read_text(encoding="utf-8"))
     # the golden files leave out the one field that changes with each release (and the path)
     assert "engine" not in report
@@ -136,7 +180,8 @@ def test_the_golden_reports_cover_every_verdict() -> None:
 
 
 def test_every_audit_json_line_of_the_replays_validates(
-        report_validator: Draft202012Validator) -> None:
+    report_validator: Draft202012Validator,
+) -> None:
     code, reports = audit_json_lines(*map(str, LOGS))
     assert code == 3  # impossible-draw is corrupt
     assert len(reports) == len(LOGS)
@@ -145,13 +190,20 @@ def test_every_audit_json_line_of_the_replays_validates(
     assert [r["file"] for r in reports] == [str(p) for p in LOGS]
 
 
-@pytest.mark.parametrize(("rules", "strict"), [
-    ("namu", False), ("classic", True), ("israeli(decks=2,slap_down=true)", False),
-])
+@pytest.mark.parametrize(
+    ("rules", "strict"),
+    [
+        ("namu", False),
+        ("classic", True),
+        ("israeli(decks=2,slap_down=true)", False),
+    ],
+)
 def test_audit_json_under_other_rules_and_strict_validates(
-        report_validator: Draft202012Validator, rules: str, strict: bool) -> None:
-    _, reports = audit_json_lines("--rules", rules, *(["--strict"] if strict else []),
-                                  *map(str, LOGS))
+    report_validator: Draft202012Validator, rules: str, strict: bool
+) -> None:
+    _, reports = audit_json_lines(
+        "--rules", rules, *(["--strict"] if strict else []), *map(str, LOGS)
+    )
     assert len(reports) == len(LOGS)
     for report in reports:
         check_report(report_validator, report)
@@ -159,8 +211,9 @@ def test_audit_json_under_other_rules_and_strict_validates(
 
 
 @pytest.mark.parametrize("preset", ["israeli", "classic", "namu", "de-wiki", "jhyap"])
-def test_simulated_games_audit_json_validates(report_validator: Draft202012Validator,
-                                              preset: str, tmp_path: Path) -> None:
+def test_simulated_games_audit_json_validates(
+    report_validator: Draft202012Validator, preset: str, tmp_path: Path
+) -> None:
     for game in range(2):
         events = simulate_game(PRESETS[preset], 3 + game, ["careful"], seed=11, game=game)
         (tmp_path / f"g{game}.jsonl").write_text(to_jsonl(events), encoding="utf-8")
@@ -173,8 +226,9 @@ def test_simulated_games_audit_json_validates(report_validator: Draft202012Valid
         assert report["rounds"], "a simulated game plays rounds"
 
 
-def test_the_unreadable_form_validates(report_validator: Draft202012Validator,
-                                       tmp_path: Path) -> None:
+def test_the_unreadable_form_validates(
+    report_validator: Draft202012Validator, tmp_path: Path
+) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "game_started"}\n', encoding="utf-8")
     array = tmp_path / "bad.json"
@@ -190,14 +244,17 @@ def test_the_unreadable_form_validates(report_validator: Draft202012Validator,
 
 def test_a_compare_output_validates(compare_validator: Draft202012Validator) -> None:
     outputs = []
-    for args in (["middle-card", "israeli", "namu"],
-                 ["double-assaf", "de-wiki", "israeli", "classic"],
-                 ["two-decks", "israeli(decks=2)", "israeli"],
-                 ["clean-assaf-reduction"]):
+    for args in (
+        ["middle-card", "israeli", "namu"],
+        ["double-assaf", "de-wiki", "israeli", "classic"],
+        ["two-decks", "israeli(decks=2)", "israeli"],
+        ["clean-assaf-reduction"],
+    ):
         log, *rules = args
         flags = [x for r in rules for x in ("--rules", r)]
-        result = CliRunner().invoke(cli, ["compare", str(REPLAYS / f"{log}.jsonl"), *flags,
-                                          "--json"])
+        result = CliRunner().invoke(
+            cli, ["compare", str(REPLAYS / f"{log}.jsonl"), *flags, "--json"]
+        )
         assert "Traceback" not in result.output
         out = json.loads(result.stdout)
         assert errors_of(compare_validator, out) == []
@@ -226,6 +283,7 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
             target[int(last)] = value
         else:
             target[last] = value
+
     return apply
 
 
@@ -236,6 +294,7 @@ def _del(path: str) -> Callable[[dict[str, Any]], None]:
         for key in parents:
             target = target[int(key)] if isinstance(target, list) else target[key]
         del target[last]
+
     return apply
 
 
@@ -283,30 +342,54 @@ def test_a_broken_report_is_refused(report_validator: Draft202012Validator, name
     assert REPORT.validate(broken) != {}
 
 
-@pytest.mark.parametrize("unreadable", [
-    {"file": "x.jsonl", "verdict": "unreadable"},
-    {"file": "x.jsonl", "verdict": "unreadable", "error": {"line": 3}},
-    {"file": "x.jsonl", "verdict": "unreadable", "error": {"line": "3", "message": "x"}},
-    {"verdict": "unreadable", "error": {"line": 3, "message": "x"}},
-    {"file": "x.jsonl", "verdict": "unreadble", "error": {"line": 3, "message": "x"}},
-    {"file": "x.jsonl", "verdict": "unreadable", "error": {"line": 3, "message": "x"},
-     "findings": []},
-    [],
-])
-def test_a_broken_unreadable_report_is_refused(report_validator: Draft202012Validator,
-                                                unreadable: Any) -> None:
+@pytest.mark.parametrize(
+    "unreadable",
+    [
+        {"file": "x.jsonl", "verdict": "unreadable"},
+        {"file": "x.jsonl", "verdict": "unreadable", "error": {"line": 3}},
+        {"file": "x.jsonl", "verdict": "unreadable", "error": {"line": "3", "message": "x"}},
+        {"verdict": "unreadable", "error": {"line": 3, "message": "x"}},
+        {"file": "x.jsonl", "verdict": "unreadble", "error": {"line": 3, "message": "x"}},
+        {
+            "file": "x.jsonl",
+            "verdict": "unreadable",
+            "error": {"line": 3, "message": "x"},
+            "findings": [],
+        },
+        [],
+    ],
+)
+def test_a_broken_unreadable_report_is_refused(
+    report_validator: Draft202012Validator, unreadable: Any
+) -> None:
     assert errors_of(report_validator, unreadable) != []
     assert REPORT.validate(unreadable) != {}
 
 
 def test_a_broken_compare_output_is_refused(compare_validator: Draft202012Validator) -> None:
-    result = CliRunner().invoke(cli, ["compare", str(REPLAYS / "middle-card.jsonl"),
-                                      "--rules", "israeli", "--rules", "namu", "--json"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "compare",
+            str(REPLAYS / "middle-card.jsonl"),
+            "--rules",
+            "israeli",
+            "--rules",
+            "namu",
+            "--json",
+        ],
+    )
     good = json.loads(result.stdout)
     assert errors_of(compare_validator, good) == []
-    for breaks in (_del("baseline"), _set("results", []), _del("changes.0.message"),
-                   _set("changes.0.field", "mood"), _set("results.0.verdict", "unreadable"),
-                   _del("results.1.rules.params.pickup"), _set("changes.0.round", "1")):
+    for breaks in (
+        _del("baseline"),
+        _set("results", []),
+        _del("changes.0.message"),
+        _set("changes.0.field", "mood"),
+        _set("results.0.verdict", "unreadable"),
+        _del("results.1.rules.params.pickup"),
+        _set("changes.0.round", "1"),
+    ):
         broken = copy.deepcopy(good)
         breaks(broken)
         assert errors_of(compare_validator, broken) != [], broken

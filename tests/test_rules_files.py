@@ -54,8 +54,7 @@ def test_a_rules_file_lists_every_problem_not_the_first(tmp_path: Path) -> None:
     """As a log gets every problem listed, so does a rules file: each bad value and
     unknown parameter, on its own line under the file's name."""
     bad = tmp_path / "house.toml"
-    bad.write_text('base = "israeli"\nyaniv_max = "seven"\nasaf_penalty = 20\n'
-                   'score_limit = -5\n')
+    bad.write_text('base = "israeli"\nyaniv_max = "seven"\nasaf_penalty = 20\nscore_limit = -5\n')
     with pytest.raises(RulesError) as caught:
         load_rules_file(bad)
     assert str(caught.value) == (
@@ -63,28 +62,37 @@ def test_a_rules_file_lists_every_problem_not_the_first(tmp_path: Path) -> None:
         '  yaniv_max: expected a whole number from 0 to 99999, got "seven"\n'
         "  unknown rule parameter \"asaf_penalty\"; see 'yaniv-audit rules show'; did you "
         'mean "assaf_penalty"?\n'
-        "  score_limit: expected a whole number from 1 to 99999, got -5")
+        "  score_limit: expected a whole number from 1 to 99999, got -5"
+    )
     assert caught.value.problems[0] == (
-        f'{bad}: yaniv_max: expected a whole number from 0 to 99999, got "seven"')
+        f'{bad}: yaniv_max: expected a whole number from 0 to 99999, got "seven"'
+    )
     no_base = tmp_path / "no-base.json"
     no_base.write_text('{"yaniv_max": "x"}')
-    with pytest.raises(RulesError, match=r"2 problems:\n  a rules object needs 'base'.*\n"
-                                         r"  yaniv_max: expected"):
+    with pytest.raises(
+        RulesError,
+        match=r"2 problems:\n  a rules object needs 'base'.*\n"
+        r"  yaniv_max: expected",
+    ):
         load_rules_file(no_base)
     with pytest.raises(RulesError, match=r"^2 problems:\n  unknown preset \"isr\""):
         parse_rules("isr(yaniv_max=x)")
 
 
 def test_a_preset_name_is_the_preset_even_with_a_file_of_that_name_here(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A file named classic in the current directory does not hide the preset; ./classic
     reads the file, and its error says it was read as a rules file."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "classic").write_text("not toml at all\n")
     assert resolve_rules("classic") == PRESETS["classic"]
     assert resolve_rules("classic(yaniv_max=5)").yaniv_max == 5
-    with pytest.raises(RulesError, match=r"^\./classic: read as a rules file, and not valid "
-                                         "TOML"):
+    with pytest.raises(
+        RulesError,
+        match=r"^\./classic: read as a rules file, and not valid "
+        "TOML",
+    ):
         resolve_rules("./classic")
     (tmp_path / "house").write_text('base = "namu"\n')
     assert resolve_rules("house") == PRESETS["namu"]  # not a preset's name: the file
@@ -97,7 +105,11 @@ def test_the_house_rules_come_from_the_variable_else_the_file_here(tmp_path: Pat
     assert house_rules_spec({}, tmp_path) is None
     (tmp_path / HOUSE_FILE).write_text('base = "namu"\n')
     assert house_rules_spec({}, tmp_path) == (
-        str(tmp_path / HOUSE_FILE), f"{HOUSE_FILE} in the current directory")
+        str(tmp_path / HOUSE_FILE),
+        f"{HOUSE_FILE} in the current directory",
+    )
     assert house_rules_spec({"YANIV_AUDIT_RULES": "classic"}, tmp_path) == (
-        "classic", "$YANIV_AUDIT_RULES")
+        "classic",
+        "$YANIV_AUDIT_RULES",
+    )
     assert house_rules_spec({"YANIV_AUDIT_RULES": " "}, tmp_path) is None  # turned off

@@ -28,8 +28,12 @@ from yaniv_audit.schema_export import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-GAME = {"type": "game_started", "format": "yaniv-log/1",
-        "players": ["dana", {"id": "omer", "name": "Omer"}], "rules": "israeli"}
+GAME = {
+    "type": "game_started",
+    "format": "yaniv-log/1",
+    "players": ["dana", {"id": "omer", "name": "Omer"}],
+    "rules": "israeli",
+}
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +58,13 @@ def test_check_exits_1_on_a_stale_or_missing_file_and_0_when_fresh(tmp_path: Pat
 
 
 def test_the_module_runs_as_a_script() -> None:
-    done = subprocess.run([sys.executable, "-m", "yaniv_audit.schema_export", "--check"],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.schema_export", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -71,11 +80,19 @@ def test_the_document_is_a_oneof_told_apart_by_type() -> None:
 
 
 def sample_events() -> list[dict[str, Any]]:
-    events = [json.loads(line) for path in sorted((ROOT / "replays").glob("*.jsonl"))
-              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    events = [
+        json.loads(line)
+        for path in sorted((ROOT / "replays").glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     return events + [
-        {**GAME, "rules": {"base": "namu", "yaniv_max": 7, "run_max": None,
-                           "reductions": {"100": 50}}, "meta": {"place": "x"}, "_r": [1]},
+        {
+            **GAME,
+            "rules": {"base": "namu", "yaniv_max": 7, "run_max": None, "reductions": {"100": 50}},
+            "meta": {"place": "x"},
+            "_r": [1],
+        },
         {"type": "round_started", "round": 2, "starter": "omer"},
         {"type": "draw", "player": "dana", "source": "pile", "card": "10♥", "swap": "jk"},
         {"type": "showdown", "caller": None, "hands": {"dana": []}},
@@ -168,8 +185,11 @@ def test_the_converter_maps_fields_and_validators() -> None:
             "size": {"type": "integer", "minimum": 0, "exclusiveMaximum": 10},
             "kind": {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]},
             "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
-            "extra": {"type": "object", "propertyNames": {"type": "string"},
-                      "additionalProperties": {"type": "boolean"}},
+            "extra": {
+                "type": "object",
+                "propertyNames": {"type": "string"},
+                "additionalProperties": {"type": "boolean"},
+            },
             "ok": {"description": "yes or no", "type": "boolean"},
         },
         "required": ["name"],

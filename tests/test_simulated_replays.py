@@ -18,7 +18,14 @@ GAMES = sorted(FOLDER.rglob("*.jsonl"))
 def test_there_are_a_few_hundred_games_across_presets() -> None:
     assert len(GAMES) >= 200
     assert {p.parent.name for p in GAMES} >= {
-        "israeli", "classic", "cardgames-zone", "namu", "de-wiki", "mcleod", "jhyap"}
+        "israeli",
+        "classic",
+        "cardgames-zone",
+        "namu",
+        "de-wiki",
+        "mcleod",
+        "jhyap",
+    }
 
 
 @pytest.mark.parametrize("folder", sorted({p.parent for p in GAMES}), ids=lambda p: p.name)
@@ -30,11 +37,15 @@ def test_every_simulated_game_audits_clean(folder: Path) -> None:
 
 
 def test_make_sh_reproduces_the_games_byte_for_byte() -> None:
-    cases = (("namu", "namu", 3), ("slap-down", "israeli(slap_down=true)", 4),
-             ("caller-starts", "israeli(starter=caller)", 4))
+    cases = (
+        ("namu", "namu", 3),
+        ("slap-down", "israeli(slap_down=true)", 4),
+        ("caller-starts", "israeli(starter=caller)", 4),
+    )
     for folder, rules, players in cases:
-        events = simulate_game(parse_rules(rules), players, ["careful", "greedy", "random"],
-                               seed=2026, game=1)
+        events = simulate_game(
+            parse_rules(rules), players, ["careful", "greedy", "random"], seed=2026, game=1
+        )
         assert (FOLDER / folder / "game-00001.jsonl").read_text() == to_jsonl(events)
 
 

@@ -88,13 +88,21 @@ def cache_dir(rules_id: str, players: int, games: int, seed: int, bots: Sequence
 
 
 def generate_corpus(
-    target: Path, rules: Any, players: int, games: int, seed: int, bots: Sequence[str],
-    jobs: int, progress: Callable[..., Any],
+    target: Path,
+    rules: Any,
+    players: int,
+    games: int,
+    seed: int,
+    bots: Sequence[str],
+    jobs: int,
+    progress: Callable[..., Any],
 ) -> None:
     """Simulate ``games`` games into ``target`` (game-NNNNN.jsonl), on ``jobs`` processes."""
     target.mkdir(parents=True, exist_ok=True)
-    work = [(rules, players, tuple(bots), seed, g, str(target / f"game-{g:05d}.jsonl"))
-            for g in range(games)]
+    work = [
+        (rules, players, tuple(bots), seed, g, str(target / f"game-{g:05d}.jsonl"))
+        for g in range(games)
+    ]
     with mapped(_simulate_one, work, games, jobs) as done:
         with progress(done, games, "simulating") as bar:
             for _ in bar:
@@ -106,8 +114,14 @@ def corpus_files(directory: Path) -> list[str]:
 
 
 def ensure_corpus(
-    corpus: str | None, rules: Any, players: int, games: int, seed: int, bots: Sequence[str],
-    jobs: int, progress: Callable[..., Any],
+    corpus: str | None,
+    rules: Any,
+    players: int,
+    games: int,
+    seed: int,
+    bots: Sequence[str],
+    jobs: int,
+    progress: Callable[..., Any],
 ) -> tuple[Path, bool]:
     """The corpus directory, and whether it was reused rather than generated now.
 
@@ -162,8 +176,11 @@ def hashed_floor(files: Sequence[str]) -> int:
     for path in files:
         with open(path, "rb") as fh:
             data = fh.read()
-        leaves = [dumps(loads(line), option=sort_keys)
-                  for line in data.split(b"\n") if line and not line.isspace()]
+        leaves = [
+            dumps(loads(line), option=sort_keys)
+            for line in data.split(b"\n")
+            if line and not line.isspace()
+        ]
         tree_hash(leaves)
         events += len(leaves)
     return events
@@ -193,8 +210,11 @@ def replay_alone(files: Sequence[str]) -> dict[str, float]:
     return {"replay": replay, "fingerprint": fingerprint, "events": events}
 
 
-def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] | None = None,
-                 ) -> dict[str, int]:
+def audit_corpus(
+    files: Sequence[str],
+    jobs: int,
+    progress: Callable[..., Any] | None = None,
+) -> dict[str, int]:
     """(d), (e) ``yaniv-audit audit --json --jobs N`` without printing: verdict counts."""
     counts: dict[str, int] = {}
     with audit_stream(files, None, jobs=jobs) as reports:
@@ -210,8 +230,9 @@ def audit_corpus(files: Sequence[str], jobs: int, progress: Callable[..., Any] |
     return counts
 
 
-def interleaved(runs: dict[str, Callable[[], Any]], repeat: int,
-                budget: float | None = None) -> dict[str, tuple[float, list[Any], int]]:
+def interleaved(
+    runs: dict[str, Callable[[], Any]], repeat: int, budget: float | None = None
+) -> dict[str, tuple[float, list[Any], int]]:
     """Each of ``runs`` once a round, in turn, for up to ``repeat`` rounds (no further
     round once ``budget`` seconds are spent; by default REPEAT_BUDGET a run): for each,
     its fastest time, the results of every round and the number of rounds."""
@@ -248,8 +269,12 @@ def probe(directory: str, times: int) -> dict[str, Any]:
     files = corpus_files(Path(directory)) * times
     t0 = time.perf_counter()
     counts = audit_corpus(files, jobs=1)
-    return {"games": len(files), "seconds": time.perf_counter() - t0, "verdicts": counts,
-            "maxrss": maxrss_bytes()}
+    return {
+        "games": len(files),
+        "seconds": time.perf_counter() - t0,
+        "verdicts": counts,
+        "maxrss": maxrss_bytes(),
+    }
 
 
 def streaming_check(directory: Path) -> dict[str, Any]:
@@ -260,7 +285,8 @@ def streaming_check(directory: Path) -> dict[str, Any]:
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "yaniv_audit.bench", "--probe", str(directory), str(times)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         for times in (1, MEMORY_FACTOR)
     ]
@@ -273,9 +299,12 @@ def streaming_check(directory: Path) -> dict[str, Any]:
     small, large = results
     growth = large["maxrss"] / small["maxrss"] - 1
     return {
-        "games": small["games"], "maxrss": small["maxrss"],
-        "games_large": large["games"], "maxrss_large": large["maxrss"],
-        "growth": growth, "flat": growth <= MEMORY_SLACK,
+        "games": small["games"],
+        "maxrss": small["maxrss"],
+        "games_large": large["games"],
+        "maxrss_large": large["maxrss"],
+        "growth": growth,
+        "flat": growth <= MEMORY_SLACK,
     }
 
 
@@ -283,7 +312,12 @@ def streaming_check(directory: Path) -> dict[str, Any]:
 
 
 def run_bench(
-    directory: Path, *, jobs: int, repeat: int, memory: bool, progress: Callable[..., Any],
+    directory: Path,
+    *,
+    jobs: int,
+    repeat: int,
+    memory: bool,
+    progress: Callable[..., Any],
     chess_games: int | None = None,
 ) -> dict[str, Any]:
     """Every measurement on the logs under ``directory``; the figures as a JSON-ready dict."""
@@ -321,14 +355,17 @@ def run_bench(
     rounds = timed["parse"][2]
 
     stages: dict[str, dict[str, Any]] = {
-        name: {"seconds": timed[name][0], "runs": rounds} for name in ("parse", "hashed", "codec")}
+        name: {"seconds": timed[name][0], "runs": rounds} for name in ("parse", "hashed", "codec")
+    }
     t_parse = timed["parse"][0]
     events = timed["parse"][1][0]
     for name, what in (("hashed", "the leaves counted"), ("codec", "the codec read")):
         if timed[name][1][0] != events:
             raise RuntimeError(f"{what} {timed[name][1][0]} events, the parser {events}")
-    stages["validation"] = {"seconds": max(timed["codec"][0] - t_parse, 1e-9),
-                            "derived": "codec - parse"}
+    stages["validation"] = {
+        "seconds": max(timed["codec"][0] - t_parse, 1e-9),
+        "derived": "codec - parse",
+    }
     replays = timed["replay"][1]
     stages["replay"] = {"seconds": min(r["replay"] for r in replays), "runs": rounds}
     stages["fingerprint"] = {"seconds": min(r["fingerprint"] for r in replays), "runs": rounds}
@@ -380,26 +417,45 @@ def targets(result: dict[str, Any], jobs: int) -> list[dict[str, Any]]:
     audit = result["stages"]["audit"]
     want_speedup = round(TARGET_SPEEDUP_PER_CORE * jobs, 2)
     rows = [
-        {"target": f"audit, 1 core >= {TARGET_RATE:,} events/s", "value": audit["events_per_s"],
-         "shown": f"{audit['events_per_s']:,.0f}", "pass": audit["events_per_s"] >= TARGET_RATE},
-        {"target": f"audit / parse floor >= {TARGET_RATIO}x", "value": audit["vs_parse"],
-         "shown": f"{audit['vs_parse']:.3f}x", "pass": audit["vs_parse"] >= TARGET_RATIO},
-        {"target": f"bulk speed-up on {jobs} cores >= {want_speedup}x",
-         "value": result["bulk_speedup"], "shown": f"{result['bulk_speedup']:.2f}x",
-         "pass": result["bulk_speedup"] >= want_speedup},
+        {
+            "target": f"audit, 1 core >= {TARGET_RATE:,} events/s",
+            "value": audit["events_per_s"],
+            "shown": f"{audit['events_per_s']:,.0f}",
+            "pass": audit["events_per_s"] >= TARGET_RATE,
+        },
+        {
+            "target": f"audit / parse floor >= {TARGET_RATIO}x",
+            "value": audit["vs_parse"],
+            "shown": f"{audit['vs_parse']:.3f}x",
+            "pass": audit["vs_parse"] >= TARGET_RATIO,
+        },
+        {
+            "target": f"bulk speed-up on {jobs} cores >= {want_speedup}x",
+            "value": result["bulk_speedup"],
+            "shown": f"{result['bulk_speedup']:.2f}x",
+            "pass": result["bulk_speedup"] >= want_speedup,
+        },
     ]
     chess = result.get("chess", {})
     if "ratio" in chess:
-        rows.append({"target": f"audit / python-chess plies/s >= {TARGET_CHESS:g}x",
-                     "value": chess["ratio"], "shown": f"{chess['ratio']:.2f}x",
-                     "pass": chess["ratio"] >= TARGET_CHESS})
+        rows.append(
+            {
+                "target": f"audit / python-chess plies/s >= {TARGET_CHESS:g}x",
+                "value": chess["ratio"],
+                "shown": f"{chess['ratio']:.2f}x",
+                "pass": chess["ratio"] >= TARGET_CHESS,
+            }
+        )
     streaming = result["memory"].get("streaming")
     if streaming is not None:
-        rows.append({
-            "target": f"peak RSS flat for {MEMORY_FACTOR}x the games (<= +{MEMORY_SLACK:.0%})",
-            "value": streaming["growth"], "shown": f"{streaming['growth']:+.1%}",
-            "pass": streaming["flat"],
-        })
+        rows.append(
+            {
+                "target": f"peak RSS flat for {MEMORY_FACTOR}x the games (<= +{MEMORY_SLACK:.0%})",
+                "value": streaming["growth"],
+                "shown": f"{streaming['growth']:+.1%}",
+                "pass": streaming["flat"],
+            }
+        )
     return rows
 
 
@@ -437,41 +493,55 @@ def render(result: dict[str, Any]) -> str:
     jobs = result["stages"]["bulk"]["jobs"]
     for key, label in STAGE_LABELS:
         s = result["stages"][key]
-        lines.append(f"{label.format(jobs=jobs):50} {s['seconds']:9.3f} "
-                     f"{s['events_per_s']:12,.0f} {s['vs_parse']:8.3f}x")
+        lines.append(
+            f"{label.format(jobs=jobs):50} {s['seconds']:9.3f} "
+            f"{s['events_per_s']:12,.0f} {s['vs_parse']:8.3f}x"
+        )
     lines.append(f"{'    bulk speed-up over one core':50} {result['bulk_speedup']:9.2f}x")
     chess = result.get("chess", {})
     if "plies_per_s" in chess:
-        lines.append(f"{'(g) python-chess ' + chess['version'] + ': PGN read + push':50} "
-                     f"{chess['seconds']:9.3f} {chess['plies_per_s']:12,.0f} plies/s")
-        lines.append(f"{'    audit (d) events/s over its plies/s':50} {chess['ratio']:9.2f}x"
-                     f"   ({chess['games']} random games, {chess['plies']:,} plies)")
+        lines.append(
+            f"{'(g) python-chess ' + chess['version'] + ': PGN read + push':50} "
+            f"{chess['seconds']:9.3f} {chess['plies_per_s']:12,.0f} plies/s"
+        )
+        lines.append(
+            f"{'    audit (d) events/s over its plies/s':50} {chess['ratio']:9.2f}x"
+            f"   ({chess['games']} random games, {chess['plies']:,} plies)"
+        )
     elif "skipped" in chess:
         lines.append(f"(g) {chess['skipped']}")
     verdicts = ", ".join(f"{n} {v}" for v, n in sorted(result["verdicts"].items()))
     lines += ["", f"verdicts: {verdicts}"]
     load = result["load_average"]
     if load["before"] is not None and load["after"] is not None:
-        lines.append(f"load average (1 min): {load['before']:.2f} before, "
-                     f"{load['after']:.2f} after")
+        lines.append(
+            f"load average (1 min): {load['before']:.2f} before, {load['after']:.2f} after"
+        )
         if load["before"] > 0.5:
-            lines.append("warning: other processes were using the cores when the run began; "
-                         "the figures, the bulk speed-up above all, are pessimistic")
+            lines.append(
+                "warning: other processes were using the cores when the run began; "
+                "the figures, the bulk speed-up above all, are pessimistic"
+            )
     lines += ["", "memory (peak RSS)"]
     mem = result["memory"]
-    workers = (f"largest child process {mib(mem['maxrss_workers'])}" if mem["maxrss_workers"]
-               else "the bulk audit's workers are the fork server's children, not measured")
+    workers = (
+        f"largest child process {mib(mem['maxrss_workers'])}"
+        if mem["maxrss_workers"]
+        else "the bulk audit's workers are the fork server's children, not measured"
+    )
     lines.append(f"  this process {mib(mem['maxrss'])}; {workers}")
     streaming = mem.get("streaming")
     if streaming is not None:
         lines.append(
             f"  audit --jobs 1 in a fresh process: {streaming['games']} games "
             f"{mib(streaming['maxrss'])}, {streaming['games_large']} games (the corpus x"
-            f"{MEMORY_FACTOR}) {mib(streaming['maxrss_large'])} ({streaming['growth']:+.1%})")
+            f"{MEMORY_FACTOR}) {mib(streaming['maxrss_large'])} ({streaming['growth']:+.1%})"
+        )
     lines += ["", "targets"]
     for row in result["targets"]:
-        lines.append(f"  {row['target']:50} {row['shown']:>12}  "
-                     f"{'PASS' if row['pass'] else 'MISS'}")
+        lines.append(
+            f"  {row['target']:50} {row['shown']:>12}  {'PASS' if row['pass'] else 'MISS'}"
+        )
     return "\n".join(lines)
 
 
@@ -488,8 +558,10 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m yaniv_audit.bench --probe DIR TIMES``: the streaming check's child."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 3 or args[0] != "--probe":
-        sys.exit("usage: python -m yaniv_audit.bench --probe DIR TIMES "
-                 "(the benchmark itself is `yaniv-audit bench`)")
+        sys.exit(
+            "usage: python -m yaniv_audit.bench --probe DIR TIMES "
+            "(the benchmark itself is `yaniv-audit bench`)"
+        )
     print(json.dumps(probe(args[1], int(args[2]))))
 
 

@@ -67,8 +67,13 @@ def no_gc() -> Iterator[None]:
 
 
 #: what a worker needs, imported once in the fork server rather than in every worker
-PRELOAD = ["yaniv_audit.core.audit", "yaniv_audit.codec", "yaniv_audit.core.engine",
-           "yaniv_audit.bulk", "yaniv_audit.simulate"]
+PRELOAD = [
+    "yaniv_audit.core.audit",
+    "yaniv_audit.codec",
+    "yaniv_audit.core.engine",
+    "yaniv_audit.bulk",
+    "yaniv_audit.simulate",
+]
 
 
 def worker_pool(processes: int) -> Any:
@@ -81,8 +86,9 @@ def worker_pool(processes: int) -> Any:
     exited printed a traceback (its semaphore gone). Held, it comes as soon as the pool
     exists, which is then ended before the KeyboardInterrupt goes on."""
     context = worker_context()
-    hold = (hasattr(signal, "pthread_sigmask")
-            and threading.current_thread() is threading.main_thread())
+    hold = (
+        hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    )
     if hold:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pool = None
@@ -113,8 +119,7 @@ def worker_context(preload: Sequence[str] = PRELOAD) -> Any:
         return multiprocessing.get_context("spawn")
     server = multiprocessing.get_context("forkserver")
     server.set_forkserver_preload(list(preload))
-    if threading.current_thread() is threading.main_thread() and hasattr(
-            signal, "pthread_sigmask"):
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask"):
         # the fork server starts with Ctrl-C blocked, which it and its workers keep
         # (Ctrl-C is the parent's to handle; the server then ignores it, and so does
         # each worker once it runs): one arriving while the server imports would print
@@ -164,8 +169,9 @@ def chunk_size(files: int, jobs: int) -> int:
 
 
 @contextmanager
-def mapped(func: Callable[[Any], Any], items: Iterable[Any], count: int,
-           jobs: int | None = None) -> Iterator[Iterator[Any]]:
+def mapped(
+    func: Callable[[Any], Any], items: Iterable[Any], count: int, jobs: int | None = None
+) -> Iterator[Iterator[Any]]:
     """Yield ``func`` over the ``count`` items, in order, on ``jobs`` worker processes
     (default: every core) when there is work for several, else in this process.
 
@@ -199,8 +205,9 @@ class _Bounded:
     an item is handed on only when fewer than ``window`` are out.
     """
 
-    def __init__(self, pool: Any, func: Callable[[Any], Any], items: Iterable[Any],
-                 chunk: int, window: int) -> None:
+    def __init__(
+        self, pool: Any, func: Callable[[Any], Any], items: Iterable[Any], chunk: int, window: int
+    ) -> None:
         self.free = threading.Semaphore(window)
         self.stopped = False
         self.results = pool.imap(func, self._fed(iter(items)), chunksize=chunk)
@@ -246,7 +253,10 @@ def small_work(files: Sequence[str]) -> bool:
 
 
 def audit_stream(
-    files: Sequence[str], rules: RuleSet | None = None, *, strict: bool = False,
+    files: Sequence[str],
+    rules: RuleSet | None = None,
+    *,
+    strict: bool = False,
     jobs: int | None = None,
 ) -> AbstractContextManager[Iterator[dict[str, Any]]]:
     """The files' reports, in file order, audited on ``jobs`` processes (a ``with`` block).

@@ -27,8 +27,10 @@ CHESS_GAMES = 200
 CHESS_SEED = 1
 #: a random game is cut here (random play rarely ends sooner; a real game has 70-90 plies)
 MAX_PLIES = 120
-INSTALL_HINT = ("python-chess is not installed, so the comparison with it is skipped: "
-                "pip install 'yaniv-audit[bench]' (or pip install chess)")
+INSTALL_HINT = (
+    "python-chess is not installed, so the comparison with it is skipped: "
+    "pip install 'yaniv-audit[bench]' (or pip install chess)"
+)
 
 
 def random_games_pgn(games: int, seed: int = CHESS_SEED, max_plies: int = MAX_PLIES) -> str:
@@ -36,7 +38,6 @@ def random_games_pgn(games: int, seed: int = CHESS_SEED, max_plies: int = MAX_PL
     python-chess version (moves are chosen from ``board.legal_moves`` in its order)."""
     import chess
     import chess.pgn
-
 
     rng = Rng(derive_seed("chess", seed))
     texts = []
@@ -76,8 +77,11 @@ def cached_pgn(games: int, seed: int) -> str:
     """:func:`random_games_pgn`, kept in the temp directory between runs."""
     import chess
 
-    path = (Path(tempfile.gettempdir()) / "yaniv-audit-bench"
-            / f"chess-{chess.__version__}-g{games}-s{seed}-p{MAX_PLIES}.pgn")
+    path = (
+        Path(tempfile.gettempdir())
+        / "yaniv-audit-bench"
+        / f"chess-{chess.__version__}-g{games}-s{seed}-p{MAX_PLIES}.pgn"
+    )
     if path.is_file():
         return path.read_text(encoding="utf-8")
     text = random_games_pgn(games, seed)
@@ -88,8 +92,10 @@ def cached_pgn(games: int, seed: int) -> str:
     return text
 
 
-def chess_run(games: int = CHESS_GAMES, seed: int = CHESS_SEED,
-              ) -> tuple[Callable[[], tuple[int, int]] | None, dict[str, Any]]:
+def chess_run(
+    games: int = CHESS_GAMES,
+    seed: int = CHESS_SEED,
+) -> tuple[Callable[[], tuple[int, int]] | None, dict[str, Any]]:
     """The run to time (python-chess replaying the games: (games, plies)) and what to say
     of it; or, when python-chess is not installed, None and ``{"skipped": INSTALL_HINT}``."""
     try:
@@ -98,14 +104,19 @@ def chess_run(games: int = CHESS_GAMES, seed: int = CHESS_SEED,
     except ImportError:
         return None, {"skipped": INSTALL_HINT}
     text = cached_pgn(games, seed)
-    return (lambda: replay_pgn(text)), {"version": chess.__version__,
-                                        "bytes": len(text.encode())}
+    return (lambda: replay_pgn(text)), {"version": chess.__version__, "bytes": len(text.encode())}
 
 
-def chess_figures(info: dict[str, Any], seconds: float, result: tuple[int, int],
-                  runs: int) -> dict[str, Any]:
+def chess_figures(
+    info: dict[str, Any], seconds: float, result: tuple[int, int], runs: int
+) -> dict[str, Any]:
     """The stage's figures from the best time of :func:`chess_run`'s run."""
     count, plies = result
-    return {**info, "games": count, "plies": plies, "seconds": seconds, "runs": runs,
-            "plies_per_s": plies / seconds}
-
+    return {
+        **info,
+        "games": count,
+        "plies": plies,
+        "seconds": seconds,
+        "runs": runs,
+        "plies_per_s": plies / seconds,
+    }

@@ -100,8 +100,10 @@ def event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> Event:
 
 _convert = msgspec.convert
 #: the struct msgspec converts each event type into
-_PARSED: dict[str, type[Event]] = {cls.__struct_config__.tag: cls  # type: ignore[misc]
-                                   for cls in PARSED_TYPES}
+_PARSED: dict[str, type[Event]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in PARSED_TYPES
+}
 #: the schema's own depth limit on a free value (``meta``, a ``_`` field)
 _FREE_LEVELS = MAX_DEPTH - 1
 
@@ -149,8 +151,9 @@ def msgspec_event(raw: Any, index: int, line: int | None) -> Event | None:
         return _started(event, index, line)
     if type(event) is GameEndedWire:
         winner = event.winner
-        event = GameEnded(winner=(winner,) if isinstance(winner, str) else winner,
-                          scores=event.scores, at=at)
+        event = GameEnded(
+            winner=(winner,) if isinstance(winner, str) else winner, scores=event.scores, at=at
+        )
     names_to_codes(event)
     _set(event, "index", index)
     _set(event, "line", line)
@@ -162,8 +165,11 @@ def _started(wire: GameStartedWire, index: int, line: int | None) -> GameStarted
     if wire.meta is not None and not depth_within(wire.meta, _FREE_LEVELS):
         return None
     try:
-        rules = (parse_rules(wire.rules) if type(wire.rules) is str
-                 else rules_from_mapping(wire.rules))  # type: ignore[arg-type]
+        declared = wire.rules
+        if type(declared) is str:  # not narrowed by mypy; isinstance costs more here
+            rules = parse_rules(declared)
+        else:
+            rules = rules_from_mapping(declared)  # type: ignore[arg-type]
     except RulesError:
         return None
     players: list[str] = []
@@ -175,9 +181,17 @@ def _started(wire: GameStartedWire, index: int, line: int | None) -> GameStarted
                 names[seat.id] = seat.name
         else:
             players.append(seat)  # type: ignore[arg-type]
-    return GameStarted(format=wire.format, players=tuple(players), names=names, rules=rules,
-                       game_id=wire.game_id, meta=wire.meta, index=index, line=line,
-                       at=wire.at)
+    return GameStarted(
+        format=wire.format,
+        players=tuple(players),
+        names=names,
+        rules=rules,
+        game_id=wire.game_id,
+        meta=wire.meta,
+        index=index,
+        line=line,
+        at=wire.at,
+    )
 
 
 # --- reading -------------------------------------------------------------
@@ -209,8 +223,7 @@ class _LogBuilder:
         problem = self.checker.finish()
         if problem is not None:
             raise problem_error(problem)
-        return Log(self.source, tuple(self.events), tuple(self.leaves),
-                   self.checker.withdrawals)
+        return Log(self.source, tuple(self.events), tuple(self.leaves), self.checker.withdrawals)
 
 
 def problem_error(problem: structure.Problem) -> LogFormatError:
@@ -239,8 +252,9 @@ def _exact(text: bytes, raw: Any, line: int | None, index: int) -> Any:
     try:
         raw = json.loads(text)
     except (ValueError, RecursionError):
-        raise LogFormatError("not valid JSON: a number or nesting too large to read",
-                             line=line, index=index) from None
+        raise LogFormatError(
+            "not valid JSON: a number or nesting too large to read", line=line, index=index
+        ) from None
     check_numbers(raw, line, index)
     return raw
 
@@ -253,20 +267,27 @@ def check_numbers(raw: Any, line: int | None, index: int | None) -> None:
     if found is None:
         return
     path, number = found
-    text = (f"expected a whole number from -{INT_MAX} to {INT_MAX}, got a number of "
-            f"{len(str(abs(number)))} digits")
+    text = (
+        f"expected a whole number from -{INT_MAX} to {INT_MAX}, got a number of "
+        f"{len(str(abs(number)))} digits"
+    )
     kind = raw.get("type") if isinstance(raw, dict) else None
     prefix = f"{kind}: " if isinstance(kind, str) and kind in EVENT_TYPES else ""
-    raise LogFormatError(f"{prefix}field {quote(path)}: {text}" if path else text,
-                         line=line, index=index, messages={path: [text]})
+    raise LogFormatError(
+        f"{prefix}field {quote(path)}: {text}" if path else text,
+        line=line,
+        index=index,
+        messages={path: [text]},
+    )
 
 
 def _huge_number(value: Any, path: str) -> tuple[str, int] | None:
     """The path (``scores.dana``) and value of the first whole number beyond INT_MAX."""
     if type(value) is int:
         return (path, value) if abs(value) > INT_MAX else None
-    items: Any = value.items() if type(value) is dict else (
-        enumerate(value) if type(value) is list else ())
+    items: Any = (
+        value.items() if type(value) is dict else (enumerate(value) if type(value) is list else ())
+    )
     for key, item in items:
         found = _huge_number(item, f"{path}.{key}" if path else str(key))
         if found is not None:
@@ -368,7 +389,8 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
         written, at = event.index, event.at
         try:
             ok = (written == index or written == -1) and (
-                at is None or fromisoformat(at).tzinfo is not None)
+                at is None or fromisoformat(at).tzinfo is not None
+            )
         except ValueError:
             ok = False
         if not ok:  # read again line by line
@@ -380,8 +402,12 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
         # type(event) is X, not isinstance, which costs 80 ns on a msgspec type it is not
         if type(event) is Discard:
             cards = event.cards  # most throws are one card: a 1-tuple is built 5x faster
-            _set(event, "cards", (CODES[cards[0]],) if len(cards) == 1  # type: ignore[index]
-                 else tuple(map(code, cards)))  # type: ignore[arg-type]
+            thrown = (
+                (CODES[cards[0]],)  # type: ignore[index]
+                if len(cards) == 1
+                else tuple(map(code, cards))  # type: ignore[arg-type]
+            )
+            _set(event, "cards", thrown)
         elif type(event) is Draw:
             if event.card is not None:
                 _set(event, "card", CODES[event.card])  # type: ignore[index]
@@ -411,7 +437,9 @@ def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int)
             if size > MAX_LINE_BYTES:
                 raise LogFormatError(
                     f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes (1 MiB) "
-                    "are allowed", line=number, index=len(events),
+                    "are allowed",
+                    line=number,
+                    index=len(events),
                 )
         if not text or text.isspace():
             continue
@@ -430,8 +458,11 @@ def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int)
                 _json_problem(text, exc, False), line=number, index=len(events)
             ) from None
         except (ValueError, RecursionError):
-            raise LogFormatError("not valid JSON: a number or nesting too large to read",
-                                 line=number, index=len(events)) from None
+            raise LogFormatError(
+                "not valid JSON: a number or nesting too large to read",
+                line=number,
+                index=len(events),
+            ) from None
         add(exact(text, raw, number, len(events)), number)
 
 
@@ -448,9 +479,7 @@ def parse_json_array(data: bytes, source: str) -> Log:
     except (ValueError, RecursionError):
         raise LogFormatError("not valid JSON: a number or nesting too large to read") from None
     if not isinstance(raw, list):
-        raise LogFormatError(
-            f"a .json log holds a top-level array of events, got {show(raw)}"
-        )
+        raise LogFormatError(f"a .json log holds a top-level array of events, got {show(raw)}")
     builder = _LogBuilder(source)
     if _LONG_DIGITS.search(data) is not None:
         for index, item in enumerate(raw):
@@ -475,7 +504,9 @@ class LongLineError(LogFormatError):
     def __init__(self, line: int, before: bytes) -> None:
         super().__init__(
             f"the line is longer than {MAX_LINE_BYTES} bytes; at most {MAX_LINE_BYTES} bytes "
-            "(1 MiB) are allowed, and the file was read no further", line=line)
+            "(1 MiB) are allowed, and the file was read no further",
+            line=line,
+        )
         self.before = before
 
     def __reduce__(self) -> tuple[type[LongLineError], tuple[int, bytes]]:
@@ -504,7 +535,8 @@ def read_capped(stream: BinaryIO, chunk: int = READ_CHUNK, head: bytes = b"") ->
         if first >= 0:
             size = read + first - start  # the line under way ends here
             if size > MAX_LINE_BYTES and not (
-                    size == MAX_LINE_BYTES + 1 and _byte_before(parts, block, first) == b"\r"):
+                size == MAX_LINE_BYTES + 1 and _byte_before(parts, block, first) == b"\r"
+            ):
                 return _long_line(parts, block, start)
             start = read + block.rfind(b"\n") + 1
         read += len(block)
@@ -519,7 +551,7 @@ def read_capped(stream: BinaryIO, chunk: int = READ_CHUNK, head: bytes = b"") ->
 
 def _byte_before(parts: list[bytes], block: bytes, end: int) -> bytes:
     if end > 0:
-        return block[end - 1:end]
+        return block[end - 1 : end]
     return parts[-1][-1:] if parts else b""
 
 

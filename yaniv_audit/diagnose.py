@@ -79,8 +79,12 @@ class Problem:
         return f"{self.where()}: {self.message}{hint}"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"line": self.line, "index": self.index, "field": self.field,
-                               "message": self.message}
+        out: dict[str, Any] = {
+            "line": self.line,
+            "index": self.index,
+            "field": self.field,
+            "message": self.message,
+        }
         if self.hint is not None:
             out["did_you_mean"] = self.hint
         return out
@@ -107,8 +111,9 @@ class Diagnosis:
         return self.total - len(self.problems)
 
 
-def diagnose(path: str | Path, error: LogFormatError | None = None,
-             limit: int = LIMIT) -> Diagnosis:
+def diagnose(
+    path: str | Path, error: LogFormatError | None = None, limit: int = LIMIT
+) -> Diagnosis:
     """Every problem of the log at ``path``, which :func:`~yaniv_audit.codec.read_log` found
     unreadable with ``error``: its first problem, all there is when the file cannot be
     read at all or only the replay finds the log unreadable. Without ``error``, such a
@@ -141,12 +146,14 @@ def diagnose(path: str | Path, error: LogFormatError | None = None,
 
 def from_error(error: LogFormatError, hint: str | None = None) -> Problem:
     fields = list(error.messages)
-    return Problem(error.line, error.index, fields[0] if len(fields) == 1 else None,
-                   error.message, hint)
+    return Problem(
+        error.line, error.index, fields[0] if len(fields) == 1 else None, error.message, hint
+    )
 
 
-def diagnose_bytes(data: bytes, *, array: bool = False,
-                   limit: int = LIMIT, complete: bool = True) -> Diagnosis:
+def diagnose_bytes(
+    data: bytes, *, array: bool = False, limit: int = LIMIT, complete: bool = True
+) -> Diagnosis:
     """Every problem of a log's bytes: a JSON array of events if ``array``, else JSON Lines
     (not ``complete``: the start of a log, whose end is not judged)."""
     found = Diagnosis(limit=limit)
@@ -164,9 +171,17 @@ def diagnose_bytes(data: bytes, *, array: bool = False,
             found.stopped = True
             return found  # the log's end is not judged either
     if check.shifted:
-        found.add(Problem(None, None, "seq", (
-            f"and {check.shifted} later event{'s' if check.shifted != 1 else ''} with seq off "
-            "by the same amount (was a line added or taken out?)")))
+        found.add(
+            Problem(
+                None,
+                None,
+                "seq",
+                (
+                    f"and {check.shifted} later event{'s' if check.shifted != 1 else ''} "
+                    "with seq off by the same amount (was a line added or taken out?)"
+                ),
+            )
+        )
     problem = check.structure.finish() if complete else None
     if problem is not None and not found.total:
         found.add(Problem(None, None, None, problem.message))
@@ -198,14 +213,18 @@ def _not_json_lines(data: bytes) -> int:
 
 
 #: what a log looks like, for a file that is not one
-LOG_SHAPE = ('one JSON object a line, the first {"type": "game_started", "format": '
-             '"yaniv-log/1", "players": [...], "rules": "israeli"}, then one a move; '
-             "docs/log-format.md has the format, docs/template.jsonl a game to start from")
+LOG_SHAPE = (
+    'one JSON object a line, the first {"type": "game_started", "format": '
+    '"yaniv-log/1", "players": [...], "rules": "israeli"}, then one a move; '
+    "docs/log-format.md has the format, docs/template.jsonl a game to start from"
+)
 
 
 def not_a_log(lines: int) -> str:
-    return (f"not a JSON Lines log: neither this line nor most of the file's {lines} lines "
-            f"are JSON; a log is {LOG_SHAPE}")
+    return (
+        f"not a JSON Lines log: neither this line nor most of the file's {lines} lines "
+        f"are JSON; a log is {LOG_SHAPE}"
+    )
 
 
 def _items(data: bytes, array: bool, found: Diagnosis) -> Iterator[tuple[Any, int | None, int]]:
@@ -219,12 +238,19 @@ def _items(data: bytes, array: bool, found: Diagnosis) -> Iterator[tuple[Any, in
             found.add(Problem(None, None, None, _json_problem(data, exc, True)))
             return
         except (ValueError, RecursionError):
-            found.add(Problem(None, None, None,
-                              "not valid JSON: a number or nesting too large to read"))
+            found.add(
+                Problem(None, None, None, "not valid JSON: a number or nesting too large to read")
+            )
             return
         if not isinstance(items, list):
-            found.add(Problem(None, None, None,
-                              f"a .json log holds a top-level array of events, got {show(items)}"))
+            found.add(
+                Problem(
+                    None,
+                    None,
+                    None,
+                    f"a .json log holds a top-level array of events, got {show(items)}",
+                )
+            )
             return
         for index, item in enumerate(items):
             yield item, None, index
@@ -236,9 +262,15 @@ def _items(data: bytes, array: bool, found: Diagnosis) -> Iterator[tuple[Any, in
         index += 1
         size = len(text) - text.endswith(b"\r")
         if size > MAX_LINE_BYTES:
-            found.add(Problem(number, index - 1, None,
-                              f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes "
-                              "(1 MiB) are allowed"))
+            found.add(
+                Problem(
+                    number,
+                    index - 1,
+                    None,
+                    f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes "
+                    "(1 MiB) are allowed",
+                )
+            )
             continue
         try:
             raw = _loads(text)
@@ -249,8 +281,11 @@ def _items(data: bytes, array: bool, found: Diagnosis) -> Iterator[tuple[Any, in
                 return  # not a text file: every other line would be the same
             continue
         except (ValueError, RecursionError):
-            found.add(Problem(number, index - 1, None,
-                              "not valid JSON: a number or nesting too large to read"))
+            found.add(
+                Problem(
+                    number, index - 1, None, "not valid JSON: a number or nesting too large to read"
+                )
+            )
             continue
         yield raw, number, index - 1
 
@@ -301,7 +336,8 @@ class _Checks:
         if problem.field is not None and "is not seated" in problem.text:
             hint = close_match(_at(raw, problem.field), self.seated)
             if hint is None and problem.field.startswith(
-                    ("hands.", "totals.", "points.", "scores.")):
+                ("hands.", "totals.", "points.", "scores.")
+            ):
                 hint = close_match(problem.field.split(".", 1)[1], self.seated)
         self.found.add(Problem(line, index, problem.field, problem.message, hint))
         self._after_problem(event)
@@ -326,13 +362,17 @@ class _Checks:
         checker = self.structure
         if checker.game is None:
             players = raw.get("players")
-            ids = [p["id"] if isinstance(p, dict) else p for p in players] \
-                if isinstance(players, list) else []
+            ids = (
+                [p["id"] if isinstance(p, dict) else p for p in players]
+                if isinstance(players, list)
+                else []
+            )
             ids = [p for p in ids if isinstance(p, str) and p]
             if ids:
                 seated = tuple(dict.fromkeys(ids))
-                checker.game = GameStarted(FORMAT, seated, {}, PRESETS["israeli"],
-                                           index=index, line=line)
+                checker.game = GameStarted(
+                    FORMAT, seated, {}, PRESETS["israeli"], index=index, line=line
+                )
                 checker.seated, self.seated = frozenset(seated), seated
             else:
                 self.lost = True
@@ -356,8 +396,9 @@ def _field_problems(error: LogFormatError, raw: Any) -> list[Problem]:
         path = next(iter(error.messages), None)
         texts = error.messages.get(path, []) if path is not None else []
         message, said = _said_hint(error.message)
-        return [Problem(error.line, error.index, path, message,
-                        said or _hint(path, texts, raw, schema))]
+        return [
+            Problem(error.line, error.index, path, message, said or _hint(path, texts, raw, schema))
+        ]
     problems = []
     hints = {path: _hint(path, texts, raw, schema) for path, texts in error.messages.items()}
     for path, texts in error.messages.items():
@@ -465,8 +506,9 @@ def event_lines(path: str | Path) -> list[int] | None:
             data = Path(path).read_bytes()
         except OSError:
             return None
-    return [number for number, text in enumerate(data.split(b"\n"), 1)
-            if text and not text.isspace()]
+    return [
+        number for number, text in enumerate(data.split(b"\n"), 1) if text and not text.isspace()
+    ]
 
 
 def render(source: str, found: Diagnosis, verdict: str = "unreadable") -> list[str]:
@@ -477,9 +519,15 @@ def render(source: str, found: Diagnosis, verdict: str = "unreadable") -> list[s
     lines = [f"{source}: {verdict}: {at_least}{found.total} problems"]
     lines.extend(f"  {p.text()}" for p in found.problems)
     if found.more:
-        lines.append(f"  and {at_least}{found.more} more (the first {len(found.problems)} are "
-                     "listed" + (f"; the count stops at {COUNT_MAX:,}, the rest of the log "
-                                 "unread)" if found.stopped else ")"))
+        lines.append(
+            f"  and {at_least}{found.more} more (the first {len(found.problems)} are "
+            "listed"
+            + (
+                f"; the count stops at {COUNT_MAX:,}, the rest of the log unread)"
+                if found.stopped
+                else ")"
+            )
+        )
     return lines
 
 

@@ -85,20 +85,25 @@ def filesystem(url: str) -> tuple[fsspec.AbstractFileSystem, str]:
         missing = getattr(exc.__cause__, "name", None) or exc.name
         protocol = url.split("://", 1)[0]
         if not missing:
-            raise DistributedError(f"{url}: {protocol}:// cannot be used here ({exc})",
-                                   usage=True) from None
+            raise DistributedError(
+                f"{url}: {protocol}:// cannot be used here ({exc})", usage=True
+            ) from None
         raise DistributedError(
             f"{url}: fsspec opens {protocol}:// with the package {missing}, which is not "
             f"installed: pip install {missing} (here and on every Dask worker)",
-            usage=True) from None
+            usage=True,
+        ) from None
     except ValueError as exc:  # fsspec's "Protocol not known: foo"
         if "protocol not known" not in str(exc).lower():
-            raise DistributedError(f"{url}: not a path or URL fsspec can open ({exc})",
-                                   usage=True) from None
+            raise DistributedError(
+                f"{url}: not a path or URL fsspec can open ({exc})", usage=True
+            ) from None
         protocol = url.split("://", 1)[0]
         raise DistributedError(
             f"{url}: fsspec knows no file system {protocol}://; give a local path or a URL "
-            "such as file:///data/export or s3://bucket/export", usage=True) from None
+            "such as file:///data/export or s3://bucket/export",
+            usage=True,
+        ) from None
     return fs, str(path)
 
 
@@ -135,8 +140,9 @@ def scan(source: str) -> tuple[fsspec.AbstractFileSystem, list[Directory]]:
     fs, root = filesystem(source)
     events = posixpath.join(root.rstrip("/"), "events")
     if not _probe(source, lambda: fs.isdir(events)):
-        raise DistributedError(f"{source}: no events/ directory; give the directory "
-                               "`yaniv-audit export DIR` wrote")
+        raise DistributedError(
+            f"{source}: no events/ directory; give the directory `yaniv-audit export DIR` wrote"
+        )
     by_dir: dict[str, list[str]] = {}
     for path in sorted(fs.find(events)):
         if path.endswith(".parquet"):
@@ -147,8 +153,9 @@ def scan(source: str) -> tuple[fsspec.AbstractFileSystem, list[Directory]]:
     for directory, files in sorted(by_dir.items()):
         rows, low, high = _extent(fs, files)
         if rows:
-            found.append(Directory(posixpath.relpath(directory, events), tuple(files),
-                                   rows, low, high))
+            found.append(
+                Directory(posixpath.relpath(directory, events), tuple(files), rows, low, high)
+            )
     if not found:
         raise DistributedError(f"{source}: the events hold no rows")
     return fs, found
@@ -161,8 +168,9 @@ def _probe(url: str, call: Callable[[], T]) -> T:
     try:
         return call()
     except Exception as exc:  # noqa: BLE001 - any store's error, reported on one line
-        raise DistributedError(f"{url}: cannot be read or written ({type(exc).__name__}: "
-                               f"{exc})") from None
+        raise DistributedError(
+            f"{url}: cannot be read or written ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def split(directories: Sequence[Directory], events_per_task: int) -> list[Task]:
@@ -175,13 +183,16 @@ def split(directories: Sequence[Directory], events_per_task: int) -> list[Task]:
         pieces = max(1, math.ceil(d.rows / events_per_task))
         width = math.ceil((d.high + 1 - d.low) / pieces)
         for start in range(d.low, d.high + 1, width):
-            tasks.append(Task(len(tasks), d.partition, d.files, start,
-                              min(start + width, d.high + 1)))
+            tasks.append(
+                Task(len(tasks), d.partition, d.files, start, min(start + width, d.high + 1))
+            )
     return tasks
 
 
-def plan(source: str, events_per_task: int = EVENTS_PER_TASK,
-         ) -> tuple[fsspec.AbstractFileSystem, list[Task]]:
+def plan(
+    source: str,
+    events_per_task: int = EVENTS_PER_TASK,
+) -> tuple[fsspec.AbstractFileSystem, list[Task]]:
     """The file system of ``source`` and the tasks that read its events."""
     fs, directories = scan(source)
     return fs, split(directories, events_per_task)
@@ -201,9 +212,9 @@ def _extent(fs: fsspec.AbstractFileSystem, files: Sequence[str]) -> tuple[int, i
         if missing:
             raise DistributedError(
                 f"{path}: the events have no {', '.join(missing)} column; export the "
-                "archive again with this version (yaniv-audit export)")
-        column = next(i for i in range(meta.num_columns)
-                      if meta.schema.column(i).path == "game_no")
+                "archive again with this version (yaniv-audit export)"
+            )
+        column = next(i for i in range(meta.num_columns) if meta.schema.column(i).path == "game_no")
         groups = [meta.row_group(g) for g in range(meta.num_row_groups)]
         stats = [g.column(column).statistics for g in groups if g.num_rows]
         if all(s is not None and s.has_min_max for s in stats):
@@ -243,13 +254,17 @@ def _games(fs: fsspec.AbstractFileSystem, task: Task) -> Iterator[tuple[int, str
             raise DistributedError(
                 f"{task.partition}: game_no {game} has events {seqs[start]} to "
                 f"{seqs[end - 1]} of {end - start} here: its events are not all in this "
-                "partition, or are repeated; export the archive again")
+                "partition, or are repeated; export the archive again"
+            )
         yield game, prints[start], ("\n".join(events[start:end]) + "\n").encode("utf-8")
         start = end
 
 
-def _audit_task(task: Task, fs: fsspec.AbstractFileSystem, rule_sets: Sequence[RuleSet | None],
-                ) -> tuple[dict[str, pa.Table], Counter[str]]:
+def _audit_task(
+    task: Task,
+    fs: fsspec.AbstractFileSystem,
+    rule_sets: Sequence[RuleSet | None],
+) -> tuple[dict[str, pa.Table], Counter[str]]:
     """The derived tables of the task's games under each rule set (as Arrow tables with
     the archive's column types), and counts: games, events, reports of each verdict."""
     rows: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
@@ -279,13 +294,18 @@ def _frame(table: pa.Table) -> pd.DataFrame:
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def _reports(task: Task, fs: fsspec.AbstractFileSystem,
-             rule_sets: Sequence[RuleSet | None]) -> pd.DataFrame:
+def _reports(
+    task: Task, fs: fsspec.AbstractFileSystem, rule_sets: Sequence[RuleSet | None]
+) -> pd.DataFrame:
     return _frame(_audit_task(task, fs, rule_sets)[0]["audits"])
 
 
-def audit_parquet(source: str, rules: Sequence[RuleSet | str | None] = (), *,
-                  events_per_task: int = EVENTS_PER_TASK) -> dd.DataFrame:
+def audit_parquet(
+    source: str,
+    rules: Sequence[RuleSet | str | None] = (),
+    *,
+    events_per_task: int = EVENTS_PER_TASK,
+) -> dd.DataFrame:
     """The audit reports of the games of an export (``yaniv-audit export DIR``; a path or
     an fsspec URL), as a lazy Dask dataframe: one row per game and rule set, with the
     columns of the archive's ``audits`` table (``report`` is the report's JSON).
@@ -300,18 +320,27 @@ def audit_parquet(source: str, rules: Sequence[RuleSet | str | None] = (), *,
     """
     fs, tasks = plan(source, events_per_task)
     meta = _frame(derived_tables({})["audits"])
-    reports: dd.DataFrame = dd.from_map(_reports, tasks, args=(fs, _rule_sets(rules)),
-                                        meta=meta, label="yaniv-audit",
-                                        enforce_metadata=False)
+    reports: dd.DataFrame = dd.from_map(
+        _reports,
+        tasks,
+        args=(fs, _rule_sets(rules)),
+        meta=meta,
+        label="yaniv-audit",
+        enforce_metadata=False,
+    )
     return reports
 
 
 # --- the command: audit and write the derived tables ------------------------------------
 
 
-def _audit_and_write(task: Task, fs: fsspec.AbstractFileSystem,
-                     rule_sets: Sequence[RuleSet | None], out_fs: fsspec.AbstractFileSystem,
-                     out: str) -> pd.DataFrame:
+def _audit_and_write(
+    task: Task,
+    fs: fsspec.AbstractFileSystem,
+    rule_sets: Sequence[RuleSet | None],
+    out_fs: fsspec.AbstractFileSystem,
+    out: str,
+) -> pd.DataFrame:
     """Audit one task and write its derived tables under ``out``; its counts, one row."""
     tables, counts = _audit_task(task, fs, rule_sets)
     for name, table in tables.items():
@@ -354,19 +383,26 @@ def connect(scheduler: str, workers: int | None = None) -> Iterator[Client]:
     """A client of a new local cluster (``local``: ``workers`` processes, all cores by
     default) or of the scheduler at an address (``tcp://host:8786``)."""
     if scheduler == "local":
-        with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                          processes=True, dashboard_address=":0",
-                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             yield client
         return
     if workers is not None:
-        raise DistributedError("--workers goes with --scheduler local; a running scheduler "
-                               "has the workers it has")
+        raise DistributedError(
+            "--workers goes with --scheduler local; a running scheduler has the workers it has"
+        )
     try:
         client = Client(scheduler, timeout="20s")
     except (OSError, TimeoutError, ValueError) as exc:
-        raise DistributedError(f"cannot reach the Dask scheduler at {scheduler} ({exc})"
-                               ) from None
+        raise DistributedError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
     with client:
         yield client
 
@@ -374,17 +410,27 @@ def connect(scheduler: str, workers: int | None = None) -> Iterator[Client]:
 def prepare_out(out: str) -> tuple[fsspec.AbstractFileSystem, str]:
     """The file system and path of a new or empty output directory."""
     out_fs, path = filesystem(out)
-    if _probe(out, lambda: out_fs.exists(path) and (not out_fs.isdir(path)
-                                                   or bool(out_fs.ls(path)))):
-        raise DistributedError(f"{out}: exists and is not an empty directory; the results "
-                               "go into a new or empty one", usage=True)
+    if _probe(
+        out, lambda: out_fs.exists(path) and (not out_fs.isdir(path) or bool(out_fs.ls(path)))
+    ):
+        raise DistributedError(
+            f"{out}: exists and is not an empty directory; the results go into a new or empty one",
+            usage=True,
+        )
     _probe(out, lambda: out_fs.makedirs(path, exist_ok=True))
     return out_fs, path
 
 
-def run_audit(source: str, rules: Sequence[RuleSet | str | None], scheduler: str, out: str,
-              *, workers: int | None = None, events_per_task: int = EVENTS_PER_TASK,
-              show_progress: bool = False) -> Summary:
+def run_audit(
+    source: str,
+    rules: Sequence[RuleSet | str | None],
+    scheduler: str,
+    out: str,
+    *,
+    workers: int | None = None,
+    events_per_task: int = EVENTS_PER_TASK,
+    show_progress: bool = False,
+) -> Summary:
     """``audit --parquet``: audit the export at ``source`` on a Dask cluster and write the
     derived tables under ``out`` (``OUT/<table>/rules=<rules_key>/part-N.parquet``)."""
     filesystem(out)  # a URL of no usable file system said before the export is read
@@ -398,9 +444,14 @@ def run_audit(source: str, rules: Sequence[RuleSet | str | None], scheduler: str
         total = sum(d.rows for d in directories)
         share = math.ceil(total / (TASKS_PER_WORKER * max(1, len(client.nthreads()))))
         tasks = split(directories, min(events_per_task, max(MIN_EVENTS_PER_TASK, share)))
-        frame = dd.from_map(_audit_and_write, tasks, args=(fs, rule_sets, out_fs, out_path),
-                            meta=pd.DataFrame({c: pd.Series(dtype="int64") for c in COUNTS}),
-                            label="yaniv-audit", enforce_metadata=False)
+        frame = dd.from_map(
+            _audit_and_write,
+            tasks,
+            args=(fs, rule_sets, out_fs, out_path),
+            meta=pd.DataFrame({c: pd.Series(dtype="int64") for c in COUNTS}),
+            label="yaniv-audit",
+            enforce_metadata=False,
+        )
         future = client.compute(frame)
         if show_progress:
             with redirect_stdout(sys.stderr):  # Dask draws its bar on stdout
@@ -412,4 +463,3 @@ def run_audit(source: str, rules: Sequence[RuleSet | str | None], scheduler: str
         out_fs.rm(leftover)  # written by a task whose worker died before renaming it
     totals = {c: int(counts[c].sum()) if len(counts) else 0 for c in COUNTS}
     return Summary(totals, len(rule_sets), seconds, start - begun, size, len(tasks))
-

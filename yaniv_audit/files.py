@@ -19,8 +19,7 @@ def log_files(paths: tuple[str, ...]) -> list[str]:
     for path in paths:
         p = Path(path)
         if not p.exists() and glob.has_magic(path):
-            files.extend(sorted(f for f in glob.glob(path, recursive=True)
-                                if Path(f).is_file()))
+            files.extend(sorted(f for f in glob.glob(path, recursive=True) if Path(f).is_file()))
             continue
         if p.is_dir():
             files.extend(sorted(_logs_under(str(p))))

@@ -47,8 +47,10 @@ def field_schema(field: fields.Field[Any]) -> JsonSchema:
     elif type(field) is fields.Raw:
         out = {}
     else:
-        raise TypeError(f"no JSON Schema for the field {type(field).__name__}: give it a "
-                        "json_schema(convert) method")
+        raise TypeError(
+            f"no JSON Schema for the field {type(field).__name__}: give it a "
+            "json_schema(convert) method"
+        )
     for validator in field.validators:
         out.update(_validator_schema(validator, out.get("type")))
     description = field.metadata.get("description")

@@ -131,8 +131,9 @@ class LiveGame:
         before, saved = len(b.events), b.checker.state()
         try:
             if not read_lines(b, data):
-                raise LogFormatError("no event: send one event per line (JSON Lines)",
-                                     line=None, index=before)
+                raise LogFormatError(
+                    "no event: send one event per line (JSON Lines)", line=None, index=before
+                )
             if before == 0:
                 problem = b.checker.finish()
                 if problem is not None:

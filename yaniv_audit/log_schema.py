@@ -80,10 +80,9 @@ class StrictInteger(fields.Integer):
 
 class CardField(fields.Field[Card]):
     """One card, any spelling :func:`~yaniv_audit.core.cards.parse_card` accepts -> its code."""
+
     #: the spellings parse_card accepts, for JSON Schema
-    PATTERN = (
-        r"^\s*(?:(?:[Aa2-9TtJjQqKk]|10)[CcDdHhSs♣♦♥♠♧♢♡♤]|[Jj][Kk])\s*$"
-    )
+    PATTERN = r"^\s*(?:(?:[Aa2-9TtJjQqKk]|10)[CcDdHhSs♣♦♥♠♧♢♡♤]|[Jj][Kk])\s*$"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(error_messages=_expect(f"a card ({CARD_SPELLING})"), **kwargs)
@@ -185,27 +184,44 @@ class RulesField(fields.Field[Any]):
             elif p.kind == "choice":
                 s = {"enum": list(p.choices)}
             elif p.kind == "table":
-                s = {"type": "object", "propertyNames": {"pattern": r"^\s*[0-9]{1,5}\s*$"},
-                     "additionalProperties": {"type": "integer", "minimum": 0,
-                                              "maximum": p.maximum - 1}}
+                s = {
+                    "type": "object",
+                    "propertyNames": {"pattern": r"^\s*[0-9]{1,5}\s*$"},
+                    "additionalProperties": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": p.maximum - 1,
+                    },
+                }
             else:
                 s = {"type": "integer", "minimum": p.minimum, "maximum": p.maximum}
             if p.nullable:
                 s = {"anyOf": [s, {"type": "null"}]}
             params[p.name] = {"description": p.help, **s}
-        return {"anyOf": [
-            {"type": "string", "minLength": 1, "description": "a rule-set id"},
-            {"type": "object", "required": ["base"], "properties": params,
-             "additionalProperties": False},
-        ]}
+        return {
+            "anyOf": [
+                {"type": "string", "minLength": 1, "description": "a rule-set id"},
+                {
+                    "type": "object",
+                    "required": ["base"],
+                    "properties": params,
+                    "additionalProperties": False,
+                },
+            ]
+        }
 
 
 def _player(**kwargs: Any) -> fields.String:
     return fields.String(
-        validate=[validate.Length(min=1, error="expected a player id (a non-empty string)"),
-                  validate.Length(max=MAX_PLAYER_ID, error="expected a player id of at most "
-                                                           f"{MAX_PLAYER_ID} characters")],
-        error_messages=_expect("a player id (a non-empty string)"), **kwargs,
+        validate=[
+            validate.Length(min=1, error="expected a player id (a non-empty string)"),
+            validate.Length(
+                max=MAX_PLAYER_ID,
+                error=f"expected a player id of at most {MAX_PLAYER_ID} characters",
+            ),
+        ],
+        error_messages=_expect("a player id (a non-empty string)"),
+        **kwargs,
     )
 
 
@@ -219,15 +235,19 @@ def _text(what: str = "a string", **kwargs: Any) -> fields.String:
 
 def _scores(**kwargs: Any) -> fields.Dict:
     return fields.Dict(
-        keys=_player(), values=_integer(),
-        error_messages=_expect("an object {player: whole number}"), **kwargs,
+        keys=_player(),
+        values=_integer(),
+        error_messages=_expect("an object {player: whole number}"),
+        **kwargs,
     )
 
 
 def _hands(**kwargs: Any) -> fields.Dict:
     return fields.Dict(
-        keys=_player(), values=CardList(),
-        error_messages=_expect("an object {player: list of cards}"), **kwargs,
+        keys=_player(),
+        values=CardList(),
+        error_messages=_expect("an object {player: list of cards}"),
+        **kwargs,
     )
 
 
@@ -274,13 +294,16 @@ class EventSchema(Schema):
         unknown = EXCLUDE  # unknown fields are named by _no_unknown_fields
 
     json_schema_extra: ClassVar[JsonSchema] = {
-        "patternProperties": {"^_": {}}, "additionalProperties": False,
+        "patternProperties": {"^_": {}},
+        "additionalProperties": False,
     }
 
     type = fields.String(required=True)
-    seq = _integer("a whole number >= 0",
-                   validate=validate.Range(min=0, error="expected a whole number >= 0"),
-                   metadata={"description": "must equal the event's 0-based position"})
+    seq = _integer(
+        "a whole number >= 0",
+        validate=validate.Range(min=0, error="expected a whole number >= 0"),
+        metadata={"description": "must equal the event's 0-based position"},
+    )
     at = Timestamp(metadata={"description": "informational, never checked for order"})
 
     @validates_schema(pass_original=True, skip_on_field_errors=False)
@@ -302,34 +325,44 @@ class GameStartedSchema(EventSchema):
     """The table: who sits where, and the rules they agreed on."""
 
     type = _type("game_started")
-    format = _text(f'"{FORMAT}"', required=True,
-                   validate=validate.Equal(FORMAT, error=f'expected "{FORMAT}"'))
+    format = _text(
+        f'"{FORMAT}"', required=True, validate=validate.Equal(FORMAT, error=f'expected "{FORMAT}"')
+    )
     players = fields.List(
-        Either(_player(), fields.Nested(PlayerSchema),
-               expected='a player id or an object {"id": ..., "name": ...}'),
+        Either(
+            _player(),
+            fields.Nested(PlayerSchema),
+            expected='a player id or an object {"id": ..., "name": ...}',
+        ),
         required=True,
-        validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS,
-                                 error="expected 2 to 8 players"),
+        validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS, error="expected 2 to 8 players"),
         error_messages=_expect("a list of players"),
         metadata={"description": "the seating and turn order"},
     )
     rules = RulesField(required=True)
     game_id = _text()
-    meta = fields.Dict(validate=_shallow, error_messages=_expect("an object"),
-                       metadata={"description": "free: place, date, recorder"})
+    meta = fields.Dict(
+        validate=_shallow,
+        error_messages=_expect("an object"),
+        metadata={"description": "free: place, date, recorder"},
+    )
 
 
 class RoundStartedSchema(EventSchema):
     """The deal. Without ``hands`` the round's moves were not recorded."""
 
     type = _type("round_started")
-    round = _integer("a round number >= 1", required=True,
-                     validate=validate.Range(min=1, error="expected a round number >= 1"))
+    round = _integer(
+        "a round number >= 1",
+        required=True,
+        validate=validate.Range(min=1, error="expected a round number >= 1"),
+    )
     starter = _player(required=True)
     hands = _hands(metadata={"description": "every player still in -> their cards"})
     upcard = CardField(metadata={"description": "allowed only with hands"})
-    stock = CardList(metadata={"description": "the whole remaining stock, top first; "
-                                              "allowed only with hands"})
+    stock = CardList(
+        metadata={"description": "the whole remaining stock, top first; allowed only with hands"}
+    )
     dealer = _player()
 
 
@@ -338,8 +371,11 @@ class DiscardSchema(EventSchema):
 
     type = _type("discard")
     player = _player(required=True)
-    cards = CardList("a non-empty list of cards", required=True,
-                     validate=validate.Length(min=1, error="expected a non-empty list of cards"))
+    cards = CardList(
+        "a non-empty list of cards",
+        required=True,
+        validate=validate.Length(min=1, error="expected a non-empty list of cards"),
+    )
 
 
 class DrawSchema(EventSchema):
@@ -347,10 +383,16 @@ class DrawSchema(EventSchema):
 
     type = _type("draw")
     player = _player(required=True)
-    source = _text('"stock" or "pile"', required=True,
-                   validate=validate.OneOf(["stock", "pile"], error='expected "stock" or "pile"'))
-    card = CardField(metadata={"description": "required for the pile, and for the stock "
-                                              "unless its order is known"})
+    source = _text(
+        '"stock" or "pile"',
+        required=True,
+        validate=validate.OneOf(["stock", "pile"], error='expected "stock" or "pile"'),
+    )
+    card = CardField(
+        metadata={
+            "description": "required for the pile, and for the stock unless its order is known"
+        }
+    )
     swap = CardField(metadata={"description": "the natural card put into a run for a joker"})
 
 
@@ -374,20 +416,30 @@ class ShowdownSchema(EventSchema):
     """The hands laid down at the end of a round."""
 
     type = _type("showdown")
-    caller = _player(required=True, allow_none=True,
-                     metadata={"description": "null when the stock ran out (round_ends)"})
+    caller = _player(
+        required=True,
+        allow_none=True,
+        metadata={"description": "null when the stock ran out (round_ends)"},
+    )
     hands = _hands(required=True)
-    totals = _scores(metadata={"description": "scoresheets only: player -> the total shown, "
-                                              "for players whose cards were not kept (a "
-                                              "player is in hands or in totals, not both)"})
+    totals = _scores(
+        metadata={
+            "description": "scoresheets only: player -> the total shown, "
+            "for players whose cards were not kept (a "
+            "player is in hands or in totals, not both)"
+        }
+    )
 
 
 class RoundEndedSchema(EventSchema):
     """What the table wrote down for the round: checked, never trusted."""
 
     type = _type("round_ended")
-    round = _integer("a round number >= 1", required=True,
-                     validate=validate.Range(min=1, error="expected a round number >= 1"))
+    round = _integer(
+        "a round number >= 1",
+        required=True,
+        validate=validate.Range(min=1, error="expected a round number >= 1"),
+    )
     points = _scores()
     scores = _scores(metadata={"description": "running scores after reductions"})
 
@@ -425,14 +477,19 @@ class WithdrawSchema(EventSchema):
 
     type = _type("withdraw")
     seqs = fields.List(
-        _integer("an event's seq (a whole number >= 0)",
-                 validate=validate.Range(min=0, error="expected an event's seq (>= 0)")),
+        _integer(
+            "an event's seq (a whole number >= 0)",
+            validate=validate.Range(min=0, error="expected an event's seq (>= 0)"),
+        ),
         required=True,
         validate=validate.Length(min=1, error="expected a non-empty list of seqs"),
         error_messages=_expect("a non-empty list of seqs (whole numbers)"),
-        metadata={"description": "the seq numbers (0-based event indexes where the log "
-                                 "writes no seq) of the latest entries still standing, "
-                                 "taken back"})
+        metadata={
+            "description": "the seq numbers (0-based event indexes where the log "
+            "writes no seq) of the latest entries still standing, "
+            "taken back"
+        },
+    )
     player = _player(metadata={"description": "who asked"})
     reason = _text()
 
@@ -476,7 +533,9 @@ def slow_event_from_dict(raw: dict[str, Any], index: int, line: int | None) -> E
         problem = structure.check_seq(seq, index)
         if problem is not None:
             raise LogFormatError(
-                f'{kind}: field "seq": {problem}', line=line, index=index,
+                f'{kind}: field "seq": {problem}',
+                line=line,
+                index=index,
                 messages={"seq": [problem]},
             )
     at = data.pop("at", None)
@@ -607,5 +666,3 @@ def quote(text: str, limit: int = 60) -> str:
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return json.dumps(text, ensure_ascii=False)
-
-

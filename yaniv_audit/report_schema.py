@@ -33,18 +33,41 @@ JsonSchema = dict[str, Any]
 #: a pile draw or joker swap naming a card the previous throw does not hold)
 CODES: dict[str, tuple[str, ...]] = {
     "violation": (
-        "turn.order", "turn.no_throw", "turn.no_draw", "discard.combo", "draw.pile_card",
-        "draw.pile_needs_combo", "draw.swap", "slap.not_allowed", "slap.no_match",
-        "slap.empties_hand", "yaniv.threshold", "yaniv.timing", "deal.hand_size",
-        "deal.starter", "reshuffle.not_allowed", "showdown.no_caller", "player.out",
-        "game.over", "log.withdraw",
+        "turn.order",
+        "turn.no_throw",
+        "turn.no_draw",
+        "discard.combo",
+        "draw.pile_card",
+        "draw.pile_needs_combo",
+        "draw.swap",
+        "slap.not_allowed",
+        "slap.no_match",
+        "slap.empties_hand",
+        "yaniv.threshold",
+        "yaniv.timing",
+        "deal.hand_size",
+        "deal.starter",
+        "reshuffle.not_allowed",
+        "showdown.no_caller",
+        "player.out",
+        "game.over",
+        "log.withdraw",
     ),
     "inconsistency": (
-        "card.not_in_hand", "card.not_in_deck", "card.too_many", "card.already_seen",
-        "stock.mismatch", "stock.empty", "deal.too_big", "card.not_on_pile",
+        "card.not_in_hand",
+        "card.not_in_deck",
+        "card.too_many",
+        "card.already_seen",
+        "stock.mismatch",
+        "stock.empty",
+        "deal.too_big",
+        "card.not_on_pile",
     ),
     "claim": (
-        "claim.yaniv_total", "claim.points", "claim.scores", "claim.winner",
+        "claim.yaniv_total",
+        "claim.points",
+        "claim.scores",
+        "claim.winner",
         "claim.showdown",
     ),
 }
@@ -102,16 +125,21 @@ def _param_field(param: Param) -> fields.Field[Any]:
     if param.kind == "bool":
         field = StrictBoolean(required=True, metadata=meta)
     elif param.kind == "choice":
-        field = fields.String(required=True, validate=validate.OneOf(param.choices),
-                              metadata=meta)
+        field = fields.String(required=True, validate=validate.OneOf(param.choices), metadata=meta)
     elif param.kind == "table":
-        field = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,5}$")),
-                            values=StrictInteger(validate=validate.Range(0, param.maximum)),
-                            required=True, metadata=meta)
+        field = fields.Dict(
+            keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,5}$")),
+            values=StrictInteger(validate=validate.Range(0, param.maximum)),
+            required=True,
+            metadata=meta,
+        )
     else:
-        field = StrictInteger(required=True, allow_none=param.nullable,
-                              validate=validate.Range(param.minimum, param.maximum),
-                              metadata=meta)
+        field = StrictInteger(
+            required=True,
+            allow_none=param.nullable,
+            validate=validate.Range(param.minimum, param.maximum),
+            metadata=meta,
+        )
     return field
 
 
@@ -129,40 +157,59 @@ ParamsSchema.__doc__ = "Every rule parameter of docs/rules.md, with its value in
 class RulesSchema(_Closed):
     """The rule set the log was replayed under: its id and every parameter."""
 
-    id = fields.String(required=True, validate=validate.Length(min=1),
-                       metadata={"description": 'e.g. "israeli(yaniv_max=5)"'})
+    id = fields.String(
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": 'e.g. "israeli(yaniv_max=5)"'},
+    )
     params = fields.Nested(ParamsSchema, required=True)
 
 
 class FindingSchema(_Closed):
     """One thing wrong with the log: which event, which round, who, what rule."""
 
-    json_schema_extra: ClassVar[JsonSchema] = {"allOf": [
-        {"if": {"properties": {"kind": {"const": kind}}},
-         "then": {"properties": {"code": {"enum": list(codes)}}}}
-        for kind, codes in CODES.items()
-    ]}
+    json_schema_extra: ClassVar[JsonSchema] = {
+        "allOf": [
+            {
+                "if": {"properties": {"kind": {"const": kind}}},
+                "then": {"properties": {"code": {"enum": list(codes)}}},
+            }
+            for kind, codes in CODES.items()
+        ]
+    }
 
     seq = _count(required=True, metadata={"description": "the event's 0-based position"})
-    round = _round_number(required=True, allow_none=True,
-                          metadata={"description": "null before the first round"})
+    round = _round_number(
+        required=True, allow_none=True, metadata={"description": "null before the first round"}
+    )
     player = _player(required=True, allow_none=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    code = fields.String(required=True, validate=validate.OneOf(ALL_CODES),
-                         metadata={"description": "docs/log-format.md#finding-codes"})
-    message = fields.String(required=True, validate=validate.Length(min=1),
-                            metadata={"description": "in English: the code's template filled "
-                                                     "from params"})
+    code = fields.String(
+        required=True,
+        validate=validate.OneOf(ALL_CODES),
+        metadata={"description": "docs/log-format.md#finding-codes"},
+    )
+    message = fields.String(
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "in English: the code's template filled from params"},
+    )
     params = fields.Dict(
         keys=fields.String(),
-        metadata={"description": "the values the message is made from: players, cards in "
-                                 "canonical form, numbers, phrases ({\"phrase\": key, ...}), "
-                                 "\"case\" (which of the code's templates) and \"rule\" (the "
-                                 "rule parameters that decided it); every report has them, "
-                                 "findings read back from an archive do not (docs/findings.md)"})
+        metadata={
+            "description": "the values the message is made from: players, cards in "
+            'canonical form, numbers, phrases ({"phrase": key, ...}), '
+            '"case" (which of the code\'s templates) and "rule" (the '
+            "rule parameters that decided it); every report has them, "
+            "findings read back from an archive do not (docs/findings.md)"
+        },
+    )
     text = fields.String(
-        metadata={"description": "the API only, asked with Accept-Language: the message in "
-                                 "that language, cards as the board draws them (8♥)"})
+        metadata={
+            "description": "the API only, asked with Accept-Language: the message in "
+            "that language, cards as the board draws them (8♥)"
+        }
+    )
 
     @validates_schema
     def _code_of_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -184,10 +231,15 @@ class RoundSchema(_Closed):
 
     round = _round_number(required=True)
     starter = _player(required=True)
-    moves_checked = StrictBoolean(required=True,
-                                   metadata={"description": "false for a scoresheet round"})
-    end = fields.String(required=True, allow_none=True, validate=validate.OneOf(ROUND_ENDS),
-                        metadata={"description": "null when the round was not scored"})
+    moves_checked = StrictBoolean(
+        required=True, metadata={"description": "false for a scoresheet round"}
+    )
+    end = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(ROUND_ENDS),
+        metadata={"description": "null when the round was not scored"},
+    )
     caller = _player(required=True, allow_none=True)
     totals = _by_player(required=True, metadata={"description": "hand totals at the end"})
     assaf = _players(required=True, metadata={"description": "the players who Assafed"})
@@ -201,10 +253,16 @@ class RoundSchema(_Closed):
 class WithdrawnSchema(_Closed):
     """An entry of the log a withdrawal took back (the replay reads the log without it)."""
 
-    seq = _integer(required=True, validate=validate.Range(min=0),
-                   metadata={"description": "the entry taken back"})
-    by = _integer(required=True, validate=validate.Range(min=0),
-                  metadata={"description": "the withdraw that took it back"})
+    seq = _integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "the entry taken back"},
+    )
+    by = _integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "the withdraw that took it back"},
+    )
 
 
 class FinalSchema(_Closed):
@@ -227,9 +285,15 @@ def _verdict_matches(verdict: str | None, findings: Any) -> str | None:
 
 def _verdict_rules() -> list[JsonSchema]:
     """The verdict as the worst kind found, in JSON Schema."""
+
     def has(kind: str) -> JsonSchema:
-        return {"properties": {"findings": {"contains": {
-            "properties": {"kind": {"const": kind}}, "required": ["kind"]}}}}
+        return {
+            "properties": {
+                "findings": {
+                    "contains": {"properties": {"kind": {"const": kind}}, "required": ["kind"]}
+                }
+            }
+        }
 
     def verdict(name: str) -> JsonSchema:
         return {"properties": {"verdict": {"const": name}}}
@@ -239,10 +303,14 @@ def _verdict_rules() -> list[JsonSchema]:
 
     return [
         {"if": verdict("corrupt"), "then": has("inconsistency")},
-        {"if": verdict("violations"), "then": {"allOf": [has("violation"),
-                                                         *lacks("inconsistency")]}},
-        {"if": verdict("claims"), "then": {"allOf": [has("claim"),
-                                                     *lacks("inconsistency", "violation")]}},
+        {
+            "if": verdict("violations"),
+            "then": {"allOf": [has("violation"), *lacks("inconsistency")]},
+        },
+        {
+            "if": verdict("claims"),
+            "then": {"allOf": [has("claim"), *lacks("inconsistency", "violation")]},
+        },
         {"if": verdict("clean"), "then": {"properties": {"findings": {"maxItems": 0}}}},
     ]
 
@@ -253,20 +321,33 @@ class AuditReportSchema(_Closed):
     json_schema_extra: ClassVar[JsonSchema] = {"allOf": _verdict_rules()}
 
     file = fields.String(metadata={"description": "the log's path, when audited from a file"})
-    engine = fields.String(required=True, validate=validate.Regexp(ENGINE_PATTERN),
-                           metadata={"description": '"yaniv-audit <version>"'})
-    game_id = fields.String(required=True, validate=validate.Length(min=1),
-                            metadata={"description": "the log's game_id, or the fingerprint"})
+    engine = fields.String(
+        required=True,
+        validate=validate.Regexp(ENGINE_PATTERN),
+        metadata={"description": '"yaniv-audit <version>"'},
+    )
+    game_id = fields.String(
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "the log's game_id, or the fingerprint"},
+    )
     fingerprint = fields.String(required=True, validate=validate.Regexp(FINGERPRINT))
     rules = fields.Nested(RulesSchema, required=True)
-    verdict = fields.String(required=True, validate=validate.OneOf(VERDICTS),
-                            metadata={"description": "the worst kind found"})
+    verdict = fields.String(
+        required=True,
+        validate=validate.OneOf(VERDICTS),
+        metadata={"description": "the worst kind found"},
+    )
     findings = fields.List(fields.Nested(FindingSchema), required=True)
     rounds = fields.List(fields.Nested(RoundSchema), required=True)
     final = fields.Nested(FinalSchema, required=True)
-    withdrawn = fields.List(fields.Nested(WithdrawnSchema),
-                            metadata={"description": "the entries withdrawals took back, "
-                                                     "in log order (only when there are any)"})
+    withdrawn = fields.List(
+        fields.Nested(WithdrawnSchema),
+        metadata={
+            "description": "the entries withdrawals took back, "
+            "in log order (only when there are any)"
+        },
+    )
 
     @validates_schema
     def _worst_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -278,9 +359,14 @@ class AuditReportSchema(_Closed):
 class ErrorSchema(_Closed):
     """Where and why the log cannot be read."""
 
-    line = _count(required=True, allow_none=True, metadata={
-        "description": "the line of a .jsonl log, the event index of a .json log, or null "
-                       "when the problem is the whole file"})
+    line = _count(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the line of a .jsonl log, the event index of a .json log, or null "
+            "when the problem is the whole file"
+        },
+    )
     message = fields.String(required=True, validate=validate.Length(min=1))
 
 
@@ -296,7 +382,8 @@ class ReportSchema:
     """Either form of one ``audit --json`` line, told apart by ``verdict``."""
 
     forms: ClassVar[dict[str, Schema]] = {
-        "report": AuditReportSchema(), "unreadable": UnreadableSchema(),
+        "report": AuditReportSchema(),
+        "unreadable": UnreadableSchema(),
     }
 
     def validate(self, data: Any) -> dict[str, Any]:
@@ -332,27 +419,42 @@ class CompareResultSchema(_Closed):
 class ChangeSchema(_Closed):
     """One thing that differs from the baseline under another rule set."""
 
-    rules = fields.String(required=True, validate=validate.Length(min=1),
-                          metadata={"description": "the id of the rule set that differs"})
-    round = _round_number(required=True, allow_none=True,
-                          metadata={"description": "null for the whole game"})
-    field = fields.String(required=True, validate=validate.OneOf(CHANGE_FIELDS),
-                          metadata={"description": "what differs; for findings, from and to "
-                                                   "list each finding as code@seq"})
-    from_ = fields.Raw(required=True, data_key="from",
-                       metadata={"description": "the baseline's value"})
-    to = fields.Raw(required=True,
-                    metadata={"description": "the value under this rule set"})
+    rules = fields.String(
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "the id of the rule set that differs"},
+    )
+    round = _round_number(
+        required=True, allow_none=True, metadata={"description": "null for the whole game"}
+    )
+    field = fields.String(
+        required=True,
+        validate=validate.OneOf(CHANGE_FIELDS),
+        metadata={
+            "description": "what differs; for findings, from and to list each finding as code@seq"
+        },
+    )
+    from_ = fields.Raw(
+        required=True, data_key="from", metadata={"description": "the baseline's value"}
+    )
+    to = fields.Raw(required=True, metadata={"description": "the value under this rule set"})
     params = fields.Dict(
-        keys=fields.String(), required=True,
-        metadata={"description": "what the message says beyond from and to, as data: round: "
-                                 "first and last, the rounds played under one rule set only; "
-                                 "scores of a round: players, whose running score moved; "
-                                 "the final winners: finished, and because (the index in "
-                                 "changes of the change that decided it, or null); findings: "
-                                 "added and removed, each {seq, code, player}"})
-    message = fields.String(required=True, validate=validate.Length(min=1),
-                            metadata={"description": "in English, from the fields and params"})
+        keys=fields.String(),
+        required=True,
+        metadata={
+            "description": "what the message says beyond from and to, as data: round: "
+            "first and last, the rounds played under one rule set only; "
+            "scores of a round: players, whose running score moved; "
+            "the final winners: finished, and because (the index in "
+            "changes of the change that decided it, or null); findings: "
+            "added and removed, each {seq, code, player}"
+        },
+    )
+    message = fields.String(
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "in English, from the fields and params"},
+    )
 
 
 class CompareSchema(_Closed):
@@ -360,10 +462,14 @@ class CompareSchema(_Closed):
 
     game_id = fields.String(required=True, validate=validate.Length(min=1))
     fingerprint = fields.String(required=True, validate=validate.Regexp(FINGERPRINT))
-    baseline = fields.String(required=True, validate=validate.Length(min=1),
-                             metadata={"description": "the id of the first rule set"})
-    results = fields.List(fields.Nested(CompareResultSchema), required=True,
-                          validate=validate.Length(min=1))
+    baseline = fields.String(
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "the id of the first rule set"},
+    )
+    results = fields.List(
+        fields.Nested(CompareResultSchema), required=True, validate=validate.Length(min=1)
+    )
     changes = fields.List(fields.Nested(ChangeSchema), required=True)
 
 
@@ -382,7 +488,7 @@ def report_document() -> JsonSchema:
             "Generated from yaniv_audit/report_schema.py by `python -m "
             "yaniv_audit.schema_export`; do not edit. See docs/log-format.md#the-audit-report. "
             "Either a report (verdict clean, claims, violations or corrupt) or, for a log that "
-            "cannot be read, {file, verdict: \"unreadable\", error}."
+            'cannot be read, {file, verdict: "unreadable", error}.'
         ),
         "type": "object",
         "required": ["verdict"],

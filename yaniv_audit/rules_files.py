@@ -17,8 +17,7 @@ from pathlib import Path
 from .core.errors import RulesError
 from .core.rules import RuleSet, names_a_preset, parse_rules, rules_from_mapping
 
-__all__ = ["HOUSE_FILE", "HOUSE_VARIABLE", "house_rules_spec", "load_rules_file",
-           "resolve_rules"]
+__all__ = ["HOUSE_FILE", "HOUSE_VARIABLE", "house_rules_spec", "load_rules_file", "resolve_rules"]
 
 
 def load_rules_file(path: str | Path) -> RuleSet:
@@ -64,8 +63,9 @@ def resolve_rules(spec: str) -> RuleSet:
 HOUSE_FILE, HOUSE_VARIABLE = "yaniv-rules.toml", "YANIV_AUDIT_RULES"
 
 
-def house_rules_spec(environ: Mapping[str, str] | None = None,
-                     directory: str | Path = ".") -> tuple[str, str] | None:
+def house_rules_spec(
+    environ: Mapping[str, str] | None = None, directory: str | Path = "."
+) -> tuple[str, str] | None:
     """The house rules found by default, as (the ``--rules`` text, where it was found):
     ``$YANIV_AUDIT_RULES`` if set (empty: none), else ``yaniv-rules.toml`` in
     ``directory`` if there is one, else None."""

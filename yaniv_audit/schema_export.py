@@ -88,16 +88,20 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m yaniv_audit.schema_export",
         description="Generate the JSON Schemas in schemas/ from the marshmallow schemas.",
     )
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if a checked-in file is stale")
-    parser.add_argument("--dir", type=Path, default=SCHEMAS_DIR,
-                        help="the schemas directory (default: %(default)s)")
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if a checked-in file is stale"
+    )
+    parser.add_argument(
+        "--dir", type=Path, default=SCHEMAS_DIR, help="the schemas directory (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
     if args.check:
         stale = stale_files(args.dir)
         for name in stale:
-            print(f"{args.dir / name} is stale: run python -m yaniv_audit.schema_export",
-                  file=sys.stderr)
+            print(
+                f"{args.dir / name} is stale: run python -m yaniv_audit.schema_export",
+                file=sys.stderr,
+            )
         return 1 if stale else 0
     for name in write_all(args.dir):
         print(f"wrote {args.dir / name}")

@@ -149,8 +149,13 @@ RECORD_STYLES = ("full", "no_stock", "no_upcard", "hands_only", "scoresheet", "m
 #: the styles a round of a ``mixed`` log picks from
 ROUND_STYLES = RECORD_STYLES[:-1]
 #: what ``round_started`` keeps in each round style
-DEAL_FIELDS = {"full": ("hands", "upcard", "stock"), "no_stock": ("hands", "upcard"),
-               "no_upcard": ("hands", "stock"), "hands_only": ("hands",), "scoresheet": ()}
+DEAL_FIELDS = {
+    "full": ("hands", "upcard", "stock"),
+    "no_stock": ("hands", "upcard"),
+    "no_upcard": ("hands", "stock"),
+    "hands_only": ("hands",),
+    "scoresheet": (),
+}
 MOVES = frozenset({"discard", "draw", "slap", "yaniv", "reshuffle"})
 
 
@@ -182,8 +187,13 @@ class Bot:
     def __init__(self, rng: Rng) -> None:
         self.rng = rng
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
+    def start(
+        self,
+        game: _Game,
+        player: str,
+        throws: list[Throw],
+        can_call: bool,
+    ) -> Throw | None:
         """The throw that opens the turn, or None to call Yaniv (offered when ``can_call``)."""
         raise NotImplementedError
 
@@ -200,8 +210,13 @@ class RandomBot(Bot):
 
     name = "random"
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
+    def start(
+        self,
+        game: _Game,
+        player: str,
+        throws: list[Throw],
+        can_call: bool,
+    ) -> Throw | None:
         if can_call and self.rng.chance(1, 2):
             return None
         return self.rng.choice(throws) if throws else None
@@ -222,8 +237,13 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
+    def start(
+        self,
+        game: _Game,
+        player: str,
+        throws: list[Throw],
+        can_call: bool,
+    ) -> Throw | None:
         if can_call:
             return None
         values = game.values
@@ -244,16 +264,22 @@ class CarefulBot(Bot):
 
     name = "careful"
 
-    def start(self, game: _Game, player: str, throws: list[Throw], can_call: bool,
-              ) -> Throw | None:
+    def start(
+        self,
+        game: _Game,
+        player: str,
+        throws: list[Throw],
+        can_call: bool,
+    ) -> Throw | None:
         values = game.values
         hand = game.hands[player]
         if can_call and self._safe(game, player, _points(values, hand)):
             return None
         # throw the most points, but keep cards that pair up with the rest of the hand
         ranks = [c % 13 for c in hand if c != JOKER]
-        paired = ({r for r in ranks if ranks.count(r) > 1} if len(set(ranks)) < len(ranks)
-                  else _NO_RANKS)
+        paired = (
+            {r for r in ranks if ranks.count(r) > 1} if len(set(ranks)) < len(ranks) else _NO_RANKS
+        )
 
         # the first throw of the most worth (points, then cards), as max(throws, key=worth)
         # would give: compared without a tuple built for each
@@ -309,12 +335,17 @@ class SimulationError(YanivAuditError):
     """Arguments that cannot give a game (too many players for the deck...)."""
 
 
-def check_arguments(rules: RuleSet, players: int, bots: Sequence[str], record: str = "full",
-                    ) -> list[str]:
+def check_arguments(
+    rules: RuleSet,
+    players: int,
+    bots: Sequence[str],
+    record: str = "full",
+) -> list[str]:
     """The bot of each seat, or SimulationError for arguments that cannot give a game."""
     if record not in RECORD_STYLES:
         raise SimulationError(
-            f"unknown recording style {record!r}: expected one of {', '.join(RECORD_STYLES)}")
+            f"unknown recording style {record!r}: expected one of {', '.join(RECORD_STYLES)}"
+        )
     if not 2 <= players <= 8:
         raise SimulationError(f"--players must be 2 to 8, not {players}")
     bot_names = [bots[i % len(bots)] for i in range(players)] if bots else ["careful"]
@@ -324,7 +355,8 @@ def check_arguments(rules: RuleSet, players: int, bots: Sequence[str], record: s
     if players * rules.hand_size + 1 > sum(deck_counts(rules)):
         raise SimulationError(
             f"{players} hands of {rules.hand_size} do not fit in a deck of "
-            f"{sum(deck_counts(rules))} cards (decks={rules.decks}, jokers={rules.jokers})")
+            f"{sum(deck_counts(rules))} cards (decks={rules.decks}, jokers={rules.jokers})"
+        )
     return bot_names
 
 
@@ -346,8 +378,9 @@ def simulate_game(
     names = list(PLAYER_NAMES[:players])
     rng = Rng(derive_seed(seed, rules.id, players, ",".join(bot_names), game))
     seat_bots = {p: BOTS[bot_names[i % len(bot_names)]](rng) for i, p in enumerate(names)}
-    recorder = _Recorder(record, Rng(derive_seed(
-        "record", seed, rules.id, players, ",".join(bot_names), game)))
+    recorder = _Recorder(
+        record, Rng(derive_seed("record", seed, rules.id, players, ",".join(bot_names), game))
+    )
     sim = _Game(rules, names, seat_bots, rng, seed, game, recorder)
     with no_gc():  # a game makes no reference cycles
         sim.play(max_rounds, max_turns)
@@ -386,8 +419,9 @@ class _Recorder:
             style = self.rng.choice(ROUND_STYLES) if self.style == "mixed" else self.style
             self.round_style = style
             kept = DEAL_FIELDS[style]
-            event = {k: v for k, v in event.items()
-                     if k not in ("hands", "upcard", "stock") or k in kept}
+            event = {
+                k: v for k, v in event.items() if k not in ("hands", "upcard", "stock") or k in kept
+            }
             self.stock_known = "stock" in kept
         elif self.round_style == "full":
             pass
@@ -443,8 +477,16 @@ class _Game:
     bots, and what each player saw taken from the pile (``picked``, for the bots).
     """
 
-    def __init__(self, rules: RuleSet, names: list[str], bots: dict[str, Bot], rng: Rng,
-                 seed: int, game: int, recorder: _Recorder) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        names: list[str],
+        bots: dict[str, Bot],
+        rng: Rng,
+        seed: int,
+        game: int,
+        recorder: _Recorder,
+    ) -> None:
         self.rules = rules
         self.names = names
         self.bots = bots
@@ -457,12 +499,22 @@ class _Game:
         self.minute = (game % 365) * 1440 + EPOCH.hour * 60 + EPOCH.minute + rng.below(240)
         self.second = 0
         self.prefix = _minute_text(self.minute)
-        self.game_id = f"sim-{seed}-{game}" + ("" if recorder.style == "full" else
-                                                f"-{recorder.style}")
+        self.game_id = f"sim-{seed}-{game}" + (
+            "" if recorder.style == "full" else f"-{recorder.style}"
+        )
         meta = {"recorder": "yaniv-audit simulate", "bots": {p: b.name for p, b in bots.items()}}
-        self.replay = Replay(GameStarted(format="yaniv-log/1", players=tuple(names), names={},
-                                         rules=rules, game_id=self.game_id, meta=meta),
-                             rules, strict=True)
+        self.replay = Replay(
+            GameStarted(
+                format="yaniv-log/1",
+                players=tuple(names),
+                names={},
+                rules=rules,
+                game_id=self.game_id,
+                meta=meta,
+            ),
+            rules,
+            strict=True,
+        )
         self.values = self.replay.values
         #: the hands this round: the engine's own (it changes them in place)
         self.hands: dict[str, list[Card]] = {}
@@ -511,9 +563,19 @@ class _Game:
         replay = self.replay
         game = replay.game
         try:
-            self.emit({"type": "game_started", "seq": 0, "at": "", "format": game.format,
-                       "players": self.names, "rules": self.rules.id, "game_id": self.game_id,
-                       "meta": game.meta}, game)
+            self.emit(
+                {
+                    "type": "game_started",
+                    "seq": 0,
+                    "at": "",
+                    "format": game.format,
+                    "players": self.names,
+                    "rules": self.rules.id,
+                    "game_id": self.game_id,
+                    "meta": game.meta,
+                },
+                game,
+            )
             opener = self.rng.choice(self.names)
             for number in range(1, max_rounds + 1):
                 if number > 1:
@@ -521,13 +583,22 @@ class _Game:
                 self._round(number, opener, max_turns)
                 if replay.winners is not None:
                     winners, scores = replay.winners, dict(replay.scores)
-                    self.emit({"type": "game_ended", "seq": 0, "at": "",
-                               "winner": list(winners), "scores": scores},
-                              GameEnded(winner=winners, scores=scores, index=self.count))
+                    self.emit(
+                        {
+                            "type": "game_ended",
+                            "seq": 0,
+                            "at": "",
+                            "winner": list(winners),
+                            "scores": scores,
+                        },
+                        GameEnded(winner=winners, scores=scores, index=self.count),
+                    )
                     break
         except (StopReplay, InconsistentLogError):
-            raise SimulationBug(f"the engine refused a move the simulator made in "
-                                f"{self.game_id}: {replay.findings[-1]}") from None
+            raise SimulationBug(
+                f"the engine refused a move the simulator made in "
+                f"{self.game_id}: {replay.findings[-1]}"
+            ) from None
 
     def _opener(self, previous: str) -> str:
         """Who opens the next round: the one the ``starter`` rule names, else any player
@@ -550,7 +621,10 @@ class _Game:
         # the engine's legal moves, phase by phase (legal_moves would still offer the
         # previous player's slap when a turn starts: passing it is no event)
         start_options, draw_options, slap_moves = (
-            replay.start_options, replay.draw_options, replay.slap_moves)
+            replay.start_options,
+            replay.draw_options,
+            replay.slap_moves,
+        )
         slap_down = rules.slap_down  # else no slap is ever legal: not asked
         deck = replay.deck.copy()
         rng.shuffle(deck)
@@ -565,11 +639,26 @@ class _Game:
         stock = deck[::-1]  # top card first, as the log writes it
         picked: dict[str, list[Card]] = {p: [] for p in seats}
         self.picked = picked
-        emit({"type": "round_started", "seq": 0, "at": "", "round": number, "starter": opener,
-              "hands": {p: [NAMES[c] for c in dealt[p]] for p in seats},
-              "upcard": NAMES[upcard], "stock": [NAMES[c] for c in stock]},
-             RoundStarted(round=number, starter=opener, upcard=upcard, stock=tuple(stock),
-                          hands={p: tuple(h) for p, h in dealt.items()}, index=self.count))
+        emit(
+            {
+                "type": "round_started",
+                "seq": 0,
+                "at": "",
+                "round": number,
+                "starter": opener,
+                "hands": {p: [NAMES[c] for c in dealt[p]] for p in seats},
+                "upcard": NAMES[upcard],
+                "stock": [NAMES[c] for c in stock],
+            },
+            RoundStarted(
+                round=number,
+                starter=opener,
+                upcard=upcard,
+                stock=tuple(stock),
+                hands={p: tuple(h) for p, h in dealt.items()},
+                index=self.count,
+            ),
+        )
         r = replay.round
         assert r is not None
         self.hands = r.hands
@@ -582,52 +671,105 @@ class _Game:
             can_call, throws = start_options(player)
             throw = bot.start(self, player, throws, can_call)
             if throw is None:
-                emit({"type": "yaniv", "seq": 0, "at": "", "player": player},
-                     Yaniv(player=player, index=self.count))
+                emit(
+                    {"type": "yaniv", "seq": 0, "at": "", "player": player},
+                    Yaniv(player=player, index=self.count),
+                )
                 caller = player
                 break
-            emit({"type": "discard", "seq": 0, "at": "", "player": player,
-                  "cards": [NAMES[throw[0]]] if len(throw) == 1 else [NAMES[c] for c in throw]},
-                 Discard(player=player, cards=throw, index=self.count))
+            emit(
+                {
+                    "type": "discard",
+                    "seq": 0,
+                    "at": "",
+                    "player": player,
+                    "cards": [NAMES[throw[0]]] if len(throw) == 1 else [NAMES[c] for c in throw],
+                },
+                Discard(player=player, cards=throw, index=self.count),
+            )
             source, card, swap = bot.draw(self, player, draw_options())
             assert card is not None  # the simulator knows the stock's order
             if swap is None:
-                emit({"type": "draw", "seq": 0, "at": "", "player": player, "source": source,
-                      "card": NAMES[card]},
-                     Draw(player=player, source=source,  # type: ignore[arg-type]
-                          card=card, index=self.count))
+                emit(
+                    {
+                        "type": "draw",
+                        "seq": 0,
+                        "at": "",
+                        "player": player,
+                        "source": source,
+                        "card": NAMES[card],
+                    },
+                    Draw(
+                        player=player,
+                        source=source,  # type: ignore[arg-type]
+                        card=card,
+                        index=self.count,
+                    ),
+                )
             else:  # a joker swap
-                emit({"type": "draw", "seq": 0, "at": "", "player": player, "source": source,
-                      "card": NAMES[card], "swap": NAMES[swap]},
-                     Draw(player=player, source=source,  # type: ignore[arg-type]
-                          card=card, swap=swap, index=self.count))
+                emit(
+                    {
+                        "type": "draw",
+                        "seq": 0,
+                        "at": "",
+                        "player": player,
+                        "source": source,
+                        "card": NAMES[card],
+                        "swap": NAMES[swap],
+                    },
+                    Draw(
+                        player=player,
+                        source=source,  # type: ignore[arg-type]
+                        card=card,
+                        swap=swap,
+                        index=self.count,
+                    ),
+                )
             if source == "pile":
                 picked[player].append(card)
             # a slap may follow a stock draw: the one move then legal, if any, is that card's
             elif slap_down and slap_moves() and bot.slap(self, player, card):
-                emit({"type": "slap", "seq": 0, "at": "", "player": player, "card": NAMES[card]},
-                     Slap(player=player, card=card, index=self.count))
+                emit(
+                    {"type": "slap", "seq": 0, "at": "", "player": player, "card": NAMES[card]},
+                    Slap(player=player, card=card, index=self.count),
+                )
             if r.exhaust_pending:  # the stock ran out in this turn
                 old = replay.reshuffle_due()
                 if old is None:  # reshuffle=round_ends: the round is over
                     break
                 rng.shuffle(old)
-                emit({"type": "reshuffle", "seq": 0, "at": "", "stock": [NAMES[c] for c in old]},
-                     Reshuffle(stock=tuple(old), index=self.count))
+                emit(
+                    {"type": "reshuffle", "seq": 0, "at": "", "stock": [NAMES[c] for c in old]},
+                    Reshuffle(stock=tuple(old), index=self.count),
+                )
             player = following[player]
         else:
             return  # a round that does not end within max_turns stays unscored
         hands = r.hands
-        emit({"type": "showdown", "seq": 0, "at": "", "caller": caller,
-              "hands": {p: [NAMES[c] for c in hands[p]] for p in seats}},
-             Showdown(caller=caller, hands={p: tuple(hands[p]) for p in seats},
-                      index=self.count))
+        emit(
+            {
+                "type": "showdown",
+                "seq": 0,
+                "at": "",
+                "caller": caller,
+                "hands": {p: [NAMES[c] for c in hands[p]] for p in seats},
+            },
+            Showdown(caller=caller, hands={p: tuple(hands[p]) for p in seats}, index=self.count),
+        )
         score = r.score
         assert score is not None  # the Yaniv call or the empty stock scored the round
         points, scores = dict(score.points), dict(replay.scores)
-        emit({"type": "round_ended", "seq": 0, "at": "", "round": number, "points": points,
-              "scores": scores},
-             RoundEnded(round=number, points=points, scores=scores, index=self.count))
+        emit(
+            {
+                "type": "round_ended",
+                "seq": 0,
+                "at": "",
+                "round": number,
+                "points": points,
+                "scores": scores,
+            },
+            RoundEnded(round=number, points=points, scores=scores, index=self.count),
+        )
 
 
 def to_jsonl_bytes(events: Sequence[dict[str, Any]]) -> bytes:

@@ -33,9 +33,10 @@ from yaniv_audit.rules_files import resolve_rules
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 #: the hand-written disputes and two presets' simulated games: every verdict, many rounds
-CORPUS = [*sorted(map(str, REPLAYS.glob("*.jsonl"))),
-          *log_files((str(REPLAYS / "simulated" / "classic"),
-                      str(REPLAYS / "simulated" / "namu")))]
+CORPUS = [
+    *sorted(map(str, REPLAYS.glob("*.jsonl"))),
+    *log_files((str(REPLAYS / "simulated" / "classic"), str(REPLAYS / "simulated" / "namu"))),
+]
 
 # one worker runs the whole file, so that its module fixtures are made once
 # (pyproject: --dist loadgroup)
@@ -55,7 +56,9 @@ def run(*args: str, db: Path | None = None) -> Result:
     argv = [*args, "--db", str(db)] if db is not None else list(args)
     result = CliRunner().invoke(cli, argv)
     assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exception, result.output)
+        result.exception,
+        result.output,
+    )
     return result
 
 
@@ -98,15 +101,25 @@ def test_ingest_stores_every_game_once_with_its_events(archive: Archive) -> None
     (events,) = archive.query("SELECT count(*) FROM events")[1][0]
     assert games == len(CORPUS)
     assert events == sum(len(read_log(p).events) for p in CORPUS)
-    row = archive.query("SELECT game_id, players, rules_id, rules_key, events FROM games "
-                        "WHERE source LIKE '%double-assaf.jsonl'")[1]
+    row = archive.query(
+        "SELECT game_id, players, rules_id, rules_key, events FROM games "
+        "WHERE source LIKE '%double-assaf.jsonl'"
+    )[1]
     log = read_log(REPLAYS / "double-assaf.jsonl")
-    assert row == [(log.game.game_id or tree_hash(log.leaves).hex(), list(log.players),
-                    "de-wiki", log.game.rules.key, len(log.events))]
+    assert row == [
+        (
+            log.game.game_id or tree_hash(log.leaves).hex(),
+            list(log.players),
+            "de-wiki",
+            log.game.rules.key,
+            len(log.events),
+        )
+    ]
 
 
 def test_stored_log_rebuilds_the_same_fingerprint_and_report(
-        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    archive: Archive, file_reports: dict[str, dict[str, Any]]
+) -> None:
     for path in CORPUS[:12]:
         log = read_log(path)
         fingerprint = tree_hash(log.leaves).hex()
@@ -118,11 +131,14 @@ def test_stored_log_rebuilds_the_same_fingerprint_and_report(
 def test_ingest_again_adds_nothing_and_says_so(archive_path: Path, tmp_path: Path) -> None:
     db = tmp_path / "again.duckdb"
     shutil.copy(archive_path, db)
-    result = run("ingest", str(REPLAYS / "middle-card.jsonl"), str(REPLAYS / "two-decks.jsonl"),
-                 db=db)
+    result = run(
+        "ingest", str(REPLAYS / "middle-card.jsonl"), str(REPLAYS / "two-decks.jsonl"), db=db
+    )
     assert result.exit_code == 0
-    assert f"ingested 0 games (0 events) into {db}; 2 already there, 0 refused; " \
-           f"the archive holds {len(CORPUS)} games" in result.output
+    assert (
+        f"ingested 0 games (0 events) into {db}; 2 already there, 0 refused; "
+        f"the archive holds {len(CORPUS)} games" in result.output
+    )
 
 
 def test_ingest_refuses_an_unreadable_log_and_keeps_the_others(tmp_path: Path) -> None:
@@ -155,10 +171,13 @@ def test_same_log_twice_in_one_ingest_is_stored_once(tmp_path: Path) -> None:
 
 
 def test_archive_audit_agrees_with_the_file_audit(
-        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
-    rows = archive.query("SELECT g.fingerprint, a.verdict, a.winners, a.findings, a.report "
-                         "FROM audits a JOIN games g USING (game_no) "
-                         "WHERE a.rules_key = g.rules_key")[1]
+    archive: Archive, file_reports: dict[str, dict[str, Any]]
+) -> None:
+    rows = archive.query(
+        "SELECT g.fingerprint, a.verdict, a.winners, a.findings, a.report "
+        "FROM audits a JOIN games g USING (game_no) "
+        "WHERE a.rules_key = g.rules_key"
+    )[1]
     assert len(rows) == len(CORPUS)
     for fingerprint, verdict, winners, findings, report in rows:
         expected = file_reports[fingerprint]
@@ -180,7 +199,8 @@ def test_archive_audit_only_audits_what_is_new(archive: Archive) -> None:
 
 
 def test_audit_writes_a_batch_of_games_at_a_time_whatever_their_rounds(
-        archive: Archive, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive: Archive, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Games that end at their first deal (corrupt under rules without jokers) have one
     round each: the rows are still written every few games, not held to the end, and
     are the same rows; each game says whether simulate wrote it."""
@@ -200,13 +220,18 @@ def test_audit_writes_a_batch_of_games_at_a_time_whatever_their_rounds(
     games = list(archive.audit_games({namu: todo}, jobs=1))
     assert [game.game_no for game in games] == todo
     assert sum(written) == len(todo) and max(written) == 3
-    stored = [row for row in archive.query(
-        "SELECT game_no, verdict FROM audits WHERE rules_key = ? ORDER BY game_no",
-        [namu.key])[1] if row[0] in todo]  # the namu games were audited before
+    stored = [
+        row
+        for row in archive.query(
+            "SELECT game_no, verdict FROM audits WHERE rules_key = ? ORDER BY game_no", [namu.key]
+        )[1]
+        if row[0] in todo
+    ]  # the namu games were audited before
     assert stored == [(game.game_no, game.reports[0]["verdict"]) for game in games]
     sources = dict(archive.query("SELECT game_no, source FROM games")[1])
     assert {game.game_no for game in games if game.simulated} == {
-        n for n in todo if "/simulated/" in sources[n]}
+        n for n in todo if "/simulated/" in sources[n]
+    }
 
 
 def test_audit_again_under_named_rules(archive_path: Path, tmp_path: Path) -> None:
@@ -226,15 +251,18 @@ def test_rule_sets_are_keyed_by_their_parameters(archive: Archive) -> None:
     assert "israeli(yaniv_max=5)" in keys and "classic" not in keys
 
 
-def test_cli_audit_db_prints_rulings_and_exits_by_the_worst(archive_path: Path,
-                                                              tmp_path: Path) -> None:
+def test_cli_audit_db_prints_rulings_and_exits_by_the_worst(
+    archive_path: Path, tmp_path: Path
+) -> None:
     db = tmp_path / "cli.duckdb"
     shutil.copy(archive_path, db)
     result = run("audit", "--db", str(db), "--again")
     assert result.exit_code == 3  # one corrupt game
     assert f"{len(CORPUS)} games: " in result.output
-    assert (f"{REPLAYS / 'yaniv-over-limit.jsonl'}: VIOLATIONS under classic (1 violation; "
-            "first: yaniv.threshold") in result.output  # named by the file it came from
+    assert (
+        f"{REPLAYS / 'yaniv-over-limit.jsonl'}: VIOLATIONS under classic (1 violation; "
+        "first: yaniv.threshold"
+    ) in result.output  # named by the file it came from
     result = run("audit", "--db", str(db))
     assert result.exit_code == 0
     assert "audited under its declared rules by this version already" in result.output
@@ -245,16 +273,30 @@ def test_cli_audit_db_prints_rulings_and_exits_by_the_worst(archive_path: Path,
     assert len(lines) == len(new) and all(r["rules"]["id"] == "namu" for r in lines)
 
 
-def test_audit_db_under_several_rule_sets_in_one_pass(archive_path: Path, tmp_path: Path,
-                                                      file_reports: dict[str, Any]) -> None:
+def test_audit_db_under_several_rule_sets_in_one_pass(
+    archive_path: Path, tmp_path: Path, file_reports: dict[str, Any]
+) -> None:
     """Each game read once, audited under each rule set; the same reports as file audits."""
     db = tmp_path / "multi.duckdb"
     shutil.copy(archive_path, db)
-    result = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki", "--json",
-                 "--exit-zero", "--jobs", "2")
+    result = run(
+        "audit",
+        "--db",
+        str(db),
+        "--rules",
+        "namu",
+        "--rules",
+        "de-wiki",
+        "--json",
+        "--exit-zero",
+        "--jobs",
+        "2",
+    )
     lines = [json.loads(x) for x in result.stdout.splitlines()]
-    todo = {rid: [p for p in CORPUS if read_log(p).game.rules.key != resolve_rules(rid).key]
-            for rid in ("namu", "de-wiki")}
+    todo = {
+        rid: [p for p in CORPUS if read_log(p).game.rules.key != resolve_rules(rid).key]
+        for rid in ("namu", "de-wiki")
+    }
     assert Counter(r["rules"]["id"] for r in lines) == {k: len(v) for k, v in todo.items()}
     by_file = {(r["file"], r["rules"]["id"]): r for r in lines}
     for rid, paths in todo.items():
@@ -273,33 +315,50 @@ def test_audit_db_under_several_rule_sets_in_one_pass(archive_path: Path, tmp_pa
     summary = run("audit", "--db", str(db), *both)
     first = summary.stdout.splitlines()[0]
     head, verdicts = first.split(": ", 1)
-    assert head == (f"{len(CORPUS)} games, {2 * len(CORPUS)} audits under 2 rule sets "
-                    "(namu, de-wiki)")
+    assert head == (
+        f"{len(CORPUS)} games, {2 * len(CORPUS)} audits under 2 rule sets (namu, de-wiki)"
+    )
     assert sum(int(part.split()[0]) for part in verdicts.split(", ")) == 2 * len(CORPUS)
     not_clean = sum(int(part.split()[0]) for part in verdicts.split(", ")[1:])
     assert f"Not clean ({not_clean} audits):" in summary.stdout
-    assert (f"every ruling line: yaniv-audit audit --db {db} --rules namu --rules de-wiki "
-            "--again --all") in summary.stderr
+    assert (
+        f"every ruling line: yaniv-audit audit --db {db} --rules namu --rules de-wiki --again --all"
+    ) in summary.stderr
     as_json = run("audit", "--db", str(db), *both, "--json")
     assert as_json.stderr.splitlines()[-1] == first
     # a rule set with nothing left to do is said, and the others' summary is of them alone
-    third = run("audit", "--db", str(db), "--rules", "namu", "--rules", "de-wiki", "--rules",
-                "mcleod", "--exit-zero")
+    third = run(
+        "audit",
+        "--db",
+        str(db),
+        "--rules",
+        "namu",
+        "--rules",
+        "de-wiki",
+        "--rules",
+        "mcleod",
+        "--exit-zero",
+    )
     assert "audited under namu, de-wiki by this version already" in third.stderr
     mcleod = resolve_rules("mcleod").key
     wanted = sum(read_log(p).game.rules.key != mcleod for p in CORPUS)
     assert third.stdout.startswith(f"{wanted} games: ")
 
 
-@pytest.mark.parametrize("args, message", [
-    (("audit", "--db", "x.duckdb", "replays"), "give either PATH... or --db, not both"),
-    (("audit", "replays", "--rules", "namu", "--rules", "classic"),
-     "several --rules go with --db"),
-    (("audit", "--db", "x.duckdb", "--strict"), "--strict reports stop at the first finding"),
-    (("audit", "replays", "--again"), "--again goes with --db"),
-    (("audit",), "give a log file or directory (PATH...), or --db"),
-    (("report", "rules-impact", "--db", "x.duckdb"), "rules-impact needs --rules R"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("audit", "--db", "x.duckdb", "replays"), "give either PATH... or --db, not both"),
+        (
+            ("audit", "replays", "--rules", "namu", "--rules", "classic"),
+            "several --rules go with --db",
+        ),
+        (("audit", "--db", "x.duckdb", "--strict"), "--strict reports stop at the first finding"),
+        (("audit", "replays", "--again"), "--again goes with --db"),
+        (("audit",), "give a log file or directory (PATH...), or --db"),
+        (("report", "rules-impact", "--db", "x.duckdb"), "rules-impact needs --rules R"),
+    ],
+)
 def test_wrong_usage_says_why(args: tuple[str, ...], message: str) -> None:
     result = run(*args)
     assert result.exit_code == 2
@@ -320,7 +379,8 @@ def test_verify_finds_an_altered_event(archive: Archive) -> None:
     archive.con.execute(
         "UPDATE events SET event = replace(event, 'Dizengoff', 'Rothschild') "
         "WHERE game_no = (SELECT game_no FROM games WHERE fingerprint = ?) AND seq = 0",
-        [fingerprint])
+        [fingerprint],
+    )
     games, mismatches = archive.verify()
     assert games == len(CORPUS)
     assert [m.fingerprint for m in mismatches] == [fingerprint]
@@ -331,7 +391,9 @@ def test_verify_finds_a_lost_event(archive: Archive) -> None:
     fingerprint = tree_hash(read_log(REPLAYS / "two-decks.jsonl").leaves).hex()
     archive.con.execute(
         "DELETE FROM events WHERE seq = 5 AND game_no = "
-        "(SELECT game_no FROM games WHERE fingerprint = ?)", [fingerprint])
+        "(SELECT game_no FROM games WHERE fingerprint = ?)",
+        [fingerprint],
+    )
     _, mismatches = archive.verify()
     assert len(mismatches) == 1
     assert "no longer read" in mismatches[0].problem and "seq" in mismatches[0].problem
@@ -344,8 +406,9 @@ def chosen(file_reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in file_reports.values() if r["verdict"] != "corrupt"]
 
 
-def test_assaf_risk_counts_every_yaniv_call(archive: Archive,
-                                             file_reports: dict[str, dict[str, Any]]) -> None:
+def test_assaf_risk_counts_every_yaniv_call(
+    archive: Archive, file_reports: dict[str, dict[str, Any]]
+) -> None:
     calls: Counter[int] = Counter()
     assafed: Counter[int] = Counter()
     for report in chosen(file_reports):
@@ -357,14 +420,16 @@ def test_assaf_risk_counts_every_yaniv_call(archive: Archive,
     table = analytics.report(archive, "assaf-risk")
     assert table.columns == ["called_total", "calls", "assafed", "risk_pct"]
     assert [(t, c, a) for t, c, a, _ in table.rows] == [
-        (t, calls[t], assafed[t]) for t in sorted(calls)]
+        (t, calls[t], assafed[t]) for t in sorted(calls)
+    ]
     for _, c, a, pct in table.rows:
         assert pct == round(100 * a / c, 1)
     assert sum(calls.values()) > 100
 
 
-def test_leaderboard_counts_wins_of_finished_games(archive: Archive,
-                                                   file_reports: dict[str, dict[str, Any]]) -> None:
+def test_leaderboard_counts_wins_of_finished_games(
+    archive: Archive, file_reports: dict[str, dict[str, Any]]
+) -> None:
     """With --simulated every game counts; "games" are the games played, as in the
     summary of audit --db, and "finished" those played to the end."""
     wins: Counter[str] = Counter()
@@ -396,8 +461,7 @@ def test_the_leaderboard_leaves_simulated_games_out_unless_asked(archive_path: P
     are left out, and the summary says how many; --simulated counts them."""
     bots = len(CORPUS) - len(list(REPLAYS.glob("*.jsonl")))
     table = run("report", "leaderboard", db=archive_path).output.splitlines()
-    assert table[0].endswith(f"(the {bots} simulated games left out); --simulated counts "
-                             "them")
+    assert table[0].endswith(f"(the {bots} simulated games left out); --simulated counts them")
     people = {line.split()[0] for line in table[3:]}
     assert "ana" not in people and "carmel" not in people  # the bots' names
     assert {"dana", "omer", "yossi"} <= people
@@ -407,8 +471,9 @@ def test_the_leaderboard_leaves_simulated_games_out_unless_asked(archive_path: P
     assert wrong.exit_code == 2 and "--simulated is for the leaderboard" in wrong.output
 
 
-def test_findings_report_matches_the_findings(archive: Archive,
-                                              file_reports: dict[str, dict[str, Any]]) -> None:
+def test_findings_report_matches_the_findings(
+    archive: Archive, file_reports: dict[str, dict[str, Any]]
+) -> None:
     codes = Counter((f["code"], f["kind"]) for r in chosen(file_reports) for f in r["findings"])
     table = analytics.report(archive, "findings")
     assert {(code, kind): n for code, kind, n, _ in table.rows} == dict(codes)
@@ -424,8 +489,10 @@ def test_rules_impact_matches_compare(archive: Archive) -> None:
         declared, other = audit_log(log), audit_log(log, namu)
         if declared["verdict"] == "corrupt":
             continue
-        changed = (declared["final"]["winners"] != other["final"]["winners"]
-                   or declared["verdict"] != other["verdict"])
+        changed = (
+            declared["final"]["winners"] != other["final"]["winners"]
+            or declared["verdict"] != other["verdict"]
+        )
         assert (declared["game_id"] in by_game) == changed, path.name
         if changed:
             row = by_game[declared["game_id"]]
@@ -457,7 +524,11 @@ def test_cli_reports_print_tables_and_json(archive_path: Path, tmp_path: Path) -
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert "Yaniv calls" in lines[0] and lines[1].split() == [
-        "called_total", "calls", "assafed", "risk_pct"]
+        "called_total",
+        "calls",
+        "assafed",
+        "risk_pct",
+    ]
     data = json.loads(run("report", "leaderboard", "--json", db=db).output)
     assert data["report"] == "leaderboard" and data["rows"][0]["wins"] >= data["rows"][1]["wins"]
     result = run("report", "rules-impact", "--rules", "classic", db=db)
@@ -466,11 +537,17 @@ def test_cli_reports_print_tables_and_json(archive_path: Path, tmp_path: Path) -
 
 
 def test_rules_impact_lists_the_first_games_and_says_how_many_more(
-        archive_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "r.duckdb"
     shutil.copy(archive_path, db)
-    every = list(csv.reader(io.StringIO(run(
-        "report", "rules-impact", "--rules", "classic", "--format", "csv", db=db).stdout)))
+    every = list(
+        csv.reader(
+            io.StringIO(
+                run("report", "rules-impact", "--rules", "classic", "--format", "csv", db=db).stdout
+            )
+        )
+    )
     changed = every[1:]
     assert len(changed) >= 3
     monkeypatch.setattr(cli_reports, "IMPACT_SHOWN", 2)  # a table shows the first 2
@@ -478,8 +555,10 @@ def test_rules_impact_lists_the_first_games_and_says_how_many_more(
     assert lines[0].startswith("under classic, of ")
     assert [line.split()[0] for line in lines[3:5]] == [changed[0][0], changed[1][0]]
     more = len(changed) - 2
-    assert lines[5:] == [f"... and {more:,} more game{'s' if more > 1 else ''}: --all lists "
-                         "every one (so do --format csv and json)"]
+    assert lines[5:] == [
+        f"... and {more:,} more game{'s' if more > 1 else ''}: --all lists "
+        "every one (so do --format csv and json)"
+    ]
     lines = run("report", "rules-impact", "--rules", "classic", "--all", db=db).stdout
     assert len(lines.splitlines()) == 3 + len(changed) and "more games" not in lines
     # two rule sets: the first 2 of each
@@ -525,9 +604,12 @@ def test_query_without_sql_lists_the_tables(archive_path: Path) -> None:
     names = [line.split()[0] for line in run("query", db=archive_path).output.splitlines()]
     assert names[:3] == ["games", "latest_games", "events"]
     con = duckdb.connect(str(archive_path), read_only=True)
-    every = {name for (name,) in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_name <> 'archive_info'"
-    ).fetchall()}
+    every = {
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_name <> 'archive_info'"
+        ).fetchall()
+    }
     con.close()
     assert sorted(names) == sorted(every)  # each table and view, once
 
@@ -567,10 +649,12 @@ def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -
     assert f"{db}: the archive is in use by another process" in result.output
 
 
-@pytest.mark.parametrize("command, limit", [("audit", "1MB"), ("audit", "4MB"),
-                                            ("ingest", "1MB"), ("ingest", "4MB")])
-def test_too_little_memory_says_so_and_what_to_do(archive_path: Path, tmp_path: Path,
-                                                  command: str, limit: str) -> None:
+@pytest.mark.parametrize(
+    "command, limit", [("audit", "1MB"), ("audit", "4MB"), ("ingest", "1MB"), ("ingest", "4MB")]
+)
+def test_too_little_memory_says_so_and_what_to_do(
+    archive_path: Path, tmp_path: Path, command: str, limit: str
+) -> None:
     """A memory limit DuckDB cannot work in (1MB: opening the archive; 4MB: in the
     middle of the audit, or of storing a batch of games) is said as such, never as a
     damaged file or an internal error; the archive is whole and the command completes
@@ -581,9 +665,13 @@ def test_too_little_memory_says_so_and_what_to_do(archive_path: Path, tmp_path: 
         args = ["audit", "--db", str(db), "--again", "--exit-zero"]
     else:
         args = ["ingest", *CORPUS[:40], "--db", str(db)]
-    done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args],
-                          capture_output=True, text=True,
-                          env={**os.environ, "YANIV_AUDIT_MEMORY_LIMIT": limit}, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "YANIV_AUDIT_MEMORY_LIMIT": limit},
+        check=False,
+    )
     assert done.returncode == 3, done.stderr
     assert f"DuckDB needed more memory than the {limit} it may use" in done.stderr
     assert "set YANIV_AUDIT_MEMORY_LIMIT higher (by default it is 512MB)" in done.stderr
@@ -607,18 +695,27 @@ def test_archive_error_is_a_yaniv_audit_error(tmp_path: Path) -> None:
 # --- export -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("by, partition", [("month", "year=2024/month=5"),
-                                           ("rules", "rules=israeli%28yaniv_max%3D5%29")])
-def test_export_writes_partitioned_parquet_that_reads_back(archive_path: Path, tmp_path: Path,
-                                                           by: str, partition: str) -> None:
+@pytest.mark.parametrize(
+    "by, partition", [("month", "year=2024/month=5"), ("rules", "rules=israeli%28yaniv_max%3D5%29")]
+)
+def test_export_writes_partitioned_parquet_that_reads_back(
+    archive_path: Path, tmp_path: Path, by: str, partition: str
+) -> None:
     out = tmp_path / "export"
     result = run("export", str(out), "--by", by, db=archive_path)
     assert result.exit_code == 0, result.output
     assert f"exported to {out}, partitioned by {by}" in result.output
     con = duckdb.connect()
     with Archive(archive_path, read_only=True) as archive:
-        for table in ("games", "events", "audits", "findings", "rounds", "standings",
-                      "player_rounds"):
+        for table in (
+            "games",
+            "events",
+            "audits",
+            "findings",
+            "rounds",
+            "standings",
+            "player_rounds",
+        ):
             columns, rows = archive.query(f"SELECT * FROM {table}")
             got = con.execute(
                 f"SELECT {', '.join(map(repr, columns)).replace(chr(39), chr(34))} FROM "
@@ -645,16 +742,21 @@ def versions_of_a_game(tmp_path: Path) -> dict[str, Path]:
     lines = (REPLAYS / "clean-assaf-reduction.jsonl").read_text().splitlines()
     assert '"cards": ["5D"]' in lines[40]
     out = {}
-    for name, chosen in (("v30", lines[:30]), ("v50", lines[:50]), ("whole", lines),
-                         ("v41", lines[:41]),
-                         ("rewritten", [*lines[:40], lines[40].replace("5D", "6D")])):
+    for name, chosen in (
+        ("v30", lines[:30]),
+        ("v50", lines[:50]),
+        ("whole", lines),
+        ("v41", lines[:41]),
+        ("rewritten", [*lines[:40], lines[40].replace("5D", "6D")]),
+    ):
         out[name] = tmp_path / f"{name}.jsonl"
         out[name].write_text("\n".join(chosen) + "\n")
     return out
 
 
-def test_games_sharing_a_game_id_are_told_apart_by_their_game_started(tmp_path: Path,
-                                                                    ) -> None:
+def test_games_sharing_a_game_id_are_told_apart_by_their_game_started(
+    tmp_path: Path,
+) -> None:
     """Other games with the same game_id (another start time: another game_started) are
     other games; a continued game is still linked to its own earlier version."""
     logs = versions_of_a_game(tmp_path)
@@ -669,11 +771,17 @@ def test_games_sharing_a_game_id_are_told_apart_by_their_game_started(tmp_path: 
     assert run("ingest", *map(str, others[:2]), str(logs["v30"]), db=db).exit_code == 0
     result = run("ingest", str(others[2]), str(logs["whole"]), db=db)
     assert result.exit_code == 0, result.output
-    fp = {path.name: tree_hash(read_log(path).leaves).hex()
-          for path in [*others, logs["v30"], logs["whole"]]}
+    fp = {
+        path.name: tree_hash(read_log(path).leaves).hex()
+        for path in [*others, logs["v30"], logs["whole"]]
+    }
     with Archive(db, read_only=True) as archive:
-        rows = dict((r[0], r[1:]) for r in archive.query(
-            "SELECT fingerprint, game_id, extends, part_of, rewrites FROM games")[1])
+        rows = dict(
+            (r[0], r[1:])
+            for r in archive.query(
+                "SELECT fingerprint, game_id, extends, part_of, rewrites FROM games"
+            )[1]
+        )
         latest = {r[0] for r in archive.query("SELECT fingerprint FROM latest_games")[1]}
     assert {game_id for game_id, *_ in rows.values()} == {"friday-at-dana-2024-05-17"}
     assert rows[fp["whole.jsonl"]][1:] == (fp["v30.jsonl"], None, None)
@@ -688,30 +796,44 @@ def test_a_continued_game_is_linked_to_the_version_it_extends(tmp_path: Path) ->
     result = run("ingest", str(logs["v50"]), str(logs["whole"]), db=db)
     assert result.exit_code == 0
     fp = {name: tree_hash(read_log(path).leaves).hex() for name, path in logs.items()}
-    assert (f"{logs['v50']}: continues game friday-at-dana-2024-05-17 as archived "
-            f"({fp['v30'][:16]}): its first 30 events unchanged") in result.output
+    assert (
+        f"{logs['v50']}: continues game friday-at-dana-2024-05-17 as archived "
+        f"({fp['v30'][:16]}): its first 30 events unchanged"
+    ) in result.output
     assert f"({fp['v50'][:16]}): its first 50 events unchanged" in result.output
     result = run("ingest", str(logs["v41"]), str(logs["rewritten"]), db=db)
     assert result.exit_code == 1  # a rewrite of what was played is found
-    assert (f"{logs['v41']}: an earlier part of game friday-at-dana-2024-05-17, whose longer "
-            f"version {fp['whole'][:16]} is archived") in result.output
-    assert (f"{logs['rewritten']}: rewrites game friday-at-dana-2024-05-17, archived before "
-            f"with other events ({fp['whole'][:16]}): they differ from event 40 on; kept as "
-            "evidence, never counted in the reports") in result.output
+    assert (
+        f"{logs['v41']}: an earlier part of game friday-at-dana-2024-05-17, whose longer "
+        f"version {fp['whole'][:16]} is archived"
+    ) in result.output
+    assert (
+        f"{logs['rewritten']}: rewrites game friday-at-dana-2024-05-17, archived before "
+        f"with other events ({fp['whole'][:16]}): they differ from event 40 on; kept as "
+        "evidence, never counted in the reports"
+    ) in result.output
     assert result.output.count("rewrites game") == 1  # said once, of the longest version
     with Archive(db) as archive:
-        rows = {f: (e, p, r) for f, e, p, r in archive.query(
-            "SELECT fingerprint, extends, part_of, rewrites FROM games")[1]}
-        assert rows == {fp["v30"]: (None, None, None), fp["v50"]: (fp["v30"], None, None),
-                        fp["whole"]: (fp["v50"], None, None),
-                        fp["v41"]: (fp["v30"], fp["whole"], None),
-                        fp["rewritten"]: (fp["v30"], None, fp["whole"])}
+        rows = {
+            f: (e, p, r)
+            for f, e, p, r in archive.query(
+                "SELECT fingerprint, extends, part_of, rewrites FROM games"
+            )[1]
+        }
+        assert rows == {
+            fp["v30"]: (None, None, None),
+            fp["v50"]: (fp["v30"], None, None),
+            fp["whole"]: (fp["v50"], None, None),
+            fp["v41"]: (fp["v30"], fp["whole"], None),
+            fp["rewritten"]: (fp["v30"], None, fp["whole"]),
+        }
         assert archive.verify() == (5, [])
         list(archive.audit())
         # the reports count the latest version of a game once, and never the rewrite
         assert archive.query("SELECT fingerprint FROM latest_games")[1] == [(fp["whole"],)]
-        (games,) = archive.query("SELECT count(*) FROM latest_standings "
-                                 "WHERE player = 'dana'")[1][0]
+        (games,) = archive.query("SELECT count(*) FROM latest_standings WHERE player = 'dana'")[1][
+            0
+        ]
         assert games == 1
         whole = audit_file(str(logs["whole"]))
         calls = sum(1 for r in whole["rounds"] if r["end"] == "yaniv")
@@ -729,8 +851,9 @@ def test_a_rewritten_game_counts_once_and_verify_shows_it(tmp_path: Path) -> Non
     assert lines[49].startswith('{"type": "note", "seq": 49')
     original, rewrite = tmp_path / "original.jsonl", tmp_path / "rewrite.jsonl"
     original.write_text("\n".join(lines) + "\n")
-    rewrite.write_text("\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"),
-                                  *lines[50:]]) + "\n")
+    rewrite.write_text(
+        "\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"), *lines[50:]]) + "\n"
+    )
     fp = {p: tree_hash(read_log(p).leaves).hex() for p in (original, rewrite)}
     db = tmp_path / "rewrite.duckdb"
     run("ingest", str(original), db=db)
@@ -740,11 +863,15 @@ def test_a_rewritten_game_counts_once_and_verify_shows_it(tmp_path: Path) -> Non
     for archive_file in (db, alone):
         assert run("audit", "--db", db=archive_file).exit_code == 0
     for name in analytics.REPORTS:
-        assert (run("report", name, "--format", "json", db=db).output
-                == run("report", name, "--format", "json", db=alone).output), name
-    said = (f"game friday-at-dana-2024-05-17 ({fp[rewrite][:16]}, from {rewrite}): rewrites "
-            f"the archived game ({fp[original][:16]}, from {original}) from event 49 on; "
-            "kept as evidence, never counted")
+        assert (
+            run("report", name, "--format", "json", db=db).output
+            == run("report", name, "--format", "json", db=alone).output
+        ), name
+    said = (
+        f"game friday-at-dana-2024-05-17 ({fp[rewrite][:16]}, from {rewrite}): rewrites "
+        f"the archived game ({fp[original][:16]}, from {original}) from event 49 on; "
+        "kept as evidence, never counted"
+    )
     result = run("verify", db=db)
     assert result.exit_code == 0  # the archive itself is intact
     assert said in result.output and "; 1 rewritten game kept as evidence" in result.output
@@ -762,12 +889,16 @@ def test_verify_finds_a_broken_version_link(tmp_path: Path) -> None:
     run("ingest", str(logs["v30"]), str(logs["whole"]), str(logs["rewritten"]), db=db)
     with Archive(db) as archive:
         fp = {n: tree_hash(read_log(logs[n]).leaves).hex() for n in ("whole", "rewritten")}
-        archive.con.execute("UPDATE games SET extends = ? WHERE fingerprint = ?",
-                            [fp["rewritten"], fp["whole"]])
+        archive.con.execute(
+            "UPDATE games SET extends = ? WHERE fingerprint = ?", [fp["rewritten"], fp["whole"]]
+        )
         _, mismatches = archive.verify()
-    assert [(m.fingerprint, m.problem) for m in mismatches] == [(
-        fp["whole"], f"it does not continue the version {fp['rewritten']} it was stored as "
-                     "extending")]
+    assert [(m.fingerprint, m.problem) for m in mismatches] == [
+        (
+            fp["whole"],
+            f"it does not continue the version {fp['rewritten']} it was stored as extending",
+        )
+    ]
 
 
 def test_another_game_with_the_same_game_id_is_not_a_version(tmp_path: Path) -> None:
@@ -781,7 +912,8 @@ def test_another_game_with_the_same_game_id_is_not_a_version(tmp_path: Path) -> 
     assert result.output.splitlines() == [
         f"ingested 2 games ({len(read_log(first).events) + len(read_log(second).events)} "
         f"events) into {tmp_path / 'ids.duckdb'}; 0 already there, 0 refused; the archive "
-        "holds 2 games"]
+        "holds 2 games"
+    ]
 
 
 # --- checkpoints: the archive only grows ----------------------------------------------------
@@ -793,8 +925,9 @@ def test_a_checkpoint_holds_while_the_archive_only_grows(tmp_path: Path) -> None
     taken = run("checkpoint", "--json", db=db)
     assert taken.exit_code == 0
     point = json.loads(taken.output)
-    fingerprints = [tree_hash(read_log(REPLAYS / n).leaves)
-                    for n in ("middle-card.jsonl", "two-decks.jsonl")]
+    fingerprints = [
+        tree_hash(read_log(REPLAYS / n).leaves) for n in ("middle-card.jsonl", "two-decks.jsonl")
+    ]
     assert point["games"] == 2 and point["root"] == tree_hash(fingerprints).hex()
     (tmp_path / "kept.json").write_text(taken.output)
     run("ingest", str(REPLAYS / "slap-down.jsonl"), db=db)
@@ -805,8 +938,13 @@ def test_a_checkpoint_holds_while_the_archive_only_grows(tmp_path: Path) -> None
 
 def test_a_checkpoint_catches_a_removed_game(tmp_path: Path) -> None:
     db = tmp_path / "shrink.duckdb"
-    run("ingest", str(REPLAYS / "middle-card.jsonl"), str(REPLAYS / "two-decks.jsonl"),
-        str(REPLAYS / "slap-down.jsonl"), db=db)
+    run(
+        "ingest",
+        str(REPLAYS / "middle-card.jsonl"),
+        str(REPLAYS / "two-decks.jsonl"),
+        str(REPLAYS / "slap-down.jsonl"),
+        db=db,
+    )
     kept = tmp_path / "kept.json"
     kept.write_text(run("checkpoint", "--json", db=db).output)
     with Archive(db) as archive:  # someone deletes a game, and the checkpoints table too
@@ -815,56 +953,79 @@ def test_a_checkpoint_catches_a_removed_game(tmp_path: Path) -> None:
         archive.con.execute("DELETE FROM checkpoints")
     result = run("verify", "--checkpoint", str(kept), db=db)
     assert result.exit_code == 1
-    assert ("the checkpoint of " in result.output
-            and "vouches for 3 games; the archive holds 2" in result.output)
+    assert (
+        "the checkpoint of " in result.output
+        and "vouches for 3 games; the archive holds 2" in result.output
+    )
     assert "0 of 1 checkpoints hold" in result.output
 
 
-@pytest.mark.parametrize("text, words", [
-    ("nonsense", "the checkpoint is not JSON"),
-    ('{"games": 2}', "the checkpoint's root: expected 64 hex digits"),
-    ('{"games": -1, "root": "' + "0" * 64 + '"}', "the checkpoint's games: expected a count"),
-])
-def test_a_malformed_checkpoint_is_exit_3(archive_path: Path, tmp_path: Path, text: str,
-                                          words: str) -> None:
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("nonsense", "the checkpoint is not JSON"),
+        ('{"games": 2}', "the checkpoint's root: expected 64 hex digits"),
+        ('{"games": -1, "root": "' + "0" * 64 + '"}', "the checkpoint's games: expected a count"),
+    ],
+)
+def test_a_malformed_checkpoint_is_exit_3(
+    archive_path: Path, tmp_path: Path, text: str, words: str
+) -> None:
     (tmp_path / "bad.json").write_text(text)
     result = run("verify", "--checkpoint", str(tmp_path / "bad.json"), db=archive_path)
     assert result.exit_code == 3 and words in result.output
 
 
-@pytest.mark.parametrize("args", [("report", "leaderboard"), ("odds", "5"), ("odds", "assaf", "5"),
-                                  ("checkpoint",),
-                                  ("audit", "--db"), ("verify",), ("query", "SELECT 1"),
-                                  ("export", "out")])
-def test_only_ingest_creates_an_archive(args: tuple[str, ...], tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("report", "leaderboard"),
+        ("odds", "5"),
+        ("odds", "assaf", "5"),
+        ("checkpoint",),
+        ("audit", "--db"),
+        ("verify",),
+        ("query", "SELECT 1"),
+        ("export", "out"),
+    ],
+)
+def test_only_ingest_creates_an_archive(
+    args: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("YANIV_AUDIT_DB", raising=False)
     result = run(*args)
     assert result.exit_code == 3
-    assert ("yaniv-archive.duckdb: no such archive (create one with yaniv-audit ingest)"
-            in result.output)
+    assert (
+        "yaniv-archive.duckdb: no such archive (create one with yaniv-audit ingest)"
+        in result.output
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("size", [12_288, 600_000, 2_000_000])
-@pytest.mark.parametrize("command", [("verify",), ("audit", "--again"),
-                                     ("report", "leaderboard")])
-def test_a_truncated_archive_is_one_clear_line(archive_path: Path, tmp_path: Path, size: int,
-                                               command: tuple[str, ...]) -> None:
+@pytest.mark.parametrize("command", [("verify",), ("audit", "--again"), ("report", "leaderboard")])
+def test_a_truncated_archive_is_one_clear_line(
+    archive_path: Path, tmp_path: Path, size: int, command: tuple[str, ...]
+) -> None:
     """A damaged file is bad input (exit 3) with one line saying so, never a traceback or
     an 'internal error', wherever DuckDB meets the missing bytes."""
     db = tmp_path / "cut.duckdb"
     db.write_bytes(archive_path.read_bytes()[:size])
-    out = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *command, "--db", str(db)],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", *command, "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 3, out.stderr
     assert "the archive file is damaged and cannot be read" in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
 
 
-def test_readers_share_the_archive_and_a_writer_is_named(archive_path: Path,
-                                                         tmp_path: Path) -> None:
+def test_readers_share_the_archive_and_a_writer_is_named(
+    archive_path: Path, tmp_path: Path
+) -> None:
     """Reports, verify and export only read: several run at once; a writer holding the
     file gets a message that says what to do."""
     db = tmp_path / "shared.duckdb"
@@ -872,16 +1033,32 @@ def test_readers_share_the_archive_and_a_writer_is_named(archive_path: Path,
     cli_command = [sys.executable, "-m", "yaniv_audit.cli"]
     with Archive(db, read_only=True):  # another reader holds it open
         for command in (["report", "leaderboard"], ["verify"], ["export", str(tmp_path / "x")]):
-            out = subprocess.run([*cli_command, *command, "--db", str(db)],
-                                 capture_output=True, text=True, timeout=120)
+            out = subprocess.run(
+                [*cli_command, *command, "--db", str(db)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert out.returncode == 0, out.stderr
-    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; "
-                               f"c = duckdb.connect({str(db)!r}); print('open', flush=True); "
-                               "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; "
+            f"c = duckdb.connect({str(db)!r}); print('open', flush=True); "
+            "time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
-        out = subprocess.run([*cli_command, "report", "leaderboard", "--db", str(db)],
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [*cli_command, "report", "leaderboard", "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert out.returncode == 3
         assert "in use by another process that writes to it" in out.stderr
         assert "run the command again when that one has finished" in out.stderr
@@ -899,19 +1076,30 @@ def test_verify_audits_finds_an_altered_result(archive_path: Path, tmp_path: Pat
     assert f"{len(CORPUS)} audits re-checked, 0 differ" in result.output
     with Archive(db) as archive:
         fp, game_id = archive.con.execute(
-            "SELECT fingerprint, game_id FROM games WHERE source LIKE '%wrong-score%'").fetchone()
-        archive.con.execute("UPDATE audits SET winners = ['nobody'] WHERE game_no = "
-                            "(SELECT game_no FROM games WHERE fingerprint = ?)", [fp])
+            "SELECT fingerprint, game_id FROM games WHERE source LIKE '%wrong-score%'"
+        ).fetchone()
+        archive.con.execute(
+            "UPDATE audits SET winners = ['nobody'] WHERE game_no = "
+            "(SELECT game_no FROM games WHERE fingerprint = ?)",
+            [fp],
+        )
         other = archive.con.execute(
             "SELECT g.fingerprint FROM rounds r JOIN games g USING (game_no) "
-            "WHERE g.fingerprint <> ? AND caller_total IS NOT NULL LIMIT 1", [fp]).fetchone()[0]
-        archive.con.execute("UPDATE rounds SET caller_total = caller_total + 1 WHERE game_no "
-                            "= (SELECT game_no FROM games WHERE fingerprint = ?)", [other])
+            "WHERE g.fingerprint <> ? AND caller_total IS NOT NULL LIMIT 1",
+            [fp],
+        ).fetchone()[0]
+        archive.con.execute(
+            "UPDATE rounds SET caller_total = caller_total + 1 WHERE game_no "
+            "= (SELECT game_no FROM games WHERE fingerprint = ?)",
+            [other],
+        )
     assert run("verify", "--db", str(db)).exit_code == 0  # the events are intact
     result = run("verify", "--audits", "--db", str(db))
     assert result.exit_code == 1
-    assert (f"game {game_id} ({fp[:16]}): under israeli: the stored audit says winners "
-            "['nobody'] where a new audit gives") in result.output
+    assert (
+        f"game {game_id} ({fp[:16]}): under israeli: the stored audit says winners "
+        "['nobody'] where a new audit gives"
+    ) in result.output
     assert f"({other[:16]}): under " in result.output
     assert "its stored rounds rows differ from a new audit" in result.output
     assert "2 differ" in result.output
@@ -1037,16 +1225,20 @@ def old_archive(source: Path, target: Path, schema: int) -> None:
     con.execute(SCHEMA_1)
     if schema == 2:
         con.execute(SCHEMA_2_ADDED)
-    con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', 'old')",
-                [str(schema)])
+    con.execute(
+        "INSERT INTO archive_info VALUES ('schema', ?), ('created_by', 'old')", [str(schema)]
+    )
     con.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
     con.execute("INSERT INTO games SELECT * EXCLUDE (rewrites, opening_md5) FROM src.games")
     con.execute("INSERT INTO checkpoints SELECT * FROM src.checkpoints")
     for table in ("audits", "findings", "rounds", "standings") + (
-            ("player_rounds",) if schema == 2 else ()):
+        ("player_rounds",) if schema == 2 else ()
+    ):
         dropped = ", opened" if table == "player_rounds" else ""
-        con.execute(f"INSERT INTO {table} SELECT g.fingerprint, t.* EXCLUDE (game_no{dropped}) "  # noqa: S608
-                    f"FROM src.{table} t JOIN src.games g USING (game_no)")
+        con.execute(
+            f"INSERT INTO {table} SELECT g.fingerprint, t.* EXCLUDE (game_no{dropped}) "  # noqa: S608
+            f"FROM src.{table} t JOIN src.games g USING (game_no)"
+        )
     columns = "*" if schema == 2 else "game_no, seq, type, player, event"
     con.execute(f"INSERT INTO events SELECT {columns} FROM src.events")  # noqa: S608
     con.execute("DETACH src")
@@ -1058,7 +1250,8 @@ def test_events_have_typed_columns_at_ingest(archive: Archive) -> None:
     rows = archive.query(
         "SELECT seq, type, round, source, cards FROM events WHERE game_no = "
         "(SELECT game_no FROM games WHERE source LIKE '%clean-assaf-reduction.jsonl') "
-        "ORDER BY seq")[1]
+        "ORDER BY seq"
+    )[1]
     assert len(rows) == len(log.events)
     current = None
     for (seq, kind, rnd, source, cards), leaf in zip(rows, log.leaves, strict=True):
@@ -1066,8 +1259,9 @@ def test_events_have_typed_columns_at_ingest(archive: Archive) -> None:
         assert event["seq"] == seq and event["type"] == kind
         if kind == "round_started":
             current = event["round"]
-        expected_round = (None if kind in ("game_started", "game_ended")
-                          else event.get("round", current))
+        expected_round = (
+            None if kind in ("game_started", "game_ended") else event.get("round", current)
+        )
         assert rnd == expected_round, seq
         assert source == (event["source"] if kind == "draw" else None)
         if kind == "discard":
@@ -1081,10 +1275,12 @@ def test_events_have_typed_columns_at_ingest(archive: Archive) -> None:
 
 
 def test_player_rounds_hold_every_player_of_every_round(
-        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    archive: Archive, file_reports: dict[str, dict[str, Any]]
+) -> None:
     rows = archive.query(
         "SELECT g.fingerprint, p.* EXCLUDE (game_no) FROM player_rounds p "
-        "JOIN games g USING (game_no) WHERE p.rules_key = g.rules_key")[1]
+        "JOIN games g USING (game_no) WHERE p.rules_key = g.rules_key"
+    )[1]
     got: dict[tuple[str, int, str], tuple[Any, ...]] = {(r[0], r[2], r[3]): r for r in rows}
     expected = 0
     for fp, report in file_reports.items():
@@ -1095,11 +1291,18 @@ def test_player_rounds_hold_every_player_of_every_round(
                 row = got[(fp, r["round"], player)]
                 reduced = [x["from"] for x in r["reductions"] if x["player"] == player]
                 assert row[4:] == (
-                    seats.index(player), total, r["points"][player], r["scores"][player],
-                    player == r["caller"], player == r["caller"] and bool(r["assaf"]),
-                    player in r["assaf"], player in r["winners"],
-                    reduced[0] if reduced else None, player in r["out"],
-                    player == r["starter"])
+                    seats.index(player),
+                    total,
+                    r["points"][player],
+                    r["scores"][player],
+                    player == r["caller"],
+                    player == r["caller"] and bool(r["assaf"]),
+                    player in r["assaf"],
+                    player in r["winners"],
+                    reduced[0] if reduced else None,
+                    player in r["out"],
+                    player == r["starter"],
+                )
     # the rounds without totals (not played to the end) list the players still in
     assert len(rows) >= expected > 1000
 
@@ -1112,14 +1315,16 @@ def test_latest_games_counts_a_paused_game_once(tmp_path: Path) -> None:
     fp = {name: tree_hash(read_log(path).leaves).hex() for name, path in logs.items()}
     with Archive(db) as archive:
         assert [r[0] for r in archive.query("SELECT fingerprint FROM latest_games")[1]] == [
-            fp["whole"]]
+            fp["whole"]
+        ]
     out = run("query", "SELECT count(*) AS n FROM latest_games", "--csv", db=db)
     assert out.output == "n\n1\n"
 
 
 @pytest.mark.parametrize("schema", [1, 2, 3, 4])
-def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path,
-                                              schema: int) -> None:
+def test_an_older_archive_is_migrated_on_open(
+    archive_path: Path, tmp_path: Path, schema: int
+) -> None:
     old = tmp_path / "v1.duckdb"
     old_archive(archive_path, old, schema)
     # a command that only reads migrates it first too
@@ -1127,24 +1332,46 @@ def test_an_older_archive_is_migrated_on_open(archive_path: Path, tmp_path: Path
     assert result.exit_code == 0, result.output
     con = duckdb.connect(str(old), read_only=True)
     con.execute(f"ATTACH '{archive_path}' AS fresh (READ_ONLY)")
-    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
-        ("5",)]
-    for table in ("games", "events", "deals", "round_turns", "draw_cards", "audits",
-                  "findings", "rounds", "standings", "player_rounds", "latest_games",
-                  "latest_player_rounds"):
-        columns = [c for (c,) in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "AND table_catalog = 'fresh' ORDER BY ordinal_position", [table]).fetchall()]
-        mine = [c for (c,) in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "AND table_catalog = 'v1' ORDER BY ordinal_position", [table]).fetchall()]
+    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [("5",)]
+    for table in (
+        "games",
+        "events",
+        "deals",
+        "round_turns",
+        "draw_cards",
+        "audits",
+        "findings",
+        "rounds",
+        "standings",
+        "player_rounds",
+        "latest_games",
+        "latest_player_rounds",
+    ):
+        columns = [
+            c
+            for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                "AND table_catalog = 'fresh' ORDER BY ordinal_position",
+                [table],
+            ).fetchall()
+        ]
+        mine = [
+            c
+            for (c,) in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                "AND table_catalog = 'v1' ORDER BY ordinal_position",
+                [table],
+            ).fetchall()
+        ]
         assert mine == columns, table  # the same shape as a new archive
         (differ,) = con.execute(
             f"SELECT count(*) FROM ((FROM main.{table} EXCEPT ALL FROM fresh.{table}) "  # noqa: S608
-            f"UNION ALL (FROM fresh.{table} EXCEPT ALL FROM main.{table}))").fetchone() or (1,)
+            f"UNION ALL (FROM fresh.{table} EXCEPT ALL FROM main.{table}))"
+        ).fetchone() or (1,)
         assert differ == 0, table
-    (events,) = con.execute("SELECT count(*) FROM events WHERE round IS NOT NULL").fetchone() \
-        or (0,)
+    (events,) = con.execute("SELECT count(*) FROM events WHERE round IS NOT NULL").fetchone() or (
+        0,
+    )
     assert events > 10_000
     assert con.execute("SELECT count(*) FROM latest_games").fetchone() == (len(CORPUS),)
     con.close()
@@ -1164,12 +1391,16 @@ def test_verify_audits_compares_player_rounds(archive_path: Path, tmp_path: Path
     db = tmp_path / "pr.duckdb"
     shutil.copy(archive_path, db)
     with Archive(db) as archive:
-        (fp,) = archive.con.execute("SELECT g.fingerprint FROM player_rounds "
-                                    "JOIN games g USING (game_no) WHERE assafer "
-                                    "LIMIT 1").fetchone() or ("",)
-        archive.con.execute("UPDATE player_rounds SET assafer = false WHERE game_no = "
-                            "(SELECT game_no FROM games WHERE fingerprint = ?) AND assafer",
-                            [fp])
+        (fp,) = archive.con.execute(
+            "SELECT g.fingerprint FROM player_rounds "
+            "JOIN games g USING (game_no) WHERE assafer "
+            "LIMIT 1"
+        ).fetchone() or ("",)
+        archive.con.execute(
+            "UPDATE player_rounds SET assafer = false WHERE game_no = "
+            "(SELECT game_no FROM games WHERE fingerprint = ?) AND assafer",
+            [fp],
+        )
     result = run("verify", "--audits", db=db)
     assert result.exit_code == 1
     assert f"({fp[:16]}): under " in result.output
@@ -1208,16 +1439,32 @@ def test_players_report(archive: Archive, file_reports: dict[str, dict[str, Any]
             for p in r["assaf"]:
                 want[p]["made"] += 1
     table = analytics.report(archive, "players")
-    assert table.columns == ["player", "games", "finished", "wins", "win_pct", "rounds",
-                             "avg_points", "yanivs", "assafs_made", "assafs_suffered",
-                             "eliminations"]
+    assert table.columns == [
+        "player",
+        "games",
+        "finished",
+        "wins",
+        "win_pct",
+        "rounds",
+        "avg_points",
+        "yanivs",
+        "assafs_made",
+        "assafs_suffered",
+        "eliminations",
+    ]
     assert {row[0] for row in table.rows} == set(want)
-    for (player, games, finished, wins, pct, rounds, avg, yanivs, made, suffered,
-         out) in table.rows:
+    for player, games, finished, wins, pct, rounds, avg, yanivs, made, suffered, out in table.rows:
         c = want[player]
         assert (games, finished, wins, rounds, yanivs, made, suffered, out) == (
-            c["games"], c["finished"], c["wins"], c["rounds"], c["yanivs"], c["made"],
-            c["suffered"], c["eliminations"]), player
+            c["games"],
+            c["finished"],
+            c["wins"],
+            c["rounds"],
+            c["yanivs"],
+            c["made"],
+            c["suffered"],
+            c["eliminations"],
+        ), player
         assert math.isclose(avg, c["points"] / c["rounds"], abs_tol=0.006)
         assert pct == (round(100 * wins / finished, 1) if finished else None)
     assert sum(c["suffered"] for c in want.values()) > 50
@@ -1249,14 +1496,40 @@ def test_rounds_report(archive: Archive, file_reports: dict[str, dict[str, Any]]
             if r["end"] is not None and r["round"] in per_round:
                 turns.setdefault(key, []).append(per_round[r["round"]])
     table = analytics.report(archive, "rounds")
-    assert table.columns == ["rules_key", "players", "games", "rounds", "rounds_per_game",
-                             "yaniv", "assafed", "stock", "unfinished", "turns_per_round"]
+    assert table.columns == [
+        "rules_key",
+        "players",
+        "games",
+        "rounds",
+        "rounds_per_game",
+        "yaniv",
+        "assafed",
+        "stock",
+        "unfinished",
+        "turns_per_round",
+    ]
     assert {(row[0], row[1]) for row in table.rows} == set(want)
-    for key_, players, games, rounds, per_game, yaniv, assafed, stock, unfinished, \
-            per_round_turns in table.rows:
+    for (
+        key_,
+        players,
+        games,
+        rounds,
+        per_game,
+        yaniv,
+        assafed,
+        stock,
+        unfinished,
+        per_round_turns,
+    ) in table.rows:
         c = want[(key_, players)]
         assert (games, rounds, yaniv, assafed, stock, unfinished) == (
-            c["games"], c["rounds"], c["yaniv"], c["assafed"], c["stock"], c["unfinished"])
+            c["games"],
+            c["rounds"],
+            c["yaniv"],
+            c["assafed"],
+            c["stock"],
+            c["unfinished"],
+        )
         assert math.isclose(per_game, c["rounds"] / c["games"], abs_tol=0.006)
         counted = turns.get((key_, players))
         if counted:
@@ -1264,7 +1537,8 @@ def test_rounds_report(archive: Archive, file_reports: dict[str, dict[str, Any]]
         else:
             assert per_round_turns is None
     assert sum(c["unfinished"] for c in want.values()) + sum(
-        c["yaniv"] for c in want.values()) == sum(c["rounds"] for c in want.values())
+        c["yaniv"] for c in want.values()
+    ) == sum(c["rounds"] for c in want.values())
 
 
 def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
@@ -1286,12 +1560,15 @@ def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]
     got = {card: (p, s) for card, p, s, _ in table.rows}
     assert got == {card: (pile[card], stock[card]) for card in set(pile) | set(stock)}
     assert table.rows[0][0] == "all"
-    assert [row[1] for row in table.rows[1:]] == sorted((row[1] for row in table.rows[1:]),
-                                                        reverse=True)
+    assert [row[1] for row in table.rows[1:]] == sorted(
+        (row[1] for row in table.rows[1:]), reverse=True
+    )
     assert pile["all"] > 1000 and stock["all"] > 1000
-    assert table.summary.startswith(f"{pile['all'] + stock['all']} draws in games: "
-                                    f"{stock['all']} from the stock, {pile['all']} from the "
-                                    "pile (")
+    assert table.summary.startswith(
+        f"{pile['all'] + stock['all']} draws in games: "
+        f"{stock['all']} from the stock, {pile['all']} from the "
+        "pile ("
+    )
 
 
 def test_deal_odds_report(archive: Archive) -> None:
@@ -1311,22 +1588,40 @@ def test_deal_odds_report(archive: Archive) -> None:
             for hand in event.hands.values():
                 if len(hand) != rules.hand_size:
                     continue
-                ranks = Counter(RANK[c] for c in hand if c != JOKER
-                                and not (rules.wild_jacks and RANK[c] == JACK))
+                ranks = Counter(
+                    RANK[c]
+                    for c in hand
+                    if c != JOKER and not (rules.wild_jacks and RANK[c] == JACK)
+                )
                 shape = sorted(ranks.values(), reverse=True) + [0, 0]
-                category = ("four" if shape[0] >= 4 else
-                            "full_house" if shape[0] == 3 and shape[1] >= 2 else
-                            "three" if shape[0] == 3 else
-                            "two_pair" if shape[1] == 2 else
-                            "pair" if shape[0] == 2 else "no_pair")
+                category = (
+                    "four"
+                    if shape[0] >= 4
+                    else "full_house"
+                    if shape[0] == 3 and shape[1] >= 2
+                    else "three"
+                    if shape[0] == 3
+                    else "two_pair"
+                    if shape[1] == 2
+                    else "pair"
+                    if shape[0] == 2
+                    else "no_pair"
+                )
                 run = longest_run(hand, rules)
                 c = seen.setdefault(rules.id, Counter())
                 c["ranks", category] += 1
                 c["runs", f"run{run}" if run else "none"] += 1
                 c["totals", str(sum(card_values(rules)[x] for x in hand))] += 1
     table = analytics.report(archive, "deal-odds")
-    assert table.columns == ["rules", "kind", "category", "hands", "share_pct", "exact_pct",
-                             "expected"]
+    assert table.columns == [
+        "rules",
+        "kind",
+        "category",
+        "hands",
+        "share_pct",
+        "exact_pct",
+        "expected",
+    ]
     got = {(r[0], r[1], r[2]): r[3] for r in table.rows}
     for rules_id, counts in seen.items():
         for (kind, category), n in counts.items():
@@ -1348,8 +1643,7 @@ def test_deal_odds_report(archive: Archive) -> None:
     assert sum(r[3] for r in only.rows if r[1] == "ranks") == hands
 
 
-def test_seat_advantage_report(archive: Archive,
-                               file_reports: dict[str, dict[str, Any]]) -> None:
+def test_seat_advantage_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
     want: dict[tuple[int, int], Counter[str]] = {}
     for report in chosen(file_reports):
         seats = list(report["final"]["scores"])
@@ -1364,22 +1658,34 @@ def test_seat_advantage_report(archive: Archive,
             c["opened"] += 1
             c["opened_won"] += r["starter"] in r["winners"]
     table = analytics.report(archive, "seat-advantage")
-    assert table.columns == ["players", "seat", "games", "wins", "win_pct", "rounds_opened",
-                             "opened_won", "opened_win_pct"]
+    assert table.columns == [
+        "players",
+        "seat",
+        "games",
+        "wins",
+        "win_pct",
+        "rounds_opened",
+        "opened_won",
+        "opened_win_pct",
+    ]
     assert {(row[0], row[1]) for row in table.rows} == set(want)
     for players, seat, games, wins, _, opened, opened_won, pct in table.rows:
         c = want[(players, seat)]
         assert (games, wins, opened, opened_won) == (
-            c["games"], c["wins"], c["opened"], c["opened_won"])
+            c["games"],
+            c["wins"],
+            c["opened"],
+            c["opened_won"],
+        )
         assert pct == (round(100 * opened_won / opened, 1) if opened else None)
     opened = sum(c["opened"] for c in want.values())
     won = sum(c["opened_won"] for c in want.values())
-    assert table.summary.startswith(f"the player who opened the round won {won} of {opened} "
-                                    "rounds (")
+    assert table.summary.startswith(
+        f"the player who opened the round won {won} of {opened} rounds ("
+    )
 
 
-def expected_reductions(reports: list[dict[str, Any]]) -> dict[tuple[str, int, int],
-                                                                Counter[str]]:
+def expected_reductions(reports: list[dict[str, Any]]) -> dict[tuple[str, int, int], Counter[str]]:
     want: dict[tuple[str, int, int], Counter[str]] = {}
     for report in reports:
         params = report["rules"]["params"]
@@ -1387,8 +1693,11 @@ def expected_reductions(reports: list[dict[str, Any]]) -> dict[tuple[str, int, i
         for r in report["rounds"]:
             for x in r["reductions"]:
                 c = want.setdefault((key, x["from"], x["to"]), Counter())
-                over = (x["from"] >= params["score_limit"] if params["limit_rule"] == "reach"
-                        else x["from"] > params["score_limit"])
+                over = (
+                    x["from"] >= params["score_limit"]
+                    if params["limit_rule"] == "reach"
+                    else x["from"] > params["score_limit"]
+                )
                 victor = x["player"] == r["caller"] and bool(r["assaf"])
                 c["reductions"] += 1
                 c["saved"] += over
@@ -1398,14 +1707,21 @@ def expected_reductions(reports: list[dict[str, Any]]) -> dict[tuple[str, int, i
 
 
 def test_reductions_report(archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
-    columns = ["rules_key", "reduced_from", "reduced_to", "reductions", "saved",
-               "victor_calls", "victor_saved"]
+    columns = [
+        "rules_key",
+        "reduced_from",
+        "reduced_to",
+        "reductions",
+        "saved",
+        "victor_calls",
+        "victor_saved",
+    ]
     want = expected_reductions(chosen(file_reports))
     table = analytics.report(archive, "reductions")
     assert table.columns == columns
     assert {row[:3]: row[3:] for row in table.rows} == {
-        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"])
-        for k, c in want.items()}
+        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"]) for k, c in want.items()
+    }
     assert sum(c["victor"] for c in want.values()) > 0
     # reaching the limit puts a player out: landing on it then saves them
     reach = resolve_rules("israeli(limit_rule=reach)")
@@ -1414,8 +1730,8 @@ def test_reductions_report(archive: Archive, file_reports: dict[str, dict[str, A
     want = expected_reductions([r for r in reports if r["verdict"] != "corrupt"])
     table = analytics.report(archive, "reductions", reach)
     assert {row[:3]: row[3:] for row in table.rows} == {
-        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"])
-        for k, c in want.items()}
+        k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"]) for k, c in want.items()
+    }
     assert sum(c["saved"] for c in want.values()) > 0
     saved = sum(row[4] for row in table.rows)
     assert f"reductions, {saved} saved a player from elimination" in table.summary
@@ -1432,16 +1748,25 @@ def test_violations_report(archive: Archive, file_reports: dict[str, dict[str, A
     table = analytics.report(archive, "violations")
     assert table.columns == ["code", "kind", "player", "findings", "games"]
     assert {row[:3]: row[3:] for row in table.rows} == {
-        k: (n, len(games[k])) for k, n in counts.items()}
-    assert [row[3] for row in table.rows] == sorted((row[3] for row in table.rows),
-                                                    reverse=True)
+        k: (n, len(games[k])) for k, n in counts.items()
+    }
+    assert [row[3] for row in table.rows] == sorted((row[3] for row in table.rows), reverse=True)
 
 
 def test_several_rule_sets_give_the_report_under_each(archive: Archive) -> None:
     namu = resolve_rules("namu")
     list(archive.audit(namu))
-    for name in ("players", "rounds", "pickups", "seat-advantage", "reductions",
-                 "violations", "leaderboard", "assaf-risk", "findings"):
+    for name in (
+        "players",
+        "rounds",
+        "pickups",
+        "seat-advantage",
+        "reductions",
+        "violations",
+        "leaderboard",
+        "assaf-risk",
+        "findings",
+    ):
         both = analytics.report(archive, name, [None, namu])
         assert both.columns[0] == "rules"
         declared = analytics.report(archive, name)
@@ -1450,11 +1775,12 @@ def test_several_rule_sets_give_the_report_under_each(archive: Archive) -> None:
         assert [row[1:] for row in both.rows if row[0] == "declared"] == declared.rows, name
         assert [row[1:] for row in both.rows if row[0] == "namu"] == under_namu.rows, name
         assert {row[0] for row in both.rows} <= {"declared", "namu"}
-        assert both.rows[:len(declared.rows)] == [("declared", *r) for r in declared.rows]
+        assert both.rows[: len(declared.rows)] == [("declared", *r) for r in declared.rows]
 
 
 def test_players_filter_keeps_games_of_that_many_players(
-        archive: Archive, file_reports: dict[str, dict[str, Any]]) -> None:
+    archive: Archive, file_reports: dict[str, dict[str, Any]]
+) -> None:
     four = [r for r in chosen(file_reports) if len(r["final"]["scores"]) == 4]
     table = analytics.report(archive, "rounds", players=4)
     assert sum(row[2] for row in table.rows) == len(four) > 0
@@ -1470,13 +1796,24 @@ def test_cli_report_formats_and_rules(archive_path: Path, tmp_path: Path) -> Non
     assert "players, in games under each game's declared rules" in lines[0]
     assert lines[1].split()[:3] == ["player", "games", "finished"]
     data = json.loads(run("report", "players", "--format", "json", db=db).output)
-    assert run("report", "players", "--json", db=db).output == run(
-        "report", "players", "--format", "json", db=db).output
+    assert (
+        run("report", "players", "--json", db=db).output
+        == run("report", "players", "--format", "json", db=db).output
+    )
     assert data["report"] == "players" and data["columns"][0] == "player"
     csv_text = run("report", "violations", "--format", "csv", db=db).output.splitlines()
     assert csv_text[0] == "code,kind,player,findings,games" and len(csv_text) > 1
-    both = run("report", "seat-advantage", "--rules", "classic", "--rules", "namu",
-               "--format", "csv", db=db)
+    both = run(
+        "report",
+        "seat-advantage",
+        "--rules",
+        "classic",
+        "--rules",
+        "namu",
+        "--format",
+        "csv",
+        db=db,
+    )
     assert both.exit_code == 0
     rows = both.stdout.splitlines()
     assert rows[0].startswith("rules,players,seat,")
@@ -1493,8 +1830,9 @@ def test_rounds_report_counts_how_rounds_end_under_round_ends(tmp_path: Path) ->
     db = tmp_path / "stock.duckdb"
     assert run("ingest", *logs, db=db).exit_code == 0
     reports = [audit_file(path) for path in logs]
-    ends = Counter(r["end"] for report in reports if report["verdict"] != "corrupt"
-                   for r in report["rounds"])
+    ends = Counter(
+        r["end"] for report in reports if report["verdict"] != "corrupt" for r in report["rounds"]
+    )
     data = json.loads(run("report", "rounds", "--json", db=db).stdout)  # audits them first
     got: Counter[str | None] = Counter()
     for row in data["rows"]:
@@ -1504,8 +1842,9 @@ def test_rounds_report_counts_how_rounds_end_under_round_ends(tmp_path: Path) ->
     assert +got == +ends and ends["yaniv"] > 100
 
 
-def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_migration_cut_short_leaves_schema_1_whole(
+    archive_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The migration is one transaction: stopped half way (here by an error while
     rebuilding player_rounds), the archive is as it was; the next open migrates it."""
     import yaniv_audit.archive.migrate as archive_module
@@ -1520,14 +1859,18 @@ def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_pat
     with pytest.raises(KeyboardInterrupt):
         Archive(old)
     con = duckdb.connect(str(old), read_only=True)
-    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [
-        ("1",)]
-    assert [c for (c,) in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
-        "ORDER BY ordinal_position").fetchall()] == ["game_no", "seq", "type", "player",
-                                                      "event"]
-    assert not con.execute("SELECT 1 FROM information_schema.tables "
-                           "WHERE table_name IN ('player_rounds', 'latest_games')").fetchall()
+    assert con.execute("SELECT value FROM archive_info WHERE key = 'schema'").fetchall() == [("1",)]
+    assert [
+        c
+        for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'events' "
+            "ORDER BY ordinal_position"
+        ).fetchall()
+    ] == ["game_no", "seq", "type", "player", "event"]
+    assert not con.execute(
+        "SELECT 1 FROM information_schema.tables "
+        "WHERE table_name IN ('player_rounds', 'latest_games')"
+    ).fetchall()
     con.close()
     monkeypatch.undo()
     # query opens it locked (read-only): it is migrated first all the same
@@ -1536,8 +1879,9 @@ def test_a_migration_cut_short_leaves_schema_1_whole(archive_path: Path, tmp_pat
     assert int(result.output.splitlines()[1]) > 1000
 
 
-def test_the_archive_keeps_within_a_memory_limit(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_archive_keeps_within_a_memory_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """DuckDB caches the blocks it writes up to its memory limit: without one an ingest
     grew by the size of the archive. 512MB unless $YANIV_AUDIT_MEMORY_LIMIT says."""
     db = tmp_path / "a.duckdb"
@@ -1549,8 +1893,11 @@ def test_the_archive_keeps_within_a_memory_limit(tmp_path: Path,
         (limit,) = archive.con.execute("SELECT current_setting('memory_limit')").fetchone()
     assert limit == "1.8 GiB"
     monkeypatch.setenv("YANIV_AUDIT_MEMORY_LIMIT", "lots")
-    with pytest.raises(ArchiveError, match=r"YANIV_AUDIT_MEMORY_LIMIT='lots': expected a "
-                                           r"size such as 512MB or 2GB"):
+    with pytest.raises(
+        ArchiveError,
+        match=r"YANIV_AUDIT_MEMORY_LIMIT='lots': expected a "
+        r"size such as 512MB or 2GB",
+    ):
         Archive(db)
 
 
@@ -1561,13 +1908,16 @@ def test_the_summaries_of_the_events_hold_every_game_once(tmp_path: Path) -> Non
     assert run("ingest", *CORPUS[:30], db=db).exit_code == 0
     assert run("ingest", *CORPUS, db=db).exit_code == 0
     con = duckdb.connect(str(db), read_only=True)
-    turns = con.execute("SELECT game_no, round, count(*) FROM events WHERE type IN "
-                        "('discard', 'yaniv') AND round IS NOT NULL GROUP BY ALL "
-                        "ORDER BY ALL").fetchall()
+    turns = con.execute(
+        "SELECT game_no, round, count(*) FROM events WHERE type IN "
+        "('discard', 'yaniv') AND round IS NOT NULL GROUP BY ALL "
+        "ORDER BY ALL"
+    ).fetchall()
     assert con.execute("SELECT * FROM round_turns ORDER BY ALL").fetchall() == turns
     draws = Counter()
     for game_no, source, cards in con.execute(
-            "SELECT game_no, source, cards FROM events WHERE type = 'draw'").fetchall():
+        "SELECT game_no, source, cards FROM events WHERE type = 'draw'"
+    ).fetchall():
         card = "unknown" if cards is None else "JK" if cards[0] == "JK" else cards[0][0]
         draws[(game_no, source, card)] += 1
     stored = {(n, s, c): k for n, s, c, k in con.execute("FROM draw_cards").fetchall()}

@@ -26,8 +26,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def killed(args: list[str], after: float) -> None:
     """Run the command and kill it with SIGKILL ``after`` seconds in (if still running)."""
-    process = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([*CLI, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(after)
     if process.poll() is None:
         os.kill(process.pid, signal.SIGKILL)
@@ -51,20 +50,24 @@ def whole(db: Path) -> tuple[int, int]:
         con = archive.con
         halves = con.execute(
             "SELECT count(*) FROM games g WHERE g.events <> "
-            "(SELECT count(*) FROM events e WHERE e.game_no = g.game_no)").fetchone()
+            "(SELECT count(*) FROM events e WHERE e.game_no = g.game_no)"
+        ).fetchone()
         assert halves == (0,), "a game stored without all its events"
         orphans = con.execute(
             "SELECT count(*) FROM events e WHERE NOT EXISTS "
-            "(SELECT 1 FROM games g WHERE g.game_no = e.game_no)").fetchone()
+            "(SELECT 1 FROM games g WHERE g.game_no = e.game_no)"
+        ).fetchone()
         assert orphans == (0,), "events of no game"
         for table in ("findings", "rounds", "standings"):
             (loose,) = con.execute(
                 f"SELECT count(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM audits a "  # noqa: S608
-                "WHERE a.game_no = t.game_no AND a.rules_key = t.rules_key)").fetchone()
+                "WHERE a.game_no = t.game_no AND a.rules_key = t.rules_key)"
+            ).fetchone()
             assert loose == 0, f"{table} rows of no audit"
         (partial,) = con.execute(
             "SELECT count(*) FROM audits a WHERE a.rounds <> (SELECT count(*) FROM rounds r "
-            "WHERE r.game_no = a.game_no AND r.rules_key = a.rules_key)").fetchone()
+            "WHERE r.game_no = a.game_no AND r.rules_key = a.rules_key)"
+        ).fetchone()
         assert partial == 0, "an audit stored without all its rounds"
         (games,) = con.execute("SELECT count(*) FROM games").fetchone()
         (audits,) = con.execute("SELECT count(*) FROM audits").fetchone()
@@ -88,15 +91,32 @@ def test_kill_9_during_ingest_and_audit(tmp_path: Path, after: float) -> None:
     assert done.returncode == 0, done.stderr
     games, _ = whole(db)
     assert games == 268
-    killed(["audit", "--db", str(db), "--rules", "namu", "--rules", "classic", "--jobs", "2",
-            "--exit-zero", "--json"], after)
+    killed(
+        [
+            "audit",
+            "--db",
+            str(db),
+            "--rules",
+            "namu",
+            "--rules",
+            "classic",
+            "--jobs",
+            "2",
+            "--exit-zero",
+            "--json",
+        ],
+        after,
+    )
     whole(db)
     checked = cli("verify", "--audits", "--db", str(db))
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    finish = cli("audit", "--db", str(db), "--rules", "namu", "--rules", "classic",
-                 "--exit-zero", "--json")
+    finish = cli(
+        "audit", "--db", str(db), "--rules", "namu", "--rules", "classic", "--exit-zero", "--json"
+    )
     assert finish.returncode == 0, finish.stderr
     games, audits = whole(db)
     assert audits == 2 * games  # every game under both rule sets
-    assert "audited under namu, classic" in cli(
-        "audit", "--db", str(db), "--rules", "namu", "--rules", "classic").stderr
+    assert (
+        "audited under namu, classic"
+        in cli("audit", "--db", str(db), "--rules", "namu", "--rules", "classic").stderr
+    )

@@ -34,8 +34,12 @@ def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample games ingested and audited."""
     db = tmp_path_factory.mktemp("damage") / "games.duckdb"
     for args in (["ingest", *LOGS, "--db", str(db)], ["audit", "--db", str(db), "--exit-zero"]):
-        done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *args],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "yaniv_audit.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
     return db
 
@@ -46,9 +50,13 @@ def used_blocks(db: Path) -> list[tuple[int, str]]:
         blocks: dict[int, str] = {}
         for table in TABLES:
             if not table.startswith("latest_"):
-                blocks.update((block, table) for (block,) in con.execute(
-                    f"SELECT DISTINCT block_id FROM pragma_storage_info('{table}') "
-                    "WHERE block_id >= 0").fetchall())
+                blocks.update(
+                    (block, table)
+                    for (block,) in con.execute(
+                        f"SELECT DISTINCT block_id FROM pragma_storage_info('{table}') "
+                        "WHERE block_id >= 0"
+                    ).fetchall()
+                )
     return sorted(blocks.items())
 
 
@@ -67,31 +75,50 @@ def damaged(request: pytest.FixtureRequest, whole: Path, tmp_path: Path) -> tupl
 
 
 COMMANDS = [
-    ("verify",), ("verify", "--audits"), ("report", "leaderboard"), ("report", "players"),
-    ("audit", "--db", "--again", "--exit-zero"), ("ingest", str(REPLAYS / "simulated")),
-    ("checkpoint",), ("query", "SELECT * FROM {table}"), ("export", "{db}-export"),
+    ("verify",),
+    ("verify", "--audits"),
+    ("report", "leaderboard"),
+    ("report", "players"),
+    ("audit", "--db", "--again", "--exit-zero"),
+    ("ingest", str(REPLAYS / "simulated")),
+    ("checkpoint",),
+    ("query", "SELECT * FROM {table}"),
+    ("export", "{db}-export"),
 ]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:2]))
 def test_every_command_meets_a_damaged_archive_with_one_line(
-        damaged: tuple[Path, str], command: tuple[str, ...]) -> None:
+    damaged: tuple[Path, str], command: tuple[str, ...]
+) -> None:
     """Random bytes in the middle of the file or at its end: verify reads every block it
     vouches for, a report or query that reads the damaged block says so, a command that
     writes reads every block first and adds nothing; each on one line, exit 3."""
     damaged_db, table = damaged
     before = damaged_db.read_bytes()
-    done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli",
-                           *(arg.format(table=table, db=damaged_db) for arg in command), "--db",
-                           str(damaged_db)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            *(arg.format(table=table, db=damaged_db) for arg in command),
+            "--db",
+            str(damaged_db),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if command[0] == "report" and done.returncode == 0:
         # a report that never reads the damaged block has nothing to say of it
         return
     assert done.returncode == 3, (done.returncode, done.stdout[-300:], done.stderr)
-    assert re.match(rf"yaniv-audit: ({re.escape(str(damaged_db))}: )?the archive file is "
-                    "damaged", done.stderr)
-    assert "the archive file is damaged and cannot be read (Corrupt database file" \
-        in done.stderr
+    assert re.match(
+        rf"yaniv-audit: ({re.escape(str(damaged_db))}: )?the archive file is "
+        "damaged",
+        done.stderr,
+    )
+    assert "the archive file is damaged and cannot be read (Corrupt database file" in done.stderr
     assert "restore it from a copy" in done.stderr
     assert done.stderr.count("\n") == 1 and "internal error" not in done.stderr
     if command[0] in ("ingest", "audit", "checkpoint"):
@@ -102,8 +129,12 @@ def test_verify_reads_every_table(damaged: tuple[Path, str]) -> None:
     """verify says the archive is damaged whichever table the damaged block is of (here
     the derived tables' at the end of the file too, which the check of the games' events
     never read)."""
-    done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "verify", "--db",
-                           str(damaged[0])], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", "verify", "--db", str(damaged[0])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 3
     assert "verified" not in done.stdout + done.stderr
 
@@ -112,8 +143,8 @@ NO_SPACE = 'IO Error: Could not write file "{}": No space left on device'
 
 
 def test_a_full_disk_is_said_as_such_and_the_archive_is_unchanged(
-        whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The error DuckDB raises when the disk fills while a batch is stored (its text as
     DuckDB 2.0 said it on a full tmpfs): 'the disk is full', the archive unchanged, exit
     3; never 'damaged ... restore it from a copy', which would throw good data away."""
@@ -137,8 +168,12 @@ def test_a_full_disk_is_said_as_such_and_the_archive_is_unchanged(
     monkeypatch.undo()
     with Archive(db, read_only=True) as archive:
         assert archive.count_games() == games
-    verify = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "verify", "--db", str(db)],
-                            capture_output=True, text=True, timeout=300)
+    verify = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", "verify", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert verify.returncode == 0, verify.stderr
 
 
@@ -146,9 +181,13 @@ def test_disk_full_is_told_from_damage_and_memory() -> None:
     """How DuckDB's errors are read: the disk full, a damaged block, too little memory."""
     full = trouble("a.duckdb", duckdb.IOException(NO_SPACE.format("a.duckdb")))
     assert full is not None and str(full).startswith("a.duckdb: the disk is full")
-    bad = trouble("a.duckdb", duckdb.Error(
-        "Corrupt database file: computed checksum 1 does not match stored checksum 2 in "
-        "block at location 5255168"))
+    bad = trouble(
+        "a.duckdb",
+        duckdb.Error(
+            "Corrupt database file: computed checksum 1 does not match stored checksum 2 in "
+            "block at location 5255168"
+        ),
+    )
     assert bad is not None and "the archive file is damaged" in str(bad)
     assert trouble("a.duckdb", duckdb.BinderException("Binder Error: no column x")) is None
 
@@ -169,9 +208,20 @@ def test_damage_free_archive_is_untouched_by_the_check(whole: Path, tmp_path: Pa
     """The check a writer makes reads only: an intact archive takes the games."""
     db = tmp_path / "fine.duckdb"
     shutil.copy(whole, db)
-    done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest",
-                           str(REPLAYS / "simulated" / "classic"), "--db", str(db)],
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "YANIV_AUDIT_RULES": ""})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "ingest",
+            str(REPLAYS / "simulated" / "classic"),
+            "--db",
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "YANIV_AUDIT_RULES": ""},
+    )
     assert done.returncode == 0, done.stderr
     assert "ingested" in done.stdout

@@ -36,7 +36,9 @@ pytestmark = pytest.mark.xdist_group("safe_sql")
 def run(*args: str) -> Result:
     result = CliRunner().invoke(cli, list(args))
     assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exception, result.output)
+        result.exception,
+        result.output,
+    )
     return result
 
 
@@ -55,9 +57,11 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def snapshot(where: Path) -> dict[str, tuple[int, str]]:
     """Every file under ``where``: its size and SHA-256."""
-    return {str(p.relative_to(where)): (p.stat().st_size, hashlib.sha256(p.read_bytes())
-                                        .hexdigest())
-            for p in sorted(where.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(where)): (p.stat().st_size, hashlib.sha256(p.read_bytes()).hexdigest())
+        for p in sorted(where.rglob("*"))
+        if p.is_file()
+    }
 
 
 # what each statement is refused for: a words of the one-line message
@@ -214,21 +218,24 @@ def test_every_escape_is_refused_and_changes_nothing(place: Path, sql: str, why:
     assert snapshot(place) == before
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT * FROM read_text('/etc/passwd')",
-    "SELECT * FROM '/etc/passwd'",
-    "COPY (SELECT 1) TO '{dir}/x.csv'",
-    "EXPORT DATABASE '{dir}/export'",
-    "ATTACH '{dir}/other.duckdb' AS other (READ_WRITE)",
-    "INSTALL httpfs",
-    "LOAD httpfs",
-    "SET enable_external_access = true",
-    "RESET lock_configuration",
-    "PRAGMA enable_profiling",
-    "SELECT getenv('HOME')",
-    "DELETE FROM games",
-    "CREATE TABLE t (x INTEGER)",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_text('/etc/passwd')",
+        "SELECT * FROM '/etc/passwd'",
+        "COPY (SELECT 1) TO '{dir}/x.csv'",
+        "EXPORT DATABASE '{dir}/export'",
+        "ATTACH '{dir}/other.duckdb' AS other (READ_WRITE)",
+        "INSTALL httpfs",
+        "LOAD httpfs",
+        "SET enable_external_access = true",
+        "RESET lock_configuration",
+        "PRAGMA enable_profiling",
+        "SELECT getenv('HOME')",
+        "DELETE FROM games",
+        "CREATE TABLE t (x INTEGER)",
+    ],
+)
 def test_the_connection_refuses_them_without_the_screen(place: Path, sql: str) -> None:
     """The second wall: the locked connection alone (screen bypassed) refuses these too."""
     before = snapshot(place)
@@ -237,16 +244,22 @@ def test_the_connection_refuses_them_without_the_screen(place: Path, sql: str) -
             archive.con.execute(sql.format(dir=place)).fetchall()
         (external, locked) = archive.con.execute(
             "SELECT current_setting('enable_external_access'), "
-            "current_setting('lock_configuration')").fetchall()[0]
+            "current_setting('lock_configuration')"
+        ).fetchall()[0]
     assert (external, locked) == (False, True)
     assert snapshot(place) == before
 
 
 def test_the_locked_settings_are_the_documented_ones() -> None:
     assert LOCKED_CONFIG == {
-        "enable_external_access": False, "autoinstall_known_extensions": False,
-        "autoload_known_extensions": False, "allow_community_extensions": False,
-        "python_enable_replacements": False, "temp_directory": "", "lock_configuration": True}
+        "enable_external_access": False,
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "allow_community_extensions": False,
+        "python_enable_replacements": False,
+        "temp_directory": "",
+        "lock_configuration": True,
+    }
     assert list(LOCKED_CONFIG)[-1] == "lock_configuration"
 
 
@@ -260,40 +273,56 @@ def test_no_python_variable_is_read_as_a_table(place: Path) -> None:
             archive.con.execute("SELECT * FROM hidden").fetchall()
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT count(*) FROM range(1000000000) a, range(1000) b",
-    "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r",
-    "SELECT count(*) FROM events a, events b, events c, events d, events e",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT count(*) FROM range(1000000000) a, range(1000) b",
+        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r",
+        "SELECT count(*) FROM events a, events b, events c, events d, events e",
+    ],
+)
 def test_a_statement_that_runs_forever_is_stopped(place: Path, sql: str) -> None:
     before = snapshot(place)
     start = time.monotonic()
     result = run("query", sql, "--timeout", "1", "--db", str(place / "games.duckdb"))
     assert time.monotonic() - start < 20
     assert result.exit_code == 2
-    assert result.stderr == ("yaniv-audit: query stopped: it ran past the time limit of "
-                             "1 second (--timeout SECONDS allows longer)\n")
+    assert result.stderr == (
+        "yaniv-audit: query stopped: it ran past the time limit of "
+        "1 second (--timeout SECONDS allows longer)\n"
+    )
     assert snapshot(place) == before
 
 
 def test_a_statement_that_needs_more_memory_than_the_limit_says_so(
-        place: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    place: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("YANIV_AUDIT_MEMORY_LIMIT", "64MB")
-    result = run("query", "SELECT count(*) FROM range(1000000000) a, range(1000000000) b",
-                 "--db", str(place / "games.duckdb"))
+    result = run(
+        "query",
+        "SELECT count(*) FROM range(1000000000) a, range(1000000000) b",
+        "--db",
+        str(place / "games.duckdb"),
+    )
     assert result.exit_code == 2
-    assert result.stderr == ("yaniv-audit: query stopped: it needs more memory than the "
-                             "archive's limit of 61.0 MiB (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, "
-                             "allows more)\n")
+    assert result.stderr == (
+        "yaniv-audit: query stopped: it needs more memory than the "
+        "archive's limit of 61.0 MiB (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, "
+        "allows more)\n"
+    )
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT len(list_sort(range(300000000)))",  # ran past --timeout 2 for 60 s, 8.7 GB
-    "SELECT length(repeat('x', 4000000000))",  # 7.9 GB
-    "SELECT len(list(i)) FROM range(400000000) t(i)",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT len(list_sort(range(300000000)))",  # ran past --timeout 2 for 60 s, 8.7 GB
+        "SELECT length(repeat('x', 4000000000))",  # 7.9 GB
+        "SELECT len(list(i)) FROM range(400000000) t(i)",
+    ],
+)
 def test_one_huge_value_is_stopped_within_the_memory_and_time_limits(
-        place: Path, sql: str, capsys: pytest.CaptureFixture[str]) -> None:
+    place: Path, sql: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """DuckDB's memory_limit bounds only its buffers and its interrupt is heard between
     chunks: the statement's own process is bounded by the system and killed at the limit."""
     start = time.monotonic()
@@ -317,11 +346,16 @@ def test_every_connection_loads_no_extension_on_demand(place: Path, tmp_path: Pa
     """A foreign file given as an archive made DuckDB try to download sqlite_scanner."""
     for kwargs in ({}, {"read_only": True}, {"locked": True}):
         with Archive(place / "games.duckdb", **kwargs) as archive:
-            settings = dict(archive.con.execute(
-                "SELECT name, value FROM duckdb_settings() WHERE name IN "
-                "('autoinstall_known_extensions', 'autoload_known_extensions')").fetchall())
-            assert settings == {"autoinstall_known_extensions": "false",
-                                "autoload_known_extensions": "false"}, kwargs
+            settings = dict(
+                archive.con.execute(
+                    "SELECT name, value FROM duckdb_settings() WHERE name IN "
+                    "('autoinstall_known_extensions', 'autoload_known_extensions')"
+                ).fetchall()
+            )
+            assert settings == {
+                "autoinstall_known_extensions": "false",
+                "autoload_known_extensions": "false",
+            }, kwargs
     sqlite = tmp_path / "foreign.db"
     sqlite.write_bytes(b"SQLite format 3\x00" + bytes(4080))
     result = run("report", "players", "--db", str(sqlite))
@@ -333,16 +367,21 @@ def test_a_tiny_time_limit_is_not_lost(place: Path) -> None:
     """A timer that fired before the statement began interrupted nothing, and the
     statement then ran with no limit."""
     for _ in range(3):
-        result = run("query", "SELECT count(*) FROM range(1000000000) a, range(1000) b",
-                     "--timeout", "1e-9", "--db", str(place / "games.duckdb"))
+        result = run(
+            "query",
+            "SELECT count(*) FROM range(1000000000) a, range(1000) b",
+            "--timeout",
+            "1e-9",
+            "--db",
+            str(place / "games.duckdb"),
+        )
         assert result.exit_code == 2 and "time limit of 1e-09 seconds" in result.stderr
 
 
 def test_the_time_limit_is_an_error_of_its_own_and_the_connection_goes_on(place: Path) -> None:
     with Archive(place / "games.duckdb", locked=True) as archive:
         with pytest.raises(QueryTimeout, match="time limit of 0.5 seconds"):
-            archive.user_query("SELECT count(*) FROM range(1000000000) a, range(10) b",
-                               timeout=0.5)
+            archive.user_query("SELECT count(*) FROM range(1000000000) a, range(10) b", timeout=0.5)
         assert archive.user_query("SELECT count(*) FROM games", timeout=5)[1] == [(len(LOGS),)]
         with pytest.raises(QueryRefused, match="read_csv"):
             archive.user_query("FROM read_csv('/etc/passwd')")
@@ -355,14 +394,33 @@ def test_a_bad_timeout_is_wrong_usage(place: Path, value: str) -> None:
 
 
 def test_refusals_in_a_real_process_print_one_line_and_exit_2(place: Path) -> None:
-    for sql, words in [("SELECT * FROM read_csv('/etc/passwd')", "query refused: read_csv()"),
-                       ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) "
-                        "SELECT count(*) FROM r", "query stopped: it ran past the time limit"),
-                       ("SELEC 1", "query failed: Parser Error: syntax error")]:
+    for sql, words in [
+        ("SELECT * FROM read_csv('/etc/passwd')", "query refused: read_csv()"),
+        (
+            "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) "
+            "SELECT count(*) FROM r",
+            "query stopped: it ran past the time limit",
+        ),
+        ("SELEC 1", "query failed: Parser Error: syntax error"),
+    ]:
         done = subprocess.run(
-            [sys.executable, "-m", "yaniv_audit.cli", "query", sql, "--timeout", "1",
-             "--db", str(place / "games.duckdb")], capture_output=True, text=True, check=False,
-            cwd=ROOT, timeout=60)
+            [
+                sys.executable,
+                "-m",
+                "yaniv_audit.cli",
+                "query",
+                sql,
+                "--timeout",
+                "1",
+                "--db",
+                str(place / "games.duckdb"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=ROOT,
+            timeout=60,
+        )
         assert done.returncode == 2, done.stderr
         assert done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
         assert words in done.stderr
@@ -378,8 +436,11 @@ ORDINARY = [
     ("SELECT count(DISTINCT game_no) FROM events", [(len(LOGS),)]),
     ("SELECT count(*) FROM audits a JOIN games g USING (game_no)", [(len(LOGS),)]),
     ("WITH t AS (SELECT game_no FROM games) SELECT count(*) FROM t", [(len(LOGS),)]),
-    ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 10) "
-     "SELECT max(i) FROM r", [(10,)]),
+    (
+        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 10) "
+        "SELECT max(i) FROM r",
+        [(10,)],
+    ),
     ("SELECT sum(i) FROM range(5) t(i)", [(10,)]),
     ("SELECT sum(i) FROM generate_series(1, 4) t(i)", [(10,)]),
     ("SELECT count(*) FROM (SELECT unnest(players) FROM games WHERE game_no = 1)", [(3,)]),
@@ -389,14 +450,16 @@ ORDINARY = [
     ("SELECT count(*) FROM (DESCRIBE games)", None),
     ("SELECT count(*) FROM (SUMMARIZE standings)", None),
     ("SELECT count(*) FROM (SHOW TABLES)", None),
-    ("PIVOT (SELECT verdict FROM audits) ON verdict IN ('clean', 'corrupt') USING count(*)",
-     None),
+    ("PIVOT (SELECT verdict FROM audits) ON verdict IN ('clean', 'corrupt') USING count(*)", None),
 ]
 
 
 @pytest.mark.parametrize("sql, rows", ORDINARY, ids=[sql[:50] for sql, _ in ORDINARY])
-def test_ordinary_queries_still_work(place: Path, sql: str, rows: list[tuple[int]] | None,
-                                     ) -> None:
+def test_ordinary_queries_still_work(
+    place: Path,
+    sql: str,
+    rows: list[tuple[int]] | None,
+) -> None:
     with Archive(place / "games.duckdb", locked=True) as archive:
         columns, got = archive.user_query(sql)
     assert columns
@@ -406,8 +469,13 @@ def test_ordinary_queries_still_work(place: Path, sql: str, rows: list[tuple[int
 
 def test_query_prints_tables_json_and_csv_as_before(place: Path) -> None:
     db = str(place / "games.duckdb")
-    result = run("query", "SELECT verdict, count(*) AS n FROM audits GROUP BY verdict "
-                          "ORDER BY verdict", "--csv", "--db", db)
+    result = run(
+        "query",
+        "SELECT verdict, count(*) AS n FROM audits GROUP BY verdict ORDER BY verdict",
+        "--csv",
+        "--db",
+        db,
+    )
     assert result.exit_code == 0 and result.stdout.splitlines()[0] == "verdict,n"
     result = run("query", "SELECT count(*) AS n FROM games", "--json", "--db", db)
     assert result.exit_code == 0 and result.stdout == f'{{"n":{len(LOGS)}}}\n'
@@ -423,9 +491,15 @@ def test_the_reports_and_the_archives_writes_still_work(place: Path, tmp_path: P
     assert run("query", "SELECT count(*) FROM games", "--db", str(db)).exit_code == 0
     assert run("ingest", *LOGS, "--db", str(db)).exit_code == 0  # writes after a query
     assert run("audit", "--db", str(db), "--exit-zero").exit_code == 0
-    for args in (("report", "leaderboard"), ("report", "assaf-risk"), ("report", "findings"),
-                 ("report", "rules-impact", "--rules", "classic"), ("odds", "5"),
-                 ("checkpoint",), ("verify",)):
+    for args in (
+        ("report", "leaderboard"),
+        ("report", "assaf-risk"),
+        ("report", "findings"),
+        ("report", "rules-impact", "--rules", "classic"),
+        ("odds", "5"),
+        ("checkpoint",),
+        ("verify",),
+    ):
         result = run(*args, "--db", str(db))
         assert result.exit_code == 0, (args, result.output)
     assert run("export", str(tmp_path / "parquet"), "--db", str(db)).exit_code == 0
@@ -433,8 +507,9 @@ def test_the_reports_and_the_archives_writes_still_work(place: Path, tmp_path: P
     assert result.stdout == "n\n1\n"
 
 
-def test_an_archive_open_for_writing_in_this_process_is_said_so(place: Path,
-                                                                tmp_path: Path) -> None:
+def test_an_archive_open_for_writing_in_this_process_is_said_so(
+    place: Path, tmp_path: Path
+) -> None:
     """DuckDB opens a file once per process: a locked connection next to a writing one
     is refused with a clear message, not a DuckDB error."""
     db = tmp_path / "games.duckdb"
@@ -460,30 +535,30 @@ def test_user_sql_needs_a_locked_archive(place: Path, tmp_path: Path) -> None:
 def test_the_web_app_reads_on_the_locked_connection(place: Path) -> None:
     from yaniv_audit.web import create_app
 
-    app = create_app({"TESTING": True, "ARCHIVE": str(place / "games.duckdb"),
-                      "ARCHIVE_IDLE": 0})
+    app = create_app({"TESTING": True, "ARCHIVE": str(place / "games.duckdb"), "ARCHIVE_IDLE": 0})
     with app.extensions["yaniv_store"].reading() as reader:
         assert reader is not None and reader.archive.locked
-        assert reader.archive.query("SELECT current_setting('lock_configuration')")[1] == \
-            [(True,)]
+        assert reader.archive.query("SELECT current_setting('lock_configuration')")[1] == [(True,)]
     client = app.test_client()
     before = snapshot(place)
-    listing = client.get("/api/v1/games?player=dana').union(read_text('/etc/passwd')--"
-                         ).get_json()
+    listing = client.get("/api/v1/games?player=dana').union(read_text('/etc/passwd')--").get_json()
     assert listing["games"] == [] and listing["total"] == 0  # a parameter, never SQL
     assert client.get("/api/v1/games").get_json()["total"] == len(LOGS)
     assert snapshot(place) == before
 
 
 def test_json_rows_of_every_type_print_without_a_traceback(place: Path) -> None:
-    sql = ("SELECT 1.5::DECIMAL(4, 2) AS d, 'a\\x5Cb\\xAA'::BLOB AS b, INTERVAL 3 DAY AS i, "
-           "'00000000-0000-0000-0000-000000000001'::UUID AS u, "
-           "170141183460469231731687303715884105727::HUGEINT AS h, MAP {1: 2} AS m, "
-           "DATE '2024-05-17' AS day, NULL AS n")
+    sql = (
+        "SELECT 1.5::DECIMAL(4, 2) AS d, 'a\\x5Cb\\xAA'::BLOB AS b, INTERVAL 3 DAY AS i, "
+        "'00000000-0000-0000-0000-000000000001'::UUID AS u, "
+        "170141183460469231731687303715884105727::HUGEINT AS h, MAP {1: 2} AS m, "
+        "DATE '2024-05-17' AS day, NULL AS n"
+    )
     result = run("query", sql, "--json", "--db", str(place / "games.duckdb"))
     assert result.exit_code == 0, result.output
     assert result.stdout == (
         '{"d":1.5,"b":"a\\\\x5Cb\\\\xAA","i":"3 days, 0:00:00",'
         '"u":"00000000-0000-0000-0000-000000000001",'
         '"h":170141183460469231731687303715884105727,"m":{"1":2},"day":"2024-05-17",'
-        '"n":null}\n')
+        '"n":null}\n'
+    )

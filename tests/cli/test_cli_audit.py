@@ -21,12 +21,37 @@ from yaniv_audit.cli import cli, log_files
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
-REPORT_KEYS = {"file", "engine", "game_id", "fingerprint", "rules", "verdict", "findings",
-               "rounds", "final"}
-ROUND_KEYS = {"round", "starter", "moves_checked", "end", "caller", "totals", "assaf",
-              "winners", "points", "reductions", "scores", "out"}
-GAME = {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "omer"],
-        "rules": "israeli"}
+REPORT_KEYS = {
+    "file",
+    "engine",
+    "game_id",
+    "fingerprint",
+    "rules",
+    "verdict",
+    "findings",
+    "rounds",
+    "final",
+}
+ROUND_KEYS = {
+    "round",
+    "starter",
+    "moves_checked",
+    "end",
+    "caller",
+    "totals",
+    "assaf",
+    "winners",
+    "points",
+    "reductions",
+    "scores",
+    "out",
+}
+GAME = {
+    "type": "game_started",
+    "format": "yaniv-log/1",
+    "players": ["dana", "omer"],
+    "rules": "israeli",
+}
 
 
 def replay_path(name: str) -> str:
@@ -37,7 +62,9 @@ def run(*args: str) -> Result:
     """One command through click; never a traceback, whatever happens."""
     result = CliRunner().invoke(cli, list(args))
     assert result.exception is None or isinstance(result.exception, SystemExit), (
-        result.exception, result.output)
+        result.exception,
+        result.output,
+    )
     assert "Traceback" not in result.output
     return result
 
@@ -61,14 +88,17 @@ def copy_replays(target: Path, names: list[str] | None = None) -> list[Path]:
 # --- audit: exit codes ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "code", "verdict"), [
-    ("clean-assaf-reduction", 0, "CLEAN"),
-    ("two-decks", 0, "CLEAN"),
-    ("wrong-score", 1, "CLAIMS"),
-    ("middle-card", 1, "VIOLATIONS"),
-    ("yaniv-over-limit", 1, "VIOLATIONS"),
-    ("impossible-draw", 3, "CORRUPT"),
-])
+@pytest.mark.parametrize(
+    ("name", "code", "verdict"),
+    [
+        ("clean-assaf-reduction", 0, "CLEAN"),
+        ("two-decks", 0, "CLEAN"),
+        ("wrong-score", 1, "CLAIMS"),
+        ("middle-card", 1, "VIOLATIONS"),
+        ("yaniv-over-limit", 1, "VIOLATIONS"),
+        ("impossible-draw", 3, "CORRUPT"),
+    ],
+)
 def test_audit_exit_code_follows_the_verdict(name: str, code: int, verdict: str) -> None:
     result = audit(replay_path(name))
     assert result.exit_code == code
@@ -78,10 +108,13 @@ def test_audit_exit_code_follows_the_verdict(name: str, code: int, verdict: str)
 def test_audit_text_is_a_ruling_naming_the_code_the_event_and_the_rule() -> None:
     result = audit(replay_path("middle-card"))
     assert "VIOLATIONS under israeli" in result.output
-    assert ("VIOLATION draw.pile_card at event 5 (line 6): noa took 8H from the middle of "
-            "7H 8H 9H; only 7H or 9H may be taken (pickup=ends)") in result.output
+    assert (
+        "VIOLATION draw.pile_card at event 5 (line 6): noa took 8H from the middle of "
+        "7H 8H 9H; only 7H or 9H may be taken (pickup=ends)"
+    ) in result.output
     assert "Round 1 (opened by ariel, moves checked): ariel called Yaniv at 4 and won" in (
-        result.output)
+        result.output
+    )
     assert "Result: unfinished. Scores so far: ariel 0, noa 7, ben 9." in result.output
 
 
@@ -92,13 +125,16 @@ def test_audit_of_a_finished_game_names_the_winner() -> None:
     assert "Result: dana won. Final scores: dana 76, lior 213, omer 207." in result.output
 
 
-@pytest.mark.parametrize(("names", "code"), [
-    (["clean-assaf-reduction", "two-decks"], 0),
-    (["clean-assaf-reduction", "wrong-score"], 1),
-    (["middle-card", "clean-assaf-reduction"], 1),
-    (["clean-assaf-reduction", "impossible-draw", "middle-card"], 3),
-    (["impossible-draw", "wrong-score"], 3),
-])
+@pytest.mark.parametrize(
+    ("names", "code"),
+    [
+        (["clean-assaf-reduction", "two-decks"], 0),
+        (["clean-assaf-reduction", "wrong-score"], 1),
+        (["middle-card", "clean-assaf-reduction"], 1),
+        (["clean-assaf-reduction", "impossible-draw", "middle-card"], 3),
+        (["impossible-draw", "wrong-score"], 3),
+    ],
+)
 def test_with_several_logs_the_worst_exit_code_wins(names: list[str], code: int) -> None:
     result = audit(*map(replay_path, names))
     assert result.exit_code == code
@@ -120,14 +156,17 @@ def test_a_missing_file_is_unreadable_not_a_crash(tmp_path: Path) -> None:
     assert "nope.jsonl: UNREADABLE: no such file" in result.output
 
 
-@pytest.mark.parametrize("args", [
-    ["--rules", "bogus"],
-    ["--rules", "israeli(yaniv_max=banana)"],
-    ["--rules", "israeli(nonsense=1)"],
-    ["--rules", "no-such-file.toml"],
-    ["--bogus"],
-    ["--jobs", "0"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--rules", "bogus"],
+        ["--rules", "israeli(yaniv_max=banana)"],
+        ["--rules", "israeli(nonsense=1)"],
+        ["--rules", "no-such-file.toml"],
+        ["--bogus"],
+        ["--jobs", "0"],
+    ],
+)
 def test_wrong_usage_is_exit_2_with_a_message_and_no_report(args: list[str]) -> None:
     result = audit(replay_path("middle-card"), *args)
     assert result.exit_code == 2
@@ -142,12 +181,16 @@ def test_rules_out_of_range_are_exit_2_naming_the_range_before_any_work(tmp_path
     assert result.exit_code == 2 and result.stdout == ""
     assert "decks: expected a whole number from 1 to 4, got 20000000" in result.stderr
     log = tmp_path / "big.jsonl"
-    log.write_text('{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"], '
-                   '"rules": "israeli(hand_size=10000000)"}\n')
+    log.write_text(
+        '{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"], '
+        '"rules": "israeli(hand_size=10000000)"}\n'
+    )
     result = audit(str(log))
     assert result.exit_code == 3
-    assert "line 1" in result.output and "hand_size: expected a whole number from 1 to 30" \
-        in result.output
+    assert (
+        "line 1" in result.output
+        and "hand_size: expected a whole number from 1 to 30" in result.output
+    )
 
 
 def test_audit_without_a_path_is_exit_2() -> None:
@@ -181,18 +224,37 @@ def test_json_is_one_report_object_per_line_with_the_report_shape() -> None:
         assert set(report["final"]) == {"scores", "finished", "winners", "out"}
     middle, wrong, impossible = reports
     assert middle["verdict"] == "violations"
-    assert middle["findings"] == [{
-        "seq": 5, "round": 1, "player": "noa", "kind": "violation", "code": "draw.pile_card",
-        "message": "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken "
-                   "(pickup=ends)",
-        "params": {"case": "middle", "player": "noa", "card": "8H", "layer": ["7H", "8H", "9H"],
-                   "ends": ["7H", "9H"], "rule": {"pickup": "ends"}}}]
+    assert middle["findings"] == [
+        {
+            "seq": 5,
+            "round": 1,
+            "player": "noa",
+            "kind": "violation",
+            "code": "draw.pile_card",
+            "message": "noa took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken "
+            "(pickup=ends)",
+            "params": {
+                "case": "middle",
+                "player": "noa",
+                "card": "8H",
+                "layer": ["7H", "8H", "9H"],
+                "ends": ["7H", "9H"],
+                "rule": {"pickup": "ends"},
+            },
+        }
+    ]
     assert middle["rounds"][0]["points"] == {"ariel": 0, "noa": 7, "ben": 9}
-    assert middle["final"] == {"scores": {"ariel": 0, "noa": 7, "ben": 9}, "finished": False,
-                               "winners": [], "out": []}
+    assert middle["final"] == {
+        "scores": {"ariel": 0, "noa": 7, "ben": 9},
+        "finished": False,
+        "winners": [],
+        "out": [],
+    }
     assert wrong["verdict"] == "claims"
     assert [(f["seq"], f["code"], f["player"]) for f in wrong["findings"]] == [
-        (15, "claim.points", "yossi"), (15, "claim.scores", "yossi")]
+        (15, "claim.points", "yossi"),
+        (15, "claim.scores", "yossi"),
+    ]
     assert impossible["verdict"] == "corrupt"
     assert [f["code"] for f in impossible["findings"]] == ["card.not_in_hand"]
 
@@ -207,29 +269,38 @@ def test_json_of_a_finished_game_with_a_reduction() -> None:
     assert round2["assaf"] == ["dana", "lior"] and round2["winners"] == ["lior"]
     assert round3["reductions"] == [{"player": "omer", "from": 100, "to": 50}]
     assert round3["moves_checked"] is False
-    assert report["final"] == {"scores": {"dana": 76, "lior": 213, "omer": 207},
-                               "finished": True, "winners": ["dana"], "out": ["omer", "lior"]}
+    assert report["final"] == {
+        "scores": {"dana": 76, "lior": 213, "omer": 207},
+        "finished": True,
+        "winners": ["dana"],
+        "out": ["omer", "lior"],
+    }
 
 
 def test_json_reports_an_unreadable_file_with_its_line_and_goes_on(tmp_path: Path) -> None:
     copy_replays(tmp_path, ["middle-card", "wrong-score"])
     bad = tmp_path / "m-broken.jsonl"
-    bad.write_text(json.dumps(GAME) + "\n\n" + json.dumps({"type": "dicard"}) + "\n",
-                   encoding="utf-8")
+    bad.write_text(
+        json.dumps(GAME) + "\n\n" + json.dumps({"type": "dicard"}) + "\n", encoding="utf-8"
+    )
     result = audit("--json", str(tmp_path))
     assert result.exit_code == 3
     reports = json_lines(result.stdout)
-    assert [Path(r["file"]).name for r in reports] == ["m-broken.jsonl", "middle-card.jsonl",
-                                                       "wrong-score.jsonl"]
+    assert [Path(r["file"]).name for r in reports] == [
+        "m-broken.jsonl",
+        "middle-card.jsonl",
+        "wrong-score.jsonl",
+    ]
     broken = reports[0]
     assert set(broken) == {"file", "verdict", "error"}
     assert broken["verdict"] == "unreadable"
     assert broken["error"]["line"] == 3
-    assert "unknown event type \"dicard\"" in broken["error"]["message"]
+    assert 'unknown event type "dicard"' in broken["error"]["message"]
     assert [r["verdict"] for r in reports[1:]] == ["violations", "claims"]
     # the summary goes to stderr so that stdout stays JSON Lines
-    assert result.stderr.strip() == ("3 games: 0 clean, 1 with claims only, 1 with violations, "
-                                     "0 corrupt, 1 unreadable")
+    assert result.stderr.strip() == (
+        "3 games: 0 clean, 1 with claims only, 1 with violations, 0 corrupt, 1 unreadable"
+    )
 
 
 # --- directories ---------------------------------------------------------------------
@@ -239,8 +310,10 @@ def test_a_directory_audits_every_log_in_it_and_prints_the_summary(tmp_path: Pat
     copy_replays(tmp_path / "logs")
     nested = tmp_path / "logs" / "2024"
     nested.mkdir()
-    events = [json.loads(line) for line in
-              (REPLAYS / "middle-card.jsonl").read_text(encoding="utf-8").splitlines()]
+    events = [
+        json.loads(line)
+        for line in (REPLAYS / "middle-card.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     (nested / "as-array.json").write_text(json.dumps(events), encoding="utf-8")
     (tmp_path / "logs" / "notes.txt").write_text("not a log", encoding="utf-8")
     result = audit(str(tmp_path / "logs"))
@@ -251,7 +324,8 @@ def test_a_directory_audits_every_log_in_it_and_prints_the_summary(tmp_path: Pat
     assert "notes.txt" not in result.output
     assert result.output.rstrip().endswith(
         f"{len(LOGS) + 1} games: 4 clean, 1 with claims only, 3 with violations, 1 corrupt, "
-        "0 unreadable")
+        "0 unreadable"
+    )
 
 
 def test_the_replays_directory_holds_only_logs() -> None:
@@ -270,7 +344,8 @@ def test_a_clean_directory_exits_0(tmp_path: Path) -> None:
     result = audit(str(tmp_path))
     assert result.exit_code == 0
     assert "4 games: 4 clean, 0 with claims only, 0 with violations, 0 corrupt, 0 unreadable" in (
-        result.output)
+        result.output
+    )
 
 
 def test_several_processes_give_the_same_reports_in_the_same_order(tmp_path: Path) -> None:
@@ -287,7 +362,10 @@ def test_several_processes_give_the_same_reports_in_the_same_order(tmp_path: Pat
 def test_strict_stops_at_the_first_finding() -> None:
     full = json_lines(audit("--json", "--rules", "israeli", replay_path("slap-down")).stdout)[0]
     assert [(f["seq"], f["code"]) for f in full["findings"]] == [
-        (4, "slap.not_allowed"), (7, "slap.not_allowed"), (9, "draw.pile_card")]
+        (4, "slap.not_allowed"),
+        (7, "slap.not_allowed"),
+        (9, "draw.pile_card"),
+    ]
     assert full["rounds"][0]["end"] == "yaniv"
     result = audit("--json", "--strict", "--rules", "israeli", replay_path("slap-down"))
     assert result.exit_code == 1
@@ -349,37 +427,63 @@ def test_compare_text_shows_both_rule_sets_and_what_changes() -> None:
     assert lines[0].startswith("game d454a4a5a6e99848: baseline israeli")
     assert re.search(r"^  israeli\s+violations\s+winner: unfinished", result.output, re.M)
     assert re.search(r"^  namu\s+clean\s+winner: unfinished", result.output, re.M)
-    assert ("What changes:\n  - under namu, 1 finding removed (draw.pile_card of noa at event 5)\n"
-            "  - under namu the verdict is clean instead of violations") in result.output
+    assert (
+        "What changes:\n  - under namu, 1 finding removed (draw.pile_card of noa at event 5)\n"
+        "  - under namu the verdict is clean instead of violations"
+    ) in result.output
 
 
 def test_compare_json_has_baseline_results_and_changes() -> None:
-    result = run("compare", replay_path("middle-card"), "--rules", "israeli", "--rules", "namu",
-                 "--json")
+    result = run(
+        "compare", replay_path("middle-card"), "--rules", "israeli", "--rules", "namu", "--json"
+    )
     assert result.exit_code == 1
     (out,) = json_lines(result.stdout)
     assert set(out) == {"game_id", "fingerprint", "baseline", "results", "changes"}
     assert out["baseline"] == "israeli"
     assert [(r["rules"]["id"], r["verdict"]) for r in out["results"]] == [
-        ("israeli", "violations"), ("namu", "clean")]
+        ("israeli", "violations"),
+        ("namu", "clean"),
+    ]
     for r in out["results"]:
         assert set(r) == {"rules", "verdict", "rounds", "final"}
-        assert r["rounds"] == [{"round": 1, "points": {"ariel": 0, "noa": 7, "ben": 9},
-                                "scores": {"ariel": 0, "noa": 7, "ben": 9},
-                                "winners": ["ariel"]}]
-    assert out["changes"] == [{
-        "rules": "namu", "round": None, "field": "findings", "from": ["draw.pile_card@5"],
-        "to": [], "params": {"added": [], "removed": [
-            {"seq": 5, "code": "draw.pile_card", "player": "noa"}]},
-        "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)"}, {
-        "rules": "namu", "round": None, "field": "verdict", "from": "violations",
-        "to": "clean", "params": {},
-        "message": "under namu the verdict is clean instead of violations"}]
+        assert r["rounds"] == [
+            {
+                "round": 1,
+                "points": {"ariel": 0, "noa": 7, "ben": 9},
+                "scores": {"ariel": 0, "noa": 7, "ben": 9},
+                "winners": ["ariel"],
+            }
+        ]
+    assert out["changes"] == [
+        {
+            "rules": "namu",
+            "round": None,
+            "field": "findings",
+            "from": ["draw.pile_card@5"],
+            "to": [],
+            "params": {
+                "added": [],
+                "removed": [{"seq": 5, "code": "draw.pile_card", "player": "noa"}],
+            },
+            "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)",
+        },
+        {
+            "rules": "namu",
+            "round": None,
+            "field": "verdict",
+            "from": "violations",
+            "to": "clean",
+            "params": {},
+            "message": "under namu the verdict is clean instead of violations",
+        },
+    ]
 
 
 def test_compare_names_the_points_and_the_winner_that_change() -> None:
-    result = run("compare", replay_path("double-assaf"), "--rules", "de-wiki",
-                 "--rules", "israeli", "--json")
+    result = run(
+        "compare", replay_path("double-assaf"), "--rules", "de-wiki", "--rules", "israeli", "--json"
+    )
     (out,) = json_lines(result.stdout)
     assert out["baseline"] == "de-wiki"
     by_field = {(c["round"], c["field"]): c for c in out["changes"]}
@@ -390,8 +494,9 @@ def test_compare_names_the_points_and_the_winner_that_change() -> None:
     winners = by_field[(None, "winners")]
     assert (winners["from"], winners["to"]) == (["anna"], [])
     assert "not finished" in winners["message"]
-    text = run("compare", replay_path("double-assaf"), "--rules", "de-wiki",
-               "--rules", "israeli").output
+    text = run(
+        "compare", replay_path("double-assaf"), "--rules", "de-wiki", "--rules", "israeli"
+    ).output
     assert "  - under israeli, in round 1 jonas scores 35 instead of 45" in text
 
 
@@ -401,24 +506,46 @@ def test_compare_without_rules_meets_the_declared_rules_with_every_other_preset(
     (out,) = json_lines(result.stdout)
     assert out["baseline"] == "israeli(slap_down=true)"
     assert [r["rules"]["id"] for r in out["results"]] == [
-        "israeli(slap_down=true)", "israeli", "classic", "namu", "de-wiki", "mcleod", "jhyap"]
+        "israeli(slap_down=true)",
+        "israeli",
+        "classic",
+        "namu",
+        "de-wiki",
+        "mcleod",
+        "jhyap",
+    ]
     assert {c["rules"] for c in out["changes"] if c["field"] == "findings"} == {
-        "israeli", "classic", "namu", "de-wiki", "mcleod", "jhyap"}  # the slaps are illegal
+        "israeli",
+        "classic",
+        "namu",
+        "de-wiki",
+        "mcleod",
+        "jhyap",
+    }  # the slaps are illegal
     text = run("compare", replay_path("slap-down")).output
     # the slaps, and udi's draw of the 8H that the slap not allowed left beneath the throw
     assert "under israeli, 3 findings added (slap.not_allowed of rami at event 4" in text
-    same = run("compare", replay_path("slap-down"), "--rules", "israeli(slap_down=true)",
-               "--rules", "israeli(slap_down=true,pickup=ends)").output
+    same = run(
+        "compare",
+        replay_path("slap-down"),
+        "--rules",
+        "israeli(slap_down=true)",
+        "--rules",
+        "israeli(slap_down=true,pickup=ends)",
+    ).output
     assert "Nothing changes: every rule set gives the same rounds and result." in same
 
 
-@pytest.mark.parametrize(("args", "code"), [
-    ([replay_path("two-decks"), "--rules", "israeli(decks=2)", "--rules", "israeli"], 3),
-    ([replay_path("impossible-draw")], 3),
-    ([replay_path("middle-card"), "--rules", "nope"], 2),
-    ([replay_path("middle-card"), "--bogus"], 2),
-    (["missing.jsonl"], 3),
-])
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        ([replay_path("two-decks"), "--rules", "israeli(decks=2)", "--rules", "israeli"], 3),
+        ([replay_path("impossible-draw")], 3),
+        ([replay_path("middle-card"), "--rules", "nope"], 2),
+        ([replay_path("middle-card"), "--bogus"], 2),
+        (["missing.jsonl"], 3),
+    ],
+)
 def test_compare_exit_codes(args: list[str], code: int) -> None:
     assert run("compare", *args).exit_code == code
 
@@ -433,11 +560,13 @@ def test_replay_shows_the_steps_the_table_and_the_findings() -> None:
     assert "[  1] round 1 dealt, ariel opens, upcard TC" in out
     assert "[  5] noa draws 8H from the pile" in out
     # the finding says the file line to fix (event 5 is on line 6)
-    assert ("      !! violation draw.pile_card (line 6): noa took 8H from the middle of 7H 8H 9H"
-            in out)
+    assert (
+        "      !! violation draw.pile_card (line 6): noa took 8H from the middle of 7H 8H 9H" in out
+    )
     assert "top throw: 7H 8H 9H | stock: 38 | turn: ariel" in out
-    withdrawn = run("replay", str(ROOT / "tests" / "cases" / "fidelity2" /
-                                  "07-withdraw-last-throw.jsonl")).output
+    withdrawn = run(
+        "replay", str(ROOT / "tests" / "cases" / "fidelity2" / "07-withdraw-last-throw.jsonl")
+    ).output
     assert "[  2] (withdrawn by 3, not counted) a throws KD" in withdrawn
     assert "[  3] the table takes back 2 (a asked): meant to throw the nines" in withdrawn
     # KD is back in a's hand when the nines are thrown
@@ -469,8 +598,9 @@ def test_replay_with_a_seat_hides_the_cards_others_draw_from_the_stock() -> None
 
 def test_replay_rules_change_the_findings() -> None:
     out = run("replay", replay_path("middle-card"), "--rules", "namu").output
-    assert out.splitlines()[0] == (f"{replay_path('middle-card')}: replayed under namu "
-                                   "(--rules); the log declares israeli")
+    assert out.splitlines()[0] == (
+        f"{replay_path('middle-card')}: replayed under namu (--rules); the log declares israeli"
+    )
     assert "under israeli" in out  # the log's declaration is shown as written
     assert "!!" not in out
 
@@ -482,9 +612,15 @@ def test_an_unknown_seat_is_wrong_usage() -> None:
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize(("name", "code"), [
-    ("two-decks", 0), ("middle-card", 1), ("wrong-score", 1), ("impossible-draw", 3),
-])
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("two-decks", 0),
+        ("middle-card", 1),
+        ("wrong-score", 1),
+        ("impossible-draw", 3),
+    ],
+)
 def test_replay_exit_code_follows_what_it_found(name: str, code: int) -> None:
     result = run("replay", replay_path(name))
     assert result.exit_code == code
@@ -500,9 +636,13 @@ def test_replay_of_an_impossible_log_says_where_it_stops() -> None:
     assert "(the replay stops here: the log is physically impossible)" in out
 
 
-@pytest.mark.parametrize("args", [
-    ["missing.jsonl"], [replay_path("middle-card"), "--rules", "nope"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["missing.jsonl"],
+        [replay_path("middle-card"), "--rules", "nope"],
+    ],
+)
 def test_replay_of_bad_input(args: list[str]) -> None:
     result = run("replay", *args)
     assert result.exit_code == (3 if args == ["missing.jsonl"] else 2)
@@ -518,28 +658,43 @@ def test_the_installed_command_in_a_real_process(tmp_path: Path) -> None:
         exe = ROOT / ".venv" / "bin" / "yaniv-audit"
     logs = tmp_path / "logs"
     copy_replays(logs, ["middle-card", "wrong-score", "two-decks"])
-    (logs / "cut.jsonl").write_text(json.dumps(GAME) + "\n" + "{\"type\": 5}\n",
-                                    encoding="utf-8")
+    (logs / "cut.jsonl").write_text(json.dumps(GAME) + "\n" + '{"type": 5}\n', encoding="utf-8")
     env = {**os.environ, "PYTHONWARNINGS": "error::DeprecationWarning"}
-    done = subprocess.run([str(exe), "audit", "--json", str(logs)], capture_output=True,
-                          text=True, check=False, env=env, timeout=120)
+    done = subprocess.run(
+        [str(exe), "audit", "--json", str(logs)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 3
     assert "Traceback" not in done.stdout + done.stderr
     reports = json_lines(done.stdout)
     assert [(Path(r["file"]).name, r["verdict"]) for r in reports] == [
-        ("cut.jsonl", "unreadable"), ("middle-card.jsonl", "violations"),
-        ("two-decks.jsonl", "clean"), ("wrong-score.jsonl", "claims")]
+        ("cut.jsonl", "unreadable"),
+        ("middle-card.jsonl", "violations"),
+        ("two-decks.jsonl", "clean"),
+        ("wrong-score.jsonl", "claims"),
+    ]
     assert reports[0]["error"]["line"] == 2
     assert "4 games: 1 clean, 1 with claims only, 1 with violations, 0 corrupt, 1 unreadable" in (
-        done.stderr)
-    usage = subprocess.run([str(exe), "audit", str(logs), "--rules", "bogus"],
-                           capture_output=True, text=True, check=False, timeout=60)
+        done.stderr
+    )
+    usage = subprocess.run(
+        [str(exe), "audit", str(logs), "--rules", "bogus"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     assert usage.returncode == 2
     assert usage.stdout == "" and "Traceback" not in usage.stderr
 
 
-def test_an_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_internal_error_is_one_line_and_exit_4(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A bug in the engine is never a traceback: one line naming the log, exit status 4."""
     import yaniv_audit.core.audit
     from yaniv_audit.cli import main
@@ -560,13 +715,13 @@ def test_an_internal_error_is_one_line_and_exit_4(monkeypatch: pytest.MonkeyPatc
 
 def test_a_player_out_under_other_rules_who_calls_yaniv(tmp_path: Path) -> None:
     """A scoresheet game replayed under a lower limit: the out caller takes no part."""
-    lines = [GAME | {"players": ["a", "b", "c"]},
-             {"type": "round_started", "round": 1, "starter": "a"},
-             {"type": "showdown", "caller": "b", "hands": {"a": ["KC", "KD"], "b": ["AC"],
-                                                           "c": ["5H"]}},
-             {"type": "round_started", "round": 2, "starter": "b"},
-             {"type": "showdown", "caller": "a", "hands": {"a": ["AD"], "b": ["KH"],
-                                                           "c": ["5S"]}}]
+    lines = [
+        GAME | {"players": ["a", "b", "c"]},
+        {"type": "round_started", "round": 1, "starter": "a"},
+        {"type": "showdown", "caller": "b", "hands": {"a": ["KC", "KD"], "b": ["AC"], "c": ["5H"]}},
+        {"type": "round_started", "round": 2, "starter": "b"},
+        {"type": "showdown", "caller": "a", "hands": {"a": ["AD"], "b": ["KH"], "c": ["5S"]}},
+    ]
     log = tmp_path / "out.jsonl"
     log.write_text("\n".join(json.dumps(e) for e in lines))
     result = run("audit", str(log), "--rules", "israeli(score_limit=15)")
@@ -575,19 +730,26 @@ def test_a_player_out_under_other_rules_who_calls_yaniv(tmp_path: Path) -> None:
     assert "player.out at event 4" in result.output
 
 
-@pytest.mark.parametrize("command, expect", [
-    (["validate", "-"], "-: ok (19 events)"),
-    (["audit", "-"], "-: CLAIMS under israeli"),
-    (["compare", "-", "--rules", "namu"], "baseline namu"),
-    (["replay", "-"], "round 1 dealt, hila opens"),
-    (["fingerprint", "-"], "7a0bd33bf9d8f060"),
-    (["prove", "-", "--event", "2"], '"index":2'),
-])
+@pytest.mark.parametrize(
+    "command, expect",
+    [
+        (["validate", "-"], "-: ok (19 events)"),
+        (["audit", "-"], "-: CLAIMS under israeli"),
+        (["compare", "-", "--rules", "namu"], "baseline namu"),
+        (["replay", "-"], "round 1 dealt, hila opens"),
+        (["fingerprint", "-"], "7a0bd33bf9d8f060"),
+        (["prove", "-", "--event", "2"], '"index":2'),
+    ],
+)
 def test_a_dash_reads_the_log_from_standard_input(command: list[str], expect: str) -> None:
     data = Path(replay_path("wrong-score")).read_bytes()
     for text in (data, json.dumps([json.loads(x) for x in data.splitlines()]).encode()):
-        out = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", *command], input=text,
-                             capture_output=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "yaniv_audit.cli", *command],
+            input=text,
+            capture_output=True,
+            timeout=60,
+        )
         assert out.returncode in (0, 1), out.stderr
         assert expect in out.stdout.decode()
 
@@ -595,8 +757,12 @@ def test_a_dash_reads_the_log_from_standard_input(command: list[str], expect: st
 def test_ingest_reads_standard_input(tmp_path: Path) -> None:
     data = Path(replay_path("wrong-score")).read_bytes()
     db = tmp_path / "stdin.duckdb"
-    out = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", "-", "--db",
-                          str(db)], input=data, capture_output=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", "ingest", "-", "--db", str(db)],
+        input=data,
+        capture_output=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert b"ingested 1 game (19 events)" in out.stdout
 
@@ -609,8 +775,12 @@ def test_a_quoted_glob_names_the_files_it_matches() -> None:
 
 
 def test_python_dash_m_is_the_same_command() -> None:
-    out = subprocess.run([sys.executable, "-m", "yaniv_audit", "--version"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and out.stdout.startswith("yaniv-audit, version ")
 
 
@@ -626,9 +796,20 @@ def test_progress_on_a_terminal_is_cleared_and_never_glued_to_a_ruling() -> None
     main, secondary = pty.openpty()
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 wide
     try:
-        process = subprocess.Popen([sys.executable, "-m", "yaniv_audit.cli", "audit",
-                                    str(REPLAYS), "--jobs", "2", "--exit-zero"],
-                                   stdout=secondary, stderr=secondary)
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "yaniv_audit.cli",
+                "audit",
+                str(REPLAYS),
+                "--jobs",
+                "2",
+                "--exit-zero",
+            ],
+            stdout=secondary,
+            stderr=secondary,
+        )
         os.close(secondary)
         screen = b""
         while True:  # read as it comes: a full terminal buffer would stop the command
@@ -648,18 +829,27 @@ def test_progress_on_a_terminal_is_cleared_and_never_glued_to_a_ruling() -> None
     rulings = [line for line in shown if " under " in line and ": " in line]
     assert len(rulings) == 268
     assert all(line.startswith(str(REPLAYS)) for line in rulings), [
-        line for line in rulings if not line.startswith(str(REPLAYS))][:3]
+        line for line in rulings if not line.startswith(str(REPLAYS))
+    ][:3]
     assert any(line.startswith("268 games: ") for line in shown)
 
 
-def test_a_directory_names_its_logs_as_pathlib_does(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_directory_names_its_logs_as_pathlib_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every .jsonl/.json file under a directory, nested and hidden ones too, sorted and
     named from the directory as given ('.' names none); not other files, not a directory
     named like a log, not the logs of a linked directory (a linked file is a file)."""
     logs, other = tmp_path / "logs", tmp_path / "other"
-    for name in ("b.jsonl", "a.json", "notes.txt", "sub/c.jsonl", ".hidden.jsonl", ".jsonl",
-                 "dir.jsonl/d.jsonl"):
+    for name in (
+        "b.jsonl",
+        "a.json",
+        "notes.txt",
+        "sub/c.jsonl",
+        ".hidden.jsonl",
+        ".jsonl",
+        "dir.jsonl/d.jsonl",
+    ):
         (logs / name).parent.mkdir(parents=True, exist_ok=True)
         (logs / name).write_text("{}\n")
     (other / "e.jsonl").parent.mkdir()
@@ -674,27 +864,36 @@ def test_a_directory_names_its_logs_as_pathlib_does(tmp_path: Path,
     assert log_files(("./logs",)) == [f"logs/{name}" for name in found]
 
 
-def test_the_ruling_says_the_findings_in_the_language_asked(monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_the_ruling_says_the_findings_in_the_language_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """--lang (else $LANG) says each finding in that language, from its params; the
     codes, the cards and the rule parameters stay as written, and --json keeps English."""
     log = str(ROOT / "replays" / "middle-card.jsonl")
     monkeypatch.setenv("LANG", "C.UTF-8")
     english = run("audit", log, "--exit-zero").output
-    assert "VIOLATION draw.pile_card at event 5 (line 6): noa took 8H from the middle of " \
-           "7H 8H 9H; only 7H or 9H may be taken (pickup=ends)" in english
+    assert (
+        "VIOLATION draw.pile_card at event 5 (line 6): noa took 8H from the middle of "
+        "7H 8H 9H; only 7H or 9H may be taken (pickup=ends)" in english
+    )
     hebrew = run("audit", log, "--exit-zero", "--lang", "he").output
-    assert "VIOLATION draw.pile_card at event 5 (line 6): noa לקח 8H מאמצע 7H 8H 9H; " \
-           "מותר לקחת רק 7H או 9H (pickup=ends)" in hebrew
+    assert (
+        "VIOLATION draw.pile_card at event 5 (line 6): noa לקח 8H מאמצע 7H 8H 9H; "
+        "מותר לקחת רק 7H או 9H (pickup=ends)" in hebrew
+    )
     monkeypatch.setenv("LANG", "de_DE.UTF-8")
     german = run("audit", log, "--exit-zero").output
-    assert "noa nahm 8H aus der Mitte von 7H 8H 9H; nur 7H oder 9H darf genommen werden " \
-           "(pickup=ends)" in german
+    assert (
+        "noa nahm 8H aus der Mitte von 7H 8H 9H; nur 7H oder 9H darf genommen werden "
+        "(pickup=ends)" in german
+    )
     assert run("audit", log, "--exit-zero", "--lang", "en").output == english
     report = json.loads(run("audit", log, "--exit-zero", "--json", "--lang", "ko").output)
     assert report["findings"][0]["message"].startswith("noa took 8H from the middle")
-    assert "unknown" in run("audit", log, "--lang", "fr").output.lower() or \
-        run("audit", log, "--lang", "fr").exit_code == 2
+    assert (
+        "unknown" in run("audit", log, "--lang", "fr").output.lower()
+        or run("audit", log, "--lang", "fr").exit_code == 2
+    )
 
 
 # --- control characters never reach the terminal ---------------------------------------------
@@ -709,8 +908,11 @@ def test_control_characters_of_a_log_are_shown_escaped(tmp_path: Path) -> None:
     audit, replay, compare, query and report (issue 27)."""
     text = (REPLAYS / "middle-card.jsonl").read_text()
     log = tmp_path / "hostile.jsonl"
-    log.write_text(text.replace('"ariel"', json.dumps("ariel" + HOSTILE)).replace(
-        '"meta": {', f'"game_id": {json.dumps("g" + HOSTILE)}, "meta": {{', 1))
+    log.write_text(
+        text.replace('"ariel"', json.dumps("ariel" + HOSTILE)).replace(
+            '"meta": {', f'"game_id": {json.dumps("g" + HOSTILE)}, "meta": {{', 1
+        )
+    )
     db = str(tmp_path / "games.duckdb")
     assert run("ingest", "--db", db, str(log)).exit_code == 0
     outputs = {
@@ -718,8 +920,9 @@ def test_control_characters_of_a_log_are_shown_escaped(tmp_path: Path) -> None:
         "audit -v": audit("-v", str(log)),
         "replay": run("replay", str(log)),
         "compare": run("compare", str(log), "--rules", "classic"),
-        "query": run("query", "SELECT player, chr(27) || ']0;x' || chr(7) AS t FROM standings",
-                     "--db", db),
+        "query": run(
+            "query", "SELECT player, chr(27) || ']0;x' || chr(7) AS t FROM standings", "--db", db
+        ),
         "report": run("report", "players", "--db", db),
     }
     for name, result in outputs.items():
@@ -731,8 +934,10 @@ def test_control_characters_of_a_log_are_shown_escaped(tmp_path: Path) -> None:
     assert "arielev\\x1b]0;owned\\x07il\\x1b[2J\\r\\x9b31m\\u202e" in outputs["replay"].output
     # CSV escapes them too, a line end included (a line of CSV is a row); JSON's encoder
     # escapes them itself
-    assert run("query", "SELECT chr(27) || '[2J' || chr(10) || 'x' AS t", "--csv", "--db",
-               db).output == "t\n\\x1b[2J\\nx\n"
+    assert (
+        run("query", "SELECT chr(27) || '[2J' || chr(10) || 'x' AS t", "--csv", "--db", db).output
+        == "t\n\\x1b[2J\\nx\n"
+    )
     report = json.loads(audit("--json", str(log)).output.splitlines()[0])
     assert report["game_id"] == "g" + HOSTILE
 
@@ -773,6 +978,8 @@ def test_a_newline_in_a_file_or_player_name_forges_no_line(tmp_path: Path) -> No
             assert not line.startswith("friday.jsonl"), (name, result.output)
             assert "\u202e" not in line, (name, line)
         assert "friday.jsonl" in result.output or name == "verify", (name, result.output)
-    assert "x\\nfriday.jsonl: CORRUPT under israeli (game friday)\\u202e.jsonl" in \
-        outputs["validate"].output
+    assert (
+        "x\\nfriday.jsonl: CORRUPT under israeli (game friday)\\u202e.jsonl"
+        in outputs["validate"].output
+    )
     assert "ariel\\nfriday.jsonl: CLEAN" in outputs["report csv"].output

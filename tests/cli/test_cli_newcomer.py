@@ -65,9 +65,14 @@ def test_a_json_log_is_named_by_event_everywhere(tmp_path: Path) -> None:
         events[3]["cards"] = ["5Z"]
 
     bad = as_json_log(tmp_path, "wrong-score", typo)
-    for command in (["audit", "--jobs", "1", bad], ["audit", "--jobs", "1", bad, good],
-                    ["validate", bad], ["fingerprint", bad], ["replay", bad],
-                    ["compare", bad]):
+    for command in (
+        ["audit", "--jobs", "1", bad],
+        ["audit", "--jobs", "1", bad, good],
+        ["validate", bad],
+        ["fingerprint", bad],
+        ["replay", bad],
+        ["compare", bad],
+    ):
         result = run(*command)
         assert result.exit_code == 3
         assert f"{bad}: " in result.output
@@ -79,15 +84,18 @@ def test_a_json_log_is_named_by_event_everywhere(tmp_path: Path) -> None:
 
 def test_replay_says_the_rules_it_replays_under() -> None:
     out = run("replay", replay("middle-card"), "--rules", "israeli(pickup=any)").output
-    assert out.splitlines()[0] == (f"{replay('middle-card')}: replayed under "
-                                   "israeli(pickup=any) (--rules); the log declares israeli")
+    assert out.splitlines()[0] == (
+        f"{replay('middle-card')}: replayed under "
+        "israeli(pickup=any) (--rules); the log declares israeli"
+    )
 
 
 # --- a handful of files in process -------------------------------------------------
 
 
 def test_a_handful_of_files_is_audited_without_a_worker_pool(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def no_pool(processes: int) -> Any:
         raise AssertionError("a worker pool was started")
 
@@ -97,8 +105,7 @@ def test_a_handful_of_files_is_audited_without_a_worker_pool(
     assert "3 games: 1 clean, 1 with claims only, 1 with violations" in result.output
 
 
-def test_more_work_than_the_pool_costs_goes_to_the_pool(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_more_work_than_the_pool_costs_goes_to_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[int] = []
 
     def no_pool(processes: int) -> Any:
@@ -128,8 +135,9 @@ def test_ingest_json_says_what_was_stored_and_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type":"game_started"}\n')
     db = str(tmp_path / "a.duckdb")
-    result = run("ingest", "--json", "--db", db, replay("middle-card"), replay("wrong-score"),
-                 str(bad))
+    result = run(
+        "ingest", "--json", "--db", db, replay("middle-card"), replay("wrong-score"), str(bad)
+    )
     answer = json.loads(result.output)
     assert result.exit_code == 1  # a log refused
     assert answer["games"] == 2 and len(answer["added"]) == 2
@@ -155,9 +163,15 @@ def test_verify_proof_json_says_valid_or_not(tmp_path: Path) -> None:
     result = run("verify-proof", "-", "--json", "--fingerprint", fingerprint, stdin=proof)
     answer = json.loads(result.output)
     assert result.exit_code == 0
-    assert answer == {"valid": True, "proof": "inclusion", "trusted": fingerprint,
-                      "fingerprint": fingerprint, "tree_size": 19, "index": 15,
-                      "type": "round_ended"}
+    assert answer == {
+        "valid": True,
+        "proof": "inclusion",
+        "trusted": fingerprint,
+        "fingerprint": fingerprint,
+        "tree_size": 19,
+        "index": 15,
+        "type": "round_ended",
+    }
     other = run("verify-proof", "-", "--json", "--fingerprint", "0" * 64, stdin=proof)
     assert other.exit_code == 1 and json.loads(other.output)["valid"] is False
 
@@ -172,8 +186,10 @@ def test_quiet_lists_only_the_logs_with_something_to_report() -> None:
     for args in (["-q", "audit"], ["audit", "--quiet"]):
         result = run(*args, *(replay(n) for n in SAMPLES))
         lines = result.output.splitlines()
-        assert [line.split(":")[0] for line in lines[:-1]] == [replay("middle-card"),
-                                                               replay("wrong-score")]
+        assert [line.split(":")[0] for line in lines[:-1]] == [
+            replay("middle-card"),
+            replay("wrong-score"),
+        ]
         assert lines[-1].startswith("4 games: 2 clean")
     assert run("validate", "-q", replay("middle-card")).output == ""
 
@@ -195,8 +211,12 @@ def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
     main, secondary = pty.openpty()
     environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | (env or {})
     try:
-        process = subprocess.Popen([sys.executable, "-m", "yaniv_audit", *args],
-                                   stdout=secondary, stderr=secondary, env=environ)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "yaniv_audit", *args],
+            stdout=secondary,
+            stderr=secondary,
+            env=environ,
+        )
         os.close(secondary)
         screen = b""
         while True:
@@ -231,8 +251,11 @@ def test_shell_completion_is_clicks() -> None:
     done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert "_yaniv_audit_completion()" in done.stdout
-    env |= {"_YANIV_AUDIT_COMPLETE": "bash_complete", "COMP_WORDS": "yaniv-audit val",
-            "COMP_CWORD": "1"}
+    env |= {
+        "_YANIV_AUDIT_COMPLETE": "bash_complete",
+        "COMP_WORDS": "yaniv-audit val",
+        "COMP_CWORD": "1",
+    }
     done = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
     assert "plain,validate" in done.stdout
 
@@ -241,26 +264,35 @@ def test_shell_completion_is_clicks() -> None:
 
 
 def test_a_house_rules_file_here_is_the_default_rule_set(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("YANIV_AUDIT_RULES")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "yaniv-rules.toml").write_text('base = "israeli"\npickup = "any"\n')
     result = CliRunner().invoke(cli, ["audit", replay("middle-card")])
     assert "CLEAN under israeli(pickup=any)" in result.stdout  # the middle card is allowed
-    assert ("rules: israeli(pickup=any), the house rules of yaniv-rules.toml in the current "
-            "directory") in result.stderr
-    assert "VIOLATIONS under israeli " in run("audit", replay("middle-card"), "--rules",
-                                              "israeli").output  # --rules overrides
+    assert (
+        "rules: israeli(pickup=any), the house rules of yaniv-rules.toml in the current directory"
+    ) in result.stderr
+    assert (
+        "VIOLATIONS under israeli "
+        in run("audit", replay("middle-card"), "--rules", "israeli").output
+    )  # --rules overrides
     shown = run("rules", "show").output.splitlines()
-    assert shown[:2] == ["israeli(pickup=any)", "house rules: yaniv-rules.toml in the "
-                         "current directory (used when --rules is not given)"]
+    assert shown[:2] == [
+        "israeli(pickup=any)",
+        "house rules: yaniv-rules.toml in the current directory (used when --rules is not given)",
+    ]
     head = run("replay", replay("middle-card")).stdout.splitlines()[0]
-    assert head == (f"{replay('middle-card')}: replayed under israeli(pickup=any) (the house "
-                    "rules); the log declares israeli")
+    assert head == (
+        f"{replay('middle-card')}: replayed under israeli(pickup=any) (the house "
+        "rules); the log declares israeli"
+    )
 
 
 def test_the_variable_names_the_house_rules_and_empty_turns_them_off(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("YANIV_AUDIT_RULES")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "yaniv-rules.toml").write_text('base = "namu"\n')
@@ -285,17 +317,23 @@ def test_the_summary_s_players_are_the_leaderboard_s(tmp_path: Path) -> None:
     assert run("ingest", "--db", db, *logs).exit_code == 0
     lines = CliRunner().invoke(cli, ["audit", "--db", db]).stdout.splitlines()
     head = next(line for line in lines if line.startswith("Players of the "))
-    assert head == ("Players of the 7 games played by people, by wins (the 1 corrupt game "
-                    "left out):")
-    table = lines[lines.index(head) + 3:]
-    summary = {row.split()[0]: [int(x) for x in row.split()[1:4]] for row in table
-               if not row.startswith("  and ")}
+    assert head == (
+        "Players of the 7 games played by people, by wins (the 1 corrupt game left out):"
+    )
+    table = lines[lines.index(head) + 3 :]
+    summary = {
+        row.split()[0]: [int(x) for x in row.split()[1:4]]
+        for row in table
+        if not row.startswith("  and ")
+    }
     board = json.loads(run("report", "leaderboard", "--db", db, "--format", "json").stdout)
     rows = {r["player"]: [r["games"], r["finished"], r["wins"]] for r in board["rows"]}
     assert summary and all(rows[name] == counts for name, counts in summary.items())
     if len(rows) > len(summary):
-        assert lines[-1] == (f"  and {len(rows) - len(summary)} more players (yaniv-audit "
-                             "report leaderboard lists them all)")
+        assert lines[-1] == (
+            f"  and {len(rows) - len(summary)} more players (yaniv-audit "
+            "report leaderboard lists them all)"
+        )
 
 
 def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> None:
@@ -306,13 +344,16 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
     result = CliRunner().invoke(cli, ["audit", "--db", db])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0] == "6 games: 4 clean, 1 with claims only, 1 with violations, 0 corrupt, " \
-                       "0 unreadable"
+    assert (
+        lines[0] == "6 games: 4 clean, 1 with claims only, 1 with violations, 0 corrupt, "
+        "0 unreadable"
+    )
     assert lines[1] == "Not clean (2):"
     assert lines[2].startswith(f"  {replay('middle-card')}: VIOLATIONS under israeli")
     assert lines[3].startswith(f"  {replay('wrong-score')}: CLAIMS under israeli")
-    assert lines[4] == ("Players of the 3 games played by people, by wins (the 3 simulated "
-                        "games left out):")
+    assert lines[4] == (
+        "Players of the 3 games played by people, by wins (the 3 simulated games left out):"
+    )
     assert lines[5].split() == ["player", "games", "finished", "wins"]  # as the leaderboard
     assert lines[7].split() == ["dana", "1", "1", "1"]  # the one win of a finished game
     named = {line.split()[0] for line in lines[7:] if not line.startswith("  and ")}
@@ -323,15 +364,18 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
     assert sum(" CLEAN under " in line for line in every) == 4
 
 
-def test_a_file_named_like_a_preset_does_not_hide_it(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_named_like_a_preset_does_not_hide_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """--rules classic is the preset, with a note that names the file's own spelling."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "classic").write_text("a shopping list\n")
     result = run("audit", replay("middle-card"), "--rules", "classic")
     assert "VIOLATIONS under classic" in result.stdout
-    assert ("rules: classic is the preset, not the file classic here (to read the file, give "
-            "--rules ./classic)") in result.stderr
+    assert (
+        "rules: classic is the preset, not the file classic here (to read the file, give "
+        "--rules ./classic)"
+    ) in result.stderr
     file = run("audit", replay("middle-card"), "--rules", "./classic")
     assert file.exit_code == 2
     assert "./classic: read as a rules file, and not valid TOML" in file.output
@@ -343,14 +387,17 @@ def test_a_rules_file_with_several_mistakes_lists_them_all(tmp_path: Path) -> No
     result = run("audit", replay("middle-card"), "--rules", str(house))
     assert result.exit_code == 2
     assert f"{house}: 2 problems:\n  yaniv_max: expected" in result.output
-    assert '\n  pickup: expected one of' in result.output
+    assert "\n  pickup: expected one of" in result.output
 
 
 def complete(words: str, shell: str = "bash") -> list[str]:
     """What click's shell completion offers for the last word of ``words``."""
     parts = words.split(" ")
-    env = {"_YANIV_AUDIT_COMPLETE": f"{shell}_complete", "COMP_WORDS": words,
-           "COMP_CWORD": str(len(parts) - 1)}
+    env = {
+        "_YANIV_AUDIT_COMPLETE": f"{shell}_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(parts) - 1),
+    }
     result = CliRunner().invoke(cli, [], env=env, prog_name="yaniv-audit")
     return result.output.splitlines()
 
@@ -359,17 +406,28 @@ def test_shell_completion_offers_the_presets_for_rules() -> None:
     """--rules c<Tab> offers classic and cardgames-zone, then the files there (a rules
     file is a path); rules show <Tab> every preset."""
     assert complete("yaniv-audit audit --rules c") == [
-        "plain,classic", "plain,cardgames-zone", "file,c"]
+        "plain,classic",
+        "plain,cardgames-zone",
+        "file,c",
+    ]
     assert complete("yaniv-audit compare x.jsonl --rules na") == ["plain,namu", "file,na"]
     offered = complete("yaniv-audit rules show ")
     assert [line.split(",", 1)[1] for line in offered if line.startswith("plain,")] == [
-        "israeli", "classic", "cardgames-zone", "namu", "de-wiki", "mcleod", "jhyap"]
+        "israeli",
+        "classic",
+        "cardgames-zone",
+        "namu",
+        "de-wiki",
+        "mcleod",
+        "jhyap",
+    ]
 
 
 def test_rules_list_says_which_presets_are_the_same_rules() -> None:
     lines = run("rules", "list").output.splitlines()
-    assert lines[1].strip() == ("(the defaults); the same rules as cardgames-zone, from "
-                                "another source")
+    assert lines[1].strip() == (
+        "(the defaults); the same rules as cardgames-zone, from another source"
+    )
     assert lines[5].strip() == "(the defaults); the same rules as israeli, from another source"
     assert lines[3].strip() == "yaniv_max=5"  # classic: like no other preset
     listed = {p["id"]: p["same_as"] for p in json.loads(run("rules", "list", "--json").output)}

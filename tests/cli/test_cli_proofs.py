@@ -18,11 +18,21 @@ from yaniv_audit.core.cards import canonical
 Event = dict[str, Any]
 
 GAME: list[Event] = [
-    {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "omer"],
-     "rules": "israeli", "meta": {"place": "Haifa"}},
-    {"type": "round_started", "seq": 1, "round": 1, "starter": "dana",
-     "hands": {"dana": ["10h", "9s", "4c", "2d", "KH"], "omer": ["AS", "3c", "5d", "7h", "QS"]},
-     "upcard": "8c"},
+    {
+        "type": "game_started",
+        "format": "yaniv-log/1",
+        "players": ["dana", "omer"],
+        "rules": "israeli",
+        "meta": {"place": "Haifa"},
+    },
+    {
+        "type": "round_started",
+        "seq": 1,
+        "round": 1,
+        "starter": "dana",
+        "hands": {"dana": ["10h", "9s", "4c", "2d", "KH"], "omer": ["AS", "3c", "5d", "7h", "QS"]},
+        "upcard": "8c",
+    },
     {"type": "discard", "player": "dana", "cards": ["KH"], "at": "2024-05-01T20:15:00+03:00"},
     {"type": "draw", "player": "dana", "source": "pile", "card": "8c"},
     {"type": "discard", "player": "omer", "cards": ["QS"], "_app": {"tap_ms": 412}},
@@ -31,8 +41,14 @@ GAME: list[Event] = [
 ]
 
 
-def write_jsonl(path: Path, events: list[Event], *, line_end: str = "\n", bom: bool = False,
-                blank_lines: bool = False) -> Path:
+def write_jsonl(
+    path: Path,
+    events: list[Event],
+    *,
+    line_end: str = "\n",
+    bom: bool = False,
+    blank_lines: bool = False,
+) -> Path:
     lines = [json.dumps(e, ensure_ascii=False) for e in events]
     if blank_lines:
         lines = [x for line in lines for x in (line, "")]
@@ -108,8 +124,7 @@ def test_json_and_jsonl_have_the_same_fingerprint(log: Path, tmp_path: Path) -> 
 
 
 def test_line_ends_bom_and_blank_lines_do_not_count(log: Path, tmp_path: Path) -> None:
-    crlf = write_jsonl(tmp_path / "crlf.jsonl", GAME, line_end="\r\n", bom=True,
-                       blank_lines=True)
+    crlf = write_jsonl(tmp_path / "crlf.jsonl", GAME, line_end="\r\n", bom=True, blank_lines=True)
     assert fingerprint_of(crlf) == fingerprint_of(log)
 
 
@@ -308,8 +323,9 @@ def prove_since(log: Path, old_size: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("old_size", range(1, len(GAME) + 1))
-def test_a_continued_log_proves_it_kept_the_paused_one(old_size: int, log: Path,
-                                                      tmp_path: Path) -> None:
+def test_a_continued_log_proves_it_kept_the_paused_one(
+    old_size: int, log: Path, tmp_path: Path
+) -> None:
     paused = write_jsonl(tmp_path / "paused.jsonl", GAME[:old_size])
     trusted = fingerprint_of(paused)  # written down when the game was paused
     assert trusted == expected_fingerprint(GAME[:old_size])
@@ -319,13 +335,16 @@ def test_a_continued_log_proves_it_kept_the_paused_one(old_size: int, log: Path,
     assert (proof["fingerprint"], proof["tree_size"]) == (fingerprint_of(log), len(GAME))
     result = verify(json.dumps(proof), trusted, tmp_path)
     assert result.exit_code == 0, result.output
-    assert result.stdout == (f"valid: the log {fingerprint_of(log)} ({len(GAME)} events) "
-                             f"extends the log {trusted} ({old_size} events) without "
-                             "changing it\n")
+    assert result.stdout == (
+        f"valid: the log {fingerprint_of(log)} ({len(GAME)} events) "
+        f"extends the log {trusted} ({old_size} events) without "
+        "changing it\n"
+    )
 
 
-def test_a_continued_log_that_changed_the_paused_part_does_not_prove(log: Path,
-                                                                     tmp_path: Path) -> None:
+def test_a_continued_log_that_changed_the_paused_part_does_not_prove(
+    log: Path, tmp_path: Path
+) -> None:
     trusted = fingerprint_of(write_jsonl(tmp_path / "paused.jsonl", GAME[:4]))
     changed = [*GAME[:2], {**GAME[2], "cards": ["9S"]}, *GAME[3:]]
     proof = prove_since(write_jsonl(tmp_path / "changed.jsonl", changed), 4)
@@ -339,8 +358,7 @@ def test_a_continued_log_that_changed_the_paused_part_does_not_prove(log: Path,
 @pytest.mark.parametrize(
     ("mangle", "words"),
     [
-        (lambda p: json.dumps({k: v for k, v in p.items() if k != "tree_size"}),
-         ["'tree_size'"]),
+        (lambda p: json.dumps({k: v for k, v in p.items() if k != "tree_size"}), ["'tree_size'"]),
         (lambda p: json.dumps(p | {"old_size": 9}), ["'old_size'", "at most tree_size 7"]),
         (lambda p: json.dumps(p | {"old_size": 0}), ["'old_size'", "integer >= 1"]),
         (lambda p: json.dumps(p | {"path": "abc"}), ["'path'", "list"]),
@@ -354,13 +372,15 @@ def test_a_malformed_consistency_proof_is_exit_3(
     _assert_one_line_error(verify(text, fingerprint_of(log)), *words)
 
 
-@pytest.mark.parametrize("args, words", [
-    ((), "give --event N (an inclusion proof) or --since M"),
-    (("--event", "1", "--since", "2"), "give --event N (an inclusion proof) or --since M"),
-    (("--since", "0"), "M is 1 to 7, not 0"),
-    (("--since", "8"), "M is 1 to 7, not 8"),
-])
-def test_prove_needs_one_of_event_and_since(args: tuple[str, ...], words: str,
-                                            log: Path) -> None:
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ((), "give --event N (an inclusion proof) or --since M"),
+        (("--event", "1", "--since", "2"), "give --event N (an inclusion proof) or --since M"),
+        (("--since", "0"), "M is 1 to 7, not 0"),
+        (("--since", "8"), "M is 1 to 7, not 8"),
+    ],
+)
+def test_prove_needs_one_of_event_and_since(args: tuple[str, ...], words: str, log: Path) -> None:
     result = run("prove", str(log), *args)
     assert result.exit_code == 2 and words in result.stderr

@@ -93,7 +93,13 @@ def test_unknown_cards_give_an_error_naming_the_text(text: str) -> None:
 def test_values_flat_and_ranked() -> None:
     flat = card_values(PRESETS["israeli"])
     assert [flat[parse_card(t)] for t in ["AS", "5H", "TC", "JD", "QH", "KS", "JK"]] == [
-        1, 5, 10, 10, 10, 10, 0,
+        1,
+        5,
+        10,
+        10,
+        10,
+        10,
+        0,
     ]
     ranked = card_values(make_rules("israeli", {"face_values": "ranked"}))
     assert [ranked[parse_card(t)] for t in ["TC", "JD", "QH", "KS"]] == [10, 11, 12, 13]
@@ -104,9 +110,16 @@ def test_joker_value_and_wild_jacks() -> None:
     assert values[JOKER] == 3
     jhyap = card_values(PRESETS["jhyap"])
     assert jhyap[parse_card("JH")] == 0 and jhyap[parse_card("QH")] == 10
-    ranked_wild = card_values(make_rules("israeli", {
-        "wild_jacks": True, "face_values": "ranked", "joker_value": 1,
-    }))
+    ranked_wild = card_values(
+        make_rules(
+            "israeli",
+            {
+                "wild_jacks": True,
+                "face_values": "ranked",
+                "joker_value": 1,
+            },
+        )
+    )
     # a wild jack is worth joker_value, whatever face_values says
     assert ranked_wild[parse_card("JS")] == 1 and ranked_wild[parse_card("QS")] == 12
 

@@ -49,8 +49,9 @@ def engine_longest_run(hand: Sequence[Card], rules: RuleSet) -> int:
 
 def plain_rank_category(hand: Sequence[Card], rules: RuleSet) -> str:
     """Poker's categories over the natural cards, written out the long way."""
-    held = Counter(RANK[c] for c in hand
-                   if c != JOKER and not (rules.wild_jacks and RANK[c] == JACK))
+    held = Counter(
+        RANK[c] for c in hand if c != JOKER and not (rules.wild_jacks and RANK[c] == JACK)
+    )
     most = sorted(held.values(), reverse=True) + [0, 0]
     if most[0] >= 5:
         return "five"
@@ -68,8 +69,9 @@ def deck_of(text: str) -> dict[Card, int]:
     return dict(Counter(parse_card(name) for name in text.split()))
 
 
-def every_hand(rules: RuleSet, deck: dict[Card, int]) -> tuple[Counter[str], Counter[str],
-                                                                 Counter[int]]:
+def every_hand(
+    rules: RuleSet, deck: dict[Card, int]
+) -> tuple[Counter[str], Counter[str], Counter[int]]:
     """Deal every combination of the deck's physical cards: ranks, runs, totals."""
     physical = [code for code, copies in sorted(deck.items()) for _ in range(copies)]
     values = card_values(rules)
@@ -98,8 +100,14 @@ def test_the_52_card_poker_figures() -> None:
     rules = parse_rules("israeli(jokers=0)")
     odds = deal_odds(rules)
     assert odds.hands == 2_598_960
-    assert odds.ranks == {"four": 624, "full_house": 3744, "three": 54912,
-                          "two_pair": 123552, "pair": 1098240, "no_pair": 1317888}
+    assert odds.ranks == {
+        "four": 624,
+        "full_house": 3744,
+        "three": 54912,
+        "two_pair": 123552,
+        "pair": 1098240,
+        "no_pair": 1317888,
+    }
     # the straight flushes of poker without the ace on top: A-5 up to 9-K, 9 per suit
     assert odds.runs["run5"] == 36
     # Q-K-A too: poker's 40 straight flushes
@@ -113,8 +121,7 @@ def test_every_count_adds_up_to_the_hands_of_every_preset() -> None:
         assert odds.hands == comb(size, rules.hand_size), name
         assert sum(odds.ranks.values()) == sum(odds.runs.values()) == odds.hands, name
         assert sum(odds.totals.values()) == odds.hands, name
-        assert odds.yaniv_able == sum(n for t, n in odds.totals.items()
-                                      if t <= rules.yaniv_max)
+        assert odds.yaniv_able == sum(n for t, n in odds.totals.items() if t <= rules.yaniv_max)
         assert "five" not in odds.ranks
 
 
@@ -137,11 +144,14 @@ def test_the_module_examples() -> None:
 # --- against every hand ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spec", [
-    "israeli(hand_size=3)",
-    "jhyap(hand_size=3,jokers=1)",
-    "israeli(hand_size=2,run_min=2,run_wrap=true,face_values=ranked,joker_value=3)",
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "israeli(hand_size=3)",
+        "jhyap(hand_size=3,jokers=1)",
+        "israeli(hand_size=2,run_min=2,run_wrap=true,face_values=ranked,joker_value=3)",
+    ],
+)
 def test_small_hands_of_the_whole_deck(spec: str) -> None:
     rules = parse_rules(spec)
     deck = {code: n for code, n in enumerate(deck_counts(rules)) if n}
@@ -157,19 +167,22 @@ ONE_DECK = "AH 2H 3H 4H 6H JH QH KH 5S 6S 7S JS JK JK"
 TWO_DECKS = "AH AH 2H 3H 3H 5H JH JH QH KH 6S 6S 7S JK JK JK"
 
 
-@pytest.mark.parametrize("spec, cards", [
-    ("israeli", ONE_DECK),
-    ("israeli(ace_high=true)", ONE_DECK),
-    ("israeli(run_wrap=true,run_max=4)", ONE_DECK),
-    ("israeli(run_min=2,jokers_in_runs=false)", ONE_DECK),
-    ("jhyap(jokers=2)", ONE_DECK),
-    ("jhyap(jokers=1,run_wrap=true,run_min=4,face_values=ranked)", ONE_DECK),
-    ("israeli(wild_jacks=true,jokers_in_runs=false)", ONE_DECK),
-    ("israeli(decks=2)", TWO_DECKS),
-    ("israeli(decks=2,hand_size=6,ace_high=true,run_max=5)", TWO_DECKS),
-    ("jhyap(decks=2,jokers=2,hand_size=6)", TWO_DECKS),
-    ("israeli(decks=2,hand_size=7,run_wrap=true,joker_value=2)", TWO_DECKS),
-])
+@pytest.mark.parametrize(
+    "spec, cards",
+    [
+        ("israeli", ONE_DECK),
+        ("israeli(ace_high=true)", ONE_DECK),
+        ("israeli(run_wrap=true,run_max=4)", ONE_DECK),
+        ("israeli(run_min=2,jokers_in_runs=false)", ONE_DECK),
+        ("jhyap(jokers=2)", ONE_DECK),
+        ("jhyap(jokers=1,run_wrap=true,run_min=4,face_values=ranked)", ONE_DECK),
+        ("israeli(wild_jacks=true,jokers_in_runs=false)", ONE_DECK),
+        ("israeli(decks=2)", TWO_DECKS),
+        ("israeli(decks=2,hand_size=6,ace_high=true,run_max=5)", TWO_DECKS),
+        ("jhyap(decks=2,jokers=2,hand_size=6)", TWO_DECKS),
+        ("israeli(decks=2,hand_size=7,run_wrap=true,joker_value=2)", TWO_DECKS),
+    ],
+)
 def test_small_decks_hand_by_hand(spec: str, cards: str) -> None:
     rules = parse_rules(spec)
     deck = deck_of(cards)
@@ -188,8 +201,7 @@ def test_five_of_a_rank_with_two_decks() -> None:
     deck = deck_of("5C 5C 5D 5D 5H 5S 9S 9S")
     ranks, _, _ = every_hand(rules, deck)
     counts = rank_counts(rules, deck)
-    assert list(counts) == ["five", "four", "full_house", "three", "two_pair", "pair",
-                            "no_pair"]
+    assert list(counts) == ["five", "four", "full_house", "three", "two_pair", "pair", "no_pair"]
     assert nonzero(counts) == ranks and counts["five"] == comb(6, 5)
 
 
@@ -204,16 +216,18 @@ def test_a_deck_too_small_for_the_hand_has_no_deals() -> None:
 
 # --- one hand, against the engine ------------------------------------------------------
 
-RULE_CHANGES = st.fixed_dictionaries({
-    "decks": st.sampled_from([1, 2]),
-    "jokers": st.integers(0, 3),
-    "wild_jacks": st.booleans(),
-    "ace_high": st.booleans(),
-    "run_wrap": st.booleans(),
-    "jokers_in_runs": st.booleans(),
-    "run_min": st.integers(2, 5),
-    "run_extra": st.sampled_from([None, 0, 1, 3]),
-})
+RULE_CHANGES = st.fixed_dictionaries(
+    {
+        "decks": st.sampled_from([1, 2]),
+        "jokers": st.integers(0, 3),
+        "wild_jacks": st.booleans(),
+        "ace_high": st.booleans(),
+        "run_wrap": st.booleans(),
+        "jokers_in_runs": st.booleans(),
+        "run_min": st.integers(2, 5),
+        "run_extra": st.sampled_from([None, 0, 1, 3]),
+    }
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -222,16 +236,18 @@ def test_longest_run_is_the_engines(changes: dict[str, object], data: st.DataObj
     extra = changes.pop("run_extra")
     run_min = changes["run_min"]
     assert isinstance(run_min, int)
-    rules = make_rules("israeli", {**changes,
-                                   "run_max": None if extra is None else run_min + extra})
+    rules = make_rules(
+        "israeli", {**changes, "run_max": None if extra is None else run_min + extra}
+    )
     deck = [c for c, n in enumerate(deck_counts(rules)) for _ in range(n)]
     suit = data.draw(st.integers(0, 3))
     # mostly one suit, the jacks and the jokers, so that runs are common
     likely = [c for c in deck if c == JOKER or c // 13 == suit or RANK[c] == JACK]
     pool = likely if data.draw(st.booleans()) else deck
     size = data.draw(st.integers(2, min(9, len(pool))))
-    picks = data.draw(st.lists(st.integers(0, len(pool) - 1), min_size=size, max_size=size,
-                               unique=True))
+    picks = data.draw(
+        st.lists(st.integers(0, len(pool) - 1), min_size=size, max_size=size, unique=True)
+    )
     hand = [pool[i] for i in picks]
     assert longest_run(hand, rules) == engine_longest_run(hand, rules)
     assert rank_category(hand, rules) == plain_rank_category(hand, rules)

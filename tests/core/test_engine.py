@@ -23,13 +23,18 @@ from yaniv_audit.web.i18n import translations
 
 def clean_round(rules: str = "israeli") -> LogBuilder:
     """dana runs AH 2H 3H and takes KD; lior runs the spades and draws 6C; omer calls at 7."""
-    return (standard(rules)
-            .turn("dana", "AH 2H 3H", "pile", "KD")
-            .turn("lior", "7S 8S 9S", "stock")
-            .yaniv("omer", 7)
-            .showdown("omer", {"dana": "4C 5C KD", "lior": "TD 2C 6C", "omer": "AD AS 2D 3D JK"})
-            .ended(1, points={"dana": 19, "lior": 18, "omer": 0},
-                   scores={"dana": 19, "lior": 18, "omer": 0}))
+    return (
+        standard(rules)
+        .turn("dana", "AH 2H 3H", "pile", "KD")
+        .turn("lior", "7S 8S 9S", "stock")
+        .yaniv("omer", 7)
+        .showdown("omer", {"dana": "4C 5C KD", "lior": "TD 2C 6C", "omer": "AD AS 2D 3D JK"})
+        .ended(
+            1,
+            points={"dana": 19, "lior": 18, "omer": 0},
+            scores={"dana": 19, "lior": 18, "omer": 0},
+        )
+    )
 
 
 def test_a_clean_round_is_clean_and_scored() -> None:
@@ -37,13 +42,25 @@ def test_a_clean_round_is_clean_and_scored() -> None:
     assert report["verdict"] == "clean", report["findings"]
     (rnd,) = report["rounds"]
     assert rnd == {
-        "round": 1, "starter": "dana", "moves_checked": True, "end": "yaniv", "caller": "omer",
-        "totals": {"dana": 19, "lior": 18, "omer": 7}, "assaf": [], "winners": ["omer"],
-        "points": {"dana": 19, "lior": 18, "omer": 0}, "reductions": [],
-        "scores": {"dana": 19, "lior": 18, "omer": 0}, "out": [],
+        "round": 1,
+        "starter": "dana",
+        "moves_checked": True,
+        "end": "yaniv",
+        "caller": "omer",
+        "totals": {"dana": 19, "lior": 18, "omer": 7},
+        "assaf": [],
+        "winners": ["omer"],
+        "points": {"dana": 19, "lior": 18, "omer": 0},
+        "reductions": [],
+        "scores": {"dana": 19, "lior": 18, "omer": 0},
+        "out": [],
     }
-    assert report["final"] == {"scores": {"dana": 19, "lior": 18, "omer": 0},
-                               "finished": False, "winners": [], "out": []}
+    assert report["final"] == {
+        "scores": {"dana": 19, "lior": 18, "omer": 0},
+        "finished": False,
+        "winners": [],
+        "out": [],
+    }
     assert len(report["fingerprint"]) == 64 and report["game_id"] == report["fingerprint"]
     assert report["rules"]["id"] == "israeli"
     assert report["rules"]["params"]["yaniv_max"] == 7
@@ -106,8 +123,13 @@ def test_discard_combo_names_the_cards() -> None:
 
 
 def test_queen_king_ace_needs_ace_high() -> None:
-    b = LogBuilder().deal(1, "dana", {"dana": "QH KH AH 4C 5C", "lior": HANDS["lior"],
-                                      "omer": HANDS["omer"]}, UPCARD, STOCK)
+    b = LogBuilder().deal(
+        1,
+        "dana",
+        {"dana": "QH KH AH 4C 5C", "lior": HANDS["lior"], "omer": HANDS["omer"]},
+        UPCARD,
+        STOCK,
+    )
     b.turn("dana", "QH KH AH")
     assert codes(b.audit()) == ["discard.combo"]
     assert b.audit("israeli(ace_high=true)")["verdict"] == "clean"
@@ -117,8 +139,9 @@ def test_middle_card_pickup_under_ends_and_any() -> None:
     b = standard().turn("dana", "AH 2H 3H", "pile", "KD").turn("lior", "7S 8S 9S", "pile", "2H")
     report = b.audit()
     (f,) = findings(report, "draw.pile_card")
-    assert f["message"] == ("lior took 2H from the middle of AH 2H 3H; only AH or 3H may be "
-                            "taken (pickup=ends)")
+    assert f["message"] == (
+        "lior took 2H from the middle of AH 2H 3H; only AH or 3H may be taken (pickup=ends)"
+    )
     assert b.audit("israeli(pickup=any)")["verdict"] == "clean"
     ends = standard().turn("dana", "AH 2H 3H", "pile", "KD").turn("lior", "7S 8S 9S", "pile", "3H")
     assert ends.audit()["verdict"] == "clean"
@@ -126,8 +149,12 @@ def test_middle_card_pickup_under_ends_and_any() -> None:
 
 def test_ends_of_runs_allows_any_card_of_a_set() -> None:
     hands = {"dana": "5H 5D 5S KC KS", "lior": HANDS["lior"], "omer": HANDS["omer"]}
-    b = (LogBuilder().deal(1, "dana", hands, UPCARD, "6C 6H 6D")
-         .turn("dana", "5H 5D 5S").turn("lior", "9S", "pile", "5D"))
+    b = (
+        LogBuilder()
+        .deal(1, "dana", hands, UPCARD, "6C 6H 6D")
+        .turn("dana", "5H 5D 5S")
+        .turn("lior", "9S", "pile", "5D")
+    )
     assert codes(b.audit()) == ["draw.pile_card"]
     assert b.audit("israeli(pickup=ends_of_runs)")["verdict"] == "clean"
 
@@ -136,8 +163,7 @@ def test_drawing_back_from_ones_own_throw_or_an_older_throw() -> None:
     own = standard().turn("dana", "AH 2H 3H", "pile", "AH")
     assert codes(own.audit()) == ["draw.pile_card"]
     assert "own throw" in own.audit()["findings"][0]["message"]
-    older = (standard().turn("dana", "AH 2H 3H", "stock")
-             .turn("lior", "9S", "pile", "KD"))
+    older = standard().turn("dana", "AH 2H 3H", "stock").turn("lior", "9S", "pile", "KD")
     assert codes(older.audit()) == ["draw.pile_card"]
     assert "older throw" in older.audit()["findings"][0]["message"]
 
@@ -153,9 +179,13 @@ SWAP_HANDS = {"dana": "4H JK 6H KC KS", "lior": "5H 9C 9D QS QH", "omer": "AC 2C
 
 
 def swap_game(swap: str = "5H", rules: str = "de-wiki") -> LogBuilder:
-    return (LogBuilder(rules=rules).deal(1, "dana", SWAP_HANDS, "7C", "2S 3S 5S")
-            .turn("dana", "4H JK 6H")
-            .discard("lior", "9C 9D").draw("lior", "pile", "JK", swap=swap))
+    return (
+        LogBuilder(rules=rules)
+        .deal(1, "dana", SWAP_HANDS, "7C", "2S 3S 5S")
+        .turn("dana", "4H JK 6H")
+        .discard("lior", "9C 9D")
+        .draw("lior", "pile", "JK", swap=swap)
+    )
 
 
 def test_joker_swap_is_legal_under_de_wiki_only() -> None:
@@ -172,16 +202,23 @@ def test_joker_swap_must_put_in_the_card_the_joker_stands_for() -> None:
 
 
 def test_a_swap_with_a_stock_draw_is_draw_swap_and_does_not_count() -> None:
-    b = (LogBuilder(rules="de-wiki").deal(1, "dana", SWAP_HANDS, "7C", "2S 3S 5S 7S 8S")
-         .turn("dana", "4H JK 6H")
-         .discard("lior", "9C 9D").draw("lior", "stock", swap="5H")
-         .turn("omer", "8D").turn("dana", "KC").turn("lior", "5H"))  # lior still holds 5H
+    b = (
+        LogBuilder(rules="de-wiki")
+        .deal(1, "dana", SWAP_HANDS, "7C", "2S 3S 5S 7S 8S")
+        .turn("dana", "4H JK 6H")
+        .discard("lior", "9C 9D")
+        .draw("lior", "stock", swap="5H")
+        .turn("omer", "8D")
+        .turn("dana", "KC")
+        .turn("lior", "5H")
+    )  # lior still holds 5H
     report = b.audit()
     assert codes(report) == ["draw.swap"] and report["verdict"] == "violations"
     (f,) = findings(report, "draw.swap")
     assert f["player"] == "lior" and f["message"] == (
         "lior drew from the stock and swapped 5H; a joker swap takes the joker from the pile "
-        "in place of the draw, so it is not made with a stock draw (the swap does not count)")
+        "in place of the draw, so it is not made with a stock draw (the swap does not count)"
+    )
 
 
 def test_the_steps_read_a_swap_on_a_stock_draw_as_the_stock_draw() -> None:
@@ -199,8 +236,12 @@ SLAP_HANDS = {"dana": "4C 4D 9H KS QS", "lior": HANDS["lior"], "omer": HANDS["om
 
 
 def slap_game(thrown: str, rules: str = "israeli(slap_down=true)") -> LogBuilder:
-    return (LogBuilder(rules=rules).deal(1, "dana", SLAP_HANDS, UPCARD, "4H 6C 6H")
-            .turn("dana", thrown).slap("dana", "4H"))
+    return (
+        LogBuilder(rules=rules)
+        .deal(1, "dana", SLAP_HANDS, UPCARD, "4H 6C 6H")
+        .turn("dana", thrown)
+        .slap("dana", "4H")
+    )
 
 
 def test_slap_down_joins_the_throw() -> None:
@@ -217,16 +258,23 @@ def test_slap_no_match() -> None:
 
 
 def test_slap_after_a_pile_draw_is_not_allowed() -> None:
-    b = (LogBuilder(rules="israeli(slap_down=true)").deal(1, "dana", SLAP_HANDS, "4H", "6C")
-         .turn("dana", "4C 4D", "pile", "4H").slap("dana", "4H"))
+    b = (
+        LogBuilder(rules="israeli(slap_down=true)")
+        .deal(1, "dana", SLAP_HANDS, "4H", "6C")
+        .turn("dana", "4C 4D", "pile", "4H")
+        .slap("dana", "4H")
+    )
     assert codes(b.audit()) == ["slap.not_allowed"]
 
 
 def test_slap_may_not_empty_the_hand() -> None:
     rules = "israeli(hand_size=2,slap_down=true)"
-    b = (LogBuilder(rules=rules)
-         .deal(1, "dana", {"dana": "4C 4D", "lior": "7S 8S", "omer": "AD AS"}, "KD", "4H 6C")
-         .turn("dana", "4C 4D").slap("dana", "4H"))
+    b = (
+        LogBuilder(rules=rules)
+        .deal(1, "dana", {"dana": "4C 4D", "lior": "7S 8S", "omer": "AD AS"}, "KD", "4H 6C")
+        .turn("dana", "4C 4D")
+        .slap("dana", "4H")
+    )
     assert codes(b.audit()) == ["slap.empties_hand"]
 
 
@@ -234,16 +282,25 @@ def test_slap_may_not_empty_the_hand() -> None:
 
 
 def test_deal_hand_size() -> None:
-    b = LogBuilder().deal(1, "dana", {"dana": "AH 2H 3H 4C", "lior": HANDS["lior"],
-                                      "omer": HANDS["omer"]}, UPCARD, STOCK)
+    b = LogBuilder().deal(
+        1,
+        "dana",
+        {"dana": "AH 2H 3H 4C", "lior": HANDS["lior"], "omer": HANDS["omer"]},
+        UPCARD,
+        STOCK,
+    )
     (f,) = findings(b.audit(), "deal.hand_size")
     assert f["player"] == "dana" and "4 cards" in f["message"] and "hand_size=5" in f["message"]
 
 
 def second_round(starter: str, rules: str = "israeli") -> LogBuilder:
-    return clean_round(rules).deal(2, starter, {
-        "dana": "AC 2C 3C 4D 5D", "lior": "6S 7S 8S 9D TD", "omer": "AH 2H 3H 4H 5H"},
-        "KS", "QS JS")
+    return clean_round(rules).deal(
+        2,
+        starter,
+        {"dana": "AC 2C 3C 4D 5D", "lior": "6S 7S 8S 9D TD", "omer": "AH 2H 3H 4H 5H"},
+        "KS",
+        "QS JS",
+    )
 
 
 def test_round_winner_opens_the_next_round() -> None:
@@ -258,20 +315,26 @@ def test_round_winner_opens_the_next_round() -> None:
 
 def assafed_then(starter: str, rules: str) -> dict[str, Any]:
     """Round 1 (a scoresheet): a calls at 5 and b Assafs at 3; round 2 opened by ``starter``."""
-    events = [{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b", "c"],
-               "rules": rules},
-              {"type": "round_started", "round": 1, "starter": "a"},
-              {"type": "showdown", "caller": "a",
-               "hands": {"a": ["2C", "3C"], "b": ["3D"], "c": ["KS"]}},
-              {"type": "round_started", "round": 2, "starter": starter}]
+    events = [
+        {
+            "type": "game_started",
+            "format": "yaniv-log/1",
+            "players": ["a", "b", "c"],
+            "rules": rules,
+        },
+        {"type": "round_started", "round": 1, "starter": "a"},
+        {"type": "showdown", "caller": "a", "hands": {"a": ["2C", "3C"], "b": ["3D"], "c": ["KS"]}},
+        {"type": "round_started", "round": 2, "starter": starter},
+    ]
     return audit_log(parse_jsonl("\n".join(json.dumps(e) for e in events).encode(), "x"))
 
 
 def test_starter_caller_opens_with_the_caller_even_after_an_assaf() -> None:
     assert assafed_then("a", "israeli(starter=caller)")["verdict"] == "clean"
     (f,) = findings(assafed_then("b", "israeli(starter=caller)"), "deal.starter")
-    assert f["message"] == ("b opened round 2, but a should have: a called Yaniv in round 1 "
-                            "(starter=caller)")
+    assert f["message"] == (
+        "b opened round 2, but a should have: a called Yaniv in round 1 (starter=caller)"
+    )
     assert f["params"]["caller"] == "a" and f["params"]["case"] == "caller"
     for lang in ("he", "ru", "de", "ko"):  # said in each language, from the params
         said = render("deal.starter", f["params"], translations(lang).ugettext)
@@ -302,18 +365,22 @@ def test_game_over() -> None:
 
 
 #: two players holding 26 cards each: one joker is the stock, KS the upcard
-BIG = {"p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
-       "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK"}
+BIG = {
+    "p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
+    "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK",
+}
 
 
-def big_deal(rules: str = "israeli(hand_size=26)", upcard: str | None = "KS",
-             stock: str | None = "JK") -> LogBuilder:
+def big_deal(
+    rules: str = "israeli(hand_size=26)", upcard: str | None = "KS", stock: str | None = "JK"
+) -> LogBuilder:
     return LogBuilder(("p1", "p2"), rules).deal(1, "p1", BIG, upcard, stock, rest=False)
 
 
 def test_exhausted_stock_keeps_the_last_throw_and_names_unknown_cards() -> None:
-    b = (big_deal().turn("p1", "AC", "stock", "JK")
-         .turn("p2", "2H", "stock", "KS"))  # the new stock is the upcard KS
+    b = (
+        big_deal().turn("p1", "AC", "stock", "JK").turn("p2", "2H", "stock", "KS")
+    )  # the new stock is the upcard KS
     assert b.audit()["verdict"] == "clean"
 
 
@@ -336,8 +403,9 @@ def test_reshuffle_not_allowed_while_the_stock_holds_cards() -> None:
     report = standard().turn("dana", "AH 2H 3H").reshuffle().audit()
     assert codes(report) == ["reshuffle.not_allowed"]
     assert "the stock still held 37 cards" in report["findings"][0]["message"]
-    under_round_ends = (big_deal("israeli(hand_size=26,reshuffle=round_ends)")
-                        .turn("p1", "AC", "stock").reshuffle())
+    under_round_ends = (
+        big_deal("israeli(hand_size=26,reshuffle=round_ends)").turn("p1", "AC", "stock").reshuffle()
+    )
     assert "reshuffle.not_allowed" in codes(under_round_ends.audit())
 
 
@@ -433,22 +501,31 @@ def test_claim_yaniv_total() -> None:
 
 
 def test_claim_points_and_scores_once_per_mistake() -> None:
-    b = (standard().turn("dana", "AH 2H 3H", "pile", "KD").turn("lior", "7S 8S 9S").yaniv("omer")
-         .ended(1, points={"dana": 19, "lior": 8, "omer": 0},
-                scores={"dana": 19, "lior": 8, "omer": 0})
-         .deal(2, "omer")
-         .showdown("omer", {"dana": "5C", "lior": "6C", "omer": "AC"})
-         .ended(2, points={"dana": 5, "lior": 6, "omer": 0},
-                scores={"dana": 24, "lior": 14, "omer": 0}))
+    b = (
+        standard()
+        .turn("dana", "AH 2H 3H", "pile", "KD")
+        .turn("lior", "7S 8S 9S")
+        .yaniv("omer")
+        .ended(
+            1, points={"dana": 19, "lior": 8, "omer": 0}, scores={"dana": 19, "lior": 8, "omer": 0}
+        )
+        .deal(2, "omer")
+        .showdown("omer", {"dana": "5C", "lior": "6C", "omer": "AC"})
+        .ended(
+            2, points={"dana": 5, "lior": 6, "omer": 0}, scores={"dana": 24, "lior": 14, "omer": 0}
+        )
+    )
     report = b.audit()
     assert report["verdict"] == "claims"
     assert [(f["code"], f["player"], f["round"]) for f in report["findings"]] == [
-        ("claim.points", "lior", 1), ("claim.scores", "lior", 1)]
+        ("claim.points", "lior", 1),
+        ("claim.scores", "lior", 1),
+    ]
     assert "the rules give 18" in report["findings"][0]["message"]
 
 
 def test_claim_showdown() -> None:
-    b = (clean_round().events[:-2])
+    b = clean_round().events[:-2]
     builder = LogBuilder()
     builder.events = b
     builder.showdown("omer", {"dana": "4C 5C KD", "lior": "TD 2C 6C", "omer": "AD AS 2D 3D"})
@@ -475,10 +552,13 @@ def test_claim_winner_and_game_ended_too_early() -> None:
 
 
 def scoresheet(rules: str = "israeli") -> LogBuilder:
-    return (LogBuilder(rules=rules)
-            .deal(1, "dana").yaniv("lior", 5)
-            .showdown("lior", {"dana": "KS QS 3C", "lior": "AH 4C", "omer": "2C 3D"})
-            .ended(1, points={"dana": 23, "lior": 35, "omer": 0}))
+    return (
+        LogBuilder(rules=rules)
+        .deal(1, "dana")
+        .yaniv("lior", 5)
+        .showdown("lior", {"dana": "KS QS 3C", "lior": "AH 4C", "omer": "2C 3D"})
+        .ended(1, points={"dana": 23, "lior": 35, "omer": 0})
+    )
 
 
 def test_scoresheet_round_with_an_assaf() -> None:
@@ -490,13 +570,16 @@ def test_scoresheet_round_with_an_assaf() -> None:
     assert rnd["points"] == {"dana": 23, "lior": 35, "omer": 0}
 
 
-@pytest.mark.parametrize(("rules", "points"), [
-    ("israeli", {"dana": 23, "lior": 35, "omer": 0}),
-    ("israeli(assaf_scoring=all_count)", {"dana": 23, "lior": 35, "omer": 5}),
-    ("israeli(assaf_scoring=others_zero)", {"dana": 0, "lior": 35, "omer": 0}),
-    ("israeli(assaf_adds_hand=false)", {"dana": 23, "lior": 30, "omer": 0}),
-    ("israeli(assaf_penalty=50)", {"dana": 23, "lior": 55, "omer": 0}),
-])
+@pytest.mark.parametrize(
+    ("rules", "points"),
+    [
+        ("israeli", {"dana": 23, "lior": 35, "omer": 0}),
+        ("israeli(assaf_scoring=all_count)", {"dana": 23, "lior": 35, "omer": 5}),
+        ("israeli(assaf_scoring=others_zero)", {"dana": 0, "lior": 35, "omer": 0}),
+        ("israeli(assaf_adds_hand=false)", {"dana": 23, "lior": 30, "omer": 0}),
+        ("israeli(assaf_penalty=50)", {"dana": 23, "lior": 55, "omer": 0}),
+    ],
+)
 def test_assaf_scoring_variants_end_to_end(rules: str, points: dict[str, int]) -> None:
     assert scoresheet().audit(rules)["rounds"][0]["points"] == points
 
@@ -504,8 +587,12 @@ def test_assaf_scoring_variants_end_to_end(rules: str, points: dict[str, int]) -
 def test_scoresheet_yaniv_over_the_limit_and_wrong_total() -> None:
     report = scoresheet().audit("classic(yaniv_max=4)")
     assert "yaniv.threshold" in codes(report)
-    b = (LogBuilder().deal(1, "dana").yaniv("lior", 4)
-         .showdown("lior", {"dana": "KS", "lior": "AH 4C", "omer": "9D"}))
+    b = (
+        LogBuilder()
+        .deal(1, "dana")
+        .yaniv("lior", 4)
+        .showdown("lior", {"dana": "KS", "lior": "AH 4C", "omer": "9D"})
+    )
     assert codes(b.audit()) == ["claim.yaniv_total"]
 
 
@@ -526,7 +613,12 @@ def test_exact_hundreds_reduction_on_200() -> None:
     assert [r["scores"]["dana"] for r in report["rounds"]] == [40, 80, 120, 160, 100]
     assert report["rounds"][4]["reductions"] == [{"player": "dana", "from": 200, "to": 100}]
     assert [r["scores"]["dana"] for r in b.audit("israeli(reductions={})")["rounds"]] == [
-        40, 80, 120, 160, 200]
+        40,
+        80,
+        120,
+        160,
+        200,
+    ]
     minus50 = b.audit("israeli(reductions={100:50,150:100,200:150})")
     assert [r["scores"]["dana"] for r in minus50["rounds"]] == [40, 80, 120, 160, 150]
 
@@ -544,21 +636,32 @@ def test_halving_table() -> None:
     assert report["rounds"][2]["reductions"] == [{"player": "dana", "from": 100, "to": 50}]
 
 
-@pytest.mark.parametrize(("rules", "finished", "winners"), [
-    ("israeli(score_limit=30)", False, []),          # elimination: lior and omer play on
-    ("israeli(score_limit=30,game_end=first_out)", True, ["omer"]),
-    ("israeli(game_end=rounds,rounds=1)", True, ["omer"]),
-])
+@pytest.mark.parametrize(
+    ("rules", "finished", "winners"),
+    [
+        ("israeli(score_limit=30)", False, []),  # elimination: lior and omer play on
+        ("israeli(score_limit=30,game_end=first_out)", True, ["omer"]),
+        ("israeli(game_end=rounds,rounds=1)", True, ["omer"]),
+    ],
+)
 def test_game_end_modes(rules: str, finished: bool, winners: list[str]) -> None:
-    b = (LogBuilder().deal(1, "dana").yaniv("omer")
-         .showdown("omer", {"dana": "KS KH KD 2C", "lior": "AH 4C 2D", "omer": "2S 3D"}))
+    b = (
+        LogBuilder()
+        .deal(1, "dana")
+        .yaniv("omer")
+        .showdown("omer", {"dana": "KS KH KD 2C", "lior": "AH 4C 2D", "omer": "2S 3D"})
+    )
     final = b.audit(rules)["final"]
     assert (final["finished"], final["winners"]) == (finished, winners)
 
 
 def test_multi_assaf_penalty_under_de_wiki() -> None:
-    b = (LogBuilder().deal(1, "dana").yaniv("dana")
-         .showdown("dana", {"dana": "5C", "lior": "AH 4C", "omer": "2C 3D"}))
+    b = (
+        LogBuilder()
+        .deal(1, "dana")
+        .yaniv("dana")
+        .showdown("dana", {"dana": "5C", "lior": "AH 4C", "omer": "2C 3D"})
+    )
     israeli = b.audit("israeli")["rounds"][0]["points"]
     de_wiki = b.audit("de-wiki")["rounds"][0]["points"]
     assert israeli["dana"] == 35 and de_wiki["dana"] == 45
@@ -570,8 +673,12 @@ def test_strict_stops_at_the_first_finding() -> None:
 
 
 def test_a_log_cut_anywhere_audits() -> None:
-    full = clean_round().deal(2, "omer", {
-        "dana": "AC 2C 3C 4D 5D", "lior": "6S 7S 8S 9D TD", "omer": "AH 2H 3H 4H 5H"}, "KS")
+    full = clean_round().deal(
+        2,
+        "omer",
+        {"dana": "AC 2C 3C 4D 5D", "lior": "6S 7S 8S 9D TD", "omer": "AH 2H 3H 4H 5H"},
+        "KS",
+    )
     for cut in range(1, len(full.events) + 1):
         b = LogBuilder()
         b.events = full.events[:cut]
@@ -586,16 +693,23 @@ def test_face_values_joker_value_and_wild_jacks_change_totals() -> None:
     assert scoresheet().audit("israeli(face_values=ranked)")["rounds"][0]["points"]["dana"] == 28
     report = clean_round().audit("israeli(joker_value=1)")  # omer's JK now counts 1: 8 > 7
     assert "yaniv.threshold" in codes(report)
-    b = (LogBuilder().deal(1, "dana").yaniv("lior")
-         .showdown("lior", {"dana": "KS", "lior": "JH 5C", "omer": "9D"}))
+    b = (
+        LogBuilder()
+        .deal(1, "dana")
+        .yaniv("lior")
+        .showdown("lior", {"dana": "KS", "lior": "JH 5C", "omer": "9D"})
+    )
     assert codes(b.audit("israeli")) == ["yaniv.threshold"]  # 15 > 7
     jhyap = b.audit("jhyap")  # the jack is wild and worth joker_value=0
     assert jhyap["verdict"] == "clean" and jhyap["rounds"][0]["totals"]["lior"] == 5
 
 
 def test_hand_size_seven() -> None:
-    hands = {"dana": "AH 2H 3H 4C 5C 6C 7C", "lior": "7S 8S 9S TD 2C 3C 4D",
-             "omer": "AD AS 2D 3D JK 5D 6D"}
+    hands = {
+        "dana": "AH 2H 3H 4C 5C 6C 7C",
+        "lior": "7S 8S 9S TD 2C 3C 4D",
+        "omer": "AD AS 2D 3D JK 5D 6D",
+    }
     b = LogBuilder().deal(1, "dana", hands, UPCARD, "9H")
     assert codes(b.audit()) == ["deal.hand_size"] * 3
     assert b.audit("israeli(hand_size=7)")["verdict"] == "clean"
@@ -603,7 +717,8 @@ def test_hand_size_seven() -> None:
 
 @pytest.mark.parametrize("reshuffle", ["keep_last_throw", "round_ends"])
 def test_reshuffle_due_names_the_pile_below_the_last_throw_once_the_stock_is_out(
-        reshuffle: str) -> None:
+    reshuffle: str,
+) -> None:
     """What the next stock will be, as the reshuffle that follows must write it: due only
     when the stock's last card was drawn under keep_last_throw."""
     rules = parse_rules(f"classic(slap_down=true,reshuffle={reshuffle})")
@@ -611,8 +726,11 @@ def test_reshuffle_due_names_the_pile_below_the_last_throw_once_the_stock_is_out
     replay = Replay(log.game, rules)
     due = []
     for event in log.events:
-        if event.type in ("reshuffle", "showdown") and replay.round is not None \
-                and replay.round.exhaust_pending:
+        if (
+            event.type in ("reshuffle", "showdown")
+            and replay.round is not None
+            and replay.round.exhaust_pending
+        ):
             due.append((event, replay.reshuffle_due()))
         else:
             assert replay.reshuffle_due() is None

@@ -30,14 +30,18 @@ RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {
     "03a-round-ends-no-showdown-next-round": ("clean", []),
     "03b-round-ends-no-showdown-game-ended": ("clean", []),
     "04a-second-discard-same-player": ("violations", [(3, "turn.no_draw"), (3, "turn.order")]),
-    "04b-duplicated-discard": ("corrupt", [(3, "turn.no_draw"), (3, "turn.order"),
-                                           (3, "card.not_in_hand")]),
+    "04b-duplicated-discard": (
+        "corrupt",
+        [(3, "turn.no_draw"), (3, "turn.order"), (3, "card.not_in_hand")],
+    ),
     "05-pile-draw-not-on-pile": ("corrupt", [(3, "card.not_on_pile")]),
     "06-undealt-player-still-in": ("violations", [(1, "deal.hand_size")]),
     # a's call at 15 (AC..5C) is over yaniv_max=7 as well: the README's case is about seq 3
     "07-showdown-omits-player": ("violations", [(2, "yaniv.threshold"), (3, "claim.showdown")]),
-    "08-deciding-round-closing-after-game-over": ("violations", [(3, "game.over"),
-                                                                 (5, "claim.points")]),
+    "08-deciding-round-closing-after-game-over": (
+        "violations",
+        [(3, "game.over"), (5, "claim.points")],
+    ),
     "10-yaniv-after-own-throw": ("violations", [(3, "yaniv.timing"), (3, "yaniv.threshold")]),
     "11-rounds-counts-round-numbers": ("clean", []),
     "12-round-ended-of-unscored-round": ("claims", [(4, "claim.points"), (4, "claim.scores")]),
@@ -48,19 +52,35 @@ RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {
     "17-swap-joker-not-in-previous-throw": ("violations", [(9, "draw.swap")]),
     "18-upcard-deducible-from-stock": ("corrupt", [(3, "card.already_seen")]),
     # b's written 9 points are wrong too (5H is 5): a claim of its own at seq 3
-    "19-duplicate-round-ended-deciding-round": ("violations", [(3, "claim.points"),
-                                                               (4, "game.over")]),
+    "19-duplicate-round-ended-deciding-round": (
+        "violations",
+        [(3, "claim.points"), (4, "game.over")],
+    ),
     "20-recorded-stock-not-rest-of-deck": ("corrupt", [(1, "stock.mismatch")]),
-    "21-messages": ("violations", [(2, "discard.combo"), (5, "turn.no_draw"),
-                                   (7, "yaniv.threshold"), (8, "reshuffle.not_allowed"),
-                                   (9, "turn.order"), (10, "claim.winner")]),
+    "21-messages": (
+        "violations",
+        [
+            (2, "discard.combo"),
+            (5, "turn.no_draw"),
+            (7, "yaniv.threshold"),
+            (8, "reshuffle.not_allowed"),
+            (9, "turn.order"),
+            (10, "claim.winner"),
+        ],
+    ),
     "22-next-round-closing-taken-as-deciding-round": ("violations", [(3, "game.over")]),
-    "23-game-ended-scores-unchecked-when-undecided": ("claims", [(3, "claim.winner"),
-                                                                 (3, "claim.scores")]),
-    "24-yaniv-after-own-draw-emptying-stock": ("violations", [(4, "yaniv.timing"),
-                                                              (4, "yaniv.threshold")]),
-    "25-yaniv-after-own-draw-emptying-stock-reshuffle": ("violations", [(5, "yaniv.timing"),
-                                                                        (5, "yaniv.threshold")]),
+    "23-game-ended-scores-unchecked-when-undecided": (
+        "claims",
+        [(3, "claim.winner"), (3, "claim.scores")],
+    ),
+    "24-yaniv-after-own-draw-emptying-stock": (
+        "violations",
+        [(4, "yaniv.timing"), (4, "yaniv.threshold")],
+    ),
+    "25-yaniv-after-own-draw-emptying-stock-reshuffle": (
+        "violations",
+        [(5, "yaniv.timing"), (5, "yaniv.threshold")],
+    ),
 }
 #: the second set (tests/cases/fidelity2, its README): case -> (verdict, findings)
 RULINGS2: dict[str, tuple[str, list[tuple[int, str]]]] = {
@@ -74,8 +94,10 @@ RULINGS2: dict[str, tuple[str, list[tuple[int, str]]]] = {
     "08-withdraw-older-event": ("violations", [(4, "log.withdraw")]),
     "09-withdraw-scoresheet-round": ("clean", []),
 }
-UNREADABLE = ["09a-unnamed-draw-past-recorded-stock",
-              "09b-unnamed-draw-past-recorded-stock-round-ends"]
+UNREADABLE = [
+    "09a-unnamed-draw-past-recorded-stock",
+    "09b-unnamed-draw-past-recorded-stock-round-ends",
+]
 
 
 def audit(name: str) -> dict[str, Any]:

@@ -32,8 +32,10 @@ def test_every_case_has_a_ruling() -> None:
 
 
 def test_the_unrecorded_upcard_under_a_later_throw_is_on_the_pile() -> None:
-    for name, card in (("01-upcard-unrecorded-older-throw-draw", "5H"),
-                       ("02-upcard-unrecorded-older-throw-draw-2decks", "7C")):
+    for name, card in (
+        ("01-upcard-unrecorded-older-throw-draw", "5H"),
+        ("02-upcard-unrecorded-older-throw-draw-2decks", "7C"),
+    ):
         report = audit(name)
         (message,) = messages(report, "draw.pile_card")
         assert f"took {card} as the upcard" in message, message
@@ -72,6 +74,7 @@ def test_a_withdrawal_naming_an_older_entry_takes_nothing_back() -> None:
     report = audit("08-withdraw-older-event")
     assert "withdrawn" not in report
     (message,) = messages(report, "log.withdraw")
-    assert message == ("the withdrawal takes nothing back: it names 2, but the latest entry "
-                       "still standing is 3")
+    assert message == (
+        "the withdrawal takes nothing back: it names 2, but the latest entry still standing is 3"
+    )
     assert report["rounds"][0]["starter"] == "a"  # a's turn stands

@@ -29,8 +29,7 @@ RULINGS: dict[str, tuple[str, list[tuple[int, str]]]] = {
     "04-out-starter-dealt-in-not-skipped": ("violations", [(3, "player.out")]),
     "05-out-player-in-showdown-totals": ("violations", [(4, "player.out")]),
     "06-repeated-scoresheet-showdown-differs": ("claims", [(3, "claim.showdown")]),
-    "06b-repeated-scoresheet-showdown-no-caller-twice": ("violations",
-                                                         [(2, "showdown.no_caller")]),
+    "06b-repeated-scoresheet-showdown-no-caller-twice": ("violations", [(2, "showdown.no_caller")]),
     "07-slap-out-of-time": ("violations", [(5, "slap.not_allowed")]),
     "08-out-player-in-corrupt-showdown": ("corrupt", [(4, "player.out"), (4, "card.too_many")]),
     "09-slap-down-off-other-card": ("violations", [(4, "slap.not_allowed")]),
@@ -100,21 +99,29 @@ def test_a_repeated_showdown_with_another_caller_or_total_is_a_claim_each() -> N
     from yaniv_audit.codec import parse_jsonl
     from yaniv_audit.core.audit import audit_log
 
-    first = ('{"type":"showdown","caller":"a","hands":{"a":["AS"]},'
-             '"totals":{"b":12,"c":9}}')
-    again = ('{"type":"showdown","caller":"b","hands":{"a":["AS"]},'
-             '"totals":{"b":12,"c":19}}')
-    log = "\n".join([
-        '{"type":"game_started","format":"yaniv-log/1","players":["a","b","c"],'
-        '"rules":"israeli"}', '{"type":"round_started","round":1,"starter":"a"}', first, again])
+    first = '{"type":"showdown","caller":"a","hands":{"a":["AS"]},"totals":{"b":12,"c":9}}'
+    again = '{"type":"showdown","caller":"b","hands":{"a":["AS"]},"totals":{"b":12,"c":19}}'
+    log = "\n".join(
+        [
+            '{"type":"game_started","format":"yaniv-log/1","players":["a","b","c"],'
+            '"rules":"israeli"}',
+            '{"type":"round_started","round":1,"starter":"a"}',
+            first,
+            again,
+        ]
+    )
     report = audit_log(parse_jsonl(log.encode(), "again.jsonl"))
     found = [(f["seq"], f["code"], f["params"]["case"], f["player"]) for f in report["findings"]]
-    assert found == [(3, "claim.showdown", "repeated_caller", "b"),
-                     (3, "claim.showdown", "repeated_total", "c")]
+    assert found == [
+        (3, "claim.showdown", "repeated_caller", "b"),
+        (3, "claim.showdown", "repeated_total", "c"),
+    ]
     assert report["rounds"][0]["caller"] == "a"  # read once: the first showdown scores
     messages = [f["message"] for f in report["findings"]]
-    assert messages == ["the showdown names b, but the round's first showdown named a",
-                        "c's total was written as 19, but as 9 in the round's first showdown"]
+    assert messages == [
+        "the showdown names b, but the round's first showdown named a",
+        "c's total was written as 19, but as 9 in the round's first showdown",
+    ]
 
 
 def _deciding_round(*repeats: str, yaniv: bool = False) -> list[tuple[int, str]]:
@@ -122,9 +129,11 @@ def _deciding_round(*repeats: str, yaniv: bool = False) -> list[tuple[int, str]]
     from yaniv_audit.codec import parse_jsonl
     from yaniv_audit.core.audit import audit_log
 
-    lines = ['{"type":"game_started","format":"yaniv-log/1","players":["a","b"],'
-             '"rules":"israeli(score_limit=10)"}',
-             '{"type":"round_started","round":1,"starter":"a"}']
+    lines = [
+        '{"type":"game_started","format":"yaniv-log/1","players":["a","b"],'
+        '"rules":"israeli(score_limit=10)"}',
+        '{"type":"round_started","round":1,"starter":"a"}',
+    ]
     if yaniv:
         lines.append('{"type":"yaniv","player":"a","total":3}')
     show = '{"type":"showdown","caller":"a","hands":{"a":["AS","2S"],"b":["KH","%s"]}}'

@@ -40,21 +40,29 @@ def test_report_matches_the_golden_report_field_by_field(log: Path) -> None:
 
 
 # The stories the README of replays/ tells, checked under the other rule sets it names.
-@pytest.mark.parametrize(("name", "rules", "verdict", "codes"), [
-    ("middle-card", "israeli", "violations", ["draw.pile_card"]),
-    ("middle-card", "namu", "clean", []),
-    ("yaniv-over-limit", "classic", "violations", ["yaniv.threshold"]),
-    ("yaniv-over-limit", "israeli", "clean", []),
-    ("two-decks", "israeli(decks=2)", "clean", []),
-    ("two-decks", "israeli", "corrupt", ["card.too_many"]),
-    # a slap not allowed leaves its card beneath the throw: udi may not take the 8H
-    ("slap-down", "israeli", "violations", ["slap.not_allowed", "slap.not_allowed",
-                                            "draw.pile_card"]),
-    ("impossible-draw", "israeli", "corrupt", ["card.not_in_hand"]),
-    ("wrong-score", "israeli", "claims", ["claim.points", "claim.scores"]),
-])
-def test_replay_stories_under_other_rules(name: str, rules: str, verdict: str,
-                                          codes: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "rules", "verdict", "codes"),
+    [
+        ("middle-card", "israeli", "violations", ["draw.pile_card"]),
+        ("middle-card", "namu", "clean", []),
+        ("yaniv-over-limit", "classic", "violations", ["yaniv.threshold"]),
+        ("yaniv-over-limit", "israeli", "clean", []),
+        ("two-decks", "israeli(decks=2)", "clean", []),
+        ("two-decks", "israeli", "corrupt", ["card.too_many"]),
+        # a slap not allowed leaves its card beneath the throw: udi may not take the 8H
+        (
+            "slap-down",
+            "israeli",
+            "violations",
+            ["slap.not_allowed", "slap.not_allowed", "draw.pile_card"],
+        ),
+        ("impossible-draw", "israeli", "corrupt", ["card.not_in_hand"]),
+        ("wrong-score", "israeli", "claims", ["claim.points", "claim.scores"]),
+    ],
+)
+def test_replay_stories_under_other_rules(
+    name: str, rules: str, verdict: str, codes: list[str]
+) -> None:
     from yaniv_audit.core.rules import parse_rules
 
     report = audit_file(str(REPLAYS / f"{name}.jsonl"), parse_rules(rules))

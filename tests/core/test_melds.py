@@ -59,9 +59,7 @@ def oracle_kinds(throw: Sequence[Card], rules: RuleSet) -> set[str]:
             jokered = {i for i, j in zip(jacks, as_joker, strict=True) if j}
             naturals = [c for i, c in enumerate(throw) if c != JOKER and i not in jokered]
             n_jokers = n - len(naturals)
-            if len({RANK[c] for c in naturals}) <= 1 and (
-                n_jokers == 0 or rules.jokers_in_sets
-            ):
+            if len({RANK[c] for c in naturals}) <= 1 and (n_jokers == 0 or rules.jokers_in_sets):
                 kinds.add("set")
     run_max = min(13, rules.run_max if rules.run_max is not None else 13)
     if rules.run_min <= n <= run_max:
@@ -159,8 +157,11 @@ TABLE: list[tuple[str, str, str]] = [
     ("israeli", "5H JK 6H", "nothing lies between 5H and 6H"),
     ("israeli", "JK 5H JK", "a run needs at least two natural cards"),
     ("israeli", "JK 5D 6H", "a run must be one suit"),
-    ("israeli(jokers_in_runs=false)", "5H JK 7H",
-     "a joker may not stand in a run (jokers_in_runs=false)"),
+    (
+        "israeli(jokers_in_runs=false)",
+        "5H JK 7H",
+        "a joker may not stand in a run (jokers_in_runs=false)",
+    ),
     ("israeli(jokers_in_runs=false)", "5H 6H 7H", "run"),
     ("israeli", "JK 2H 3H", "run"),
     ("israeli", "JK AH 2H", "the joker at the start would stand for a card below the ace"),
@@ -195,12 +196,13 @@ TABLE: list[tuple[str, str, str]] = [
     ("israeli(run_wrap=true)", "3H 5H 4H", "placed in order"),
     ("israeli(run_wrap=true)", "KH AH 3H", "2H is missing"),
     ("israeli(run_wrap=true)", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH", "run"),
-    ("israeli(run_wrap=true)", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH JK",
-     "at most 13 cards"),
-    ("israeli(run_wrap=true,decks=2)", "KH AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH",
-     "never repeats a rank"),
-    ("israeli(ace_high=true)", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH JK",
-     "at most 13 cards"),
+    ("israeli(run_wrap=true)", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH JK", "at most 13 cards"),
+    (
+        "israeli(run_wrap=true,decks=2)",
+        "KH AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH",
+        "never repeats a rank",
+    ),
+    ("israeli(ace_high=true)", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH JK", "at most 13 cards"),
     # wild jacks (Nepal): a jack is itself or a joker, whichever makes the throw legal
     ("jhyap", "JH QH KH", "run"),
     ("jhyap", "5H JC 7H", "run"),
@@ -436,9 +438,17 @@ def test_legal_throws_of_a_hand() -> None:
     hand = cards("5H 6H 7H 5D JK")
     throws = legal_throws(hand, rules)
     expected = {
-        "5D", "5H", "6H", "7H", "JK",
+        "5D",
+        "5H",
+        "6H",
+        "7H",
+        "JK",
         "5H 5D",
-        "5H 6H 7H", "5H JK 7H", "5H 6H JK", "6H 7H JK", "5H 6H 7H JK",
+        "5H 6H 7H",
+        "5H JK 7H",
+        "5H 6H JK",
+        "6H 7H JK",
+        "5H 6H 7H JK",
     }
     as_multisets = {format_cards(sorted(t)) for t in throws}
     assert as_multisets == {format_cards(sorted(cards(e))) for e in expected}
@@ -498,18 +508,26 @@ def test_classify_matches_the_rules(rules_id: str, throw: list[Card]) -> None:
                 assert result.kind == "run"
                 assert c != s and 0 <= s < JOKER
                 assert c == JOKER or (rules.wild_jacks and RANK[c] == JACK)
-                assert SUIT[s] == SUIT[next(x for x, y in zip(result.cards,
-                                                              result.stands_for,
-                                                              strict=True)
-                                            if y is None and x != JOKER)]
+                assert (
+                    SUIT[s]
+                    == SUIT[
+                        next(
+                            x
+                            for x, y in zip(result.cards, result.stands_for, strict=True)
+                            if y is None and x != JOKER
+                        )
+                    ]
+                )
     else:
         assert not kinds, f"{format_cards(throw)} is a {kinds} but: {result}"
         assert result.startswith(format_cards(throw) + ": ")
 
 
 @settings(max_examples=200, deadline=None)
-@given(rules_id=variant, throw=st.lists(st.integers(min_value=0, max_value=JOKER),
-                                        min_size=1, max_size=8))
+@given(
+    rules_id=variant,
+    throw=st.lists(st.integers(min_value=0, max_value=JOKER), min_size=1, max_size=8),
+)
 def test_classify_never_raises_and_runs_read_back(rules_id: str, throw: list[Card]) -> None:
     rules = RULES[rules_id]
     result = classify(throw, rules)
@@ -543,8 +561,7 @@ def test_legal_throws_is_exactly_every_legal_throw(rules_id: str, hand: list[Car
         meld = classify(throw, rules)
         assert isinstance(meld, Meld), meld
         if meld.kind == "run":
-            slots = [s if s is not None else c for c, s in zip(throw, meld.stands_for,
-                                                                strict=True)]
+            slots = [s if s is not None else c for c, s in zip(throw, meld.stands_for, strict=True)]
             ranks = [RANK[c] for c in slots]
             assert ranks == sorted(ranks) or rules.run_wrap or rules.ace_high
     found = keyed(throws, rules)
@@ -563,13 +580,17 @@ def test_legal_throws_on_big_hands_are_all_legal(rules_id: str, hand: list[Card]
 
 #: rule sets whose runs the bit test of the usual hand reads (no ace high, no wrap), and
 #: those it leaves to the loop over suits
-ORDER_VARIANTS = [*VARIANTS, "israeli(run_min=2)", "israeli(run_min=5,set_min=3)",
-                  "israeli(wild_jacks=true,jokers_in_runs=false)", "classic(set_max=2)"]
+ORDER_VARIANTS = [
+    *VARIANTS,
+    "israeli(run_min=2)",
+    "israeli(run_min=5,set_min=3)",
+    "israeli(wild_jacks=true,jokers_in_runs=false)",
+    "classic(set_max=2)",
+]
 
 
 @pytest.mark.parametrize("rules_id", ORDER_VARIANTS)
-def test_legal_throws_of_distinct_cards_are_those_counted_in_the_same_order(
-        rules_id: str) -> None:
+def test_legal_throws_of_distinct_cards_are_those_counted_in_the_same_order(rules_id: str) -> None:
     """A hand of distinct cards (the usual one) is read from the bits of its cards; the
     throws and their order (which the bots' choices, and so the simulated logs, depend
     on) are those of the count of each card, the reading of any hand."""
@@ -614,11 +635,20 @@ COPIES = cards("JK JK JK JK JK JH JH JS JC 5H 5H 5S 6H 7H 9H TH QH")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rules_id=st.sampled_from([*VARIANTS, "israeli(jokers_in_sets=true,set_max=8)",
-                                 "jhyap(jokers_in_sets=true,set_max=8,run_wrap=true)"]),
-       hand=st.lists(st.sampled_from(COPIES), min_size=1, max_size=7), limit=st.integers(0, 40))
+@given(
+    rules_id=st.sampled_from(
+        [
+            *VARIANTS,
+            "israeli(jokers_in_sets=true,set_max=8)",
+            "jhyap(jokers_in_sets=true,set_max=8,run_wrap=true)",
+        ]
+    ),
+    hand=st.lists(st.sampled_from(COPIES), min_size=1, max_size=7),
+    limit=st.integers(0, 40),
+)
 def test_legal_throws_of_copies_are_every_legal_throw_and_a_limit_is_their_start(
-        rules_id: str, hand: list[Card], limit: int) -> None:
+    rules_id: str, hand: list[Card], limit: int
+) -> None:
     """Five jokers or two jacks of hearts are one card several times: the throws are still
     exactly those some placement of some part of the hand reads as, each once, and a
     limit gives the first of the same list."""

@@ -72,47 +72,79 @@ LEAF_HASHES = [  # NodeHashes()[0]
 
 INCLUSION = [  # (index, tree size, path)
     (0, 1, []),
-    (0, 8, [
-        "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
-        "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-        "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
-    ]),
-    (5, 8, [
-        "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-        "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
-        "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
-    ]),
-    (2, 3, [
-        "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
-    ]),
-    (1, 5, [
-        "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
-        "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-        "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-    ]),
+    (
+        0,
+        8,
+        [
+            "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+            "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+            "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
+        ],
+    ),
+    (
+        5,
+        8,
+        [
+            "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+            "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+            "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+        ],
+    ),
+    (
+        2,
+        3,
+        [
+            "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
+        ],
+    ),
+    (
+        1,
+        5,
+        [
+            "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+            "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+            "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+        ],
+    ),
 ]
 
 CONSISTENCY = [  # (old size, new size, path)
     (1, 1, []),
-    (1, 8, [
-        "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
-        "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-        "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
-    ]),
-    (6, 8, [
-        "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
-        "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
-        "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
-    ]),
-    (2, 5, [
-        "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
-        "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
-    ]),
-    (6, 7, [
-        "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
-        "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f",
-        "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
-    ]),
+    (
+        1,
+        8,
+        [
+            "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+            "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+            "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
+        ],
+    ),
+    (
+        6,
+        8,
+        [
+            "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+            "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+            "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+        ],
+    ),
+    (
+        2,
+        5,
+        [
+            "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+            "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+        ],
+    ),
+    (
+        6,
+        7,
+        [
+            "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+            "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f",
+            "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+        ],
+    ),
 ]
 
 SOME_HASH = bytes.fromhex("abacaba000000000000000000000000000000000000000000060061e00123456")
@@ -397,21 +429,22 @@ def test_a_changed_prefix_is_not_consistent(leaves: list[bytes], data: st.DataOb
     rewritten = list(leaves)
     rewritten[i] += b"!"
     path = consistency_path(rewritten, old)
-    assert not verify_consistency(old, len(leaves), tree_hash(leaves[:old]),
-                                  tree_hash(rewritten), path)
+    assert not verify_consistency(
+        old, len(leaves), tree_hash(leaves[:old]), tree_hash(rewritten), path
+    )
 
 
 @given(trees, st.data())
 def test_changing_a_leaf_changes_the_fingerprint(leaves: list[bytes], data: st.DataObject) -> None:
     i = data.draw(st.integers(0, len(leaves) - 1), label="index")
     other = data.draw(st.binary(max_size=6).filter(lambda b: b != leaves[i]), label="leaf")
-    assert tree_hash(leaves[:i] + [other] + leaves[i + 1:]) != tree_hash(leaves)
+    assert tree_hash(leaves[:i] + [other] + leaves[i + 1 :]) != tree_hash(leaves)
 
 
 @given(trees, st.data())
 def test_removing_a_leaf_changes_the_fingerprint(leaves: list[bytes], data: st.DataObject) -> None:
     i = data.draw(st.integers(0, len(leaves) - 1), label="index")
-    assert tree_hash(leaves[:i] + leaves[i + 1:]) != tree_hash(leaves)
+    assert tree_hash(leaves[:i] + leaves[i + 1 :]) != tree_hash(leaves)
 
 
 @given(trees, st.data())
@@ -426,8 +459,9 @@ def test_swapping_two_leaves_changes_the_fingerprint(
 ) -> None:
     assume(len(set(leaves)) > 1)
     i = data.draw(st.integers(0, len(leaves) - 1), label="i")
-    j = data.draw(st.integers(0, len(leaves) - 1).filter(lambda j: leaves[j] != leaves[i]),
-                  label="j")
+    j = data.draw(
+        st.integers(0, len(leaves) - 1).filter(lambda j: leaves[j] != leaves[i]), label="j"
+    )
     swapped = list(leaves)
     swapped[i], swapped[j] = swapped[j], swapped[i]
     assert tree_hash(swapped) != tree_hash(leaves)
@@ -441,10 +475,19 @@ def _leaf(event: dict[str, Any]) -> bytes:
 
 
 EVENTS: list[dict[str, Any]] = [
-    {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "omer"],
-     "rules": "israeli"},
-    {"type": "round_started", "round": 1, "starter": "dana",
-     "hands": {"dana": ["10h", "as"], "omer": ["JK", "2c"]}, "upcard": "9d"},
+    {
+        "type": "game_started",
+        "format": "yaniv-log/1",
+        "players": ["dana", "omer"],
+        "rules": "israeli",
+    },
+    {
+        "type": "round_started",
+        "round": 1,
+        "starter": "dana",
+        "hands": {"dana": ["10h", "as"], "omer": ["JK", "2c"]},
+        "upcard": "9d",
+    },
     {"type": "discard", "player": "dana", "cards": ["10H"]},
     {"type": "draw", "player": "dana", "source": "pile", "card": "9d"},
     {"type": "note", "text": "Omer says the \u2665 was a \u2666", "_app": {"v": 1.5}},
@@ -559,8 +602,10 @@ MALFORMED: list[tuple[str | bytes, str]] = [
     (b"\xff\xfe{}", "not UTF-8"),
     ("[1, 2]", "JSON object"),
     ('{"fingerprint": NaN}', "not JSON"),
-    *[(json.dumps(_without(name)), repr(name)) for name in
-      ("fingerprint", "tree_size", "index", "event", "path")],
+    *[
+        (json.dumps(_without(name)), repr(name))
+        for name in ("fingerprint", "tree_size", "index", "event", "path")
+    ],
     (json.dumps(_with(fingerprint="abc")), "'fingerprint': expected 64 hex digits"),
     (json.dumps(_with(fingerprint=None)), "'fingerprint': expected a string"),
     (json.dumps(_with(tree_size="5")), "'tree_size': expected an integer >= 1"),
@@ -576,8 +621,11 @@ MALFORMED: list[tuple[str | bytes, str]] = [
     (json.dumps(_with(path=["zz" * 32])), "'path' item 0: expected 64 hex digits"),
     (json.dumps(_with(path=[FINGERPRINT[:-2]])), "'path' item 0: expected 64 hex digits"),
     (json.dumps(_with(path=[FINGERPRINT + "00"])), "'path' item 0: expected 64 hex digits"),
-    (f'{{"fingerprint": "{FINGERPRINT}", "tree_size": 1, "index": 0, "path": [],'
-     ' "event": {"type": "note", "text": "\\ud800"}}', "'event'"),
+    (
+        f'{{"fingerprint": "{FINGERPRINT}", "tree_size": 1, "index": 0, "path": [],'
+        ' "event": {"type": "note", "text": "\\ud800"}}',
+        "'event'",
+    ),
 ]
 
 
@@ -590,8 +638,10 @@ def test_a_malformed_proof_is_an_error_naming_the_field(data: str | bytes, messa
     assert isinstance(info.value, YanivAuditError)
 
 
-@pytest.mark.parametrize("bad", ["", "xyz", FINGERPRINT[:-1], FINGERPRINT + "0",
-                                 "g" + FINGERPRINT[1:], "0x" + FINGERPRINT[2:]])
+@pytest.mark.parametrize(
+    "bad",
+    ["", "xyz", FINGERPRINT[:-1], FINGERPRINT + "0", "g" + FINGERPRINT[1:], "0x" + FINGERPRINT[2:]],
+)
 def test_a_malformed_fingerprint_is_an_error(bad: str) -> None:
     with pytest.raises(ProofError, match="--fingerprint: expected 64 hex digits"):
         verify_proof(json.dumps(_proof(0)), bad)

@@ -25,30 +25,49 @@ LANGS = ("he", "ru", "de", "ko")
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "yaniv_audit" / "core" / "engine"  # the package: one module per part of the game
 SLAP_HANDS = {"dana": "4C 4D 9H KS QS", "lior": HANDS["lior"], "omer": HANDS["omer"]}
-BIG = {"p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
-       "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK"}
+BIG = {
+    "p1": "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD",
+    "p2": "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS JK",
+}
 
 
 def built() -> list[tuple[LogBuilder, str | None]]:
     """Small games for the findings the sample logs never show."""
-    slap = LogBuilder(rules="israeli(slap_down=true)").deal(1, "dana", SLAP_HANDS, UPCARD,
-                                                            "4H 6C 6H")
+    slap = LogBuilder(rules="israeli(slap_down=true)").deal(
+        1, "dana", SLAP_HANDS, UPCARD, "4H 6C 6H"
+    )
     two = {"dana": "4C 4D", "lior": "7S 8S", "omer": "AD AS"}
     return [
         (standard().draw("dana", "stock"), None),  # turn.no_throw
         (standard().turn("dana", "5C", "pile", "KD"), "israeli(pile_needs_combo=true)"),
         (slap.turn("dana", "9H").slap("dana", "4H"), None),  # slap.no_match
-        (LogBuilder(rules="israeli(hand_size=2,slap_down=true)")
-         .deal(1, "dana", two, "KD", "4H 6C").turn("dana", "4C 4D").slap("dana", "4H"), None),
-        (standard().turn("dana", "AH 2H 3H", "pile", "KD").turn("lior", "7S 8S 9S")
-         .yaniv("omer", 6), None),  # claim.yaniv_total
+        (
+            LogBuilder(rules="israeli(hand_size=2,slap_down=true)")
+            .deal(1, "dana", two, "KD", "4H 6C")
+            .turn("dana", "4C 4D")
+            .slap("dana", "4H"),
+            None,
+        ),
+        (
+            standard()
+            .turn("dana", "AH 2H 3H", "pile", "KD")
+            .turn("lior", "7S 8S 9S")
+            .yaniv("omer", 6),
+            None,
+        ),  # claim.yaniv_total
         (standard(), "israeli(hand_size=20)"),  # deal.too_big
-        (LogBuilder(("p1", "p2"), "israeli(hand_size=26,jokers=1)")
-         .deal(1, "p1", BIG, "KS", "", rest=False).turn("p1", "AC", "stock"), None),
+        (
+            LogBuilder(("p1", "p2"), "israeli(hand_size=26,jokers=1)")
+            .deal(1, "p1", BIG, "KS", "", rest=False)
+            .turn("p1", "AC", "stock"),
+            None,
+        ),
         (LogBuilder().deal(1, "dana", HANDS, UPCARD, STOCK, rest=False), None),
         (standard().turn("dana", "AH 2H 3H", "pile", "QH"), None),  # card.not_on_pile
-        (standard().discard("dana", "AH 2H 3H").draw("dana", "stock", swap="KD"),
-         None),  # draw.swap with a stock draw
+        (
+            standard().discard("dana", "AH 2H 3H").draw("dana", "stock", swap="KD"),
+            None,
+        ),  # draw.swap with a stock draw
     ]
 
 
@@ -82,8 +101,9 @@ def corpus() -> dict[tuple[str, str], tuple[dict[str, Any], tuple[str, ...]]]:
 
 def engine_codes() -> set[str]:
     source = "\n".join(path.read_text("utf-8") for path in sorted(ENGINE.glob("*.py")))
-    return set(re.findall(r"self\._(?:violation|impossible|claim)\(\s*event,\s*\"([a-z_.]+)\"",
-                          source))
+    return set(
+        re.findall(r"self\._(?:violation|impossible|claim)\(\s*event,\s*\"([a-z_.]+)\"", source)
+    )
 
 
 def test_every_code_the_engine_writes_is_in_the_corpus() -> None:
@@ -93,8 +113,11 @@ def test_every_code_the_engine_writes_is_in_the_corpus() -> None:
 
 
 def fields(template: str) -> set[str]:
-    return {f"{name}:{spec}" for _, name, spec, _ in string.Formatter().parse(template)
-            if name is not None}
+    return {
+        f"{name}:{spec}"
+        for _, name, spec, _ in string.Formatter().parse(template)
+        if name is not None
+    }
 
 
 def test_every_code_has_a_template() -> None:
@@ -120,7 +143,8 @@ def test_every_template_has_a_translation_with_the_same_placeholders(lang: str) 
         assert message is not None and message.string and not message.fuzzy, (lang, key)
         assert fields(str(message.string)) <= fields(english), (lang, key, message.string)
         assert fields(english) - fields(str(message.string)) <= {
-            f for f in fields(english) if ":#" in f}, (lang, key, message.string)
+            f for f in fields(english) if ":#" in f
+        }, (lang, key, message.string)
 
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:[A2-9TJQK][CDHS]|JK)(?![A-Za-z0-9])")
@@ -128,8 +152,18 @@ SETTING = re.compile(r"\b[a-z_]+=[\w{}:,-]+")
 NUMBER = re.compile(r"-?\d+")
 #: words the languages share with the English messages, or that are no English: the
 #: game's own words, parameter names, the event type, a times sign
-SHARED = {"in", "Hand", "Assaf", "Assafer", "Yaniv", "Joker", "x", "reductions",
-          "round_started", "Ende"}
+SHARED = {
+    "in",
+    "Hand",
+    "Assaf",
+    "Assafer",
+    "Yaniv",
+    "Joker",
+    "x",
+    "reductions",
+    "round_started",
+    "Ende",
+}
 
 
 def words(text: str, players: tuple[str, ...]) -> set[str]:
@@ -152,21 +186,31 @@ def test_every_finding_is_said_in_every_language(lang: str) -> None:
         for pattern in (CARD, SETTING, NUMBER):
             for value in set(pattern.findall(message)):
                 assert said.count(value) >= message.count(value), (
-                    f"{lang}: {value} lost from {code}: {message!r} -> {said!r}")
+                    f"{lang}: {value} lost from {code}: {message!r} -> {said!r}"
+                )
         for name in players:  # (a one-letter name is also an English word: "a")
             if len(name) > 1 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", message):
                 assert name in said, f"{lang}: {name} lost: {message!r} -> {said!r}"
 
 
 def test_cards_are_written_as_the_reader_writes_them() -> None:
-    params = {"case": "middle", "player": "omer", "card": "8H", "layer": ["7H", "8H", "9H"],
-              "ends": ["7H", "9H"], "rule": {"pickup": "ends"}}
+    params = {
+        "case": "middle",
+        "player": "omer",
+        "card": "8H",
+        "layer": ["7H", "8H", "9H"],
+        "ends": ["7H", "9H"],
+        "rule": {"pickup": "ends"},
+    }
     assert render("draw.pile_card", params) == (
-        "omer took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken (pickup=ends)")
+        "omer took 8H from the middle of 7H 8H 9H; only 7H or 9H may be taken (pickup=ends)"
+    )
     assert render("draw.pile_card", params, suits=True) == (
-        "omer took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken (pickup=ends)")
+        "omer took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken (pickup=ends)"
+    )
     assert render("draw.pile_card", params, translations("he").ugettext, suits=True) == (
-        "omer לקח 8♥ מאמצע 7♥ 8♥ 9♥; מותר לקחת רק 7♥ או 9♥ (pickup=ends)")
+        "omer לקח 8♥ מאמצע 7♥ 8♥ 9♥; מותר לקחת רק 7♥ או 9♥ (pickup=ends)"
+    )
     assert [card_text(c, True) for c in ("TC", "JK", None)] == ["10♣", "JK", "??"]
 
 

@@ -35,11 +35,21 @@ LONG_FACTOR = 25
 MAX_ROUNDS = 12 if LONG else 6
 
 #: house variants, each played on a preset that Hypothesis chooses
-VARIANTS = ("slap_down=true", "decks=2", "hand_size=7", "reshuffle=round_ends",
-            "run_wrap=true", "joker_swap=true", "wild_jacks=true", "pile_needs_combo=true",
-            "game_end=rounds,rounds=3", "game_end=first_out",
-            "pickup=ends_of_runs,pile_needs_combo=true", "ace_high=true,run_wrap=true",
-            "starter=caller")
+VARIANTS = (
+    "slap_down=true",
+    "decks=2",
+    "hand_size=7",
+    "reshuffle=round_ends",
+    "run_wrap=true",
+    "joker_swap=true",
+    "wild_jacks=true",
+    "pile_needs_combo=true",
+    "game_end=rounds,rounds=3",
+    "game_end=first_out",
+    "pickup=ends_of_runs,pile_needs_combo=true",
+    "ace_high=true,run_wrap=true",
+    "starter=caller",
+)
 #: every preset as it is, and every variant
 CASES = [*PRESETS, *VARIANTS]
 #: every recording style crossed with every case
@@ -52,8 +62,9 @@ _cache: dict[Game, Events] = {}
 
 
 def simulate(rules_id: str, players: int, seed: int, bots: int, style: str) -> list[dict[str, Any]]:
-    return simulate_game(parse_rules(rules_id), players, BOT_SETS[bots], seed,
-                         max_rounds=MAX_ROUNDS, record=style)
+    return simulate_game(
+        parse_rules(rules_id), players, BOT_SETS[bots], seed, max_rounds=MAX_ROUNDS, record=style
+    )
 
 
 def game(rules_id: str, players: int, seed: int, bots: int, style: str = "full") -> Events:
@@ -72,22 +83,28 @@ def rule_sets(case: str) -> st.SearchStrategy[str]:
 
 def games(case: str, style: str | st.SearchStrategy[str]) -> st.SearchStrategy[Game]:
     styles = style if isinstance(style, st.SearchStrategy) else st.just(style)
-    return st.tuples(rule_sets(case), st.integers(2, 6), st.integers(0, 10**6),
-                     st.integers(0, len(BOT_SETS) - 1), styles)
+    return st.tuples(
+        rule_sets(case),
+        st.integers(2, 6),
+        st.integers(0, 10**6),
+        st.integers(0, len(BOT_SETS) - 1),
+        styles,
+    )
 
 
 def any_games() -> st.SearchStrategy[Game]:
-    return st.sampled_from(CASES).flatmap(
-        lambda case: games(case, st.sampled_from(RECORD_STYLES)))
+    return st.sampled_from(CASES).flatmap(lambda case: games(case, st.sampled_from(RECORD_STYLES)))
 
 
 def examples(n: int) -> settings:
     """``n`` examples (times LONG_FACTOR in the long sweep), without shrinking: a smaller
     seed is another game, not a simpler one, and shrinking re-plays game after game."""
-    return settings(max_examples=n * LONG_FACTOR if LONG else n, deadline=None,
-                    phases=[Phase.explicit, Phase.reuse, Phase.generate],
-                    suppress_health_check=[HealthCheck.too_slow,
-                                           HealthCheck.differing_executors])
+    return settings(
+        max_examples=n * LONG_FACTOR if LONG else n,
+        deadline=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
+    )
 
 
 def audit_events(events: list[dict[str, Any]], rules: str | None = None) -> dict[str, Any]:
@@ -97,9 +114,12 @@ def audit_events(events: list[dict[str, Any]], rules: str | None = None) -> dict
 
 def ruling(report: dict[str, Any]) -> dict[str, Any]:
     """What a table takes from an audit: the verdict, the findings, the rounds, the result."""
-    return {"verdict": report["verdict"],
-            "findings": [(f["seq"], f["code"]) for f in report["findings"]],
-            "rounds": report["rounds"], "final": report["final"]}
+    return {
+        "verdict": report["verdict"],
+        "findings": [(f["seq"], f["code"]) for f in report["findings"]],
+        "rounds": report["rounds"],
+        "final": report["final"],
+    }
 
 
 def test_every_variant_is_a_rule_set_on_every_preset() -> None:
@@ -126,8 +146,7 @@ def test_every_style_gives_the_full_records_scores(style: str, data: st.DataObje
     written = audit_events(game(*args))
 
     def scores(report: dict[str, Any]) -> tuple[list[dict[str, Any]], Any]:
-        rounds = [{k: v for k, v in r.items() if k != "moves_checked"}
-                  for r in report["rounds"]]
+        rounds = [{k: v for k, v in r.items() if k != "moves_checked"} for r in report["rounds"]]
         return rounds, report["final"]
 
     assert scores(written) == scores(full)
@@ -143,17 +162,21 @@ def test_simulation_and_replay_are_deterministic(style: str, data: st.DataObject
     assert audit_events(events) == audit_events(json.loads(json.dumps(events)))
 
 
-MUTATIONS = ("remove", "duplicate", "swap_player", "swap_card", "swap_with_next",
-             "drop_field")
+MUTATIONS = ("remove", "duplicate", "swap_player", "swap_card", "swap_with_next", "drop_field")
 OPTIONAL = ("upcard", "stock", "card", "hands", "swap", "points", "scores", "total")
 
 
 @pytest.mark.parametrize(("style", "case"), STYLE_CASES)
 @examples(3)
-@given(data=st.data(), where=st.integers(1, 10**6), how=st.sampled_from(MUTATIONS),
-       pick=st.integers(0, 10**6))
+@given(
+    data=st.data(),
+    where=st.integers(1, 10**6),
+    how=st.sampled_from(MUTATIONS),
+    pick=st.integers(0, 10**6),
+)
 def test_any_single_event_mutation_is_still_legal_or_flagged_never_a_crash(
-        style: str, case: str, data: st.DataObject, where: int, how: str, pick: int) -> None:
+    style: str, case: str, data: st.DataObject, where: int, how: str, pick: int
+) -> None:
     args = data.draw(games(case, style))
     events = [dict(e) for e in game(*args)]
     i = 1 + where % (len(events) - 1)
@@ -235,7 +258,8 @@ def strip_optional(events: Events, rnd: random.Random) -> tuple[Events, set[str]
 @examples(4)
 @given(data=st.data(), strip_seed=st.integers(0, 2**32 - 1))
 def test_leaving_out_optional_information_does_not_change_the_ruling(
-        case: str, data: st.DataObject, strip_seed: int) -> None:
+    case: str, data: st.DataObject, strip_seed: int
+) -> None:
     args = data.draw(games(case, "full"))
     events = game(*args)
     stripped, taken = strip_optional(events, random.Random(strip_seed))
@@ -249,20 +273,42 @@ def test_a_log_cut_at_any_point_audits(args: Game, where: int) -> None:
     cut = 1 + where % len(events)
     report = audit_events(events[:cut])
     assert report["verdict"] == "clean", report["findings"][:3]
-    assert report["final"]["finished"] is False or cut == len(events) or any(
-        e["type"] == "round_ended" for e in events[:cut])
+    assert (
+        report["final"]["finished"] is False
+        or cut == len(events)
+        or any(e["type"] == "round_ended" for e in events[:cut])
+    )
 
 
 HOUSE_RULES: dict[str, list[Any]] = {
-    "decks": [1, 2], "jokers": [0, 1, 3], "hand_size": [4, 7], "face_values": ["ranked"],
-    "joker_value": [1, 5], "wild_jacks": [True], "set_min": [3], "set_max": [3, 8],
-    "run_min": [2, 4], "run_max": [4, 5], "ace_high": [True], "run_wrap": [True],
-    "jokers_in_runs": [False], "jokers_in_sets": [True], "pickup": ["any", "ends_of_runs"],
-    "pile_needs_combo": [True], "slap_down": [True], "joker_swap": [True],
-    "reshuffle": ["round_ends"], "yaniv_max": [3, 10], "assaf_on_tie": [False],
-    "assaf_multi_penalty": [20], "assaf_adds_hand": [False],
-    "assaf_scoring": ["all_count", "others_zero"], "score_limit": [50, 100],
-    "limit_rule": ["reach"], "game_end": ["first_out"], "starter": ["next_seat", "free"],
+    "decks": [1, 2],
+    "jokers": [0, 1, 3],
+    "hand_size": [4, 7],
+    "face_values": ["ranked"],
+    "joker_value": [1, 5],
+    "wild_jacks": [True],
+    "set_min": [3],
+    "set_max": [3, 8],
+    "run_min": [2, 4],
+    "run_max": [4, 5],
+    "ace_high": [True],
+    "run_wrap": [True],
+    "jokers_in_runs": [False],
+    "jokers_in_sets": [True],
+    "pickup": ["any", "ends_of_runs"],
+    "pile_needs_combo": [True],
+    "slap_down": [True],
+    "joker_swap": [True],
+    "reshuffle": ["round_ends"],
+    "yaniv_max": [3, 10],
+    "assaf_on_tie": [False],
+    "assaf_multi_penalty": [20],
+    "assaf_adds_hand": [False],
+    "assaf_scoring": ["all_count", "others_zero"],
+    "score_limit": [50, 100],
+    "limit_rule": ["reach"],
+    "game_end": ["first_out"],
+    "starter": ["next_seat", "free"],
     "reductions": [{}, {50: 25, 100: 50, 150: 75, 200: 100}, {50: 0, 100: 50}],
 }
 
@@ -283,13 +329,18 @@ def house_rules(draw):  # type: ignore[no-untyped-def]
 
 @examples(30)
 @given(house_rules(), st.integers(2, 6), st.integers(0, 10**6), st.sampled_from(RECORD_STYLES))
-def test_games_under_any_house_rules_audit_clean(rules, players: int, seed: int,  # type: ignore[no-untyped-def]
-                                                 style: str) -> None:
+def test_games_under_any_house_rules_audit_clean(
+    rules,
+    players: int,
+    seed: int,  # type: ignore[no-untyped-def]
+    style: str,
+) -> None:
     from yaniv_audit.simulate import SimulationError
 
     try:
-        events = simulate_game(rules, players, ["random", "greedy", "careful"], seed,
-                               max_rounds=4, record=style)
+        events = simulate_game(
+            rules, players, ["random", "greedy", "careful"], seed, max_rounds=4, record=style
+        )
     except SimulationError:
         return  # more hands than the deck holds: refused up front
     report = audit_events(events)
@@ -301,8 +352,9 @@ def is_entry(event: dict[str, Any]) -> bool:
     return event["type"] not in ("game_started", "note", "withdraw")
 
 
-def with_a_withdrawal(events: Events, where: int, size: int, slip: bool,
-                      pick: int) -> tuple[Events, list[int], int]:
+def with_a_withdrawal(
+    events: Events, where: int, size: int, slip: bool, pick: int
+) -> tuple[Events, list[int], int]:
     """The log with ``size`` entries from a point written, taken back by a ``withdraw``
     and written again, as a table does ("no wait"); with ``slip``, the first of them was
     first written with another card. Returns the log, the positions taken back and the
@@ -310,7 +362,7 @@ def with_a_withdrawal(events: Events, where: int, size: int, slip: bool,
     plain = [{k: v for k, v in e.items() if k != "seq"} for e in events]
     i = 1 + where % (len(plain) - 1)
     block = []
-    for e in plain[i:i + size]:
+    for e in plain[i : i + size]:
         if not is_entry(e):
             break
         block.append(e)
@@ -325,18 +377,26 @@ def with_a_withdrawal(events: Events, where: int, size: int, slip: bool,
         elif "cards" in first:
             first["cards"] = [deck[(pick + k) % len(deck)] for k in range(len(first["cards"]))]
     taken = list(range(i, i + len(block)))
-    withdraw = {"type": "withdraw", "seqs": taken[::-1] if pick % 2 else taken,
-                "reason": "written by mistake"}
-    return [*plain[:i], *written, withdraw, *block, *plain[i + len(block):]], taken, i + len(block)
+    withdraw = {
+        "type": "withdraw",
+        "seqs": taken[::-1] if pick % 2 else taken,
+        "reason": "written by mistake",
+    }
+    return [*plain[:i], *written, withdraw, *block, *plain[i + len(block) :]], taken, i + len(block)
 
 
 @pytest.mark.parametrize(("style", "case"), STYLE_CASES)
 @examples(2)
-@given(data=st.data(), where=st.integers(1, 10**6), size=st.integers(1, 4),
-       slip=st.booleans(), pick=st.integers(0, 10**6))
+@given(
+    data=st.data(),
+    where=st.integers(1, 10**6),
+    size=st.integers(1, 4),
+    slip=st.booleans(),
+    pick=st.integers(0, 10**6),
+)
 def test_an_entry_taken_back_and_written_again_leaves_the_ruling(
-        style: str, case: str, data: st.DataObject, where: int, size: int, slip: bool,
-        pick: int) -> None:
+    style: str, case: str, data: st.DataObject, where: int, size: int, slip: bool, pick: int
+) -> None:
     """A withdrawal of the latest entries, written again after it, reads as the log without
     them: a clean game stays clean with the same rounds and result, even when the entry
     taken back was impossible (a slip of the pen)."""
@@ -352,7 +412,8 @@ def test_an_entry_taken_back_and_written_again_leaves_the_ruling(
 @examples(2)
 @given(data=st.data(), where=st.integers(2, 10**6))
 def test_a_withdrawal_naming_an_older_entry_is_log_withdraw_and_takes_nothing_back(
-        style: str, case: str, data: st.DataObject, where: int) -> None:
+    style: str, case: str, data: st.DataObject, where: int
+) -> None:
     args = data.draw(games(case, style))
     events = [{k: v for k, v in e.items() if k != "seq"} for e in game(*args)]
     at = 2 + where % (len(events) - 1)  # the withdrawal's position: after two entries
@@ -368,8 +429,9 @@ def test_a_withdrawal_naming_an_older_entry_is_log_withdraw_and_takes_nothing_ba
 
 #: every preset where the caller opens the next round (even when Assafed), with and
 #: without slap-down
-CALLER_RULES = [f"{preset}(starter=caller{slap})" for preset in PRESETS
-                for slap in ("", ",slap_down=true")]
+CALLER_RULES = [
+    f"{preset}(starter=caller{slap})" for preset in PRESETS for slap in ("", ",slap_down=true")
+]
 
 
 @pytest.mark.parametrize("style", RECORD_STYLES)
@@ -395,9 +457,12 @@ def with_a_slap(events: Events, where: int, pick: int) -> tuple[Events, int] | N
     by a player still in, of a card they hold then and do not throw later in the round
     (so that the rest of the log stays possible). None where there is no such slap."""
     plain = [{k: v for k, v in e.items() if k != "seq"} for e in events]
-    places = [i for i in range(2, len(plain))
-              if plain[i - 1]["type"] in MOVES_IN_PLAY
-              or (plain[i - 1]["type"] == "round_started" and "hands" in plain[i - 1])]
+    places = [
+        i
+        for i in range(2, len(plain))
+        if plain[i - 1]["type"] in MOVES_IN_PLAY
+        or (plain[i - 1]["type"] == "round_started" and "hands" in plain[i - 1])
+    ]
     if not places:
         return None
     at = places[where % len(places)]
@@ -419,10 +484,12 @@ def with_a_slap(events: Events, where: int, pick: int) -> tuple[Events, int] | N
     players = [p for p in r.rotation if p not in replay.out]
     for k in range(len(players)):
         p = players[(pick + k) % len(players)]
-        legal = (replay.rules.slap_down and r.phase == 2 and p == r.current
-                 and r.drew_from_stock)
-        cards = [c for c in r.hands.get(p, ()) if NAMES[c] not in later.get(p, ())
-                 and not (legal and c == r.last_drawn)]
+        legal = replay.rules.slap_down and r.phase == 2 and p == r.current and r.drew_from_stock
+        cards = [
+            c
+            for c in r.hands.get(p, ())
+            if NAMES[c] not in later.get(p, ()) and not (legal and c == r.last_drawn)
+        ]
         if cards:
             slap = {"type": "slap", "player": p, "card": NAMES[cards[pick % len(cards)]]}
             return [*plain[:at], slap, *plain[at:]], at
@@ -431,17 +498,25 @@ def with_a_slap(events: Events, where: int, pick: int) -> tuple[Events, int] | N
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 @examples(3)
-@given(data=st.data(), slap_down=st.booleans(), where=st.integers(0, 10**6),
-       pick=st.integers(0, 10**6))
+@given(
+    data=st.data(), slap_down=st.booleans(), where=st.integers(0, 10**6), pick=st.integers(0, 10**6)
+)
 def test_a_slap_that_is_not_allowed_is_one_finding_and_takes_no_turn(
-        preset: str, data: st.DataObject, slap_down: bool, where: int, pick: int) -> None:
+    preset: str, data: st.DataObject, slap_down: bool, where: int, pick: int
+) -> None:
     """docs/log-format.md, "Slaps that are not allowed": one slap.not_allowed at the slap,
     and whoever's turn it was goes on (no turn.* finding anywhere). What the missing card
     changes later (a shown hand, the points) may be a claim."""
     rules_id = f"{preset}(slap_down={'true' if slap_down else 'false'})"
-    args = data.draw(st.tuples(st.just(rules_id), st.integers(2, 6), st.integers(0, 10**6),
-                               st.integers(0, len(BOT_SETS) - 1),
-                               st.sampled_from(MOVE_STYLES)))
+    args = data.draw(
+        st.tuples(
+            st.just(rules_id),
+            st.integers(2, 6),
+            st.integers(0, 10**6),
+            st.integers(0, len(BOT_SETS) - 1),
+            st.sampled_from(MOVE_STYLES),
+        )
+    )
     slapped = with_a_slap(game(*args), where, pick)
     if slapped is None:
         return

@@ -90,8 +90,10 @@ def test_bad_rule_sets_are_refused_naming_the_parameter(text: str, expected: str
         ("israeli(run_max=15)", "run_max: expected a whole number from 2 to 14 or null"),
         ("israeli(rounds=1001,game_end=rounds)", "rounds: expected a whole number from 1 to 1000"),
         ("israeli(score_limit=100000)", "score_limit: expected a whole number from 1 to 99999"),
-        ("israeli(assaf_penalty=9223372036854775808)",
-         "assaf_penalty: expected a whole number from 0 to 99999, got 9223372036854775808"),
+        (
+            "israeli(assaf_penalty=9223372036854775808)",
+            "assaf_penalty: expected a whole number from 0 to 99999, got 9223372036854775808",
+        ),
         ("israeli(joker_value=100000)", "joker_value: expected a whole number from 0 to 99999"),
         ("israeli(reductions={100000:1})", "reductions: key 100000 is not a score"),
         ("israeli(decks=1e23)", 'decks: expected a whole number from 1 to 4, got "1e23"'),
@@ -100,7 +102,8 @@ def test_bad_rule_sets_are_refused_naming_the_parameter(text: str, expected: str
     ],
 )
 def test_every_number_has_a_range_and_beyond_it_is_refused_with_the_range(
-        text: str, expected: str) -> None:
+    text: str, expected: str
+) -> None:
     """A rule set of ten million decks took 4.3 GB before anything refused it (issue 27);
     a number of 2**63 or more made every JSON answer fail; 5,000 digits made int() fail."""
     with pytest.raises(RulesError) as caught:
@@ -131,9 +134,9 @@ def _value_strategy(param):  # type: ignore[no-untyped-def]
     if param.kind == "choice":
         return st.sampled_from(param.choices)
     if param.kind == "table":
-        return st.dictionaries(
-            st.integers(1, 400), st.integers(0, 399), max_size=5
-        ).map(lambda d: {k: min(v, k - 1) for k, v in d.items()})
+        return st.dictionaries(st.integers(1, 400), st.integers(0, 399), max_size=5).map(
+            lambda d: {k: min(v, k - 1) for k, v in d.items()}
+        )
     ints = st.integers(param.minimum, min(param.maximum, param.minimum + 30))
     return st.one_of(st.none(), ints) if param.nullable else ints
 

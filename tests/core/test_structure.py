@@ -29,11 +29,21 @@ from yaniv_audit.core.structure import (
     named_players,
 )
 
-GAME = {"type": "game_started", "format": "yaniv-log/1",
-        "players": ["dana", "lior", "omer"], "rules": "israeli"}
+GAME = {
+    "type": "game_started",
+    "format": "yaniv-log/1",
+    "players": ["dana", "lior", "omer"],
+    "rules": "israeli",
+}
 HANDS = {"dana": ["5H", "5C"], "lior": ["2D", "3D"], "omer": ["KS", "QS"]}
-DEAL = {"type": "round_started", "round": 1, "starter": "dana", "hands": HANDS,
-        "upcard": "7D", "stock": ["9H", "8H"]}
+DEAL = {
+    "type": "round_started",
+    "round": 1,
+    "starter": "dana",
+    "hands": HANDS,
+    "upcard": "7D",
+    "stock": ["9H", "8H"],
+}
 SHEET = {"type": "round_started", "round": 1, "starter": "dana"}  # no moves recorded
 THROW = {"type": "discard", "player": "dana", "cards": ["5H"]}
 DRAW = {"type": "draw", "player": "dana", "source": "stock", "card": "9H"}
@@ -57,18 +67,23 @@ def unreadable(raws: list[dict[str, Any]]) -> LogFormatError:
 
 
 def test_a_well_formed_log_has_no_problem() -> None:
-    raws = [GAME, DEAL, THROW, DRAW,
-            {"type": "slap", "player": "dana", "card": "9H"},
-            {"type": "discard", "player": "lior", "cards": ["2D"]},
-            {"type": "draw", "player": "lior", "source": "pile", "card": "5H"},
-            {"type": "yaniv", "player": "omer"},
-            {"type": "showdown", "caller": "omer", "hands": HANDS},
-            {"type": "round_ended", "round": 1, "points": {"dana": 5}, "scores": {"omer": 0}},
-            {"type": "note", "text": "late", "player": "lior"},
-            {**SHEET, "round": 2, "dealer": "lior"},
-            {"type": "showdown", "caller": None, "hands": {"dana": []}},
-            {"type": "round_ended", "round": 2},
-            {"type": "game_ended", "winner": ["omer", "dana"], "scores": {"lior": 3}}]
+    raws = [
+        GAME,
+        DEAL,
+        THROW,
+        DRAW,
+        {"type": "slap", "player": "dana", "card": "9H"},
+        {"type": "discard", "player": "lior", "cards": ["2D"]},
+        {"type": "draw", "player": "lior", "source": "pile", "card": "5H"},
+        {"type": "yaniv", "player": "omer"},
+        {"type": "showdown", "caller": "omer", "hands": HANDS},
+        {"type": "round_ended", "round": 1, "points": {"dana": 5}, "scores": {"omer": 0}},
+        {"type": "note", "text": "late", "player": "lior"},
+        {**SHEET, "round": 2, "dealer": "lior"},
+        {"type": "showdown", "caller": None, "hands": {"dana": []}},
+        {"type": "round_ended", "round": 2},
+        {"type": "game_ended", "winner": ["omer", "dana"], "scores": {"lior": 3}},
+    ]
     assert problem(raws) is None
     assert len(parse_jsonl("".join(json.dumps(r) + "\n" for r in raws).encode(), "t").events) == 15
 
@@ -82,8 +97,10 @@ def test_a_well_formed_log_has_no_problem() -> None:
 def test_the_first_event_must_be_game_started(first: dict[str, Any]) -> None:
     found = problem([first, GAME])
     assert found is not None and found.event is not None and found.event.index == 0
-    assert found.message == f"{first['type']}: the first event must be game_started, got " + (
-        first["type"])
+    assert (
+        found.message
+        == f"{first['type']}: the first event must be game_started, got " + (first["type"])
+    )
     err = unreadable([first, GAME])
     assert (err.line, err.index) == (1, 0)
 
@@ -124,7 +141,8 @@ def test_typed_events_from_elsewhere_are_checked_for_the_player_count() -> None:
     game = GameStarted("yaniv-log/1", tuple("abcdefghi"), {}, PRESETS["israeli"], index=0)
     found = first_problem([game])
     assert found is not None and found.message == (
-        'game_started: field "players": expected 2 to 8 players, got 9')
+        'game_started: field "players": expected 2 to 8 players, got 9'
+    )
 
 
 # --- seated players -----------------------------------------------------------
@@ -162,15 +180,23 @@ def test_every_player_naming_field_must_name_a_seated_player(
 
 
 def test_named_players_lists_every_player_naming_field() -> None:
-    events = typed([GAME, {**DEAL, "dealer": "omer"},
-                    {"type": "round_ended", "round": 1, "points": {"dana": 1},
-                     "scores": {"lior": 2}},
-                    {"type": "game_ended", "winner": ["omer"], "scores": {"dana": 1}},
-                    {"type": "note", "text": "x"}])
+    events = typed(
+        [
+            GAME,
+            {**DEAL, "dealer": "omer"},
+            {"type": "round_ended", "round": 1, "points": {"dana": 1}, "scores": {"lior": 2}},
+            {"type": "game_ended", "winner": ["omer"], "scores": {"dana": 1}},
+            {"type": "note", "text": "x"},
+        ]
+    )
     assert named_players(events[0]) == []
-    assert named_players(events[1]) == [("starter", "dana"), ("dealer", "omer"),
-                                        ("hands.dana", "dana"), ("hands.lior", "lior"),
-                                        ("hands.omer", "omer")]
+    assert named_players(events[1]) == [
+        ("starter", "dana"),
+        ("dealer", "omer"),
+        ("hands.dana", "dana"),
+        ("hands.lior", "lior"),
+        ("hands.omer", "omer"),
+    ]
     assert named_players(events[2]) == [("points.dana", "dana"), ("scores.lior", "lior")]
     assert named_players(events[3]) == [("winner.0", "omer"), ("scores.dana", "dana")]
     assert named_players(events[4]) == []
@@ -180,6 +206,7 @@ def test_the_event_types_have_no_subclasses() -> None:
     """The reader, the structural checks and the engine test an event's exact type
     (``type(event) is Draw``: an isinstance that fails on a msgspec type is slow), so a
     subclass of an event type would slip past their checks."""
+
     def below(cls: type) -> list[type]:
         return [c for sub in cls.__subclasses__() for c in (sub, *below(sub))]
 
@@ -194,11 +221,19 @@ def test_the_quick_seating_check_agrees_with_named_players() -> None:
     names left out in turn."""
     root = Path(__file__).resolve().parents[2]
     logs = sorted((root / "replays").glob("*.jsonl"))
-    events = [e for path in logs for e in read_log(path).events] + typed([
-        GAME, {**DEAL, "dealer": "omer"},
-        {"type": "showdown", "caller": "omer", "hands": {"dana": ["5H"]},
-         "totals": {"lior": 3}},  # a total for someone whose hand is not written
-        {"type": "note", "text": "x", "player": "lior"}])
+    events = [e for path in logs for e in read_log(path).events] + typed(
+        [
+            GAME,
+            {**DEAL, "dealer": "omer"},
+            {
+                "type": "showdown",
+                "caller": "omer",
+                "hands": {"dana": ["5H"]},
+                "totals": {"lior": 3},
+            },  # a total for someone whose hand is not written
+            {"type": "note", "text": "x", "player": "lior"},
+        ]
+    )
     assert len({type(e) for e in events}) >= 8  # every kind that names players, and more
     tried = 0
     for event in events:
@@ -232,14 +267,27 @@ def test_round_ended_names_the_round_under_way() -> None:
     assert str(err) == 'line 3: round_ended: field "round": expected 1, the round under way, got 2'
     err = unreadable([GAME, {"type": "round_ended", "round": 1}])
     assert str(err) == 'line 2: round_ended: field "round": no round has started yet'
-    assert problem([GAME, SHEET, {"type": "round_ended", "round": 1},
-                    {**SHEET, "round": 2}, {"type": "round_ended", "round": 2}]) is None
+    assert (
+        problem(
+            [
+                GAME,
+                SHEET,
+                {"type": "round_ended", "round": 1},
+                {**SHEET, "round": 2},
+                {"type": "round_ended", "round": 2},
+            ]
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize("kind", ["showdown", "reshuffle"])
 def test_showdown_and_reshuffle_need_a_round(kind: str) -> None:
-    event = {"type": "showdown", "caller": "dana", "hands": {}} if kind == "showdown" else {
-        "type": "reshuffle"}
+    event = (
+        {"type": "showdown", "caller": "dana", "hands": {}}
+        if kind == "showdown"
+        else {"type": "reshuffle"}
+    )
     err = unreadable([GAME, event])
     assert str(err) == f"line 2: {kind}: before round 1; it needs a round_started first"
 
@@ -256,11 +304,13 @@ def test_a_lost_line_is_caught_by_seq() -> None:
     raws = [{**GAME, "seq": 0}, {**SHEET, "seq": 1}, {"type": "note", "text": "x", "seq": 3}]
     err = unreadable(raws)
     assert str(err) == (
-        "line 3: note: field \"seq\": expected 2, the event's 0-based position, got 3")
+        'line 3: note: field "seq": expected 2, the event\'s 0-based position, got 3'
+    )
     with pytest.raises(LogFormatError) as info:
         parse_json_array(json.dumps(raws).encode(), "t.json")
     assert str(info.value) == (
-        "event 2: note: field \"seq\": expected 2, the event's 0-based position, got 3")
+        'event 2: note: field "seq": expected 2, the event\'s 0-based position, got 3'
+    )
 
 
 # --- the deal and the moves ------------------------------------------------------
@@ -275,21 +325,27 @@ def test_upcard_and_stock_only_with_hands(field: str) -> None:
 
 @pytest.mark.parametrize(
     "move",
-    [THROW, DRAW, {"type": "slap", "player": "dana", "card": "9H"},
-     {"type": "yaniv", "player": "dana"}],
+    [
+        THROW,
+        DRAW,
+        {"type": "slap", "player": "dana", "card": "9H"},
+        {"type": "yaniv", "player": "dana"},
+    ],
 )
 def test_moves_before_round_1_are_unreadable(move: dict[str, Any]) -> None:
     err = unreadable([GAME, move])
-    assert str(err) == (f'line 2: {move["type"]}: a move before round 1; moves need a '
-                        'round_started with "hands"')
+    assert str(err) == (
+        f'line 2: {move["type"]}: a move before round 1; moves need a round_started with "hands"'
+    )
 
 
 @pytest.mark.parametrize("move", [THROW, DRAW, {"type": "slap", "player": "dana", "card": "9H"}])
 def test_moves_in_a_round_without_hands_are_unreadable(move: dict[str, Any]) -> None:
-    err = unreadable([GAME, DEAL, {"type": "round_ended", "round": 1}, {**SHEET, "round": 2},
-                      move])
-    assert str(err) == (f'line 5: {move["type"]}: a move in round 2, whose round_started has '
-                        'no "hands"; moves can only be replayed from a recorded deal')
+    err = unreadable([GAME, DEAL, {"type": "round_ended", "round": 1}, {**SHEET, "round": 2}, move])
+    assert str(err) == (
+        f"line 5: {move['type']}: a move in round 2, whose round_started has "
+        'no "hands"; moves can only be replayed from a recorded deal'
+    )
 
 
 def test_a_scoresheet_round_may_record_the_yaniv_call() -> None:
@@ -312,14 +368,17 @@ def test_a_stock_draw_without_card_needs_a_recorded_stock() -> None:
     assert problem([GAME, DEAL, THROW, blind]) is None
     no_stock = {k: v for k, v in DEAL.items() if k != "stock"}
     err = unreadable([GAME, no_stock, THROW, blind])
-    assert str(err) == ('line 4: draw: field "card": required here: round 1\'s round_started '
-                        'recorded no "stock", so the order of the stock is unknown')
+    assert str(err) == (
+        'line 4: draw: field "card": required here: round 1\'s round_started '
+        'recorded no "stock", so the order of the stock is unknown'
+    )
     assert problem([GAME, no_stock, THROW, DRAW]) is None
     # a reshuffle that records the new stock makes the order known again
     assert problem([GAME, no_stock, {"type": "reshuffle", "stock": ["3C"]}, THROW, blind]) is None
     # a new round forgets the previous round's stock
-    err = unreadable([GAME, DEAL, {"type": "round_ended", "round": 1},
-                      {**no_stock, "round": 2}, THROW, blind])
+    err = unreadable(
+        [GAME, DEAL, {"type": "round_ended", "round": 1}, {**no_stock, "round": 2}, THROW, blind]
+    )
     assert err.line == 6 and "round 2's round_started recorded no" in str(err)
 
 
@@ -334,5 +393,6 @@ def test_the_check_is_a_fold_over_typed_events_built_anywhere() -> None:
     throw = Discard("dana", (parse_card("5H"),), index=2)
     found = check.check(throw)
     assert found == Problem(
-        throw, None, 'a move before round 1; moves need a round_started with "hands"')
+        throw, None, 'a move before round 1; moves need a round_started with "hands"'
+    )
     assert check.finish() is None

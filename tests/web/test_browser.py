@@ -16,6 +16,8 @@ from yaniv_audit.core.merkle import tree_hash
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 MIDDLE = REPLAYS / "middle-card.jsonl"
+
+
 def game_url(server: str, path: Path, query: str = "") -> str:
     return f"{server}/games/{tree_hash(read_log(path).leaves).hex()}{query}"
 
@@ -38,7 +40,10 @@ def test_step_through_a_game_with_buttons_keys_and_the_slider(server: str, page:
     assert page.text_content("#event-text") == "ariel throws 7♥ 8♥ 9♥"
     top = page.locator("#pile .cards.top .card")
     assert [top.nth(i).get_attribute("aria-label") for i in range(3)] == [
-        "seven of hearts", "eight of hearts", "nine of hearts"]
+        "seven of hearts",
+        "eight of hearts",
+        "nine of hearts",
+    ]
     page.keyboard.press("End")
     assert position(page) == "event 23 of 23"
     page.keyboard.press("Home")
@@ -121,5 +126,6 @@ def test_from_the_board_to_the_other_tables_rules(server: str, page: Page) -> No
     assert page.locator("#compare tr.winners td").first.inner_text() == "dana"
     page.fill("#add-rules", "israeli(assaf_penalty=50)")
     page.click("#compare-button")
-    assert page.locator("#compare thead th code").all_inner_texts()[-1] == \
-        "israeli(assaf_penalty=50)"
+    assert (
+        page.locator("#compare thead th code").all_inner_texts()[-1] == "israeli(assaf_penalty=50)"
+    )

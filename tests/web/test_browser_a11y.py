@@ -21,28 +21,54 @@ ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tests" / ".axe" / "node_modules" / "axe-core" / "axe.min.js"
 ASSAF = ROOT / "replays" / "clean-assaf-reduction.jsonl"
 GAME = "/games/" + tree_hash(read_log(ASSAF).leaves).hex()
-PAGES = {"games": "/", "board": GAME + "#e=40", "compare": GAME + "/compare",
-         "record": "/record", "rules": "/rules", "analytics": "/analytics",
-         "table": "/tables/{table}", "not-found": "/no/such/page"}
+PAGES = {
+    "games": "/",
+    "board": GAME + "#e=40",
+    "compare": GAME + "/compare",
+    "record": "/record",
+    "rules": "/rules",
+    "analytics": "/analytics",
+    "table": "/tables/{table}",
+    "not-found": "/no/such/page",
+}
 #: the controls a finger taps (links inside a sentence are not: they are read)
-CONTROLS = ("header a, button, select, summary, nav.pages a, a.clear, #download-log, "
-            "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=range])")
+CONTROLS = (
+    "header a, button, select, summary, nav.pages a, a.clear, #download-log, "
+    "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=range])"
+)
 
 
 @pytest.fixture(scope="module")
 def live_table(server: str) -> str:
     """A live table two scoresheet rounds in (one with a claim): its id."""
-    start = {"type": "game_started", "format": "yaniv-log/1", "players": ["dana", "lior"],
-             "rules": "israeli", "at": "2026-12-06T20:00:00+02:00"}
-    opened = json.loads(urlopen(Request(f"{server}/api/v1/tables", json.dumps(start).encode(),
-                                        {"Content-Type": "application/json"})).read())
-    rounds = [{"type": "round_started", "round": 1, "starter": "dana"},
-              {"type": "showdown", "caller": "dana", "hands": {"dana": ["2S"]},
-               "totals": {"lior": 30}},
-              {"type": "round_ended", "round": 1, "points": {"lior": 31}}]
-    urlopen(Request(f"{server}/api/v1/tables/{opened['id']}/events",
-                    "".join(json.dumps(e) + "\n" for e in rounds).encode(),
-                    {"Authorization": f"Bearer {opened['key']}", "If-Match": '"1"'}))
+    start = {
+        "type": "game_started",
+        "format": "yaniv-log/1",
+        "players": ["dana", "lior"],
+        "rules": "israeli",
+        "at": "2026-12-06T20:00:00+02:00",
+    }
+    opened = json.loads(
+        urlopen(
+            Request(
+                f"{server}/api/v1/tables",
+                json.dumps(start).encode(),
+                {"Content-Type": "application/json"},
+            )
+        ).read()
+    )
+    rounds = [
+        {"type": "round_started", "round": 1, "starter": "dana"},
+        {"type": "showdown", "caller": "dana", "hands": {"dana": ["2S"]}, "totals": {"lior": 30}},
+        {"type": "round_ended", "round": 1, "points": {"lior": 31}},
+    ]
+    urlopen(
+        Request(
+            f"{server}/api/v1/tables/{opened['id']}/events",
+            "".join(json.dumps(e) + "\n" for e in rounds).encode(),
+            {"Authorization": f"Bearer {opened['key']}", "If-Match": '"1"'},
+        )
+    )
     table: str = opened["id"]
     return table
 
@@ -50,8 +76,9 @@ def live_table(server: str) -> str:
 @pytest.fixture(scope="module")
 def axe_source() -> str:
     if not AXE.exists():
-        raise RuntimeError(f"no axe-core at {AXE}: run tests/install-browser.sh (it installs "
-                           "axe-core with npm)")
+        raise RuntimeError(
+            f"no axe-core at {AXE}: run tests/install-browser.sh (it installs axe-core with npm)"
+        )
     return AXE.read_text(encoding="utf-8")
 
 
@@ -63,8 +90,12 @@ def open_page(browser: Browser) -> Iterator[Any]:
     opened: list[Page] = []
 
     def make(viewport: Any) -> Page:
-        page = browser.new_page(viewport=viewport, bypass_csp=True,
-                                is_mobile=viewport == PHONE, has_touch=viewport == PHONE)
+        page = browser.new_page(
+            viewport=viewport,
+            bypass_csp=True,
+            is_mobile=viewport == PHONE,
+            has_touch=viewport == PHONE,
+        )
         opened.append(page)
         return page
 
@@ -78,8 +109,11 @@ def serious_problems(page: Page, axe_source: str) -> list[str]:
     found: list[dict[str, Any]] = page.evaluate("""async () => (await axe.run(document,
         {resultTypes: ["violations"]})).violations.map((v) => ({id: v.id, impact: v.impact,
         where: v.nodes.slice(0, 3).map((n) => n.target.join(" "))}))""")
-    return [f"{v['id']} ({v['impact']}): {', '.join(v['where'])}" for v in found
-            if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {', '.join(v['where'])}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 SMALL = """(selector) => Array.from(document.querySelectorAll(selector))
@@ -109,8 +143,9 @@ def into_a_game(page: Page) -> None:
 
 
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_reads_and_taps_well(server: str, open_page: Any, axe_source: str,
-                                        live_table: str, name: str) -> None:
+def test_every_page_reads_and_taps_well(
+    server: str, open_page: Any, axe_source: str, live_table: str, name: str
+) -> None:
     problems: list[str] = []
     for lang in ("en", "he"):
         for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
@@ -119,8 +154,9 @@ def test_every_page_reads_and_taps_well(server: str, open_page: Any, axe_source:
             page.goto(f"{server}{path}?lang={lang}" + (f"#{step}" if step else ""))
             if name == "record":
                 page.wait_for_selector("#setup:not([hidden])")
-                problems += [f"{lang} {size} setup: {p}"
-                             for p in serious_problems(page, axe_source)]
+                problems += [
+                    f"{lang} {size} setup: {p}" for p in serious_problems(page, axe_source)
+                ]
                 into_a_game(page)
                 page.wait_for_selector("#table-link")  # the link for the other phones
             if name == "table":

@@ -40,18 +40,22 @@ def no_sideways_scroll(page: Page) -> None:
 
 def swipe(page: Page, dx: int) -> None:
     """A one-finger swipe across the table (touch events, as a phone sends them)."""
-    page.evaluate("""(dx) => {
+    page.evaluate(
+        """(dx) => {
       const board = document.getElementById("board");
       const at = (x) => [new Touch({identifier: 1, target: board, clientX: x, clientY: 400})];
       const send = (type, touches, changed) => board.dispatchEvent(
         new TouchEvent(type, {touches, changedTouches: changed, bubbles: true}));
       send("touchstart", at(200), at(200));
       send("touchend", [], at(200 + dx));
-    }""", dx)
+    }""",
+        dx,
+    )
 
 
-def test_on_a_phone_the_controls_stay_under_the_thumb(server: str, phone: Page,
-                                                      screenshot: Shot) -> None:
+def test_on_a_phone_the_controls_stay_under_the_thumb(
+    server: str, phone: Page, screenshot: Shot
+) -> None:
     phone.goto(game_url(server, ASSAF, "#e=40"))
     no_sideways_scroll(phone)
     assert position(phone) == "event 40 of 74"
@@ -96,8 +100,9 @@ def test_in_hebrew_the_board_mirrors(server: str, phone: Page, screenshot: Shot)
     screenshot(phone, "board-phone-he")
 
 
-def test_on_a_laptop_keys_step_events_rounds_and_findings(server: str, page: Page,
-                                                         screenshot: Shot) -> None:
+def test_on_a_laptop_keys_step_events_rounds_and_findings(
+    server: str, page: Page, screenshot: Shot
+) -> None:
     page.goto(game_url(server, ASSAF))
     # the moves beside the board, as tall as it, as an analysis board has them
     board, moves = page.locator("#board").bounding_box(), page.locator("#moves-box").bounding_box()
@@ -124,8 +129,9 @@ def test_on_a_laptop_keys_step_events_rounds_and_findings(server: str, page: Pag
     assert "omer called Yaniv at 6; dana had 6, lior had 4: Assaf." in words
     assert "omer scores 6 + 30 = 36 (assaf_penalty)." in words
     assert page.get_attribute("#round-2 a.param >> nth=0", "href") == "/rules#assaf_on_tie"
-    assert "omer lands on 100 and drops to 50 (reductions)." in (page.text_content("#round-3")
-                                                                or "")
+    assert "omer lands on 100 and drops to 50 (reductions)." in (
+        page.text_content("#round-3") or ""
+    )
     # the chart: a line per player, the limit, the Assaf and the reduction marked
     assert page.locator("#score-chart polyline").count() == 3
     assert page.locator("#score-chart .guide.limit").count() == 1
@@ -150,11 +156,13 @@ def test_on_a_laptop_keys_step_events_rounds_and_findings(server: str, page: Pag
     screenshot(page, "board-laptop")
 
 
-def test_findings_jump_both_ways_and_mark_the_move(server: str, page: Page,
-                                                  screenshot: Shot) -> None:
+def test_findings_jump_both_ways_and_mark_the_move(
+    server: str, page: Page, screenshot: Shot
+) -> None:
     page.goto(game_url(server, REPLAYS / "wrong-score.jsonl"))
-    flagged = [int(a.get_attribute("data-step") or 0)
-               for a in page.locator("#findings a[data-step]").all()]
+    flagged = [
+        int(a.get_attribute("data-step") or 0) for a in page.locator("#findings a[data-step]").all()
+    ]
     assert len(flagged) == 2
     page.keyboard.press("n")
     assert position(page).startswith(f"event {flagged[0]} ")
@@ -164,7 +172,8 @@ def test_findings_jump_both_ways_and_mark_the_move(server: str, page: Page,
     assert position(page).startswith(f"event {flagged[0]} ")
     current = page.locator("#findings li.current a")
     assert current.count() >= 1 and {a.get_attribute("data-step") for a in current.all()} == {
-        str(flagged[0])}
+        str(flagged[0])
+    }
     page.goto(game_url(server, MIDDLE, "#e=5"))
     assert page.get_attribute("#findings a.param", "href") == "/rules#pickup"
     noa = page.locator(".player[data-player=noa]")
@@ -181,8 +190,7 @@ def test_findings_jump_both_ways_and_mark_the_move(server: str, page: Page,
     screenshot(page, "board-laptop-finding")
 
 
-def test_the_game_list_searches_and_filters(server: str, phone: Page,
-                                            screenshot: Shot) -> None:
+def test_the_game_list_searches_and_filters(server: str, phone: Page, screenshot: Shot) -> None:
     phone.goto(server + "/")
     no_sideways_scroll(phone)
     titles = phone.locator("#game-list a.title").all_inner_texts()
@@ -199,8 +207,9 @@ def test_the_game_list_searches_and_filters(server: str, phone: Page,
     screenshot(phone, "games-phone-he")
 
 
-def test_check_a_log_without_storing_then_store_it(server: str, page: Page,
-                                                   screenshot: Shot) -> None:
+def test_check_a_log_without_storing_then_store_it(
+    server: str, page: Page, screenshot: Shot
+) -> None:
     log = ROOT / "tests" / "cases" / "fidelity" / "13-multi-assaf-message.jsonl"
     page.goto(server + "/")
     page.fill("textarea[name=text]", log.read_text())
@@ -238,7 +247,8 @@ OVERRIDES = """() => {
 
 
 def test_every_name_is_isolated_as_the_script_draws_the_board(
-        server: str, page: Page, phone: Page, screenshot: Shot) -> None:
+    server: str, page: Page, phone: Page, screenshot: Shot
+) -> None:
     """Names holding U+202E (which reverses what follows, to the end of its isolate):
     the moves, the event's words, the findings, the table, the seat options and the
     title keep each name to itself (issue 35: 51 of 60 were loose)."""
@@ -258,21 +268,23 @@ def test_every_name_is_isolated_as_the_script_draws_the_board(
         assert counted["isolated"] >= 50
         assert tab.text_content("#step-findings li") == (
             "draw.pile_card noa\u202e-lived took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or "
-            "9♥ may be taken (pickup=ends)")
+            "9♥ may be taken (pickup=ends)"
+        )
         assert tab.locator("#step-findings li bdi").count() == 1
         assert tab.title().startswith("\u2068\u2068ariel\u202e-lived\u2069, ")
         tab.evaluate("window.scrollTo(0, 0)")
         screenshot(tab, name)
 
 
-def test_compare_marks_what_differs(server: str, page: Page, phone: Page,
-                                    screenshot: Shot) -> None:
+def test_compare_marks_what_differs(server: str, page: Page, phone: Page, screenshot: Shot) -> None:
     page.goto(game_url(server, ASSAF, "/compare"))
     assert page.locator("#compare td.differs").count() > 5
     namu = page.locator("#compare tr.winners td").nth(2)
     assert "differs" in (namu.get_attribute("class") or "")
-    assert page.locator("#final-bars rect.bar").count() == 3 * page.locator(
-        "#compare thead th code").count()
+    assert (
+        page.locator("#final-bars rect.bar").count()
+        == 3 * page.locator("#compare thead th code").count()
+    )
     assert page.locator("#finding-changes li.added").count() > 0
     link = page.locator("#finding-changes li.added a").first.get_attribute("href") or ""
     assert "?rules=" in link and "#e=" in link  # the finding on its board
@@ -299,7 +311,8 @@ def test_a_withdrawn_entry_is_struck_through_and_said_in_words(server: str, page
 
 
 def test_a_note_is_said_in_the_page_language_with_the_table_s_own_words(
-        server: str, page: Page) -> None:
+    server: str, page: Page
+) -> None:
     page.goto(game_url(server, MIDDLE, "?lang=he#e=6"))
     said = "ben: noa just took the 8H out of the middle of ariel's run!"
     expect(page.locator("#event-text")).to_have_text(f"הערה של ben: {said}")
@@ -320,14 +333,16 @@ def real_swipe(page: Page, dx: int) -> None:
 
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point(x)})
     for k in range(1, 9):
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove",
-                                              "touchPoints": point(x + dx * k / 8)})
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": point(x + dx * k / 8)}
+        )
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     cdp.detach()
 
 
 def test_a_swipe_on_the_table_steps_the_game_and_stays_on_the_page(
-        server: str, phone: Page) -> None:
+    server: str, phone: Page
+) -> None:
     phone.goto(server + "/")  # a page to go back to: a swipe must not go there
     phone.goto(game_url(server, ASSAF, "#e=40"))
     phone.locator("#board").scroll_into_view_if_needed()
@@ -354,8 +369,12 @@ def seats_seen(page: Page) -> list[str]:
     for seat in page.locator("#players .player").all():
         box = seat.bounding_box()
         assert box is not None
-        if box["y"] >= 0 and box["y"] + box["height"] <= controls["y"] and \
-                box["x"] >= 0 and box["x"] + box["width"] <= 390:
+        if (
+            box["y"] >= 0
+            and box["y"] + box["height"] <= controls["y"]
+            and box["x"] >= 0
+            and box["x"] + box["width"] <= 390
+        ):
             seen.append(seat.get_attribute("data-player") or "")
     return seen
 
@@ -364,7 +383,8 @@ RULES_WITH_CHANGES = "israeli(score_limit=150, yaniv_max=5, assaf_penalty=25, sl
 
 
 def test_every_seat_on_a_phone_at_once_from_two_to_eight_players(
-        server: str, phone: Page, screenshot: Shot) -> None:
+    server: str, phone: Page, screenshot: Shot
+) -> None:
     """A table of 2 to 8 players at 390 px, in Hebrew, under rules with several changes:
     the board with every seat (and its cards) fits between the top of the screen and the
     controls, and nothing makes the page wider than the phone."""

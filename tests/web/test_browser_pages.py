@@ -22,8 +22,8 @@ def no_sideways_scroll(page: Page, width: int) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "he", "ko"])
 def test_the_rules_page_links_every_parameter_and_preset(
-        page: Page, phone: Page, server: str, lang: str,
-        screenshot: Callable[[Page, str], Path]) -> None:
+    page: Page, phone: Page, server: str, lang: str, screenshot: Callable[[Page, str], Path]
+) -> None:
     for size, tab in (("laptop", page), ("phone", phone)):
         tab.goto(f"{server}/rules?lang={lang}")
         assert tab.locator("html").get_attribute("dir") == ("rtl" if lang == "he" else "ltr")
@@ -48,8 +48,8 @@ def test_the_rules_page_links_every_parameter_and_preset(
 
 @pytest.mark.parametrize("lang", ["en", "he", "ko"])
 def test_the_analytics_page_draws_the_reports(
-        page: Page, phone: Page, server: str, lang: str,
-        screenshot: Callable[[Page, str], Path]) -> None:
+    page: Page, phone: Page, server: str, lang: str, screenshot: Callable[[Page, str], Path]
+) -> None:
     for size, tab in (("laptop", page), ("phone", phone)):
         tab.goto(f"{server}/analytics?lang={lang}")
         for name in ("assaf-risk", "leaderboard", "seat-advantage", "reductions"):

@@ -60,8 +60,13 @@ def entered_by(page: Page, player: str, how: str) -> None:
         page.click(toggle)
 
 
-def sheet_round(page: Page, caller: str, hands: dict[str, list[str]],
-                totals: dict[str, int], points: dict[str, int] | None = None) -> None:
+def sheet_round(
+    page: Page,
+    caller: str,
+    hands: dict[str, list[str]],
+    totals: dict[str, int],
+    points: dict[str, int] | None = None,
+) -> None:
     """One scoresheet round: the caller, each hand by its cards or its total."""
     call(page, caller)
     for player, cards in hands.items():
@@ -84,8 +89,9 @@ def shot(page: Page, screenshot: Callable[[Page, str], Path], name: str) -> None
     screenshot(page, name)
 
 
-def shots(page: Page, screenshot: Callable[[Page, str], Path], name: str, *,
-          then: ViewportSize) -> None:
+def shots(
+    page: Page, screenshot: Callable[[Page, str], Path], name: str, *, then: ViewportSize
+) -> None:
     """NAME-phone and NAME-laptop, the page then left at the size ``then``."""
     for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
         page.set_viewport_size(viewport)
@@ -95,8 +101,12 @@ def shots(page: Page, screenshot: Callable[[Page, str], Path], name: str, *,
 
 def scores(page: Page) -> dict[str, int]:
     rows = page.locator("#scores tr")
-    return {rows.nth(i).get_attribute("data-player") or "":
-            int(rows.nth(i).locator("td.num").inner_text()) for i in range(rows.count())}
+    return {
+        rows.nth(i).get_attribute("data-player") or "": int(
+            rows.nth(i).locator("td.num").inner_text()
+        )
+        for i in range(rows.count())
+    }
 
 
 def download(page: Page, folder: Path) -> Path:
@@ -108,8 +118,8 @@ def download(page: Page, folder: Path) -> Path:
 
 
 def test_a_scoresheet_game_to_an_elimination_on_a_phone(
-        server: str, phone: Page, screenshot: Callable[[Page, str], Path],
-        tmp_path: Path) -> None:
+    server: str, phone: Page, screenshot: Callable[[Page, str], Path], tmp_path: Path
+) -> None:
     page = phone
     start(page, server, ["dana", "lior", "omer"], RULES)
     # round 1: dana's cards were not kept, only her total
@@ -142,8 +152,10 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     sheet_round(page, "lior", {"omer": ["4D"]}, {"dana": 60}, points={"lior": 30})
     assert "Assaf by omer" in page.locator("#preview .rec-round").inner_text()
     warning = page.locator("#preview .rec-finding").inner_text()
-    assert "claim.points" in warning and "lior was written down for 30 points in round 3; " \
-        "the rules give 34" in warning
+    assert (
+        "claim.points" in warning
+        and "lior was written down for 30 points in round 3; the rules give 34" in warning
+    )
     page.click("#write")
     settled(page)
     assert scores(page) == {"dana": 110, "lior": 34, "omer": 50}
@@ -171,12 +183,17 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     shot(page, screenshot, "record-game-over-phone")
     # the downloaded log audits to what the page shows
     report = audit_file(str(download(page, tmp_path)))
-    assert report["final"] == {"scores": scores(page), "finished": True, "winners": ["omer"],
-                               "out": ["dana", "lior"]}
+    assert report["final"] == {
+        "scores": scores(page),
+        "finished": True,
+        "winners": ["omer"],
+        "out": ["dana", "lior"],
+    }
     assert report["verdict"] == page.inner_text("#rec-verdict") == "claims"
     assert [f["code"] for f in report["findings"]] == ["claim.points"]
     assert [r["reductions"] for r in report["rounds"]][1] == [
-        {"player": "dana", "from": 100, "to": 50}]
+        {"player": "dana", "from": 100, "to": 50}
+    ]
     assert report["rounds"][2]["assaf"] == ["omer"]
     # the same page in Hebrew, right to left, the game still there
     page.goto(server + "/record?lang=he")
@@ -193,8 +210,11 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     assert page.inner_text("#verdict") == "claims"
 
 
-HANDS = {"dana": ["7H", "8H", "9H", "AS", "2D"], "lior": ["2C", "2S", "QH", "3S", "AC"],
-         "omer": ["AH", "4S", "JD", "TC", "9C"]}
+HANDS = {
+    "dana": ["7H", "8H", "9H", "AS", "2D"],
+    "lior": ["2C", "2S", "QH", "3S", "AC"],
+    "omer": ["AH", "4S", "JD", "TC", "9C"],
+}
 
 
 def throw(page: Page, *cards: str) -> None:
@@ -204,8 +224,12 @@ def throw(page: Page, *cards: str) -> None:
 
 
 def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
-        server: str, page: Page, browser: object, screenshot: Callable[[Page, str], Path],
-        tmp_path: Path) -> None:
+    server: str,
+    page: Page,
+    browser: object,
+    screenshot: Callable[[Page, str], Path],
+    tmp_path: Path,
+) -> None:
     start(page, server, ["dana", "lior", "omer"], "israeli")
     page.click("#mode-moves")
     settled(page)
@@ -221,7 +245,9 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     page.click(".rec-pile.previous [data-card='3D']")
     settled(page)
     assert read(page.locator("#log li").all_inner_texts()[-2:]) == [
-        "dana: 7♥ 8♥ 9♥", "dana takes 3♦ from the pile"]
+        "dana: 7♥ 8♥ 9♥",
+        "dana takes 3♦ from the pile",
+    ]
     # lior takes 8H from the middle of dana's run: refused by the rules, recorded anyway
     throw(page, "QH")
     middle = page.locator(".rec-pile.previous [data-card='8H']")
@@ -230,8 +256,10 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     settled(page)
     warning = page.inner_text("#preview .rec-finding")
     # the finding as the page's language says it, its cards as the board draws them
-    assert "draw.pile_card" in warning and \
-        "lior took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in warning
+    assert (
+        "draw.pile_card" in warning
+        and "lior took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in warning
+    )
     shots(page, screenshot, "record-moves", then=LAPTOP)
     assert page.inner_text("#write") == "Record the turn anyway"
     page.click("#write")
@@ -255,17 +283,20 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     # Undo takes the Yaniv back: the log is only appended to (a withdraw), and the page
     # and the audit read it as never written
     before = download(page, tmp_path).read_text().splitlines()
-    assert page.inner_text("#last-entry").replace("\u2068", "").replace("\u2069", "") \
-        == "dana: Yaniv"
+    assert (
+        page.inner_text("#last-entry").replace("\u2068", "").replace("\u2069", "") == "dana: Yaniv"
+    )
     page.click("#undo")
     settled(page)
     assert read(page.locator("#log li.withdrawn").all_inner_texts()) == ["dana: Yaniv"]
     after = download(page, tmp_path).read_text().splitlines()
     assert after[:-1] == before
     # (the fields starting with "_" are the recorder's own: the entry it belongs to)
-    assert {k: v for k, v in json.loads(after[-1]).items()
-            if k not in ("at", "reason") and not k.startswith("_")} == {
-        "type": "withdraw", "seq": len(before), "seqs": [len(before) - 1]}
+    assert {
+        k: v
+        for k, v in json.loads(after[-1]).items()
+        if k not in ("at", "reason") and not k.startswith("_")
+    } == {"type": "withdraw", "seq": len(before), "seqs": [len(before) - 1]}
     assert scores(page) == {"dana": 0, "lior": 0, "omer": 0}  # the round is not over
     assert page.locator("#call-yaniv").count() == 1  # dana's turn again
     report = audit_file(str(download(page, tmp_path)))
@@ -303,8 +334,8 @@ def totals_round(page: Page, tap: Taps, caller: str, totals: dict[str, int]) -> 
 
 
 def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
-        server: str, phone: Page, screenshot: Callable[[Page, str], Path],
-        tmp_path: Path) -> None:
+    server: str, phone: Page, screenshot: Callable[[Page, str], Path], tmp_path: Path
+) -> None:
     """A round of every move (a simulated table's ten turns), then rounds of totals, at
     390 px in Hebrew: a card is one tap, a turn is its cards and its draw, a totals round
     is a tap a player and the caller; the downloaded log audits to the page's scores."""
@@ -324,7 +355,8 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
     # the deal: one tap a card, the hands in the order the page fills them, the upcard last
     before = tap.count
     for player in page.locator("#entry .rec-seat").evaluate_all(
-            "seats => seats.map(s => s.dataset.player)"):
+        "seats => seats.map(s => s.dataset.player)"
+    ):
         for card in [dealt["upcard"]] if player == "upcard" else dealt["hands"][player]:
             tap(f"#picker-cards [data-card='{card}']")
     settled(page)
@@ -383,8 +415,10 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
     assert len(read(page.locator("#log li.withdrawn").all_inner_texts())) == 3
     # the round comes back as it was typed: the two swapped totals are fixed, no more
     assert page.get_attribute("#caller [data-player='ana']", "aria-pressed") == "true"
-    assert [page.input_value(f".rec-seat[data-player='{p}'] input.rec-number")
-            for p in ("ana", "ben", "carmel")] == ["3", "9", "15"]
+    assert [
+        page.input_value(f".rec-seat[data-player='{p}'] input.rec-number")
+        for p in ("ana", "ben", "carmel")
+    ] == ["3", "9", "15"]
     shot(page, screenshot, "record-he-totals-phone")
     before = tap.count
     for player, total in (("ben", 15), ("carmel", 9)):
@@ -396,14 +430,17 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
     fix_taps = tap.since(before)
     assert fix_taps == 2
     assert page.inner_text("#round-title") == "סיבוב 4"
-    expected = {p: played["scores"][p] + extra for p, extra in
-                {"ana": 20, "ben": 15, "carmel": 21}.items()}
+    expected = {
+        p: played["scores"][p] + extra for p, extra in {"ana": 20, "ben": 15, "carmel": 21}.items()
+    }
     assert scores(page) == expected
     report = audit_file(str(download(page, tmp_path)))
     assert report["final"]["scores"] == scores(page)  # the round taken back counts nowhere
     assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
     assert len(report["withdrawn"]) == 3
     assert report["verdict"] == "clean"
-    print(f"\ntaps at 390 px: the deal {deal_taps} (16 cards), the turns {turn_taps}, "
-          f"a totals round of 3 players {totals_taps}, a round fixed after Undo {fix_taps}, in all "
-          f"{tap.count}")
+    print(
+        f"\ntaps at 390 px: the deal {deal_taps} (16 cards), the turns {turn_taps}, "
+        f"a totals round of 3 players {totals_taps}, a round fixed after Undo {fix_taps}, in all "
+        f"{tap.count}"
+    )

@@ -53,14 +53,24 @@ def phones(browser: Browser) -> Iterator[Callable[..., Page]]:
     made: list[tuple[BrowserContext, list[str]]] = []
 
     def make(workers: bool = False) -> Page:
-        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True,
-                                      device_scale_factor=2,
-                                      service_workers="allow" if workers else "block")
+        context = browser.new_context(
+            viewport=PHONE,
+            is_mobile=True,
+            has_touch=True,
+            device_scale_factor=2,
+            service_workers="allow" if workers else "block",
+        )
         errors: list[str] = []
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and
-                not msg.text.startswith("Failed to load resource") else None)
+        page.on(
+            "console",
+            lambda msg: (
+                errors.append(msg.text)
+                if msg.type == "error" and not msg.text.startswith("Failed to load resource")
+                else None
+            ),
+        )
         page.on("dialog", lambda dialog: dialog.accept())
         made.append((context, errors))
         return page
@@ -106,13 +116,18 @@ def table_entries(server: str, table_id: str, page: Page) -> list[dict[str, Any]
 
 def follow_scores(page: Page) -> dict[str, int]:
     cells = page.locator("#sheet tr.now td[data-player]")
-    return {cells.nth(i).get_attribute("data-player") or "": int(cells.nth(i).inner_text())
-            for i in range(cells.count())}
+    return {
+        cells.nth(i).get_attribute("data-player") or "": int(cells.nth(i).inner_text())
+        for i in range(cells.count())
+    }
 
 
 def test_a_move_recorded_on_one_phone_shows_on_another_within_a_second(
-        server: str, phones: Callable[..., Page], screenshot: Callable[[Page, str], Path],
-        tmp_path: Path) -> None:
+    server: str,
+    phones: Callable[..., Page],
+    screenshot: Callable[[Page, str], Path],
+    tmp_path: Path,
+) -> None:
     recorder, watcher = phones(), phones()
     table = open_table(recorder, server, ["dana", "lior", "omer"])
     watcher.goto(f"{server}/tables/{table}?lang=en")
@@ -129,8 +144,7 @@ def test_a_move_recorded_on_one_phone_shows_on_another_within_a_second(
     assert follow_scores(watcher) == scores(recorder) == {"dana": 50, "lior": 0, "omer": 20}
     assert "round 1 written down" in watcher.inner_text("#moves")
     # a second round, with a claim the audit flags: the watcher has the finding too
-    sheet_round(recorder, "omer", {"omer": ["AH"]}, {"dana": 10, "lior": 9},
-                points={"dana": 12})
+    sheet_round(recorder, "omer", {"omer": ["AH"]}, {"dana": 10, "lior": 9}, points={"dana": 12})
     recorder.click("#write")
     sent(recorder)
     watcher.wait_for_selector("#follow[data-seq='7']", timeout=1000, state="attached")
@@ -148,19 +162,29 @@ def test_a_move_recorded_on_one_phone_shows_on_another_within_a_second(
         screenshot(watcher, f"table-follow-hebrew-{size}")
     # the table's log, audited by the command line, gives the page's scores
     log = tmp_path / "table.jsonl"
-    log.write_text("".join(json.dumps(e["event"]) + "\n"
-                           for e in table_entries(server, table, watcher)), encoding="utf-8")
-    audited = subprocess.run([sys.executable, "-m", "yaniv_audit", "audit", str(log), "--json"],
-                             capture_output=True, text=True, check=False)
+    log.write_text(
+        "".join(json.dumps(e["event"]) + "\n" for e in table_entries(server, table, watcher)),
+        encoding="utf-8",
+    )
+    audited = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit", "audit", str(log), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     report = json.loads(audited.stdout)
-    assert report["final"]["scores"] == follow_scores(watcher) == scores(recorder) == {
-        "dana": 60, "lior": 9, "omer": 20}
+    assert (
+        report["final"]["scores"]
+        == follow_scores(watcher)
+        == scores(recorder)
+        == {"dana": 60, "lior": 9, "omer": 20}
+    )
     assert [f["code"] for f in report["findings"]] == ["claim.points"]
 
 
 def test_two_phones_writing_at_once_make_one_game_and_the_slower_sees_the_conflict(
-        server: str, phones: Callable[..., Page],
-        screenshot: Callable[[Page, str], Path]) -> None:
+    server: str, phones: Callable[..., Page], screenshot: Callable[[Page, str], Path]
+) -> None:
     first, second = phones(), phones()
     table = open_table(first, server, ["dana", "lior", "omer"])
     held_by(first, "omer")
@@ -210,30 +234,34 @@ def test_two_phones_writing_at_once_make_one_game_and_the_slower_sees_the_confli
     assert first.is_hidden("#conflict")
     types = [e["event"]["type"] for e in table_entries(server, table, first)]
     assert types[4:] == ["withdraw", "round_started", "showdown", "round_ended"]
-    second.wait_for_function("() => document.querySelector('#scores tr[data-player=dana] "
-                             "td.num').textContent === '50'")
+    second.wait_for_function(
+        "() => document.querySelector('#scores tr[data-player=dana] td.num').textContent === '50'"
+    )
     assert scores(first) == scores(second) == {"dana": 50, "lior": 0, "omer": 20}
 
 
 def test_entries_made_offline_are_sent_when_the_connection_returns(
-        server: str, phones: Callable[..., Page],
-        screenshot: Callable[[Page, str], Path]) -> None:
+    server: str, phones: Callable[..., Page], screenshot: Callable[[Page, str], Path]
+) -> None:
     recorder, watcher = phones(workers=True), phones()
     table = open_table(recorder, server, ["dana", "lior", "omer"])
     recorder.wait_for_function("() => navigator.serviceWorker.controller !== null")
     watcher.goto(f"{server}/tables/{table}")
     watcher.wait_for_selector("#follow[data-seq='1']", state="attached")
     recorder.context.set_offline(True)
-    rounds = [("lior", {"lior": ["2S", "3S"]}, {"dana": 50, "omer": 20}),
-              ("omer", {"omer": ["AH"]}, {"dana": 10, "lior": 9}),
-              ("dana", {"dana": ["2H"]}, {"lior": 5, "omer": 6})]
+    rounds = [
+        ("lior", {"lior": ["2S", "3S"]}, {"dana": 50, "omer": 20}),
+        ("omer", {"omer": ["AH"]}, {"dana": 10, "lior": 9}),
+        ("dana", {"dana": ["2H"]}, {"lior": 5, "omer": 6}),
+    ]
     for n, (caller, hands, totals) in enumerate(rounds, 1):
         sheet_round(recorder, caller, hands, totals)
         recorder.click("#write")
         recorder.wait_for_selector(f"#queue[data-waiting='{n}']", state="attached")
         # the next round's form, though no server said where the game stands
         recorder.wait_for_function(
-            f"() => document.getElementById('round-title').textContent === 'Round {n + 1}'")
+            f"() => document.getElementById('round-title').textContent === 'Round {n + 1}'"
+        )
     assert recorder.inner_text("#queue").startswith("3 entries waiting")
     # a reload without a connection still opens the recorder, the queue kept
     recorder.reload()
@@ -251,16 +279,19 @@ def test_entries_made_offline_are_sent_when_the_connection_returns(
     sent(recorder)
     assert follow_scores(watcher) == scores(recorder) == {"dana": 60, "lior": 14, "omer": 26}
     assert [e["event"]["type"] for e in table_entries(server, table, watcher)].count(
-        "round_ended") == 3
+        "round_ended"
+    ) == 3
 
 
 def test_undo_brings_back_the_round_and_an_earlier_round_is_corrected_without_retyping(
-        server: str, phones: Callable[..., Page],
-        screenshot: Callable[[Page, str], Path]) -> None:
+    server: str, phones: Callable[..., Page], screenshot: Callable[[Page, str], Path]
+) -> None:
     page = phones()
     table = open_table(page, server, ["dana", "lior", "omer"])
-    for caller, hands, totals in [("lior", {"lior": ["2S", "3S"]}, {"dana": 50, "omer": 20}),
-                                  ("omer", {"omer": ["AH"]}, {"dana": 10, "lior": 9})]:
+    for caller, hands, totals in [
+        ("lior", {"lior": ["2S", "3S"]}, {"dana": 50, "omer": 20}),
+        ("omer", {"omer": ["AH"]}, {"dana": 10, "lior": 9}),
+    ]:
         sheet_round(page, caller, hands, totals)
         page.click("#write")
         sent(page)
@@ -292,8 +323,8 @@ def test_undo_brings_back_the_round_and_an_earlier_round_is_corrected_without_re
 
 
 def test_a_rematch_is_a_new_table_with_the_same_players_and_rules_in_one_tap(
-        server: str, phones: Callable[..., Page],
-        screenshot: Callable[[Page, str], Path]) -> None:
+    server: str, phones: Callable[..., Page], screenshot: Callable[[Page, str], Path]
+) -> None:
     page = phones()
     table = open_table(page, server, ["dana", "lior"], lang="he")
     assert page.get_attribute("html", "dir") == "rtl"
@@ -311,19 +342,23 @@ def test_a_rematch_is_a_new_table_with_the_same_players_and_rules_in_one_tap(
     sent(page)
     page.click("#rematch")
     page.wait_for_function(
-        f"() => !document.getElementById('table-link').value.includes('{table}')")
+        f"() => !document.getElementById('table-link').value.includes('{table}')"
+    )
     sent(page)
     again = page.input_value("#table-link").split("#table=")[1].split("&")[0]
     first, second = (table_entries(server, t, page)[0]["event"] for t in (table, again))
-    assert (second["players"], second["rules"]) == (first["players"], first["rules"]) == (
-        ["dana", "lior"], RULES)
+    assert (
+        (second["players"], second["rules"])
+        == (first["players"], first["rules"])
+        == (["dana", "lior"], RULES)
+    )
     assert scores(page) == {"dana": 0, "lior": 0}
     assert page.inner_text("#round-title") == "סיבוב 1"
 
 
 def test_a_key_the_table_refuses_asks_for_the_tables_link_and_the_entries_go_on(
-        server: str, phones: Callable[..., Page],
-        screenshot: Callable[[Page, str], Path]) -> None:
+    server: str, phones: Callable[..., Page], screenshot: Callable[[Page, str], Path]
+) -> None:
     first, second = phones(), phones()
     table = open_table(first, server, ["dana", "lior", "omer"])
     link = first.input_value("#table-link")
@@ -350,6 +385,5 @@ def test_a_key_the_table_refuses_asks_for_the_tables_link_and_the_entries_go_on(
     sent(second)
     assert second.is_hidden("#rejoin") and second.is_hidden("#table-error")
     entries = table_entries(server, table, second)
-    assert [e["event"]["type"] for e in entries][1:] == ["round_started", "showdown",
-                                                         "round_ended"]
+    assert [e["event"]["type"] for e in entries][1:] == ["round_started", "showdown", "round_ended"]
     assert scores(second) == {"dana": 50, "lior": 0, "omer": 20}

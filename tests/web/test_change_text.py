@@ -15,8 +15,10 @@ from yaniv_audit.web.change_text import change_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "replays").glob("*.jsonl"))
-ENGLISH = re.compile(r"\b(under|instead|round|rounds|scores|wins|win|verdict|played|finished"
-                     r"|nobody|final)\b")
+ENGLISH = re.compile(
+    r"\b(under|instead|round|rounds|scores|wins|win|verdict|played|finished"
+    r"|nobody|final)\b"
+)
 
 
 def all_changes() -> list[tuple[dict[str, object], list[dict[str, object]]]]:
@@ -35,8 +37,14 @@ CHANGES = all_changes()
 
 def test_the_samples_change_every_kind_of_thing() -> None:
     fields = {(c["field"], c["round"] is None) for c, _ in CHANGES}
-    assert {("verdict", True), ("round", False), ("points", False), ("scores", False),
-            ("winners", True), ("scores", True)} <= fields
+    assert {
+        ("verdict", True),
+        ("round", False),
+        ("points", False),
+        ("scores", False),
+        ("winners", True),
+        ("scores", True),
+    } <= fields
 
 
 @pytest.mark.parametrize("lang", ["he", "ru", "de", "ko"])
@@ -47,8 +55,11 @@ def test_every_change_is_said_in_the_language_with_its_values(lang: str) -> None
             text = change_text(change, changes)
             english = str(change["message"])
             assert change["rules"] in text
-            numbers = set(re.findall(r"\d+", english.split(": ", 1)[0] if change["field"] ==
-                                     "winners" else english))
+            numbers = set(
+                re.findall(
+                    r"\d+", english.split(": ", 1)[0] if change["field"] == "winners" else english
+                )
+            )
             assert numbers <= set(re.findall(r"\d+", text)), (english, text)
             if lang != "de":  # German shares words such as "Runde" with nothing, but "in"
                 assert not ENGLISH.search(text.replace(str(change["rules"]), "")), text
@@ -60,8 +71,8 @@ def test_in_english_the_sentence_reads_as_the_report_says() -> None:
         verdicts = [(c, cs) for c, cs in CHANGES if c["field"] == "verdict"]
         change, changes = verdicts[0]
         assert change_text(change, changes) == (
-            f"under {change['rules']}: the verdict is {change['to']} instead of "
-            f"{change['from']}")
+            f"under {change['rules']}: the verdict is {change['to']} instead of {change['from']}"
+        )
 
 
 def test_every_change_is_said_from_its_data_not_its_message() -> None:

@@ -26,8 +26,12 @@ def readable(path: Path) -> bool:
     return True
 
 
-LOGS = [p for p in sorted((ROOT / "replays").glob("*.jsonl")) + sorted(
-    (ROOT / "tests" / "cases" / "fidelity").glob("*.jsonl")) if readable(p)]
+LOGS = [
+    p
+    for p in sorted((ROOT / "replays").glob("*.jsonl"))
+    + sorted((ROOT / "tests" / "cases" / "fidelity").glob("*.jsonl"))
+    if readable(p)
+]
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +44,10 @@ def english() -> Iterator[None]:
 def words(path: Path) -> dict[int, list[str]]:
     log = read_log(path)
     report = audit_log(log, None)
-    return {e.round: [re.sub(r"<[^>]+>", "", str(s)) for s in e.sentences]
-            for e in explain(report, dict(log.game.names))}
+    return {
+        e.round: [re.sub(r"<[^>]+>", "", str(s)) for s in e.sentences]
+        for e in explain(report, dict(log.game.names))
+    }
 
 
 def test_an_assaf_a_tie_and_a_reduction_in_words(english: None) -> None:
@@ -72,8 +78,9 @@ def test_every_score_said_is_the_rulings(english: None, path: Path) -> None:
         for player, points in rnd["points"].items():
             said = [s for s in text if s.startswith(f"{player} scores ")]
             assert len(said) == 1, (rnd["round"], player, text)
-            assert re.search(rf"(^| ){points}[ .)]|= {points} ", said[0].removeprefix(
-                f"{player} scores ")), (rnd["round"], player, points, said[0])
+            assert re.search(
+                rf"(^| ){points}[ .)]|= {points} ", said[0].removeprefix(f"{player} scores ")
+            ), (rnd["round"], player, points, said[0])
 
 
 def test_names_are_isolated_and_parameters_link_to_the_rules_page(english: None) -> None:

@@ -94,14 +94,16 @@ def test_the_catalogues_are_current() -> None:
 
 
 def test_an_error_page_is_in_the_page_language_its_details_as_the_cli_says_them(
-        client: FlaskClient) -> None:
+    client: FlaskClient,
+) -> None:
     answer = client.get("/games/zzzz?lang=he")  # the fixture's server has no archive yet
     body = answer.get_data(as_text=True)
     assert answer.status_code == 404
     assert "<h1>אין ארכיון</h1>" in body and "שגיאה 404" in body
     # the details are the command line's words, marked as English text
-    assert ('<p class="message" dir="ltr" lang="en">no archive: create one with yaniv-audit '
-            'ingest') in body
+    assert (
+        '<p class="message" dir="ltr" lang="en">no archive: create one with yaniv-audit ingest'
+    ) in body
 
 
 def test_a_page_that_is_not_there_says_so_in_the_pages_language(client: FlaskClient) -> None:
@@ -110,7 +112,9 @@ def test_a_page_that_is_not_there_says_so_in_the_pages_language(client: FlaskCli
     assert answer.status_code == 404 and "<h1>לא נמצא</h1>" in body
     assert '<p class="message">אין עמוד בכתובת /no/such/page:' in body
     english = client.get("/no/such/page?lang=en").get_data(as_text=True)
-    assert '<p class="message">There is no page at /no/such/page: the address may be ' \
+    assert (
+        '<p class="message">There is no page at /no/such/page: the address may be '
         "mistyped" in english
+    )
     api = client.get("/api/v1/no/such").get_json()  # programs keep the API's message
     assert api["error"]["message"].startswith("nothing at /api/v1/no/such")

@@ -30,12 +30,18 @@ TOKEN = "schemathesis-write-token"
 #: generated examples an operation, in each of the two runs; the bounded run's are the
 #: same each time (derandomized), a sweep's new each time
 SWEEP = os.environ.get("YANIV_AUDIT_SCHEMATHESIS_EXAMPLES") or (
-    "200" if os.environ.get("YANIV_AUDIT_LONG") else "")
+    "200" if os.environ.get("YANIV_AUDIT_LONG") else ""
+)
 EXAMPLES = int(SWEEP or 5)
 
-CHECKS = [checks.not_a_server_error, checks.status_code_conformance,
-          checks.content_type_conformance, checks.response_schema_conformance,
-          checks.response_headers_conformance, checks.negative_data_rejection]
+CHECKS = [
+    checks.not_a_server_error,
+    checks.status_code_conformance,
+    checks.content_type_conformance,
+    checks.response_schema_conformance,
+    checks.response_headers_conformance,
+    checks.negative_data_rejection,
+]
 
 #: what a request the document calls valid may still be refused for: a value the document
 #: can only call a string, whose meaning the server judges (a rule-set id naming no
@@ -65,20 +71,23 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         url = f"http://127.0.0.1:{port}"
         for log in (MIDDLE, FRIDAY):
-            status, _, _ = send(f"{url}/api/v1/games", log.read_bytes(),
-                                {"Authorization": f"Bearer {TOKEN}"})
+            status, _, _ = send(
+                f"{url}/api/v1/games", log.read_bytes(), {"Authorization": f"Bearer {TOKEN}"}
+            )
             assert status == 201
         yield url
     finally:
         proc.terminate()
         proc.wait(timeout=30)
     # the figures, for -s (docs/development.md quotes them)
-    print(f"\nschemathesis: {sum(SENT.values())} requests over "
-          f"{len({label for label, _ in SENT})} operations with and without the token "
-          f"({min(SENT.values(), default=0)} to {max(SENT.values(), default=0)} an operation "
-          f"and run), {EXAMPLES} generated examples an operation, "
-          f"{time.monotonic() - started:.1f} s; answers: "
-          + ", ".join(f"{n} {status}" for status, n in sorted(ANSWERED.items())))
+    print(
+        f"\nschemathesis: {sum(SENT.values())} requests over "
+        f"{len({label for label, _ in SENT})} operations with and without the token "
+        f"({min(SENT.values(), default=0)} to {max(SENT.values(), default=0)} an operation "
+        f"and run), {EXAMPLES} generated examples an operation, "
+        f"{time.monotonic() - started:.1f} s; answers: "
+        + ", ".join(f"{n} {status}" for status, n in sorted(ANSWERED.items()))
+    )
 
 
 @pytest.fixture
@@ -90,8 +99,13 @@ def api(live: str) -> Any:
 # and left the media type out: the document's example log was never sent as JSON Lines)
 schemathesis.serializer.alias("application/x-ndjson", "text/plain")
 schema = schemathesis.pytest.from_fixture("api")
-bounded = settings(max_examples=EXAMPLES, deadline=None, database=None,
-                   derandomize=not SWEEP, suppress_health_check=list(HealthCheck))
+bounded = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=not SWEEP,
+    suppress_health_check=list(HealthCheck),
+)
 #: the requests sent, by operation and run, and the answers, by status
 SENT: Counter[tuple[str, bool]] = Counter()
 ANSWERED: Counter[int] = Counter()
@@ -101,8 +115,9 @@ ANSWERED: Counter[int] = Counter()
 @bounded
 def test_the_api_keeps_its_contract_with_the_token(case: Any) -> None:
     SENT[case.operation.label, True] += 1
-    valid_input_taken(case, case.call_and_validate(
-        headers={"Authorization": f"Bearer {TOKEN}"}, checks=CHECKS))
+    valid_input_taken(
+        case, case.call_and_validate(headers={"Authorization": f"Bearer {TOKEN}"}, checks=CHECKS)
+    )
 
 
 @schema.parametrize()
@@ -127,5 +142,5 @@ def valid_input_taken(case: Any, response: Any) -> None:
         return
     field = error.get("field")
     assert field in JUDGED.get(status, ()), (
-        f"a valid request refused: {status} {response.text[:400]}\n"
-        f"{case.as_curl_command()}")
+        f"a valid request refused: {status} {response.text[:400]}\n{case.as_curl_command()}"
+    )

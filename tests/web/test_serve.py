@@ -41,12 +41,30 @@ def free_port() -> int:
         return port
 
 
-def start_serve(db: Path, port: int, env: dict[str, str], *args: str,
-                ) -> tuple[subprocess.Popen[str], str]:
+def start_serve(
+    db: Path,
+    port: int,
+    env: dict[str, str],
+    *args: str,
+) -> tuple[subprocess.Popen[str], str]:
     """``yaniv-audit serve`` on ``port``, once it listens, and what it said first."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "yaniv_audit.cli", "serve", "--db", str(db), "--port", str(port),
-         *args], stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "serve",
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            *args,
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     assert proc.stderr is not None
     said = []
     try:
@@ -81,8 +99,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
         proc.wait(timeout=30)
 
 
-def send(url: str, data: bytes | None = None, headers: dict[str, str] | None = None,
-         method: str | None = None) -> tuple[int, dict[str, str], Any]:
+def send(
+    url: str,
+    data: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    method: str | None = None,
+) -> tuple[int, dict[str, str], Any]:
     request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -105,8 +127,9 @@ def test_a_demo_start_ingests_the_samples_and_says_so(server: tuple[str, str]) -
 def test_curl_style_bodies_are_audited(server: tuple[str, str]) -> None:
     url, _ = server
     for content_type in ("application/x-www-form-urlencoded", "application/x-ndjson"):
-        status, headers, report = send(f"{url}/api/v1/audit?rules=namu", MIDDLE.read_bytes(),
-                                       {"Content-Type": content_type})
+        status, headers, report = send(
+            f"{url}/api/v1/audit?rules=namu", MIDDLE.read_bytes(), {"Content-Type": content_type}
+        )
         assert status == 200 and report["verdict"] == "clean", report
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
         assert headers["X-Content-Type-Options"] == "nosniff"
@@ -119,8 +142,9 @@ def test_too_large_and_unauthorized(server: tuple[str, str]) -> None:
     status, headers, body = send(f"{url}/api/v1/games", MIDDLE.read_bytes())
     assert status == 401 and body["error"]["code"] == "unauthorized"
     assert headers["Referrer-Policy"] == "same-origin"
-    status, _, body = send(f"{url}/api/v1/games", MIDDLE.read_bytes(),
-                           {"Authorization": "Bearer s3cret"})
+    status, _, body = send(
+        f"{url}/api/v1/games", MIDDLE.read_bytes(), {"Authorization": "Bearer s3cret"}
+    )
     assert status == 200 and body["duplicates"][0]["source"] == "request.jsonl"
     status, _, body = send(f"{url}/api/v1/games?offset=99999999999999999999")
     assert status == 400 and body["error"]["field"] == "offset"
@@ -130,10 +154,23 @@ def serve_here(directory: Path, *args: str) -> list[str]:
     """What ``serve`` started in ``directory`` (no --db, no $YANIV_AUDIT_DB) says up to
     where it listens; then it is stopped."""
     env = {k: v for k, v in os.environ.items() if k != "YANIV_AUDIT_DB"}
-    proc = subprocess.Popen([sys.executable, "-m", "yaniv_audit.cli", "serve", "--port",
-                             str(free_port()), "--workers", "0", *args],
-                            stderr=subprocess.PIPE, text=True,
-                            env={**env, "PYTHONPATH": str(ROOT)}, cwd=directory)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "serve",
+            "--port",
+            str(free_port()),
+            "--workers",
+            "0",
+            *args,
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=directory,
+    )
     said = []
     try:
         assert proc.stderr is not None
@@ -151,13 +188,16 @@ def test_serve_stores_no_sample_game_in_the_users_archive(tmp_path: Path) -> Non
     """In an empty directory serve says how to fill the archive and stores nothing in it;
     --demo serves the samples from yaniv-demo.duckdb there, apart from it."""
     said = serve_here(tmp_path)
-    assert said[0].startswith("the archive yaniv-archive.duckdb holds no games yet: "
-                              "yaniv-audit ingest PATH stores your logs")
+    assert said[0].startswith(
+        "the archive yaniv-archive.duckdb holds no games yet: "
+        "yaniv-audit ingest PATH stores your logs"
+    )
     assert "serve --demo shows the sample games" in said[0]
     assert not (tmp_path / "yaniv-archive.duckdb").exists()
     demo = serve_here(tmp_path, "--demo")
-    assert demo[0].startswith("the demo archive was empty: ingested the 8 sample games of "
-                              "replays/ into yaniv-demo.duckdb")
+    assert demo[0].startswith(
+        "the demo archive was empty: ingested the 8 sample games of replays/ into yaniv-demo.duckdb"
+    )
     assert "(archive yaniv-demo.duckdb," in demo[1]
     assert not (tmp_path / "yaniv-archive.duckdb").exists()
     with Archive(tmp_path / "yaniv-demo.duckdb", read_only=True) as archive:
@@ -174,8 +214,9 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
-def test_the_audit_workers_end_with_the_server(stored: Path, tmp_path: Path,
-                                               stop: signal.Signals) -> None:
+def test_the_audit_workers_end_with_the_server(
+    stored: Path, tmp_path: Path, stop: signal.Signals
+) -> None:
     """Killed outright, stopped (kill, systemctl, docker) or Ctrl-C: no worker is left;
     stopped, the server exits as asked and says nothing more than Ctrl-C's one line."""
     from test_bulk import marked
@@ -209,7 +250,9 @@ def test_the_audit_workers_end_with_the_server(stored: Path, tmp_path: Path,
 
 
 def test_a_demo_without_the_sample_games_says_how_to_fill_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Installed from a wheel there is no replays/ beside the package: --demo says so and
     how to fill the archive, rather than serving an empty one without a word."""
@@ -223,9 +266,7 @@ def test_a_demo_without_the_sample_games_says_how_to_fill_it(
     assert f"yaniv-audit ingest --db {db} LOG..." in said
 
 
-
-def test_games_stored_but_never_audited_are_audited_when_the_server_starts(
-        tmp_path: Path) -> None:
+def test_games_stored_but_never_audited_are_audited_when_the_server_starts(tmp_path: Path) -> None:
     """A server killed between storing games and auditing them left their verdicts null
     for good; a server that starts audits every game left without an audit, and says so."""
     db = tmp_path / "crashed.duckdb"
@@ -234,8 +275,9 @@ def test_games_stored_but_never_audited_are_audited_when_the_server_starts(
     port = free_port()
     proc, said = start_serve(db, port, dict(os.environ))
     try:
-        assert (f"audited 2 stored games of {db} that had no audit under their declared "
-                "rules") in said
+        assert (
+            f"audited 2 stored games of {db} that had no audit under their declared rules"
+        ) in said
         status, _, listing = send(f"http://127.0.0.1:{port}/api/v1/games")
         assert status == 200
         assert sorted(g["verdict"] for g in listing["games"]) == ["clean", "violations"]
@@ -244,8 +286,10 @@ def test_games_stored_but_never_audited_are_audited_when_the_server_starts(
         proc.wait(timeout=30)
 
 
-def test_a_cli_writer_gets_its_turn_while_the_server_reads(stored: Path, tmp_path: Path,
-                                                           ) -> None:
+def test_a_cli_writer_gets_its_turn_while_the_server_reads(
+    stored: Path,
+    tmp_path: Path,
+) -> None:
     """With requests less than 2 s apart the server never closed the archive, and ingest
     said it was in use "by another process that writes to it" (the server only read it):
     the waiting ingest now makes the server give the file up between requests."""
@@ -266,8 +310,12 @@ def test_a_cli_writer_gets_its_turn_while_the_server_reads(stored: Path, tmp_pat
         assert send(f"http://127.0.0.1:{port}/api/v1/games")[0] == 200  # the server has it
         reader.start()
         time.sleep(0.5)
-        done = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", str(FRIDAY),
-                               "--db", str(db)], capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "yaniv_audit.cli", "ingest", str(FRIDAY), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         assert "ingested 1 game" in done.stdout
         time.sleep(0.5)
@@ -285,8 +333,9 @@ def test_a_cli_writer_gets_its_turn_while_the_server_reads(stored: Path, tmp_pat
         proc.wait(timeout=30)
 
 
-def test_a_reader_that_keeps_the_archive_is_named(stored: Path, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reader_that_keeps_the_archive_is_named(
+    stored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A process that reads the archive and never lets go (not a server): ingest waits its
     turn, then says who holds the file (its id and command) and that it only reads."""
     from click.testing import CliRunner
@@ -297,9 +346,16 @@ def test_a_reader_that_keeps_the_archive_is_named(stored: Path, tmp_path: Path,
     db = tmp_path / "held.duckdb"
     shutil.copy(stored, db)
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], "
-         "read_only=True); print('ready', flush=True); time.sleep(60)", str(db)],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], "
+            "read_only=True); print('ready', flush=True); time.sleep(60)",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         monkeypatch.setattr(archive_package, "WRITER_WAIT", 0.5)
@@ -308,15 +364,17 @@ def test_a_reader_that_keeps_the_archive_is_named(stored: Path, tmp_path: Path,
         holder.kill()
         holder.wait()
     assert result.exit_code == 3, result.output
-    assert (f"{db}: the archive is in use by another process (PID {holder.pid}: python"
-            in result.output)
+    assert (
+        f"{db}: the archive is in use by another process (PID {holder.pid}: python" in result.output
+    )
     assert "which reads it; a write needs it alone" in result.output
     assert "writes to it" not in result.output
     assert not Path(f"{db}.writer-waiting").exists()
 
 
 def test_a_writer_that_cannot_wait_is_told_the_server_holds_the_archive(
-        stored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ingest said the archive was in use by "another process that writes to it" while
     the server only read it: it names the server, its process id, and that it reads."""
     from click.testing import CliRunner
@@ -336,6 +394,8 @@ def test_a_writer_that_cannot_wait_is_told_the_server_holds_the_archive(
         proc.terminate()
         proc.wait(timeout=30)
     assert result.exit_code == 3, result.output
-    assert (f"{db}: the archive is in use by the yaniv-audit server (PID {proc.pid}: "
-            "yaniv-audit serve --db ") in result.output
+    assert (
+        f"{db}: the archive is in use by the yaniv-audit server (PID {proc.pid}: "
+        "yaniv-audit serve --db "
+    ) in result.output
     assert "which reads it; a write needs it alone" in result.output

@@ -44,8 +44,9 @@ def open_table(client: FlaskClient, first: bytes = LINES[0]) -> tuple[str, str]:
     return r.json["id"], r.json["key"]
 
 
-def append(client: FlaskClient, table: str, key: str | None, seen: int | None, body: bytes,
-           **headers: str) -> Any:
+def append(
+    client: FlaskClient, table: str, key: str | None, seen: int | None, body: bytes, **headers: str
+) -> Any:
     sent = dict(headers)
     if key is not None:
         sent["Authorization"] = f"Bearer {key}"
@@ -54,10 +55,11 @@ def append(client: FlaskClient, table: str, key: str | None, seen: int | None, b
     return client.post(f"/api/v1/tables/{table}/events", data=body, headers=sent)
 
 
-def play(client: FlaskClient, table: str, key: str, lines: list[bytes], batch: int = 1,
-         seen: int = 1) -> int:
+def play(
+    client: FlaskClient, table: str, key: str, lines: list[bytes], batch: int = 1, seen: int = 1
+) -> int:
     for i in range(0, len(lines), batch):
-        r = append(client, table, key, seen, b"\n".join(lines[i:i + batch]))
+        r = append(client, table, key, seen, b"\n".join(lines[i : i + batch]))
         assert r.status_code == 200, r.json
         seen = r.json["seq"]
     return seen
@@ -83,8 +85,9 @@ def test_a_table_played_entry_by_entry_audits_as_its_whole_log(client: FlaskClie
     assert game.status_code == 200
 
 
-def test_the_report_equals_the_cli_audit_of_the_exported_log(client: FlaskClient,
-                                                              tmp_path: Path) -> None:
+def test_the_report_equals_the_cli_audit_of_the_exported_log(
+    client: FlaskClient, tmp_path: Path
+) -> None:
     table, key = open_table(client)
     play(client, table, key, LINES[1:40], batch=3)
     report = client.get(f"/api/v1/tables/{table}").json["report"]
@@ -92,15 +95,20 @@ def test_the_report_equals_the_cli_audit_of_the_exported_log(client: FlaskClient
     events = client.get(f"/api/v1/games/{fingerprint}/events?limit=1000").json["events"]
     exported = tmp_path / "exported.jsonl"
     exported.write_text("".join(json.dumps(e) + "\n" for e in events))
-    audited = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--json",
-                              str(exported)], capture_output=True, text=True, cwd=ROOT)
+    audited = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", "audit", "--json", str(exported)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     cli = json.loads(audited.stdout)
     cli.pop("file", None)
     assert report == cli
 
 
 def test_an_append_answers_the_new_count_state_and_the_findings_it_raised(
-        client: FlaskClient) -> None:
+    client: FlaskClient,
+) -> None:
     table, key = open_table(client)
     wrong = json.loads(LINES[1])
     r = append(client, table, key, 1, LINES[1])
@@ -111,8 +119,7 @@ def test_an_append_answers_the_new_count_state_and_the_findings_it_raised(
     assert wrong["type"] == "round_started"
 
 
-def test_a_stale_if_match_is_412_with_the_count_and_the_entries_since(
-        client: FlaskClient) -> None:
+def test_a_stale_if_match_is_412_with_the_count_and_the_entries_since(client: FlaskClient) -> None:
     table, key = open_table(client)
     play(client, table, key, LINES[1:4])
     r = append(client, table, key, 2, LINES[4])
@@ -139,7 +146,8 @@ def test_no_key_is_401_and_another_tables_key_is_403(client: FlaskClient) -> Non
 
 
 def test_an_unreadable_event_is_400_naming_its_line_and_field_and_nothing_is_appended(
-        client: FlaskClient, app: Flask) -> None:
+    client: FlaskClient, app: Flask
+) -> None:
     table, key = open_table(client)
     bad = json.loads(LINES[2])
     bad["cards"] = ["ZZ"]
@@ -156,7 +164,8 @@ def test_an_unreadable_event_is_400_naming_its_line_and_field_and_nothing_is_app
 
 
 def test_a_retried_append_with_its_idempotency_key_returns_the_first_answer(
-        client: FlaskClient, app: Flask) -> None:
+    client: FlaskClient, app: Flask
+) -> None:
     table, key = open_table(client)
     first = append(client, table, key, 1, LINES[1], **{"Idempotency-Key": "tap-1"})
     again = append(client, table, key, 1, LINES[1], **{"Idempotency-Key": "tap-1"})
@@ -170,7 +179,8 @@ def test_a_retried_append_with_its_idempotency_key_returns_the_first_answer(
 
 
 def test_an_idempotency_key_sent_again_with_other_entries_never_loses_them(
-        client: FlaskClient) -> None:
+    client: FlaskClient,
+) -> None:
     table, key = open_table(client)
     assert append(client, table, key, 1, LINES[1], **{"Idempotency-Key": "tap"}).json["seq"] == 2
     # a phone that reuses its token for the next entry: that entry is appended, not
@@ -184,7 +194,7 @@ def test_an_idempotency_key_sent_again_with_other_entries_never_loses_them(
 
 def test_a_batch_is_all_or_none(client: FlaskClient) -> None:
     table, key = open_table(client)
-    r = append(client, table, key, 1, b"\n".join(LINES[1:5]) + b"\n{\"type\": \"nonsense\"}")
+    r = append(client, table, key, 1, b"\n".join(LINES[1:5]) + b'\n{"type": "nonsense"}')
     assert r.status_code == 400 and r.json["error"]["line"] == 5
     assert client.get(f"/api/v1/tables/{table}").json["seq"] == 1
     assert append(client, table, key, 1, b"\n".join(LINES[1:5])).json["seq"] == 5
@@ -201,8 +211,9 @@ def test_a_closed_table_takes_no_more_entries(client: FlaskClient) -> None:
 
 
 def test_opening_needs_the_write_permission_and_a_game_started(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
-                      "WRITE_TOKEN": "s3cret"})
+    app = create_app(
+        {"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"), "WRITE_TOKEN": "s3cret"}
+    )
     client = app.test_client()
     assert client.post("/api/v1/tables", data=LINES[0]).status_code == 401
     r = client.post("/api/v1/tables", data=LINES[1], headers={"Authorization": "Bearer s3cret"})
@@ -212,8 +223,7 @@ def test_opening_needs_the_write_permission_and_a_game_started(tmp_path: Path) -
 
 
 def test_the_open_tables_are_bounded(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
-                      "TABLES_MAX_OPEN": 1})
+    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"), "TABLES_MAX_OPEN": 1})
     client = app.test_client()
     open_table(client)
     r = client.post("/api/v1/tables", data=LINES[0].replace(b"}", b',"game_id":"b"}', 1))
@@ -228,16 +238,26 @@ def named(game_id: str) -> bytes:
 
 
 def test_one_address_opens_at_most_its_rate_of_tables_a_minute(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
-                      "WRITE_TOKEN": "s3cret", "TABLES_OPEN_RATE": 3})
+    app = create_app(
+        {
+            "TESTING": True,
+            "ARCHIVE": str(tmp_path / "t.duckdb"),
+            "WRITE_TOKEN": "s3cret",
+            "TABLES_OPEN_RATE": 3,
+        }
+    )
     now = [1000.0]
     app.extensions["yaniv_tables"].opening.clock = lambda: now[0]
     client = app.test_client()
     token = {"Authorization": "Bearer s3cret"}
 
     def open_from(address: str, n: int) -> Any:
-        return client.post("/api/v1/tables", data=named(f"{address}-{n}"), headers=token,
-                           environ_base={"REMOTE_ADDR": address})
+        return client.post(
+            "/api/v1/tables",
+            data=named(f"{address}-{n}"),
+            headers=token,
+            environ_base={"REMOTE_ADDR": address},
+        )
 
     assert [open_from("10.0.0.7", n).status_code for n in range(3)] == [201] * 3
     r = open_from("10.0.0.7", 3)
@@ -275,8 +295,14 @@ def test_the_open_rate_is_in_the_openapi_document(client: FlaskClient) -> None:
 
 
 def test_idle_tables_keep_no_fold_and_the_tables_kept_are_bounded(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
-                      "TABLES_KEPT": 4, "TABLE_IDLE": 600})
+    app = create_app(
+        {
+            "TESTING": True,
+            "ARCHIVE": str(tmp_path / "t.duckdb"),
+            "TABLES_KEPT": 4,
+            "TABLE_IDLE": 600,
+        }
+    )
     client = app.test_client()
     registry = app.extensions["yaniv_tables"]
     opened = []
@@ -312,7 +338,8 @@ def test_polling_gives_the_entries_after_a_seq(client: FlaskClient) -> None:
 
 
 def test_a_table_is_one_game_in_the_list_counted_from_its_latest_entries(
-        client: FlaskClient) -> None:
+    client: FlaskClient,
+) -> None:
     table, key = open_table(client)
     play(client, table, key, LINES[1:30])
     listing = client.get("/api/v1/games").json
@@ -326,8 +353,7 @@ def test_a_table_is_one_game_in_the_list_counted_from_its_latest_entries(
     assert listing["games"][0]["verdict"] == r.json["state"]["report"]["verdict"]
 
 
-def test_a_table_is_rebuilt_from_the_archive_after_a_restart(app: Flask,
-                                                             tmp_path: Path) -> None:
+def test_a_table_is_rebuilt_from_the_archive_after_a_restart(app: Flask, tmp_path: Path) -> None:
     client = app.test_client()
     table, key = open_table(client)
     play(client, table, key, LINES[1:25], batch=4)
@@ -379,9 +405,24 @@ def test_the_compact_range_is_the_tree_hash() -> None:
 
 def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None:
     db = tmp_path / "club.duckdb"
-    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
-                          "--players", "dana,lior,omer", "--rules", "israeli", "--db", str(db)],
-                         capture_output=True, text=True, cwd=ROOT)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "table",
+            "open",
+            "--players",
+            "dana,lior,omer",
+            "--rules",
+            "israeli",
+            "--db",
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert ran.returncode == 0, ran.stderr
     said = dict(line.split(":", 1) for line in ran.stdout.splitlines()[:4])
     table, key = said["table"].strip(), said["key"].split()[0]
@@ -394,8 +435,9 @@ def test_an_operator_opens_a_table_from_the_command_line(tmp_path: Path) -> None
     assert r.status_code == 200 and r.json["seq"] == 2
 
 
-def test_a_tables_log_downloads_as_a_jsonl_file_the_cli_audits(client: FlaskClient,
-                                                               tmp_path: Path) -> None:
+def test_a_tables_log_downloads_as_a_jsonl_file_the_cli_audits(
+    client: FlaskClient, tmp_path: Path
+) -> None:
     table, key = open_table(client)
     play(client, table, key, LINES[1:40], batch=3)
     report = client.get(f"/api/v1/tables/{table}").json["report"]
@@ -406,8 +448,12 @@ def test_a_tables_log_downloads_as_a_jsonl_file_the_cli_audits(client: FlaskClie
     log = tmp_path / "table.jsonl"
     log.write_bytes(got.data)
     assert tree_hash(parse_jsonl(got.data, "t").leaves).hex() == report["fingerprint"]
-    audited = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "audit", "--json",
-                              str(log)], capture_output=True, text=True, cwd=ROOT)
+    audited = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit.cli", "audit", "--json", str(log)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     cli = json.loads(audited.stdout)
     cli.pop("file", None)
     assert cli == report
@@ -416,45 +462,104 @@ def test_a_tables_log_downloads_as_a_jsonl_file_the_cli_audits(client: FlaskClie
 
 @pytest.mark.parametrize("url", ["notaurl", "http://127.0.0.1:abc", "localhost:5000"])
 def test_table_open_says_what_an_address_is_when_url_is_not_one(url: str) -> None:
-    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
-                          "--players", "dana,lior", "--url", url, "--no-qr"],
-                         capture_output=True, text=True, cwd=ROOT)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "table",
+            "open",
+            "--players",
+            "dana,lior",
+            "--url",
+            url,
+            "--no-qr",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert ran.returncode == 2, ran.stderr
-    assert ran.stderr == (f"yaniv-audit: --url {url!r}: expected the server's address, "
-                          "such as http://192.168.1.20:5000\n")
+    assert ran.stderr == (
+        f"yaniv-audit: --url {url!r}: expected the server's address, "
+        "such as http://192.168.1.20:5000\n"
+    )
     assert ran.stdout == ""
 
 
 def test_table_open_names_the_field_of_a_player_it_refuses_once(tmp_path: Path) -> None:
-    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
-                          "--players", "dana,dana,lior", "--no-qr",
-                          "--db", str(tmp_path / "club.duckdb")],
-                         capture_output=True, text=True, cwd=ROOT)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "table",
+            "open",
+            "--players",
+            "dana,dana,lior",
+            "--no-qr",
+            "--db",
+            str(tmp_path / "club.duckdb"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert ran.returncode == 2
-    assert ran.stderr == ('yaniv-audit: the table\'s game_started: field "players.1": "dana" '
-                          'is seated twice\n')
+    assert ran.stderr == (
+        'yaniv-audit: the table\'s game_started: field "players.1": "dana" is seated twice\n'
+    )
 
 
 def test_table_open_refuses_an_empty_name_among_the_players(tmp_path: Path) -> None:
-    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
-                          "--players", "dana,,omer", "--no-qr",
-                          "--db", str(tmp_path / "club.duckdb")],
-                         capture_output=True, text=True, cwd=ROOT)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "table",
+            "open",
+            "--players",
+            "dana,,omer",
+            "--no-qr",
+            "--db",
+            str(tmp_path / "club.duckdb"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert ran.returncode == 2 and ran.stdout == ""
-    assert ran.stderr == ("yaniv-audit: --players 'dana,,omer': player 2 has no name "
-                          "(expected the names in seat order, by comma)\n")
+    assert ran.stderr == (
+        "yaniv-audit: --players 'dana,,omer': player 2 has no name "
+        "(expected the names in seat order, by comma)\n"
+    )
 
 
-def test_table_open_says_a_phone_cannot_reach_a_link_to_this_machine_only(
-        tmp_path: Path) -> None:
-    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "table", "open",
-                          "--players", "dana,omer", "--no-qr",
-                          "--db", str(tmp_path / "club.duckdb")],
-                         capture_output=True, text=True, cwd=ROOT)
+def test_table_open_says_a_phone_cannot_reach_a_link_to_this_machine_only(tmp_path: Path) -> None:
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "table",
+            "open",
+            "--players",
+            "dana,omer",
+            "--no-qr",
+            "--db",
+            str(tmp_path / "club.duckdb"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert ran.returncode == 0
-    assert ran.stderr == ("the links name http://127.0.0.1:5000, this machine only: "
-                          "for the phones at the table, give --url with this machine's "
-                          "address on their network (serve --host 0.0.0.0)\n")
+    assert ran.stderr == (
+        "the links name http://127.0.0.1:5000, this machine only: "
+        "for the phones at the table, give --url with this machine's "
+        "address on their network (serve --host 0.0.0.0)\n"
+    )
 
 
 def without_game_id(lines: list[bytes]) -> list[bytes]:
@@ -465,18 +570,18 @@ def without_game_id(lines: list[bytes]) -> list[bytes]:
 
 @pytest.mark.parametrize("order", ["shorter first", "longer first"])
 def test_two_stores_without_game_id_where_one_continues_the_other_are_one_game(
-        client: FlaskClient, app: Flask, order: str) -> None:
+    client: FlaskClient, app: Flask, order: str
+) -> None:
     lines = without_game_id(LINES)
     short, whole = b"\n".join(lines[:30]), b"\n".join(lines)
-    for body in ((short, whole) if order == "shorter first" else (whole, short)):
+    for body in (short, whole) if order == "shorter first" else (whole, short):
         assert client.post("/api/v1/games", data=body).status_code == 201
     with app.extensions["yaniv_store"].reading() as r:
         latest = r.archive.query("SELECT events FROM latest_games")[1]
     assert latest == [(len(LINES),)]
 
 
-def test_a_phone_storing_its_log_of_a_table_adds_no_game(client: FlaskClient,
-                                                         app: Flask) -> None:
+def test_a_phone_storing_its_log_of_a_table_adds_no_game(client: FlaskClient, app: Flask) -> None:
     lines = without_game_id(LINES)
     table, key = open_table(client, lines[0])
     play(client, table, key, lines[1:40])
@@ -502,7 +607,8 @@ def latest(app: Flask) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("game_id", ["named", "unnamed"])
 def test_a_stored_log_beyond_an_open_tables_entries_is_refused_naming_the_table(
-        client: FlaskClient, app: Flask, game_id: str) -> None:
+    client: FlaskClient, app: Flask, game_id: str
+) -> None:
     lines = LINES if game_id == "named" else without_game_id(LINES)
     table, key = open_table(client, lines[0])
     seen = play(client, table, key, lines[1:20])
@@ -520,24 +626,37 @@ def test_a_stored_log_beyond_an_open_tables_entries_is_refused_naming_the_table(
     assert latest(app) == [(35, f"table {table}")]
     assert verified(app) == []
     # once the table is closed its game no longer grows: a longer log continues it
-    closed = client.post(f"/api/v1/tables/{table}/close",
-                         headers={"Authorization": f"Bearer {key}"})
+    closed = client.post(
+        f"/api/v1/tables/{table}/close", headers={"Authorization": f"Bearer {key}"}
+    )
     assert closed.status_code == 200
     assert client.post("/api/v1/games", data=b"\n".join(lines[:50])).status_code == 201
     assert [events for events, _source in latest(app)] == [50]
     assert verified(app) == []
 
 
-def test_ingest_refuses_a_log_beyond_an_open_tables_entries(client: FlaskClient, app: Flask,
-                                                             tmp_path: Path) -> None:
+def test_ingest_refuses_a_log_beyond_an_open_tables_entries(
+    client: FlaskClient, app: Flask, tmp_path: Path
+) -> None:
     table, key = open_table(client)
     play(client, table, key, LINES[1:20])
     app.extensions["yaniv_store"].close()  # the command line writes between requests
     log = tmp_path / "phone.jsonl"
     log.write_bytes(b"\n".join(LINES[:30]) + b"\n")
-    ran = subprocess.run([sys.executable, "-m", "yaniv_audit.cli", "ingest", "--db",
-                          app.config["ARCHIVE"], str(log)],
-                         capture_output=True, text=True, cwd=ROOT)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "ingest",
+            "--db",
+            app.config["ARCHIVE"],
+            str(log),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert f"being played at table {table}" in ran.stdout
     assert "not stored" in ran.stdout
@@ -546,7 +665,8 @@ def test_ingest_refuses_a_log_beyond_an_open_tables_entries(client: FlaskClient,
 
 
 def test_logs_stored_as_earlier_parts_or_rewrites_of_a_table_follow_it(
-        client: FlaskClient, app: Flask) -> None:
+    client: FlaskClient, app: Flask
+) -> None:
     table, key = open_table(client)
     play(client, table, key, LINES[1:20])
     assert client.post("/api/v1/games", data=b"\n".join(LINES[:12])).status_code == 201
@@ -558,7 +678,8 @@ def test_logs_stored_as_earlier_parts_or_rewrites_of_a_table_follow_it(
     with app.extensions["yaniv_store"].reading() as r:
         links = r.archive.query(
             "SELECT g.events, t.events FROM games g JOIN games t "
-            "ON t.fingerprint = coalesce(g.part_of, g.rewrites) ORDER BY g.events")[1]
+            "ON t.fingerprint = coalesce(g.part_of, g.rewrites) ORDER BY g.events"
+        )[1]
         rewrites = r.archive.rewrites()
     # the earlier part and the rewrite name the table's game as it is now
     assert links == [(12, 40), (16, 40)]

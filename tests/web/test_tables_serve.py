@@ -46,8 +46,11 @@ def open_table(url: str) -> tuple[str, str]:
 
 
 def append(url: str, table: str, key: str, seen: int, lines: list[bytes]) -> tuple[int, Any]:
-    status, _, body = send(f"{url}/api/v1/tables/{table}/events", b"\n".join(lines),
-                           {"Authorization": f"Bearer {key}", "If-Match": f'"{seen}"'})
+    status, _, body = send(
+        f"{url}/api/v1/tables/{table}/events",
+        b"\n".join(lines),
+        {"Authorization": f"Bearer {key}", "If-Match": f'"{seen}"'},
+    )
     return status, body
 
 
@@ -175,14 +178,15 @@ def test_followers_are_bounded_below_the_threads_and_writers_still_append(live: 
 #: when the kill comes, in seconds after the phone's first append (its 74 entries, in
 #: batches of 2, take about 1.5 s): early, midway, late
 @pytest.mark.parametrize("after", [0.2, 0.6, 1.0])
-def test_kill_9_while_a_phone_appends_loses_no_acknowledged_entry(tmp_path: Path,
-                                                                   after: float) -> None:
+def test_kill_9_while_a_phone_appends_loses_no_acknowledged_entry(
+    tmp_path: Path, after: float
+) -> None:
     db = tmp_path / "crash.duckdb"
     port = free_port()
     proc, _ = start_serve(db, port, dict(os.environ), "--threads", "4", "--workers", "0")
     url = f"http://127.0.0.1:{port}"
     table, key = open_table(url)
-    batches = [LINES[i:i + 2] for i in range(1, len(LINES), 2)]
+    batches = [LINES[i : i + 2] for i in range(1, len(LINES), 2)]
     bounds = {1}
     acknowledged = [1]
 
@@ -217,7 +221,7 @@ def test_kill_9_while_a_phone_appends_loses_no_acknowledged_entry(tmp_path: Path
         assert got["report"] == audit_log(log)
         # and the table goes on
         if count < len(LINES):
-            assert append(url, table, key, count, LINES[count:count + 1])[0] == 200
+            assert append(url, table, key, count, LINES[count : count + 1])[0] == 200
     finally:
         restarted.terminate()
         restarted.wait(timeout=30)

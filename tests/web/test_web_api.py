@@ -81,20 +81,29 @@ def error(response: Any, status: int, code: str, field: str | None = None) -> st
 
 def test_rules_index_and_show(client: FlaskClient) -> None:
     body = client.get("/api/v1/rules").get_json()
-    assert [r["id"] for r in body] == ["israeli", "classic", "cardgames-zone", "namu",
-                                       "de-wiki", "mcleod", "jhyap"]
+    assert [r["id"] for r in body] == [
+        "israeli",
+        "classic",
+        "cardgames-zone",
+        "namu",
+        "de-wiki",
+        "mcleod",
+        "jhyap",
+    ]
     assert body[1]["params"]["yaniv_max"] == 5
     ok = client.get("/api/v1/rules/israeli(yaniv_max=5,pickup=any)")
     assert ok.get_json()["id"] == "israeli(pickup=any,yaniv_max=5)"
-    assert "yaniv_max" in error(client.get("/api/v1/rules/israeli(yaniv_max=true)"), 400,
-                                "bad_rules", "rule_id")
+    assert "yaniv_max" in error(
+        client.get("/api/v1/rules/israeli(yaniv_max=true)"), 400, "bad_rules", "rule_id"
+    )
 
 
 def test_a_rule_id_with_a_line_break_is_a_400_naming_it(client: FlaskClient) -> None:
     """It was a 404 "nothing at /api/v1/rules/..." (the route did not match a line break),
     which the document does not give for it (schemathesis, issue 27)."""
-    assert "unknown preset" in error(client.get("/api/v1/rules/no%0Asuch"), 400, "bad_rules",
-                                     "rule_id")
+    assert "unknown preset" in error(
+        client.get("/api/v1/rules/no%0Asuch"), 400, "bad_rules", "rule_id"
+    )
 
 
 # --- a posted log ---------------------------------------------------------------------
@@ -102,12 +111,19 @@ def test_a_rule_id_with_a_line_break_is_a_400_naming_it(client: FlaskClient) -> 
 CLI_REPORT = {k: v for k, v in audit_file(str(MIDDLE)).items() if k != "file"}
 
 
-@pytest.mark.parametrize("content_type", [
-    "application/x-ndjson", "application/json", "text/plain", None,
-    "application/x-www-form-urlencoded",  # what curl --data-binary sends by default
-])
-def test_audit_reads_the_body_whatever_its_content_type(client: FlaskClient,
-                                                        content_type: str | None) -> None:
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/x-ndjson",
+        "application/json",
+        "text/plain",
+        None,
+        "application/x-www-form-urlencoded",  # what curl --data-binary sends by default
+    ],
+)
+def test_audit_reads_the_body_whatever_its_content_type(
+    client: FlaskClient, content_type: str | None
+) -> None:
     kwargs: dict[str, Any] = {"data": MIDDLE.read_bytes()}
     if content_type:
         kwargs["content_type"] = content_type
@@ -121,28 +137,40 @@ def test_audit_reads_the_body_whatever_its_content_type(client: FlaskClient,
 def test_audit_of_a_json_array_and_of_a_multipart_upload(client: FlaskClient) -> None:
     events = [json.loads(line) for line in MIDDLE.read_text().splitlines()]
     assert client.post("/api/v1/audit", json=events).get_json() == CLI_REPORT
-    upload = client.post("/api/v1/audit", data={"log": (io.BytesIO(MIDDLE.read_bytes()),
-                                                        "/home/x/middle.jsonl")},
-                         content_type="multipart/form-data")
+    upload = client.post(
+        "/api/v1/audit",
+        data={"log": (io.BytesIO(MIDDLE.read_bytes()), "/home/x/middle.jsonl")},
+        content_type="multipart/form-data",
+    )
     assert upload.get_json() == CLI_REPORT
 
 
 def test_posted_log_errors(client: FlaskClient) -> None:
     error(client.post("/api/v1/audit", data=b""), 400, "no_log", "log")
-    error(client.post("/api/v1/audit", data={"other": "x"}, content_type="multipart/form-data"),
-          400, "no_log", "log")
+    error(
+        client.post("/api/v1/audit", data={"other": "x"}, content_type="multipart/form-data"),
+        400,
+        "no_log",
+        "log",
+    )
     bad = client.post("/api/v1/audit", data=b'{"type":"game_started"}\n')
     assert error(bad, 422, "unreadable_log", "log").startswith("request: line 1: game_started")
     assert bad.get_json()["error"]["line"] == 1
-    assert "nope" in error(client.post("/api/v1/audit?rules=nope", data=b"x"), 400,
-                           "bad_rules", "rules")
-    error(client.post("/api/v1/board?seat=x", data=MIDDLE.read_bytes()), 400,
-          "bad_parameter", "seat")
+    assert "nope" in error(
+        client.post("/api/v1/audit?rules=nope", data=b"x"), 400, "bad_rules", "rules"
+    )
+    error(
+        client.post("/api/v1/board?seat=x", data=MIDDLE.read_bytes()), 400, "bad_parameter", "seat"
+    )
     # no rule set beyond its ranges: ten million decks took one worker 4.3 GB (issue 27)
     for rules in ("israeli(decks=10000000)", "israeli(score_limit=9223372036854775808)"):
         for path in ("/api/v1/audit", "/api/v1/board", "/api/v1/state", "/api/v1/compare"):
-            message = error(client.post(f"{path}?rules={rules}", data=MIDDLE.read_bytes()),
-                            400, "bad_rules", "rules")
+            message = error(
+                client.post(f"{path}?rules={rules}", data=MIDDLE.read_bytes()),
+                400,
+                "bad_rules",
+                "rules",
+            )
             assert "expected a whole number from " in message, message
     # nor a number of 2**63 or more in the log, which orjson cannot write (a 500 before)
     lines = MIDDLE.read_bytes().splitlines()
@@ -167,18 +195,22 @@ def test_board_and_compare_of_a_posted_log(client: FlaskClient) -> None:
 
 
 def test_size_and_event_limits_are_413(archive_file: Path) -> None:
-    small = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "MAX_BYTES": 2048,
-                        "MAX_EVENTS": 20}).test_client()
+    small = create_app(
+        {"TESTING": True, "ARCHIVE": str(archive_file), "MAX_BYTES": 2048, "MAX_EVENTS": 20}
+    ).test_client()
     big = small.post("/api/v1/audit", data=FRIDAY.read_bytes())
     assert "larger than 2,048 bytes" in error(big, 413, "too_large")
     lines = FRIDAY.read_text().splitlines()[:30]
-    many = small.post("/api/v1/audit", data=("\n".join(x.replace(" ", "") for x in lines)
-                                             + "\n").encode()[:2048])
+    many = small.post(
+        "/api/v1/audit", data=("\n".join(x.replace(" ", "") for x in lines) + "\n").encode()[:2048]
+    )
     assert "more than 20 events" in error(many, 413, "too_many_events", "log")
     array = [json.loads(x) for x in lines[:24]]
-    assert "more than 20" in error(small.post("/api/v1/audit", data=json.dumps(array,
-                                              separators=(",", ":")).encode()[:2048]),
-                                   413, "too_many_events")
+    assert "more than 20" in error(
+        small.post("/api/v1/audit", data=json.dumps(array, separators=(",", ":")).encode()[:2048]),
+        413,
+        "too_many_events",
+    )
 
 
 def long_ids_log(length: int, notes: int) -> bytes:
@@ -186,12 +218,11 @@ def long_ids_log(length: int, notes: int) -> bytes:
     one scoresheet round, then ``notes`` notes."""
     players = [chr(97 + i) * length for i in range(8)]
     events: list[dict[str, Any]] = [
-        {"type": "game_started", "format": "yaniv-log/1", "players": players,
-         "rules": "israeli"},
+        {"type": "game_started", "format": "yaniv-log/1", "players": players, "rules": "israeli"},
         {"type": "round_started", "round": 1, "starter": players[0]},
-        {"type": "showdown", "caller": players[0], "hands": {},
-         "totals": {p: 0 for p in players}},
-        {"type": "round_ended", "round": 1}]
+        {"type": "showdown", "caller": players[0], "hands": {}, "totals": {p: 0 for p in players}},
+        {"type": "round_ended", "round": 1},
+    ]
     lines = [json.dumps(e, separators=(",", ":")) for e in events]
     return ("\n".join(lines) + "\n" + '{"type":"note","text":""}\n' * notes).encode()
 
@@ -199,13 +230,17 @@ def long_ids_log(length: int, notes: int) -> bytes:
 def test_a_player_id_is_at_most_64_characters(client: FlaskClient) -> None:
     """Eight ids of 30,000 characters and 2,000 notes (600 KB) made a board of gigabytes
     and killed the server (issue 35): the ids are refused, naming the line and field."""
-    said = error(client.post("/api/v1/board", data=long_ids_log(30_000, 2000)), 422,
-                 "unreadable_log", "log")
-    assert said.startswith('request: line 1: game_started: field "players.0": expected a '
-                           "player id of at most 64 characters, got \"aaaa")
+    said = error(
+        client.post("/api/v1/board", data=long_ids_log(30_000, 2000)), 422, "unreadable_log", "log"
+    )
+    assert said.startswith(
+        'request: line 1: game_started: field "players.0": expected a '
+        'player id of at most 64 characters, got "aaaa'
+    )
     assert "a" * 100 not in said  # the id is cut short in the message
-    said = error(client.post("/api/v1/audit", data=long_ids_log(65, 0)), 422,
-                 "unreadable_log", "log")
+    said = error(
+        client.post("/api/v1/audit", data=long_ids_log(65, 0)), 422, "unreadable_log", "log"
+    )
     assert "line 1" in said and "at most 64 characters" in said
     assert client.post("/api/v1/audit", data=long_ids_log(64, 0)).status_code == 200
     # the JSON Schema says the same
@@ -231,10 +266,12 @@ def test_the_board_gives_the_players_once_not_in_every_step(client: FlaskClient)
 def test_a_board_too_large_to_build_is_refused_before_the_replay(archive_file: Path) -> None:
     """Estimated from the log (events x seats), a 413 saying why, from the API and the
     pages alike, before any replay."""
-    small = create_app({"TESTING": True, "ARCHIVE": str(archive_file),
-                        "MAX_BOARD_BYTES": 50_000}).test_client()
-    said = error(small.post("/api/v1/board", data=long_ids_log(64, 2000)), 413,
-                 "answer_too_large", "log")
+    small = create_app(
+        {"TESTING": True, "ARCHIVE": str(archive_file), "MAX_BOARD_BYTES": 50_000}
+    ).test_client()
+    said = error(
+        small.post("/api/v1/board", data=long_ids_log(64, 2000)), 413, "answer_too_large", "log"
+    )
     assert said.startswith("request: its board would be about ")
     assert "(2,004 events x 8 seats), more than the 50,000 bytes this server builds" in said
     assert small.post("/api/v1/board", data=long_ids_log(64, 10)).status_code == 200
@@ -250,12 +287,13 @@ def test_a_board_too_large_to_build_is_refused_before_the_replay(archive_file: P
 def test_the_first_routes_redirect_to_v1(client: FlaskClient) -> None:
     moved = client.post("/api/audit?rules=namu", data=MIDDLE.read_bytes())
     assert moved.status_code == 308 and moved.headers["Location"] == "/api/v1/audit?rules=namu"
-    followed = client.post("/api/audit?rules=namu", data=MIDDLE.read_bytes(),
-                           follow_redirects=True)
+    followed = client.post("/api/audit?rules=namu", data=MIDDLE.read_bytes(), follow_redirects=True)
     assert followed.get_json()["verdict"] == "clean"
     fp = fingerprint_of(MIDDLE)
-    assert client.get(f"/api/games/{fp}?seat=noa").headers["Location"] == \
-        f"/api/v1/games/{fp}/board?seat=noa"
+    assert (
+        client.get(f"/api/games/{fp}?seat=noa").headers["Location"]
+        == f"/api/v1/games/{fp}/board?seat=noa"
+    )
     assert client.get("/api/rules").headers["Location"] == "/api/v1/rules"
 
 
@@ -277,37 +315,59 @@ def test_games_list_filters_sorts_and_pages(client: FlaskClient) -> None:
     violations = client.get("/api/v1/games?verdict=violations").get_json()["games"]
     assert {g["verdict"] for g in violations} == {"violations"} and len(violations) == 2
     clean = client.get("/api/v1/games?has_findings=false").get_json()["games"]
-    assert [g["source"] for g in clean] == [p.name for p in LOGS
-                                            if not audit_file(str(p))["findings"]]
+    assert [g["source"] for g in clean] == [
+        p.name for p in LOGS if not audit_file(str(p))["findings"]
+    ]
     assert "clean-assaf-reduction.jsonl" in [g["source"] for g in clean]
-    assert fingerprints(client.get("/api/v1/games?since=2024-05-01&until=2024-06-01")) == \
-        [fingerprint_of(FRIDAY)]
+    assert fingerprints(client.get("/api/v1/games?since=2024-05-01&until=2024-06-01")) == [
+        fingerprint_of(FRIDAY)
+    ]
     assert fingerprints(client.get("/api/v1/games?until=2024-05-17")) == []
     longest = client.get("/api/v1/games?sort=-events&limit=2&offset=0").get_json()
     assert [g["events"] for g in longest["games"]] == [75, 30] and longest["total"] == len(LOGS)
     assert len(fingerprints(client.get("/api/v1/games?sort=events&offset=6"))) == 2
 
 
-@pytest.mark.parametrize("query, field", [
-    ("limit=abc", "limit"), ("limit=0", "limit"), ("limit=1001", "limit"),
-    ("offset=-1", "offset"), ("offset=99999999999999999999999", "offset"),
-    ("has_findings=maybe", "has_findings"), ("since=yesterday", "since"),
-    ("sort=colour", "sort"), ("verdict=dirty", "verdict"),
-])
-def test_bad_paging_and_filters_are_400_naming_the_parameter(client: FlaskClient, query: str,
-                                                             field: str) -> None:
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("limit=abc", "limit"),
+        ("limit=0", "limit"),
+        ("limit=1001", "limit"),
+        ("offset=-1", "offset"),
+        ("offset=99999999999999999999999", "offset"),
+        ("has_findings=maybe", "has_findings"),
+        ("since=yesterday", "since"),
+        ("sort=colour", "sort"),
+        ("verdict=dirty", "verdict"),
+    ],
+)
+def test_bad_paging_and_filters_are_400_naming_the_parameter(
+    client: FlaskClient, query: str, field: str
+) -> None:
     assert field in error(client.get(f"/api/v1/games?{query}"), 400, "bad_parameter", field)
 
 
-@pytest.mark.parametrize("query, field", [
-    ("limit=%205", "limit"), ("limit=5%20", "limit"), ("limit=%2B5", "limit"),
-    ("limit=1_0", "limit"), ("limit=%EF%BC%95", "limit"), ("offset=%200", "offset"),
-    ("has_findings=yes", "has_findings"), ("has_findings=1", "has_findings"),
-    ("has_findings=TRUE", "has_findings"), ("sort=%20", "sort"), ("sort=events%20", "sort"),
-    ("sort=--events", "sort"), ("verdict=%20clean", "verdict"), ("since=%20", "since"),
-])
-def test_a_typed_parameter_is_read_exactly(client: FlaskClient, query: str,
-                                           field: str) -> None:
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("limit=%205", "limit"),
+        ("limit=5%20", "limit"),
+        ("limit=%2B5", "limit"),
+        ("limit=1_0", "limit"),
+        ("limit=%EF%BC%95", "limit"),
+        ("offset=%200", "offset"),
+        ("has_findings=yes", "has_findings"),
+        ("has_findings=1", "has_findings"),
+        ("has_findings=TRUE", "has_findings"),
+        ("sort=%20", "sort"),
+        ("sort=events%20", "sort"),
+        ("sort=--events", "sort"),
+        ("verdict=%20clean", "verdict"),
+        ("since=%20", "since"),
+    ],
+)
+def test_a_typed_parameter_is_read_exactly(client: FlaskClient, query: str, field: str) -> None:
     """A number, boolean, choice or date with a blank around it, a sign, an underscore or
     a full-width digit was taken (int() reads " 5", "+5", "1_0" and "\uff15"), and
     has_findings took 1, yes and TRUE: none of them is what the document says the
@@ -348,22 +408,27 @@ def test_a_game_by_fingerprint_prefix_or_game_id(client: FlaskClient) -> None:
     for ref in (fp, fp[:8], fp[:20].upper(), "friday-at-dana-2024-05-17"):
         game = client.get(f"/api/v1/games/{ref}").get_json()
         assert game["fingerprint"] == fp and game["verdict"] == "clean", ref
-    assert "give a fingerprint" in error(client.get("/api/v1/games/" + "0" * 64), 404,
-                                         "no_such_game", "game")
+    assert "give a fingerprint" in error(
+        client.get("/api/v1/games/" + "0" * 64), 404, "no_such_game", "game"
+    )
     error(client.get(f"/api/v1/games/{fp[:7]}"), 404, "no_such_game")  # too short a prefix
 
 
-def test_an_ambiguous_prefix_is_409_listing_the_candidates(archive_file: Path,
-                                                           tmp_path: Path) -> None:
+def test_an_ambiguous_prefix_is_409_listing_the_candidates(
+    archive_file: Path, tmp_path: Path
+) -> None:
     db = tmp_path / "twins.duckdb"
     db.write_bytes(archive_file.read_bytes())
     fp = fingerprint_of(MIDDLE)
     twin = fp[:10] + "0" * 54
     con = duckdb.connect(str(db))
-    con.execute("INSERT INTO games (game_no, fingerprint, game_id, source, players, rules_key, "
-                "rules_id, events, started_at, ingested_at) SELECT 999, ?, game_id || '-twin', "
-                "source, players, rules_key, rules_id, events, started_at, ingested_at "
-                "FROM games WHERE fingerprint = ?", [twin, fp])
+    con.execute(
+        "INSERT INTO games (game_no, fingerprint, game_id, source, players, rules_key, "
+        "rules_id, events, started_at, ingested_at) SELECT 999, ?, game_id || '-twin', "
+        "source, players, rules_key, rules_id, events, started_at, ingested_at "
+        "FROM games WHERE fingerprint = ?",
+        [twin, fp],
+    )
     con.close()
     client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
     response = client.get(f"/api/v1/games/{fp[:10]}/board")
@@ -380,21 +445,23 @@ def test_events_board_audit_and_compare_of_a_stored_game(client: FlaskClient) ->
     error(client.get(f"/api/v1/games/{fp}/events?limit=none"), 400, "bad_parameter", "limit")
     expected = as_json(board(read_log(MIDDLE), resolve_rules("classic"), "noa"))
     for _ in range(2):  # the second from the cache
-        assert client.get(f"/api/v1/games/{fp}/board?rules=classic&seat=noa").get_json() == \
-            expected
+        assert client.get(f"/api/v1/games/{fp}/board?rules=classic&seat=noa").get_json() == expected
     error(client.get(f"/api/v1/games/{fp}/board?seat=zed"), 400, "bad_parameter", "seat")
     declared = client.get(f"/api/v1/games/{fp}/audit").get_json()
     assert declared == CLI_REPORT  # read from the archive's audits
     assert client.get(f"/api/v1/games/{fp}/audit?rules=namu").get_json()["verdict"] == "clean"
     compared = client.get(f"/api/v1/games/{fp}/compare?rules=israeli&rules=namu").get_json()
-    assert compared == as_json(compare_log(read_log(MIDDLE), [resolve_rules("israeli"),
-                                                              resolve_rules("namu")]))
-    assert "nope" in error(client.get(f"/api/v1/games/{fp}/compare?rules=nope"), 400,
-                           "bad_rules", "rules")
+    assert compared == as_json(
+        compare_log(read_log(MIDDLE), [resolve_rules("israeli"), resolve_rules("namu")])
+    )
+    assert "nope" in error(
+        client.get(f"/api/v1/games/{fp}/compare?rules=nope"), 400, "bad_rules", "rules"
+    )
 
 
 def test_reads_start_no_thread_each_and_the_archive_still_closes_when_idle(
-        archive_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    archive_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 35: each request set a new idle timer, a thread started under the lock every
     request takes, and 40 readers of a cached answer waited there in turn. One timer now,
     set again while requests come: the file is still closed once idle, for ingest."""
@@ -432,8 +499,7 @@ def test_the_connection_is_shared_and_answers_are_cached(archive_file: Path) -> 
     assert app.extensions["yaniv_store"].opened == 1
     cache = app.extensions["yaniv_cache"]
     assert (cache.hits, cache.misses) == (4, 2)  # the board and the list, each once
-    zipped = client.get(f"/api/v1/games/{fp}/board?rules=namu",
-                        headers={"Accept-Encoding": "gzip"})
+    zipped = client.get(f"/api/v1/games/{fp}/board?rules=namu", headers={"Accept-Encoding": "gzip"})
     assert zipped.headers["Content-Encoding"] == "gzip"
     app.extensions["yaniv_store"].close()
 
@@ -442,8 +508,11 @@ def test_every_named_report(client: FlaskClient, archive_file: Path) -> None:
     names = [r["name"] for r in client.get("/api/v1/reports").get_json()]
     assert names == list(analytics.REPORTS)
     with Archive(archive_file, locked=True) as archive:
-        expected = {name: as_json(analytics.report(archive, name).to_json())
-                    for name in names if name != "rules-impact"}
+        expected = {
+            name: as_json(analytics.report(archive, name).to_json())
+            for name in names
+            if name != "rules-impact"
+        }
     for name, table in expected.items():
         assert client.get(f"/api/v1/reports/{name}").get_json() == table, name
     players = client.get("/api/v1/reports/leaderboard?players=4").get_json()
@@ -455,12 +524,13 @@ def test_every_named_report(client: FlaskClient, archive_file: Path) -> None:
 
 def audit_rows(db: Path) -> int:
     with Archive(db, locked=True) as archive:
-        (count,), = archive.query("SELECT count(*) FROM audits")[1]
+        ((count,),) = archive.query("SELECT count(*) FROM audits")[1]
     return int(count)
 
 
 def test_a_get_never_writes_a_report_under_rules_not_audited_yet_says_how(
-        archive_file: Path, tmp_path: Path) -> None:
+    archive_file: Path, tmp_path: Path
+) -> None:
     """From this machine without a token (an <img> on any page the host's browser opens),
     a report under new rules audited the whole archive and wrote its audits (issue 35):
     now a 409 naming the command, the archive unchanged; after it, the report."""
@@ -469,8 +539,9 @@ def test_a_get_never_writes_a_report_under_rules_not_audited_yet_says_how(
     before = audit_rows(db)
     app = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0})
     for environ in (ELSEWHERE, {}):  # from another machine, and from this one
-        refused = app.test_client().get("/api/v1/reports/players?rules=israeli(yaniv_max=3)",
-                                        environ_base=environ)
+        refused = app.test_client().get(
+            "/api/v1/reports/players?rules=israeli(yaniv_max=3)", environ_base=environ
+        )
         said = error(refused, 409, "not_audited", "rules")
         assert "not all audited under israeli(yaniv_max=3)" in said
         assert "a GET never writes" in said
@@ -493,13 +564,17 @@ def test_at_most_twelve_rule_sets_in_one_request(client: FlaskClient) -> None:
     query = "&".join(f"rules={r}" for r in thirteen)
     ok = "&".join(f"rules={r}" for r in twelve)
     fp = fingerprint_of(MIDDLE)
-    for method, path in (("post", "/api/v1/compare"), ("get", f"/api/v1/games/{fp}/compare"),
-                         ("get", "/api/v1/reports/players")):
+    for method, path in (
+        ("post", "/api/v1/compare"),
+        ("get", f"/api/v1/games/{fp}/compare"),
+        ("get", "/api/v1/reports/players"),
+    ):
         send = getattr(client, method)
         body = {"data": MIDDLE.read_bytes()} if method == "post" else {}
         said = error(send(f"{path}?{query}", **body), 400, "bad_parameter", "rules")
-        assert said == ("rules: 13 rule sets given; at most 12 may be compared or reported "
-                        "in one request")
+        assert said == (
+            "rules: 13 rule sets given; at most 12 may be compared or reported in one request"
+        )
         if path != "/api/v1/reports/players":  # (a report under 12 would need 12 audits)
             answered = send(f"{path}?{ok}", **body)
             assert answered.status_code == 200, answered.get_data(as_text=True)[:300]
@@ -516,8 +591,11 @@ def test_the_document_says_a_write_from_this_machine_needs_no_token() -> None:
     assert "without Authorization" in store["description"]
     scheme = document["components"]["securitySchemes"]["bearerAuth"]
     assert "needs no Authorization" in scheme["description"]
-    rules = [p for p in document["paths"]["/api/v1/games/{ref}/compare"]["get"]["parameters"]
-             if p["name"] == "rules"]
+    rules = [
+        p
+        for p in document["paths"]["/api/v1/games/{ref}/compare"]["get"]["parameters"]
+        if p["name"] == "rules"
+    ]
     assert rules[0]["schema"]["maxItems"] == 12
 
 
@@ -527,12 +605,19 @@ def test_the_document_says_a_write_from_this_machine_needs_no_token() -> None:
 def test_an_upload_named_with_a_nul_or_too_long_a_name_is_stored(tmp_path: Path) -> None:
     """Such names gave 500 (issue 27): kept as the archive's source, cleaned and cut."""
     client = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "a.duckdb")}).test_client()
-    names = {"a\x00b.jsonl": "a_b.jsonl", "x" * 300 + ".jsonl": "x" * 234 + ".jsonl",
-             "é" * 200 + ".jsonl": "é" * 117 + ".jsonl", "x" * 300: "x" * 240, "..": "upload"}
+    names = {
+        "a\x00b.jsonl": "a_b.jsonl",
+        "x" * 300 + ".jsonl": "x" * 234 + ".jsonl",
+        "é" * 200 + ".jsonl": "é" * 117 + ".jsonl",
+        "x" * 300: "x" * 240,
+        "..": "upload",
+    }
     for sent, kept in names.items():
-        answer = client.post("/api/v1/games", data={"log": (io.BytesIO(MIDDLE.read_bytes()),
-                                                            sent)},
-                             content_type="multipart/form-data")
+        answer = client.post(
+            "/api/v1/games",
+            data={"log": (io.BytesIO(MIDDLE.read_bytes()), sent)},
+            content_type="multipart/form-data",
+        )
         assert answer.status_code in (200, 201), answer.get_data(as_text=True)[:300]
         body = answer.get_json()
         (stored,) = body["added"] + body["duplicates"]
@@ -548,16 +633,19 @@ def test_a_post_to_games_with_no_log_that_reads_is_a_422(tmp_path: Path) -> None
     for body in (b"{}", b'"text"', b"[1]", b'{"type":"discard"}\n'):
         message = error(client.post("/api/v1/games", data=body), 422, "unreadable_log", "log")
         assert message.startswith("request: ")
-    two = client.post("/api/v1/games", data={
-        "log": [(io.BytesIO(b"{}\n"), "a.jsonl"), (io.BytesIO(b"[]"), "b.json")]},
-        content_type="multipart/form-data")
+    two = client.post(
+        "/api/v1/games",
+        data={"log": [(io.BytesIO(b"{}\n"), "a.jsonl"), (io.BytesIO(b"[]"), "b.json")]},
+        content_type="multipart/form-data",
+    )
     answer = error(two, 422, "unreadable_log", "log")
     assert answer.startswith("a.jsonl: ") and answer.endswith("(and 1 more logs refused)")
     assert [r["source"] for r in two.get_json()["error"]["refused"]] == ["a.jsonl", "b.json"]
     error(client.post("/api/v1/games", data=b" \n"), 400, "no_log", "log")
     assert client.post("/api/v1/games", data=MIDDLE.read_bytes()).status_code == 201
-    check_error = Draft202012Validator({"$ref": "#/components/schemas/Error",
-                                        "components": openapi()["components"]})
+    check_error = Draft202012Validator(
+        {"$ref": "#/components/schemas/Error", "components": openapi()["components"]}
+    )
     assert list(check_error.iter_errors(two.get_json())) == []
 
 
@@ -578,8 +666,12 @@ def test_the_document_describes_a_log_body(client: FlaskClient) -> None:
     assert body["text/plain"]["schema"]["pattern"] == r"\S"
     assert body["application/json"]["schema"]["anyOf"][0]["type"] == "array"
     assert body["multipart/form-data"]["schema"]["required"] == ["log"]
-    for sent, content_type in ((b"", "text/plain"), (b" \n", "application/x-ndjson"),
-                               (b"[]", "application/json"), (b'"x"', "application/json")):
+    for sent, content_type in (
+        (b"", "text/plain"),
+        (b" \n", "application/x-ndjson"),
+        (b"[]", "application/json"),
+        (b'"x"', "application/json"),
+    ):
         answer = client.post("/api/v1/audit", data=sent, content_type=content_type)
         assert answer.status_code in (400, 422), (sent, answer.status_code)
 
@@ -590,8 +682,9 @@ def test_the_document_s_example_log_is_the_template_and_reads(client: FlaskClien
     content = openapi()["paths"]["/api/v1/state"]["post"]["requestBody"]["content"]
     template = (REPLAYS.parent / "docs" / "template.jsonl").read_text(encoding="utf-8")
     assert content["application/x-ndjson"]["example"] == template
-    assert content["application/json"]["example"] == [json.loads(line)
-                                                      for line in template.splitlines()]
+    assert content["application/json"]["example"] == [
+        json.loads(line) for line in template.splitlines()
+    ]
     for media in (m for m in content if m != "multipart/form-data"):
         example = content[media]["example"]
         sent = example if isinstance(example, str) else json.dumps(example)
@@ -604,16 +697,35 @@ def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
     db = tmp_path / "new.duckdb"
     local = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
     error(local.get("/api/v1/games"), 404, "no_archive")
-    error(local.post("/api/v1/games", data=MIDDLE.read_bytes(), environ_base=ELSEWHERE), 401,
-          "unauthorized")
-    error(local.post("/api/v1/games", data=MIDDLE.read_bytes(),
-                     headers={"X-Forwarded-For": "203.0.113.9"}), 401, "unauthorized")
-    error(local.post("/api/v1/games", data=MIDDLE.read_bytes(),
-                     headers={"Origin": "https://evil.example"}), 403, "forbidden")
-    stored = local.post("/api/v1/games", data={
-        "log": [(io.BytesIO(MIDDLE.read_bytes()), "middle.jsonl"),
-                (io.BytesIO(b'{"type":"discard"}\n'), "bad.jsonl")]},
-        content_type="multipart/form-data")
+    error(
+        local.post("/api/v1/games", data=MIDDLE.read_bytes(), environ_base=ELSEWHERE),
+        401,
+        "unauthorized",
+    )
+    error(
+        local.post(
+            "/api/v1/games", data=MIDDLE.read_bytes(), headers={"X-Forwarded-For": "203.0.113.9"}
+        ),
+        401,
+        "unauthorized",
+    )
+    error(
+        local.post(
+            "/api/v1/games", data=MIDDLE.read_bytes(), headers={"Origin": "https://evil.example"}
+        ),
+        403,
+        "forbidden",
+    )
+    stored = local.post(
+        "/api/v1/games",
+        data={
+            "log": [
+                (io.BytesIO(MIDDLE.read_bytes()), "middle.jsonl"),
+                (io.BytesIO(b'{"type":"discard"}\n'), "bad.jsonl"),
+            ]
+        },
+        content_type="multipart/form-data",
+    )
     assert stored.status_code == 201, stored.get_data(as_text=True)
     body = stored.get_json()
     assert [a["fingerprint"] for a in body["added"]] == [fingerprint_of(MIDDLE)]
@@ -625,21 +737,32 @@ def test_ingest_from_this_machine_and_with_a_token(tmp_path: Path) -> None:
     listed = local.get("/api/v1/games").get_json()["games"]
     assert listed[0]["verdict"] == "violations"  # audited when stored
 
-    guarded = create_app({"TESTING": True, "ARCHIVE": str(db), "WRITE_TOKEN": "s3cret",
-                          "ARCHIVE_IDLE": 0}).test_client()
+    guarded = create_app(
+        {"TESTING": True, "ARCHIVE": str(db), "WRITE_TOKEN": "s3cret", "ARCHIVE_IDLE": 0}
+    ).test_client()
     error(guarded.post("/api/v1/games", data=FRIDAY.read_bytes()), 401, "unauthorized")
-    error(guarded.post("/api/v1/games", data=FRIDAY.read_bytes(),
-                       headers={"Authorization": "Bearer wrong"}), 401, "unauthorized")
-    ok = guarded.post("/api/v1/games", data=FRIDAY.read_bytes(), environ_base=ELSEWHERE,
-                      headers={"Authorization": "Bearer s3cret"})
+    error(
+        guarded.post(
+            "/api/v1/games", data=FRIDAY.read_bytes(), headers={"Authorization": "Bearer wrong"}
+        ),
+        401,
+        "unauthorized",
+    )
+    ok = guarded.post(
+        "/api/v1/games",
+        data=FRIDAY.read_bytes(),
+        environ_base=ELSEWHERE,
+        headers={"Authorization": "Bearer s3cret"},
+    )
     assert ok.status_code == 201 and ok.get_json()["total"] == 2
 
 
 # --- safety -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/", "/record", "/api/v1/rules", "/api/v1/nothing",
-                                  "/static/viewer/viewer.js"])
+@pytest.mark.parametrize(
+    "path", ["/", "/record", "/api/v1/rules", "/api/v1/nothing", "/static/viewer/viewer.js"]
+)
 def test_security_headers_on_every_response(client: FlaskClient, path: str) -> None:
     headers = client.get(path).headers
     csp = headers["Content-Security-Policy"]
@@ -651,11 +774,14 @@ def test_security_headers_on_every_response(client: FlaskClient, path: str) -> N
 
 def test_no_server_path_is_shown(archive_file: Path, client: FlaskClient) -> None:
     folder = str(archive_file.parent)
-    for url in ["/", "/api/v1/games", f"/games/{fingerprint_of(MIDDLE)}",
-                f"/api/v1/games/{fingerprint_of(MIDDLE)}/audit"]:
+    for url in [
+        "/",
+        "/api/v1/games",
+        f"/games/{fingerprint_of(MIDDLE)}",
+        f"/api/v1/games/{fingerprint_of(MIDDLE)}/audit",
+    ]:
         assert folder not in client.get(url).get_data(as_text=True), url
-    assert str(REPLAYS) not in client.get(f"/games/{fingerprint_of(MIDDLE)}").get_data(
-        as_text=True)
+    assert str(REPLAYS) not in client.get(f"/games/{fingerprint_of(MIDDLE)}").get_data(as_text=True)
     missing = create_app({"TESTING": True, "ARCHIVE": str(archive_file.parent / "none.duckdb")})
     page = missing.test_client().get("/").get_data(as_text=True)
     assert "none.duckdb" in page and folder not in page
@@ -670,10 +796,11 @@ def test_the_openapi_document_is_valid_current_and_served(client: FlaskClient) -
     assert document["openapi"] == "3.1.0"
     assert json.loads((SCHEMAS_DIR / "openapi.json").read_text()) == document
     assert client.get("/api/v1/openapi.json").get_json() == as_json(document)
-    routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.rule)
-              for r in client.application.url_map.iter_rules()
-              if r.rule.startswith("/api/v1/") and r.rule not in ("/api/v1/",
-                                                                 "/api/v1/openapi.json")}
+    routes = {
+        re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.rule)
+        for r in client.application.url_map.iter_rules()
+        if r.rule.startswith("/api/v1/") and r.rule not in ("/api/v1/", "/api/v1/openapi.json")
+    }
     assert routes == set(document["paths"])
 
 
@@ -696,8 +823,9 @@ def test_answers_match_the_openapi_schemas(client: FlaskClient) -> None:
     check("Error", client.get("/api/v1/games?limit=x").get_json())
 
 
-def test_a_write_while_another_process_holds_the_archive_is_a_503(archive_file: Path,
-                                                                  tmp_path: Path) -> None:
+def test_a_write_while_another_process_holds_the_archive_is_a_503(
+    archive_file: Path, tmp_path: Path
+) -> None:
     from conftest import held_open_by_another_process
 
     db = tmp_path / "held.duckdb"
@@ -717,18 +845,22 @@ def test_findings_are_said_in_the_language_accept_language_asks(client: FlaskCli
     headers = {"Content-Type": "application/x-ndjson"}
     plain = client.post("/api/v1/audit", data=body, headers=headers).get_json()
     assert "text" not in plain["findings"][0]
-    asked = client.post("/api/v1/audit", data=body,
-                        headers={**headers, "Accept-Language": "ru-RU,ru;q=0.9"}).get_json()
+    asked = client.post(
+        "/api/v1/audit", data=body, headers={**headers, "Accept-Language": "ru-RU,ru;q=0.9"}
+    ).get_json()
     finding = asked["findings"][0]
     assert finding["message"] == plain["findings"][0]["message"]
-    assert finding["text"] == ("noa взял 8♥ из середины 7♥ 8♥ 9♥; взять можно только 7♥ "
-                               "или 9♥ (pickup=ends)")
-    state = client.post("/api/v1/state", data=body,
-                        headers={**headers, "Accept-Language": "ko"}).get_json()
+    assert finding["text"] == (
+        "noa взял 8♥ из середины 7♥ 8♥ 9♥; взять можно только 7♥ или 9♥ (pickup=ends)"
+    )
+    state = client.post(
+        "/api/v1/state", data=body, headers={**headers, "Accept-Language": "ko"}
+    ).get_json()
     texts = [f["text"] for f in state["report"]["findings"]]
     assert texts and "가져갈 수 있습니다" in texts[0]
-    other = client.post("/api/v1/audit", data=body,
-                        headers={**headers, "Accept-Language": "fr"}).get_json()
+    other = client.post(
+        "/api/v1/audit", data=body, headers={**headers, "Accept-Language": "fr"}
+    ).get_json()
     assert other["findings"][0]["text"].startswith("noa took 8♥ from the middle of")
 
 
@@ -747,8 +879,9 @@ def test_the_leaderboard_leaves_the_bots_out_unless_asked(tmp_path: Path) -> Non
     every = client.get("/api/v1/reports/leaderboard?simulated=true").get_json()
     assert "left out" not in every["summary"]
     assert len(every["rows"]) > len(people["rows"])
-    error(client.get("/api/v1/reports/leaderboard?simulated=maybe"), 400, "bad_parameter",
-          "simulated")
+    error(
+        client.get("/api/v1/reports/leaderboard?simulated=maybe"), 400, "bad_parameter", "simulated"
+    )
 
 
 def test_a_posted_rewrite_is_a_409_that_names_it(tmp_path: Path) -> None:
@@ -758,21 +891,22 @@ def test_a_posted_rewrite_is_a_409_that_names_it(tmp_path: Path) -> None:
     client = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
     lines = FRIDAY.read_text().splitlines()
     assert lines[49].startswith('{"type": "note", "seq": 49')
-    rewrite = "\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"),
-                         *lines[50:]]) + "\n"
+    rewrite = "\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"), *lines[50:]]) + "\n"
     assert client.post("/api/v1/games", data=FRIDAY.read_bytes()).status_code == 201
     answer = client.post("/api/v1/games", data=rewrite.encode())
     message = error(answer, 409, "rewrites_game", "log")
-    assert ("rewrites game friday-at-dana-2024-05-17, archived before with other events "
-            f"({fingerprint_of(FRIDAY)[:16]}): they differ from event 49 on; kept as "
-            "evidence, never counted in the reports") in message
+    assert (
+        "rewrites game friday-at-dana-2024-05-17, archived before with other events "
+        f"({fingerprint_of(FRIDAY)[:16]}): they differ from event 49 on; kept as "
+        "evidence, never counted in the reports"
+    ) in message
     body = answer.get_json()["error"]
     assert body["total"] == 2  # stored, as evidence, as the CLI stores it
     assert [r["rewrites"] for r in body["rewrites"]] == [fingerprint_of(FRIDAY)]
-    assert [a["fingerprint"] for a in body["added"]] == [r["fingerprint"]
-                                                        for r in body["rewrites"]]
-    check_error = Draft202012Validator({"$ref": "#/components/schemas/Error",
-                                        "components": openapi()["components"]})
+    assert [a["fingerprint"] for a in body["added"]] == [r["fingerprint"] for r in body["rewrites"]]
+    check_error = Draft202012Validator(
+        {"$ref": "#/components/schemas/Error", "components": openapi()["components"]}
+    )
     assert list(check_error.iter_errors(answer.get_json())) == []
     post = openapi()["paths"]["/api/v1/games"]["post"]
     assert "rewrites an archived game" in post["responses"]["409"]["description"]
@@ -782,22 +916,25 @@ def continued_after_end() -> bytes:
     lines = FRIDAY.read_text().splitlines()
     last = json.loads(lines[-1])
     assert last["type"] == "game_ended"
-    more = [{"type": "withdraw", "seq": last["seq"] + 1, "seqs": [last["seq"]]},
-            {"type": "note", "seq": last["seq"] + 2, "text": "one more round"}]
+    more = [
+        {"type": "withdraw", "seq": last["seq"] + 1, "seqs": [last["seq"]]},
+        {"type": "note", "seq": last["seq"] + 2, "text": "one more round"},
+    ]
     return ("\n".join([*lines, *map(json.dumps, more)]) + "\n").encode()
 
 
-def test_a_posted_continuation_of_an_ended_game_counts_only_when_asked(tmp_path: Path,
-                                                                       ) -> None:
+def test_a_posted_continuation_of_an_ended_game_counts_only_when_asked(
+    tmp_path: Path,
+) -> None:
     """A writer posting the game plus a withdraw of its game_ended made the winner vanish
     from the leaderboard; now it is kept as evidence (409) unless ?reopen=true."""
     for reopen in (False, True):
         db = tmp_path / f"ended-{reopen}.duckdb"
-        client = create_app({"TESTING": True, "ARCHIVE": str(db),
-                             "ARCHIVE_IDLE": 0}).test_client()
+        client = create_app({"TESTING": True, "ARCHIVE": str(db), "ARCHIVE_IDLE": 0}).test_client()
         assert client.post("/api/v1/games", data=FRIDAY.read_bytes()).status_code == 201
-        answer = client.post("/api/v1/games" + ("?reopen=true" if reopen else ""),
-                             data=continued_after_end())
+        answer = client.post(
+            "/api/v1/games" + ("?reopen=true" if reopen else ""), data=continued_after_end()
+        )
         latest = client.get("/api/v1/games/friday-at-dana-2024-05-17").get_json()
         if reopen:
             assert answer.status_code == 201, answer.get_data(as_text=True)
@@ -826,22 +963,38 @@ def test_a_game_stored_but_never_audited_is_audited_on_a_retry(tmp_path: Path) -
 
 #: the attack of issue 35 item 1 (../shared/attacks/614-bytes-16-jokers.jsonl): a deal of
 #: sixteen jokers and a run of hearts, 15.5 s in a server thread before
-SIXTEEN_JOKERS = b"\n".join(json.dumps(line).encode() for line in [
-    {"type": "game_started", "format": "yaniv-log/1", "players": ["p0", "p1"],
-     "rules": "israeli(decks=4,jokers=8,hand_size=30,jokers_in_sets=true,set_max=48)"},
-    {"type": "round_started", "round": 1, "starter": "p0", "upcard": "JD", "hands": {
-        "p0": ["JK"] * 16 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS".split(),
-        "p1": "AC AD 2C 2D 2S 3C 3D 3S 4C 4D 4S 5C 5D 5S 6C 6D 6S 7C 7D 7S 8C 8D 8S 9C 9D 9S "
-              "TC TD TS JC".split()}},
-])
+SIXTEEN_JOKERS = b"\n".join(
+    json.dumps(line).encode()
+    for line in [
+        {
+            "type": "game_started",
+            "format": "yaniv-log/1",
+            "players": ["p0", "p1"],
+            "rules": "israeli(decks=4,jokers=8,hand_size=30,jokers_in_sets=true,set_max=48)",
+        },
+        {
+            "type": "round_started",
+            "round": 1,
+            "starter": "p0",
+            "upcard": "JD",
+            "hands": {
+                "p0": ["JK"] * 16 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS".split(),
+                "p1": "AC AD 2C 2D 2S 3C 3D 3S 4C 4D 4S 5C 5D 5S 6C 6D 6S 7C 7D 7S 8C 8D 8S "
+                "9C 9D 9S TC TD TS JC".split(),
+            },
+        },
+    ]
+)
 
 
 def test_a_deal_of_sixteen_jokers_lists_the_first_thousand_throws_and_says_so(
-        client: FlaskClient) -> None:
+    client: FlaskClient,
+) -> None:
     """The hand has 24,637 legal throws; the answer lists the first 1,000 (singles, then
     sets) without looking for the others, and says the list stops there."""
-    answer = client.post("/api/v1/state", data=SIXTEEN_JOKERS,
-                         headers={"Content-Type": "application/x-ndjson"})
+    answer = client.post(
+        "/api/v1/state", data=SIXTEEN_JOKERS, headers={"Content-Type": "application/x-ndjson"}
+    )
     assert answer.status_code == 200, answer.get_data(as_text=True)[:300]
     moves = answer.get_json()["next"]
     throws = [m["cards"] for m in moves["moves"] if m["type"] == "discard"]
@@ -868,8 +1021,10 @@ def test_an_answer_asked_for_by_many_at_once_is_built_once() -> None:
         return b"page"
 
     bodies: list[bytes] = []
-    threads = [threading.Thread(target=lambda: bodies.append(cache.build_once("k", build).body))
-               for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: bodies.append(cache.build_once("k", build).body))
+        for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -55,8 +55,7 @@ def client(archive_file: Path) -> FlaskClient:
 
 def embedded(html: str) -> dict[str, Any]:
     """The board data the page hands to viewer.js."""
-    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html,
-                      re.S)
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html, re.S)
     assert found, "the page embeds its board data"
     data: dict[str, Any] = json.loads(found.group(1))
     return data
@@ -96,8 +95,9 @@ def test_index_filters_by_player(client: FlaskClient) -> None:
 
 
 def test_index_searches_filters_sorts_and_pages(archive_file: Path) -> None:
-    web = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "GAMES_PER_PAGE": 3}
-                     ).test_client()
+    web = create_app(
+        {"TESTING": True, "ARCHIVE": str(archive_file), "GAMES_PER_PAGE": 3}
+    ).test_client()
 
     def listed(query: str) -> tuple[str, list[str]]:
         html = web.get("/?" + query).get_data(as_text=True)
@@ -138,11 +138,15 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     response = client.get(f"/games/{fingerprint_of(MIDDLE)}")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
-    assert '<span class="verdict violations" id="verdict" data-verdict="violations">violations' \
-           '</span>' in html
+    assert (
+        '<span class="verdict violations" id="verdict" data-verdict="violations">violations'
+        "</span>" in html
+    )
     assert "<bdi>noa</bdi> took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
-    assert '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5"><bdi>noa</bdi> draws ' \
-           '8H from the pile</a></li>' in html
+    assert (
+        '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5"><bdi>noa</bdi> draws '
+        "8H from the pile</a></li>" in html
+    )
     data = embedded(html)
     expected = json.loads(json.dumps(board(read_log(MIDDLE))))  # as JSON carries it
     assert data == expected
@@ -158,8 +162,7 @@ def test_board_under_other_rules(client: FlaskClient) -> None:
 
 
 def test_board_for_one_seat_hides_the_other_hands(client: FlaskClient) -> None:
-    data = embedded(client.get(f"/games/{fingerprint_of(MIDDLE)}?seat=noa").get_data(
-        as_text=True))
+    data = embedded(client.get(f"/games/{fingerprint_of(MIDDLE)}?seat=noa").get_data(as_text=True))
     assert data["seat"] == "noa"
     assert data["game"]["players"] == ["ariel", "noa", "ben"]  # the seats, once
     after_deal = data["steps"][1]["state"]["round"]
@@ -173,16 +176,22 @@ def test_board_for_one_seat_hides_the_other_hands(client: FlaskClient) -> None:
 
 def test_board_keeps_only_the_top_of_the_pile() -> None:
     data = board(read_log(LOGS[0]))
-    assert max(len(s["state"]["round"]["pile"]) for s in data["steps"]
-               if s["state"]["round"]) == PILE_SHOWN
+    assert (
+        max(len(s["state"]["round"]["pile"]) for s in data["steps"] if s["state"]["round"])
+        == PILE_SHOWN
+    )
 
 
-@pytest.mark.parametrize("query, status, text", [
-    ("?seat=nobody", 400, "&#39;nobody&#39; is not seated; the players are ariel, noa, ben"),
-    ("?rules=israeli(yaniv_max=true)", 400, "yaniv_max"),
-])
-def test_board_refuses_bad_parameters_with_a_page(client: FlaskClient, query: str,
-                                                   status: int, text: str) -> None:
+@pytest.mark.parametrize(
+    "query, status, text",
+    [
+        ("?seat=nobody", 400, "&#39;nobody&#39; is not seated; the players are ariel, noa, ben"),
+        ("?rules=israeli(yaniv_max=true)", 400, "yaniv_max"),
+    ],
+)
+def test_board_refuses_bad_parameters_with_a_page(
+    client: FlaskClient, query: str, status: int, text: str
+) -> None:
     response = client.get(f"/games/{fingerprint_of(MIDDLE)}{query}")
     assert response.status_code == status
     assert response.mimetype == "text/html"
@@ -200,8 +209,11 @@ def test_unknown_game_is_a_404_page(client: FlaskClient) -> None:
 
 def test_upload_a_log_file(client: FlaskClient) -> None:
     with MIDDLE.open("rb") as fh:
-        response = client.post("/view", data={"log": (fh, "middle-card.jsonl"), "rules": ""},
-                               content_type="multipart/form-data")
+        response = client.post(
+            "/view",
+            data={"log": (fh, "middle-card.jsonl"), "rules": ""},
+            content_type="multipart/form-data",
+        )
     assert response.status_code == 200
     data = embedded(response.get_data(as_text=True))
     assert data["report"]["findings"][0]["code"] == "draw.pile_card"
@@ -211,9 +223,11 @@ def test_the_file_name_keeps_its_direction_on_a_hebrew_page(client: FlaskClient)
     """A Latin file name beside Hebrew words is isolated: its dot and dashes stay with it
     rather than jumping to the other side of the line."""
     with MIDDLE.open("rb") as fh:
-        response = client.post("/view?lang=he", data={"log": (fh, "middle-card.jsonl"),
-                                                       "rules": ""},
-                               content_type="multipart/form-data")
+        response = client.post(
+            "/view?lang=he",
+            data={"log": (fh, "middle-card.jsonl"), "rules": ""},
+            content_type="multipart/form-data",
+        )
     html = response.get_data(as_text=True)
     assert 'dir="rtl"' in html
     assert '<p class="fingerprint small muted"><bdi>middle-card.jsonl</bdi> &middot;' in html
@@ -247,13 +261,17 @@ def test_paste_a_log_and_replay_it_under_other_rules(client: FlaskClient) -> Non
     assert embedded(replayed)["report"]["verdict"] == "violations"
 
 
-@pytest.mark.parametrize("data, status, text", [
-    ({"text": ""}, 400, "choose a log file (or paste one) to view"),
-    ({"text": '{"type":"game_started"}\n'}, 422, "pasted log: line 1: game_started: field "),
-    ({"text": "[1, 2"}, 422, "pasted log: not valid JSON"),
-])
-def test_unreadable_uploads_say_where(client: FlaskClient, data: dict[str, str], status: int,
-                                      text: str) -> None:
+@pytest.mark.parametrize(
+    "data, status, text",
+    [
+        ({"text": ""}, 400, "choose a log file (or paste one) to view"),
+        ({"text": '{"type":"game_started"}\n'}, 422, "pasted log: line 1: game_started: field "),
+        ({"text": "[1, 2"}, 422, "pasted log: not valid JSON"),
+    ],
+)
+def test_unreadable_uploads_say_where(
+    client: FlaskClient, data: dict[str, str], status: int, text: str
+) -> None:
     response = client.post("/view", data=data)
     assert response.status_code == status
     assert text in message(response.get_data(as_text=True))
@@ -264,13 +282,16 @@ def test_every_way_in_caps_the_events_of_a_log(client: FlaskClient) -> None:
     store form, the recorder's API and the board API read a log under the same cap, the
     page's error saying so with the same 413."""
     notes = MIDDLE.read_text() + '{"type":"note","text":""}\n' * 20_000  # 20,024 events
-    for path, data in (("/view", {"text": notes}),
-                       ("/view", {"log": (io.BytesIO(notes.encode()), "long.jsonl")}),
-                       ("/store", {"text": notes})):
+    for path, data in (
+        ("/view", {"text": notes}),
+        ("/view", {"log": (io.BytesIO(notes.encode()), "long.jsonl")}),
+        ("/store", {"text": notes}),
+    ):
         page = client.post(path, data=data)
         assert page.status_code == 413, path
         assert "the log has more than 20,000 events, the most this server reads" in message(
-            page.get_data(as_text=True))
+            page.get_data(as_text=True)
+        )
     for path in ("/api/v1/state", "/api/v1/board", "/api/v1/audit"):
         refused = client.post(path, data=notes.encode())
         assert refused.status_code == 413
@@ -285,10 +306,23 @@ def test_every_way_in_caps_the_events_of_a_log(client: FlaskClient) -> None:
 def test_api_games_pages_and_filters(client: FlaskClient) -> None:
     body = client.get("/api/v1/games?limit=3&offset=1").get_json()
     assert body["total"] == len(LOGS) and len(body["games"]) == 3
-    assert set(body["games"][0]) == {"fingerprint", "game_id", "source", "players", "rules_id",
-                                     "events", "started_at", "ingested_at", "verdict",
-                                     "findings", "winners", "extends", "part_of", "rewrites",
-                                     "superseded"}
+    assert set(body["games"][0]) == {
+        "fingerprint",
+        "game_id",
+        "source",
+        "players",
+        "rules_id",
+        "events",
+        "started_at",
+        "ingested_at",
+        "verdict",
+        "findings",
+        "winners",
+        "extends",
+        "part_of",
+        "rewrites",
+        "superseded",
+    }
     only = client.get("/api/v1/games?player=noa").get_json()
     assert [g["fingerprint"] for g in only["games"]] == [fingerprint_of(MIDDLE)]
 
@@ -307,8 +341,7 @@ def test_api_board_of_an_archived_game_and_of_a_body(client: FlaskClient) -> Non
     assert missing.status_code == 404 and "no game" in missing.get_json()["error"]["message"]
 
 
-def test_an_archive_being_written_is_a_503_not_a_crash(archive_file: Path,
-                                                       tmp_path: Path) -> None:
+def test_an_archive_being_written_is_a_503_not_a_crash(archive_file: Path, tmp_path: Path) -> None:
     busy = tmp_path / "busy.duckdb"
     shutil.copy(archive_file, busy)
     with held_open_by_another_process(busy):
@@ -331,14 +364,26 @@ def readers_and_writer(archive_file: Path, tmp_path: Path) -> Iterator[Path]:
 
 def test_the_viewer_does_not_keep_the_archive_from_ingest(readers_and_writer: Path) -> None:
     # the shared connection closes once no request has needed it for ARCHIVE_IDLE seconds
-    client = create_app({"TESTING": True, "ARCHIVE": str(readers_and_writer),
-                         "ARCHIVE_IDLE": 0}).test_client()
+    client = create_app(
+        {"TESTING": True, "ARCHIVE": str(readers_and_writer), "ARCHIVE_IDLE": 0}
+    ).test_client()
     assert client.get("/").status_code == 200
     done = subprocess.run(
-        [sys.executable, "-m", "yaniv_audit.cli", "ingest", str(ROOT / "replays" / "simulated"
-                                                               / "classic" / "game-00000.jsonl"),
-         "--db", str(readers_and_writer), "--jobs", "1"],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "yaniv_audit.cli",
+            "ingest",
+            str(ROOT / "replays" / "simulated" / "classic" / "game-00000.jsonl"),
+            "--db",
+            str(readers_and_writer),
+            "--jobs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(LOGS) + 1} games" in client.get("/").get_data(as_text=True)
 
@@ -349,8 +394,9 @@ def test_the_viewer_does_not_keep_the_archive_from_ingest(readers_and_writer: Pa
 def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
     log = read_log(REPLAYS / "clean-assaf-reduction.jsonl")
     expected = compare_log(log, [log.game.rules, *unique_presets_other_than(log.game.rules)])
-    html = client.get(f"/games/{fingerprint_of(REPLAYS / 'clean-assaf-reduction.jsonl')}"
-                      "/compare").get_data(as_text=True)
+    html = client.get(
+        f"/games/{fingerprint_of(REPLAYS / 'clean-assaf-reduction.jsonl')}/compare"
+    ).get_data(as_text=True)
     heads = re.findall(r'<th><a href="/rules#preset-[\w-]+"><code>(.*?)</code>', html)
     assert heads == [r["rules"]["id"] for r in expected["results"]]
     assert heads[0] == "israeli" and "cardgames-zone" not in heads  # the same parameters
@@ -358,13 +404,18 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
     # one sentence per change, said from its fields in the page's language
     shown = [c for c in expected["changes"] if c["field"] != "findings"]
     assert len(changes) == len(shown)
-    assert all(text.startswith(f"under {c['rules']}: ")
-               for text, c in zip(changes, shown, strict=True))
+    assert all(
+        text.startswith(f"under {c['rules']}: ") for text, c in zip(changes, shown, strict=True)
+    )
     # the findings each rule set adds, listed under it with their messages
     added = re.findall(r'<li class="added">.*?#e=(\d+)">.*?<code>([\w.]+)</code>', html)
     assert {f"{code}@{seq}" for seq, code in added} == {
-        f for c in expected["changes"] if c["field"] == "findings"
-        for f in c["to"] if f not in c["from"]}
+        f
+        for c in expected["changes"]
+        if c["field"] == "findings"
+        for f in c["to"]
+        if f not in c["from"]
+    }
     assert any(c.startswith("under namu: ") for c in changes)
 
 
@@ -386,7 +437,8 @@ def test_the_compare_page_takes_at_most_twelve_rule_sets(client: FlaskClient) ->
     page = client.get(url)
     assert page.status_code == 400
     assert "rules: 13 rule sets given; at most 12 may be compared" in message(
-        page.get_data(as_text=True))
+        page.get_data(as_text=True)
+    )
 
 
 def unique_presets_other_than(declared: Any) -> list[Any]:
@@ -404,8 +456,9 @@ def test_the_game_list_shows_versions_of_a_paused_game(tmp_path: Path) -> None:
     (tmp_path / "paused.jsonl").write_text("\n".join(lines[:30]) + "\n")
     db = tmp_path / "versions.duckdb"
     with Archive(db) as archive:
-        archive.ingest([str(tmp_path / "paused.jsonl"),
-                        str(REPLAYS / "clean-assaf-reduction.jsonl")], jobs=1)
+        archive.ingest(
+            [str(tmp_path / "paused.jsonl"), str(REPLAYS / "clean-assaf-reduction.jsonl")], jobs=1
+        )
     client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
     games = {g["events"]: g for g in client.get("/api/v1/games").get_json()["games"]}
     paused = tree_hash(read_log(tmp_path / "paused.jsonl").leaves).hex()
@@ -486,15 +539,17 @@ def test_every_name_on_the_board_is_isolated(client: FlaskClient) -> None:
     html = page.get_data(as_text=True)
     assert f"<title>{FSI}{FSI}ariel{RLO}-lived{PDI}, {FSI}noa{RLO}-lived{PDI}" in html
     assert f">{FSI}ben{RLO}-lived{PDI} only</option>" in html
-    assert (f'<span class="message"><bdi>noa{RLO}-lived</bdi> took 8♥ from the middle '
-            "of 7♥ 8♥ 9♥") in html
-    texts = json.loads(re.search(r'id="finding-texts">(.*?)</script>', html, re.S)
-                       .group(1))  # type: ignore[union-attr]
-    assert texts["5:draw.pile_card"][:2] == [1, " took 8♥ from the middle of 7♥ 8♥ 9♥; "
-                                                 "only 7♥ or 9♥ may be taken (pickup=ends)"]
+    assert (
+        f'<span class="message"><bdi>noa{RLO}-lived</bdi> took 8♥ from the middle of 7♥ 8♥ 9♥'
+    ) in html
+    texts = json.loads(re.search(r'id="finding-texts">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert texts["5:draw.pile_card"][:2] == [
+        1,
+        " took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken (pickup=ends)",
+    ]
 
 
-HOSTILE = '<script>alert(1)</script>'
+HOSTILE = "<script>alert(1)</script>"
 
 
 def hostile_log() -> str:
@@ -503,8 +558,10 @@ def hostile_log() -> str:
     first["game_id"] = HOSTILE
     first["players"] = [{"id": "ariel", "name": '"><img src=x onerror=alert(1)>'}, "noa", "ben"]
     note = {"type": "note", "text": HOSTILE}
-    return "\n".join([json.dumps(first), *lines[1:], json.dumps(note)]).replace(
-        '"seq": ', '"_seq": ') + "\n"
+    return (
+        "\n".join([json.dumps(first), *lines[1:], json.dumps(note)]).replace('"seq": ', '"_seq": ')
+        + "\n"
+    )
 
 
 def test_store_an_uploaded_log_from_its_board(tmp_path: Path) -> None:
@@ -514,13 +571,16 @@ def test_store_an_uploaded_log_from_its_board(tmp_path: Path) -> None:
     assert 'action="/store"' in page and "allowed from this machine only" in page
     assert HOSTILE not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<img src=x" not in page
-    text = html_lib.unescape(re.findall(r'<input type="hidden" name="text" value="(.*?)">',
-                                        page, re.S)[-1])
-    remote = client.post("/view", data={"text": text}, environ_base={
-        "REMOTE_ADDR": "203.0.113.9"}).get_data(as_text=True)
+    text = html_lib.unescape(
+        re.findall(r'<input type="hidden" name="text" value="(.*?)">', page, re.S)[-1]
+    )
+    remote = client.post(
+        "/view", data={"text": text}, environ_base={"REMOTE_ADDR": "203.0.113.9"}
+    ).get_data(as_text=True)
     assert "Checked, not stored." in remote and 'id="store"' not in remote  # not offered
-    refused = client.post("/store", data={"text": text},
-                          environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    refused = client.post(
+        "/store", data={"text": text}, environ_base={"REMOTE_ADDR": "203.0.113.9"}
+    )
     assert refused.status_code == 401 and refused.mimetype == "text/html"
     stored = client.post("/store", data={"text": text})
     assert stored.status_code == 303
@@ -534,21 +594,27 @@ def test_store_an_uploaded_log_from_its_board(tmp_path: Path) -> None:
 
 
 def embedded_text(html: str) -> str:
-    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html,
-                      re.S)
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html, re.S)
     assert found
     return found.group(1)
 
 
 def test_storing_needs_the_token_when_one_is_set(tmp_path: Path) -> None:
-    client = create_app({"TESTING": True, "ARCHIVE": str(tmp_path / "t.duckdb"),
-                         "WRITE_TOKEN": "s3cret", "ARCHIVE_IDLE": 0}).test_client()
+    client = create_app(
+        {
+            "TESTING": True,
+            "ARCHIVE": str(tmp_path / "t.duckdb"),
+            "WRITE_TOKEN": "s3cret",
+            "ARCHIVE_IDLE": 0,
+        }
+    ).test_client()
     page = client.post("/view", data={"text": MIDDLE.read_text()}).get_data(as_text=True)
     assert 'type="password" name="token"' in page
-    assert client.post("/store", data={"text": MIDDLE.read_text(), "token": "x"}
-                       ).status_code == 401
-    assert client.post("/store", data={"text": MIDDLE.read_text(), "token": "s3cret"}
-                       ).status_code == 303
+    assert client.post("/store", data={"text": MIDDLE.read_text(), "token": "x"}).status_code == 401
+    assert (
+        client.post("/store", data={"text": MIDDLE.read_text(), "token": "s3cret"}).status_code
+        == 303
+    )
 
 
 def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> None:
@@ -557,8 +623,9 @@ def test_a_rewrite_is_shown_on_both_boards_and_in_the_list(tmp_path: Path) -> No
     lines = (REPLAYS / "clean-assaf-reduction.jsonl").read_text().splitlines()
     original, rewrite = tmp_path / "original.jsonl", tmp_path / "rewrite.jsonl"
     original.write_text("\n".join(lines) + "\n")
-    rewrite.write_text("\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"),
-                                  *lines[50:]]) + "\n")
+    rewrite.write_text(
+        "\n".join([*lines[:49], lines[49].replace("Assaf!", "No Assaf"), *lines[50:]]) + "\n"
+    )
     first, second = fingerprint_of(original), fingerprint_of(rewrite)
     db = tmp_path / "rewrite.duckdb"
     with Archive(db) as archive:
@@ -586,27 +653,31 @@ def test_compare_page_lists_each_finding_added_at_one_event(tmp_path: Path) -> N
     with Archive(db) as archive:
         archive.ingest([str(log)], jobs=1)
     client = create_app({"TESTING": True, "ARCHIVE": str(db)}).test_client()
-    html = client.get(f"/games/{fingerprint_of(log)}/compare?rules=israeli"
-                      "&rules=israeli(assaf_on_tie=false)").get_data(as_text=True)
+    html = client.get(
+        f"/games/{fingerprint_of(log)}/compare?rules=israeli&rules=israeli(assaf_on_tie=false)"
+    ).get_data(as_text=True)
     added = re.findall(r'<li class="added">.*?<code>([\w.]+)</code>', html)
     assert added == ["claim.points", "claim.points"]
 
 
 def test_the_list_page_opens_on_the_games_stored_last(archive_file: Path) -> None:
-    web = create_app({"TESTING": True, "ARCHIVE": str(archive_file), "GAMES_PER_PAGE": 3}
-                     ).test_client()
+    web = create_app(
+        {"TESTING": True, "ARCHIVE": str(archive_file), "GAMES_PER_PAGE": 3}
+    ).test_client()
     html = web.get("/").get_data(as_text=True)
     shown = re.findall(r'<a class="title" href="/games/(\w+)"', html)
     stored = [g["fingerprint"] for g in web.get("/api/v1/games?limit=100").get_json()["games"]]
     assert shown == stored[::-1][:3]  # the API keeps the first stored first
     assert '<option value="-ingested" selected>newest stored</option>' in html
-    oldest = re.findall(r'<a class="title" href="/games/(\w+)"',
-                        web.get("/?sort=ingested").get_data(as_text=True))
+    oldest = re.findall(
+        r'<a class="title" href="/games/(\w+)"', web.get("/?sort=ingested").get_data(as_text=True)
+    )
     assert oldest == stored[:3]
 
 
 def test_pages_scripts_and_styles_come_gzipped_to_a_client_that_takes_it(
-        client: FlaskClient) -> None:
+    client: FlaskClient,
+) -> None:
     import gzip
 
     game = fingerprint_of(MIDDLE)
@@ -630,8 +701,7 @@ def test_the_game_page_offers_its_log_to_download(client: FlaskClient, tmp_path:
     assert f'href="/games/{game}/log.jsonl" id="download-log" download' in html
     answer = client.get(f"/games/{game}/log.jsonl")
     assert answer.status_code == 200 and answer.mimetype == "application/x-ndjson"
-    assert answer.headers["Content-Disposition"] == \
-        "attachment; filename*=UTF-8''middle-card.jsonl"
+    assert answer.headers["Content-Disposition"] == "attachment; filename*=UTF-8''middle-card.jsonl"
     saved = tmp_path / "middle-card.jsonl"
     saved.write_bytes(answer.get_data())
     assert fingerprint_of(saved) == game  # the same game, byte for byte in its leaves
@@ -646,20 +716,23 @@ def test_the_recorders_service_worker_may_hold_the_page_record(client: FlaskClie
     assert answer.headers["Service-Worker-Allowed"] == "/record"
     assert answer.headers["Cache-Control"] == "no-cache"
     first = answer.get_data(as_text=True).splitlines()[0]
-    assert first == ('const ASSETS = ["/static/viewer/style.css", "/static/viewer/record.css", '
-                     '"/static/viewer/i18n.js", "/static/viewer/record.js"];')
+    assert first == (
+        'const ASSETS = ["/static/viewer/style.css", "/static/viewer/record.css", '
+        '"/static/viewer/i18n.js", "/static/viewer/record.js"];'
+    )
     for asset in json.loads(first.removeprefix("const ASSETS = ").rstrip(";")):
         assert client.get(asset).status_code == 200
     page = client.get("/record").get_data(as_text=True)
-    assert all(f'"{asset}"' in page for asset in ("/static/viewer/record.js",
-                                                 "/static/viewer/record.css"))
+    assert all(
+        f'"{asset}"' in page for asset in ("/static/viewer/record.js", "/static/viewer/record.css")
+    )
 
 
 def test_a_live_tables_page_is_in_the_readers_language(client: FlaskClient) -> None:
     body = client.get("/tables/AbCdEfGh12345678?lang=he").get_data(as_text=True)
     assert '<html lang="he" dir="rtl">' in body
     assert 'id="follow" data-table="AbCdEfGh12345678" data-seq="0"' in body
-    assert "<h1 id=\"title\">שולחן חי</h1>" in body
+    assert '<h1 id="title">שולחן חי</h1>' in body
     assert "/static/viewer/table.js" in body and "/static/viewer/cards.js" in body
 
 
@@ -675,7 +748,8 @@ def test_a_tables_link_is_drawn_as_a_qr_code_from_the_body_only(client: FlaskCli
 
 
 def test_a_game_page_is_built_once_and_again_after_the_archive_changes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Forty readers of one game's page no longer replay it each (issue 35: 70 ms of CPU
     a page, seconds of waiting): the page is built once for what decides it (the game, its
     parameters, the language), and again when a game is stored (its versions may change)."""
@@ -701,8 +775,9 @@ def test_a_game_page_is_built_once_and_again_after_the_archive_changes(
     assert israeli.status_code == 200 and len(built) == 2
     # a game stored meanwhile: the list and the page are built again, the new game listed
     other = REPLAYS / "clean-assaf-reduction.jsonl"
-    stored = web.post("/api/v1/games", data=other.read_bytes(),
-                      headers={"Content-Type": "application/x-ndjson"})
+    stored = web.post(
+        "/api/v1/games", data=other.read_bytes(), headers={"Content-Type": "application/x-ndjson"}
+    )
     assert stored.status_code == 201
     assert f'href="/games/{fingerprint_of(other)}"' in web.get("/").get_data(as_text=True)
     assert web.get(f"/games/{game}").get_data(as_text=True) == first

@@ -49,14 +49,21 @@ def pooled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
 
 
 @pytest.mark.parametrize("rules", ["", "?rules=namu"])
-def test_workers_answer_as_the_server_does(pooled: Flask, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch, rules: str) -> None:
+def test_workers_answer_as_the_server_does(
+    pooled: Flask, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: str
+) -> None:
     alone = create_app({**LIMITS, "ARCHIVE": str(tmp_path / "none.duckdb")}).test_client()
-    expected = {name: alone.post(f"/api/v1/audit{rules}", data=body)
-                for name, body in BODIES.items()}
+    expected = {
+        name: alone.post(f"/api/v1/audit{rules}", data=body) for name, body in BODIES.items()
+    }
     assert {name: r.status_code for name, r in expected.items()} == {
-        "middle card": 200, "assaf and reduction": 200, "unreadable": 422,
-        "a bad card": 422, "too many events": 413, "a JSON array": 422}
+        "middle card": 200,
+        "assaf and reduction": 200,
+        "unreadable": 422,
+        "a bad card": 422,
+        "too many events": 413,
+        "a JSON array": 422,
+    }
 
     def not_here(*args: object, **kwargs: object) -> None:
         raise AssertionError("audited in the server process, not on a worker")
@@ -109,7 +116,8 @@ def test_a_worker_that_died_while_idle_costs_no_request() -> None:
 def test_an_api_error_crosses_a_process_whole() -> None:
     import pickle
 
-    error = ApiError(422, "request: line 3: no such card", "log", "unreadable_log",
-                     "Unreadable log", line=3)
+    error = ApiError(
+        422, "request: line 3: no such card", "log", "unreadable_log", "Unreadable log", line=3
+    )
     back = pickle.loads(pickle.dumps(error))
     assert back.to_json() == error.to_json() and back.title == "Unreadable log"

@@ -89,12 +89,18 @@ class Archive(Ingesting, Auditing, Verifying, Exporting, Querying):
     (:func:`~yaniv_audit.archive.connect.intent_file`).
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False, create: bool = True,
-                 locked: bool = False, wait: float = 0.0) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        read_only: bool = False,
+        create: bool = True,
+        locked: bool = False,
+        wait: float = 0.0,
+    ) -> None:
         self.path = str(path)
         self.locked = locked
-        self.con = connect(self.path, read_only=read_only, create=create, locked=locked,
-                           wait=wait)
+        self.con = connect(self.path, read_only=read_only, create=create, locked=locked, wait=wait)
 
     def close(self) -> None:
         self.con.close()
@@ -107,10 +113,37 @@ class Archive(Ingesting, Auditing, Verifying, Exporting, Querying):
 
 
 __all__ = [
-    "DB_ENV", "DEFAULT_DB", "WRITER_WAIT", "intent_file", "writer_waiting",
-    "DERIVED", "LATEST", "MEMORY_ENV", "SCHEMA_VERSION", "SIMULATED",
-    "TABLES", "VIEWS", "Added", "Archive", "ArchiveError", "AuditedGame", "Checkpoint",
-    "IngestResult", "Mismatch", "Progress", "Refused", "Rewrite", "StoredLog", "add_derived",
-    "audit_archived", "damaged", "default_db", "derived_tables", "disk_full", "memory_limit",
-    "out_of_memory", "rollback", "trouble",
+    "DB_ENV",
+    "DEFAULT_DB",
+    "WRITER_WAIT",
+    "intent_file",
+    "writer_waiting",
+    "DERIVED",
+    "LATEST",
+    "MEMORY_ENV",
+    "SCHEMA_VERSION",
+    "SIMULATED",
+    "TABLES",
+    "VIEWS",
+    "Added",
+    "Archive",
+    "ArchiveError",
+    "AuditedGame",
+    "Checkpoint",
+    "IngestResult",
+    "Mismatch",
+    "Progress",
+    "Refused",
+    "Rewrite",
+    "StoredLog",
+    "add_derived",
+    "audit_archived",
+    "damaged",
+    "default_db",
+    "derived_tables",
+    "disk_full",
+    "memory_limit",
+    "out_of_memory",
+    "rollback",
+    "trouble",
 ]

@@ -343,32 +343,40 @@ GROUP BY ALL
 
 REPORTS = {
     "players": "per player: games, finished, wins, win %, scored rounds, average points "
-               "per round, Yaniv calls, Assafs made and suffered, eliminations",
+    "per round, Yaniv calls, Assafs made and suffered, eliminations",
     "rounds": "by rule set and players seated: games, rounds per game, how rounds ended "
-              "(Yaniv, Assafed, stock, unfinished), turns per round",
+    "(Yaniv, Assafed, stock, unfinished), turns per round",
     "pickups": "draws by the rank of the card: from the pile, from the stock, the pile's "
-               "share; the ranks taken from the pile most first",
+    "share; the ranks taken from the pile most first",
     "seat-advantage": "by players seated and seat: win rate, and the round win rate of the "
-                      "player who opened the round",
+    "player who opened the round",
     "reductions": "each reduction: how often, how often it saved a player from "
-                  "elimination, Victor calls (an Assafed Yaniv landing on it)",
+    "elimination, Victor calls (an Assafed Yaniv landing on it)",
     "violations": "findings by code and by player, most first",
     "leaderboard": "players by wins: games, finished games, wins, win %, average final "
-                   "score, Yaniv calls, times Assafed, Assafs made; the games people played "
-                   "(simulated games only when asked)",
+    "score, Yaniv calls, times Assafed, Assafs made; the games people played "
+    "(simulated games only when asked)",
     "assaf-risk": "for each hand total a Yaniv was called at: calls, how many were Assafed, "
-                  "the risk in %",
+    "the risk in %",
     "findings": "finding codes by how often they occur, and in how many games",
     "rules-impact": "the games whose winner or verdict changes under --rules R "
-                    "(against each game's declared rules)",
+    "(against each game's declared rules)",
     "deal-odds": "the recorded deals beside their exact odds: per rank category, longest "
-                 "run and hand total, the hands observed, their share, the exact share "
-                 "and the hands expected",
+    "run and hand total, the hands observed, their share, the exact share "
+    "and the hands expected",
 }
 
-_SQL = {"players": PLAYERS, "rounds": ROUNDS, "pickups": PICKUPS,
-        "seat-advantage": SEAT_ADVANTAGE, "reductions": REDUCTIONS, "violations": VIOLATIONS,
-        "leaderboard": LEADERBOARD, "assaf-risk": ASSAF_RISK, "findings": FINDINGS}
+_SQL = {
+    "players": PLAYERS,
+    "rounds": ROUNDS,
+    "pickups": PICKUPS,
+    "seat-advantage": SEAT_ADVANTAGE,
+    "reductions": REDUCTIONS,
+    "violations": VIOLATIONS,
+    "leaderboard": LEADERBOARD,
+    "assaf-risk": ASSAF_RISK,
+    "findings": FINDINGS,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,8 +393,12 @@ class Table:
     bots_left_out: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"report": self.name, "summary": self.summary, "columns": self.columns,
-                "rows": [dict(zip(self.columns, row, strict=True)) for row in self.rows]}
+        return {
+            "report": self.name,
+            "summary": self.summary,
+            "columns": self.columns,
+            "rows": [dict(zip(self.columns, row, strict=True)) for row in self.rows],
+        }
 
 
 RuleSets = RuleSet | None | Sequence[RuleSet | None]
@@ -411,22 +423,34 @@ def _under(rule_sets: Sequence[RuleSet | None]) -> str:
     return "each of " + ", ".join(label(r) for r in rule_sets)
 
 
-def _run(archive: Archive, sql: str, rule_sets: Sequence[RuleSet | None],
-         players: int | None, *extra: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+def _run(
+    archive: Archive,
+    sql: str,
+    rule_sets: Sequence[RuleSet | None],
+    players: int | None,
+    *extra: Any,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Columns and rows of a report's SQL, rule set by rule set in the order asked;
     without the ``rules`` column when there is one rule set."""
     labels = [label(r) for r in rule_sets]
-    columns, rows = archive.query(sql, [[None if r is None else r.key for r in rule_sets],
-                                        labels, players, *extra])
+    columns, rows = archive.query(
+        sql, [[None if r is None else r.key for r in rule_sets], labels, players, *extra]
+    )
     if len(rule_sets) == 1:
         return columns[1:], [row[1:] for row in rows]
     order = {name: i for i, name in enumerate(labels)}
     return columns, sorted(rows, key=lambda row: order[row[0]])  # stable: each query's order
 
 
-def report(archive: Archive, name: str, rules: RuleSets = None,
-           players: int | None = None, limit: int | None = None, *,
-           simulated: bool = False) -> Table:
+def report(
+    archive: Archive,
+    name: str,
+    rules: RuleSets = None,
+    players: int | None = None,
+    limit: int | None = None,
+    *,
+    simulated: bool = False,
+) -> Table:
     """Report ``name`` of :data:`REPORTS` under one rule set or several (the games must
     be audited under them; for rules-impact under the declared rules too). ``limit``:
     rules-impact lists at most that many games of each rule set (the summary counts all).
@@ -442,8 +466,9 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
         return _rules_impact(archive, rule_sets, players, limit)
     if name == "deal-odds":
         return _deal_odds(archive, rule_sets, players)
-    extra: tuple[Any, ...] = (_limits(archive) if name == "reductions"
-                              else (simulated,) if name == "leaderboard" else ())
+    extra: tuple[Any, ...] = (
+        _limits(archive) if name == "reductions" else (simulated,) if name == "leaderboard" else ()
+    )
     columns, rows = _run(archive, _SQL[name], rule_sets, players, *extra)
     col = {c: i for i, c in enumerate(columns)}
     who = f" with {players} players" if players else ""
@@ -453,43 +478,58 @@ def report(archive: Archive, name: str, rules: RuleSets = None,
         return sum(row[col[column]] or 0 for row in rows)
 
     if name == "assaf-risk":
-        summary = (f"{total('calls')} Yaniv calls{who + ' in the round' if who else ''}, "
-                   f"{total('assafed')} Assafed, under {under}")
+        summary = (
+            f"{total('calls')} Yaniv calls{who + ' in the round' if who else ''}, "
+            f"{total('assafed')} Assafed, under {under}"
+        )
     elif name == "findings":
         summary = f"{total('findings')} findings of {len(rows)} kinds, under {under}"
     elif name in ("leaderboard", "players"):
         names = {row[col["player"]] for row in rows}
         summary = f"{len(names)} players, in games{who} under {under}"
         if name == "leaderboard" and not simulated:
-            keys = [[None if r is None else r.key for r in rule_sets],
-                    [label(r) for r in rule_sets], players]
-            (left,), = archive.query(SIMULATED_GAMES, keys)[1]
+            keys = [
+                [None if r is None else r.key for r in rule_sets],
+                [label(r) for r in rule_sets],
+                players,
+            ]
+            ((left,),) = archive.query(SIMULATED_GAMES, keys)[1]
             if left:
                 summary += f" (the {left} simulated game{'s' if left != 1 else ''} left out)"
     elif name == "rounds":
-        summary = (f"{total('rounds')} rounds of {total('games')} games{who}: "
-                   f"{total('yaniv')} ended by a Yaniv ({total('assafed')} Assafed), "
-                   f"{total('stock')} by the stock, {total('unfinished')} unfinished, "
-                   f"under {under}")
+        summary = (
+            f"{total('rounds')} rounds of {total('games')} games{who}: "
+            f"{total('yaniv')} ended by a Yaniv ({total('assafed')} Assafed), "
+            f"{total('stock')} by the stock, {total('unfinished')} unfinished, "
+            f"under {under}"
+        )
     elif name == "pickups":
         alls = [row for row in rows if row[col["card"]] == "all"]
         pile = sum(row[col["pile"]] for row in alls)
         stock = sum(row[col["stock"]] for row in alls)
         share = f" ({100 * pile / (pile + stock):.1f}%)" if pile + stock else ""
-        summary = (f"{pile + stock} draws in games{who}: {stock} from the stock, "
-                   f"{pile} from the pile{share}, under {under}")
+        summary = (
+            f"{pile + stock} draws in games{who}: {stock} from the stock, "
+            f"{pile} from the pile{share}, under {under}"
+        )
     elif name == "seat-advantage":
         opened, won = total("rounds_opened"), total("opened_won")
         share = f" ({100 * won / opened:.1f}%)" if opened else ""
-        summary = (f"the player who opened the round won {won} of {opened} rounds{share}, "
-                   f"in games{who} under {under}")
+        summary = (
+            f"the player who opened the round won {won} of {opened} rounds{share}, "
+            f"in games{who} under {under}"
+        )
     elif name == "reductions":
-        summary = (f"{total('reductions')} reductions, {total('saved')} saved a player "
-                   f"from elimination, {total('victor_calls')} Victor calls (an Assafed "
-                   f"Yaniv landing on a reduction), in games{who} under {under}")
+        summary = (
+            f"{total('reductions')} reductions, {total('saved')} saved a player "
+            f"from elimination, {total('victor_calls')} Victor calls (an Assafed "
+            f"Yaniv landing on a reduction), in games{who} under {under}"
+        )
     else:  # violations
-        summary = (f"{total('findings')} findings, {len(rows)} by code and player, in "
-                   f"games{who} under {under}")
+        summary = (
+            f"{total('findings')} findings, {len(rows)} by code and player, in "
+            f"games{who} under {under}"
+        )
     return Table(name, columns, rows, summary, bots_left_out=left)
 
 
@@ -499,33 +539,38 @@ def _limits(archive: Archive) -> tuple[list[str], list[str | None], list[int | N
     (reading them from every report took most of the report's time)."""
     keys, rules, limits = [], [], []
     for key, game_no in archive.query(ONE_AUDIT_EACH)[1]:
-        (limit_rule, score_limit), = archive.query(LIMITS, [game_no, key])[1]
+        ((limit_rule, score_limit),) = archive.query(LIMITS, [game_no, key])[1]
         keys.append(key)
         rules.append(limit_rule)
         limits.append(score_limit)
     return keys, rules, limits
 
 
-def _rules_impact(archive: Archive, rule_sets: list[RuleSet | None],
-                  players: int | None, limit: int | None) -> Table:
+def _rules_impact(
+    archive: Archive, rule_sets: list[RuleSet | None], players: int | None, limit: int | None
+) -> Table:
     columns, rows = _run(archive, RULES_IMPACT, rule_sets, players, limit)
     keys = [None if r is None else r.key for r in rule_sets]
     labels = [label(r) for r in rule_sets]
-    counts = {under: counted for under, *counted in
-              archive.query(RULES_IMPACT_SEEN, [keys, labels, players])[1]}
+    counts = {
+        under: counted
+        for under, *counted in archive.query(RULES_IMPACT_SEEN, [keys, labels, players])[1]
+    }
     parts = []
     for name in labels:
         seen, unplayable, winner, verdict = counts.get(name, (0, 0, 0, 0))
-        parts.append(f"under {name}, of {seen} games: {winner} have another winner, "
-                     f"{verdict} another verdict only, {unplayable} cannot be played "
-                     "(corrupt under those rules)")
-    changed = sum(unplayable + winner + verdict for _, unplayable, winner, verdict
-                  in counts.values())
+        parts.append(
+            f"under {name}, of {seen} games: {winner} have another winner, "
+            f"{verdict} another verdict only, {unplayable} cannot be played "
+            "(corrupt under those rules)"
+        )
+    changed = sum(
+        unplayable + winner + verdict for _, unplayable, winner, verdict in counts.values()
+    )
     return Table("rules-impact", columns, rows, "; ".join(parts), changed - len(rows))
 
 
-def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],
-               players: int | None) -> Table:
+def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None], players: int | None) -> Table:
     """Each rule set's recorded deals (the games that declared it; None: every game, by
     the rules it declared) beside the exact odds of :func:`yaniv_audit.core.deal_odds.deal_odds`.
     Only whole hands count (``hand_size`` cards)."""
@@ -546,21 +591,33 @@ def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None],
         hands = sum(row[6] for row in mine)
         hands_seen += hands
         exact = deal_odds(rules)
-        for kind, counts, column in (("ranks", exact.ranks, 3), ("runs", exact.runs, 4),
-                                     ("totals", exact.totals, 5)):
+        for kind, counts, column in (
+            ("ranks", exact.ranks, 3),
+            ("runs", exact.runs, 4),
+            ("totals", exact.totals, 5),
+        ):
             seen: dict[Any, int] = {}
             for row in mine:
                 seen[row[column]] = seen.get(row[column], 0) + row[6]
             for category, ways in counts.items():
                 share = ways / exact.hands
                 count = seen.get(category, 0)
-                rows.append((name, kind, str(category), count,
-                             round(100 * count / hands, 2) if hands else None,
-                             round(100 * share, 4), round(hands * share, 1)))
+                rows.append(
+                    (
+                        name,
+                        kind,
+                        str(category),
+                        count,
+                        round(100 * count / hands, 2) if hands else None,
+                        round(100 * share, 4),
+                        round(hands * share, 1),
+                    )
+                )
     names = ", ".join(sorted(name for _, name in groups.values())) or "no rule set"
     who = f" in games with {players} players" if players else ""
-    summary = (f"{hands_seen} recorded deals{who}, each category beside its exact odds, "
-               f"under {names}")
+    summary = (
+        f"{hands_seen} recorded deals{who}, each category beside its exact odds, under {names}"
+    )
     return Table("deal-odds", columns, rows, summary)
 
 
@@ -588,23 +645,32 @@ class Odds:
         return max(0.0, centre - half), min(1.0, centre + half)
 
     def to_json(self) -> dict[str, Any]:
-        return {"total": self.total, "players": self.players, "calls": self.calls,
-                "assafed": self.assafed, "risk": self.risk,
-                "interval95": list(self.interval) if self.interval else None}
+        return {
+            "total": self.total,
+            "players": self.players,
+            "calls": self.calls,
+            "assafed": self.assafed,
+            "risk": self.risk,
+            "interval95": list(self.interval) if self.interval else None,
+        }
 
     def text(self) -> str:
         who = f" with {self.players} players" if self.players else ""
         if not self.calls:
             return f"no Yaniv was called at {self.total}{who} in this archive"
         low, high = self.interval or (0.0, 0.0)
-        return (f"Yaniv at {self.total}{who}: Assafed {self.assafed} times in {self.calls} "
-                f"calls, {self.risk or 0:.1%} (95% interval {low:.1%} to {high:.1%})")
+        return (
+            f"Yaniv at {self.total}{who}: Assafed {self.assafed} times in {self.calls} "
+            f"calls, {self.risk or 0:.1%} (95% interval {low:.1%} to {high:.1%})"
+        )
 
 
-def odds(archive: Archive, total: int, players: int | None = None,
-         rules: RuleSet | None = None) -> Odds:
+def odds(
+    archive: Archive, total: int, players: int | None = None, rules: RuleSet | None = None
+) -> Odds:
     """The archive's Assaf risk of calling Yaniv at ``total``."""
-    _, rows = archive.query(ODDS, [[None if rules is None else rules.key], [label(rules)],
-                                   players, total])
+    _, rows = archive.query(
+        ODDS, [[None if rules is None else rules.key], [label(rules)], players, total]
+    )
     calls, assafed = rows[0] if rows else (0, 0)
     return Odds(total, players, int(calls), int(assafed))

@@ -57,8 +57,9 @@ class AuditedGame:
     reports: list[dict[str, Any]]
 
 
-def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int, bool],
-                      ) -> tuple[AuditedGame, dict[str, list[tuple[Any, ...]]]]:
+def audit_for_archive(
+    job: tuple[str, str, bytes, Sequence[RuleSet | None], int, bool],
+) -> tuple[AuditedGame, dict[str, list[tuple[Any, ...]]]]:
     """:func:`audit_archived` for ``audit --db`` (the job adds the game's ``game_no`` and
     whether ``simulate`` wrote it): the game's reports, and the rows they give each
     derived table (:func:`~yaniv_audit.archive.rows.derived_rows`, here in the worker),
@@ -75,8 +76,9 @@ def audit_for_archive(job: tuple[str, str, bytes, Sequence[RuleSet | None], int,
         return AuditedGame(game_no, simulated, reports), rows
 
 
-def _audit_stored(fingerprint: str, source: str, data: bytes,
-                  rule_sets: Sequence[RuleSet | None]) -> list[dict[str, Any]]:
+def _audit_stored(
+    fingerprint: str, source: str, data: bytes, rule_sets: Sequence[RuleSet | None]
+) -> list[dict[str, Any]]:
     # heavy (the engine, marshmallow): only where logs are audited
     from ..codec import parse_jsonl
     from ..core.audit import audit_log, unreadable_report
@@ -104,44 +106,67 @@ class Auditing(ArchiveBase):
         if again:
             sql, params = "SELECT game_no FROM games g ORDER BY game_no", []
         else:
-            sql = (f"SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
-                   f"WHERE a.game_no = g.game_no AND a.rules_key = {key} "
-                   f"AND a.engine = ?) ORDER BY game_no")
+            sql = (
+                f"SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
+                f"WHERE a.game_no = g.game_no AND a.rules_key = {key} "
+                f"AND a.engine = ?) ORDER BY game_no"
+            )
             params.append(ENGINE)
         return [n for (n,) in self.con.execute(sql, params).fetchall()]
 
     def unaudited(self) -> list[int]:
         """The games with no audit at all under their declared rules (by any engine): a
         writer stopped between storing and auditing them (a server killed, say)."""
-        return [n for (n,) in self.con.execute(
-            "SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
-            "WHERE a.game_no = g.game_no AND a.rules_key = g.rules_key) "
-            "ORDER BY game_no").fetchall()]
+        return [
+            n
+            for (n,) in self.con.execute(
+                "SELECT game_no FROM games g WHERE NOT EXISTS (SELECT 1 FROM audits a "
+                "WHERE a.game_no = g.game_no AND a.rules_key = g.rules_key) "
+                "ORDER BY game_no"
+            ).fetchall()
+        ]
 
-    def audit(self, rules: RuleSet | None = None, *, again: bool = False,
-              games: Sequence[int] | None = None, jobs: int | None = None,
-              progress: Progress = _no_progress) -> Iterator[dict[str, Any]]:
+    def audit(
+        self,
+        rules: RuleSet | None = None,
+        *,
+        again: bool = False,
+        games: Sequence[int] | None = None,
+        jobs: int | None = None,
+        progress: Progress = _no_progress,
+    ) -> Iterator[dict[str, Any]]:
         """Audit the archived games not yet audited under ``rules`` (None: each game's
         declared rules; ``again``: every game; ``games``: those the caller has just
         listed with :meth:`games_to_audit`) and store the results; yields each report."""
         todo = self.games_to_audit(rules, again=again) if games is None else games
         return self.audit_under({rules: list(todo)}, jobs=jobs, progress=progress)
 
-    def todo_under(self, rule_sets: Sequence[RuleSet | None], *,
-                   again: bool = False) -> dict[RuleSet | None, list[int]]:
+    def todo_under(
+        self, rule_sets: Sequence[RuleSet | None], *, again: bool = False
+    ) -> dict[RuleSet | None, list[int]]:
         """The games each rule set has yet to audit (:meth:`games_to_audit` for each)."""
         return {rules: self.games_to_audit(rules, again=again) for rules in rule_sets}
 
-    def audit_under(self, todo: dict[RuleSet | None, list[int]], *, jobs: int | None = None,
-                    progress: Progress = _no_progress) -> Iterator[dict[str, Any]]:
+    def audit_under(
+        self,
+        todo: dict[RuleSet | None, list[int]],
+        *,
+        jobs: int | None = None,
+        progress: Progress = _no_progress,
+    ) -> Iterator[dict[str, Any]]:
         """Audit each game under the rule sets that list it in ``todo``, in one pass over
         the archive (each game read and parsed once, on ``jobs`` processes), and store the
         results; yields each report, game by game, in the order of ``todo``'s rule sets."""
         for game in self.audit_games(todo, jobs=jobs, progress=progress):
             yield from game.reports
 
-    def audit_games(self, todo: dict[RuleSet | None, list[int]], *, jobs: int | None = None,
-                    progress: Progress = _no_progress) -> Iterator[AuditedGame]:
+    def audit_games(
+        self,
+        todo: dict[RuleSet | None, list[int]],
+        *,
+        jobs: int | None = None,
+        progress: Progress = _no_progress,
+    ) -> Iterator[AuditedGame]:
         """:meth:`audit_under`, a game at a time: each with its reports.
 
         What it holds does not grow with the games: their logs are read a batch at a
@@ -164,25 +189,35 @@ class Auditing(ArchiveBase):
                     wanted.setdefault(game, []).append(rules)
             order = sorted(wanted)
             under = wanted.__getitem__
-        jobs_iter = ((log.fingerprint, log.source, log.data, under(log.game_no), log.game_no,
-                      log.simulated) for log in self._stored_logs(order))
+        jobs_iter = (
+            (log.fingerprint, log.source, log.data, under(log.game_no), log.game_no, log.simulated)
+            for log in self._stored_logs(order)
+        )
         batch: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
-        with writer_thread("audit-writer") as write, \
-                mapped(audit_for_archive, jobs_iter, len(order), jobs) as results:
+        with (
+            writer_thread("audit-writer") as write,
+            mapped(audit_for_archive, jobs_iter, len(order), jobs) as results,
+        ):
             with progress(results, len(order), "auditing") as bar:
                 for game, rows in bar:
                     for table, found in rows.items():
                         batch[table] += found
-                    if (len(batch["rounds"]) >= DERIVED_BATCH
-                            or len(batch["audits"]) >= DERIVED_GAMES):
+                    if (
+                        len(batch["rounds"]) >= DERIVED_BATCH
+                        or len(batch["audits"]) >= DERIVED_GAMES
+                    ):
                         write(self._write_derived, batch)
                         batch = {table: [] for table in DERIVED}
                     yield game
             if batch["audits"]:
                 write(self._write_derived, batch)
 
-    def ingest_results(self, directory: str | Path, *, progress: Progress = _no_progress,
-                       ) -> dict[str, int]:
+    def ingest_results(
+        self,
+        directory: str | Path,
+        *,
+        progress: Progress = _no_progress,
+    ) -> dict[str, int]:
         """Store the results ``audit --parquet`` wrote under ``directory`` in the derived
         tables, replacing the rows of the same game and rule set (ingesting them again
         changes nothing); counts of results ``stored``, left out as ``other_engine`` (the
@@ -195,8 +230,10 @@ class Auditing(ArchiveBase):
         """
         audits = Path(directory) / "audits"
         if not audits.is_dir() or not any(audits.rglob("*.parquet")):
-            raise ArchiveError(f"{directory}: no audits/ Parquet files in it; give the --out "
-                               "directory of `yaniv-audit audit --parquet`")
+            raise ArchiveError(
+                f"{directory}: no audits/ Parquet files in it; give the --out "
+                "directory of `yaniv-audit audit --parquet`"
+            )
         cursor = self.con.cursor()
         try:
             try:
@@ -206,19 +243,23 @@ class Auditing(ArchiveBase):
                     "hive_partitioning = false, union_by_name = true) r LEFT JOIN games g "
                     "ON g.fingerprint = r.report->>'$.fingerprint' QUALIFY row_number() OVER "
                     "(PARTITION BY r.report->>'$.fingerprint', r.rules_key "
-                    "ORDER BY r.audited_at DESC) = 1)", [str(audits / "**" / "*.parquet"),
-                                                         ENGINE])
+                    "ORDER BY r.audited_at DESC) = 1)",
+                    [str(audits / "**" / "*.parquet"), ENGINE],
+                )
             except duckdb.Error as exc:
-                raise ArchiveError(f"{directory}: not the results of `audit --parquet` "
-                                   f"({_first_line(str(exc))})") from None
-            (stored, other, unknown), = cursor.execute(
+                raise ArchiveError(
+                    f"{directory}: not the results of `audit --parquet` ({_first_line(str(exc))})"
+                ) from None
+            ((stored, other, unknown),) = cursor.execute(
                 "SELECT count(*) FILTER (current AND game_no IS NOT NULL), count(*) FILTER "
                 "(NOT current AND game_no IS NOT NULL), count(*) FILTER (game_no IS NULL) "
-                "FROM results").fetchall()
-            cursor.execute("SELECT report, audited_at, game_no FROM results WHERE current "
-                           "AND game_no IS NOT NULL ORDER BY game_no")
-            rows = (row for rows in iter(lambda: cursor.fetchmany(READ_BATCH), [])
-                    for row in rows)
+                "FROM results"
+            ).fetchall()
+            cursor.execute(
+                "SELECT report, audited_at, game_no FROM results WHERE current "
+                "AND game_no IS NOT NULL ORDER BY game_no"
+            )
+            rows = (row for rows in iter(lambda: cursor.fetchmany(READ_BATCH), []) for row in rows)
             batch: list[tuple[Any, ...]] = []
             with progress(rows, int(stored), "storing") as bar:
                 for row in bar:
@@ -236,12 +277,18 @@ class Auditing(ArchiveBase):
     def _store_results(self, batch: list[tuple[Any, ...]]) -> None:
         """Store (report JSON, audited_at, game_no) rows of :meth:`ingest_results`."""
         reports = [json.loads(report) for report, _, _ in batch]
-        self._store_audits(reports, {r["fingerprint"]: n for r, (_, _, n)
-                                     in zip(reports, batch, strict=True)},
-                           [when for _, when, _ in batch])
+        self._store_audits(
+            reports,
+            {r["fingerprint"]: n for r, (_, _, n) in zip(reports, batch, strict=True)},
+            [when for _, when, _ in batch],
+        )
 
-    def _store_audits(self, reports: list[dict[str, Any]], number_of: dict[str, int],
-                      audited_at: Sequence[datetime] | None = None) -> None:
+    def _store_audits(
+        self,
+        reports: list[dict[str, Any]],
+        number_of: dict[str, int],
+        audited_at: Sequence[datetime] | None = None,
+    ) -> None:
         """Store the derived rows of ``reports`` (``number_of``: fingerprint -> game_no),
         replacing those of the same game and rule set, in one transaction (``audited_at``:
         each report's time stamp, else now)."""
@@ -249,8 +296,13 @@ class Auditing(ArchiveBase):
         keys: dict[str, str] = {}
         rows: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
         for i, report in enumerate(reports):
-            add_derived(rows, report, number_of[report["fingerprint"]], keys,
-                        now if audited_at is None else audited_at[i])
+            add_derived(
+                rows,
+                report,
+                number_of[report["fingerprint"]],
+                keys,
+                now if audited_at is None else audited_at[i],
+            )
         self._write_derived(rows)
 
     def _write_derived(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
@@ -269,9 +321,12 @@ class Auditing(ArchiveBase):
                 span = [pc.min(numbers).as_py(), pc.max(numbers).as_py()]
                 con.register("_audited", audited)
                 for table in DERIVED:
-                    con.execute(f"DELETE FROM {table} WHERE game_no BETWEEN $1 AND $2 "  # noqa: S608
-                                "AND (game_no, rules_key) IN "
-                                "(SELECT game_no, rules_key FROM _audited)", span)
+                    con.execute(
+                        f"DELETE FROM {table} WHERE game_no BETWEEN $1 AND $2 "  # noqa: S608
+                        "AND (game_no, rules_key) IN "
+                        "(SELECT game_no, rules_key FROM _audited)",
+                        span,
+                    )
                 con.unregister("_audited")
             for table in DERIVED:
                 if tables[table].num_rows:

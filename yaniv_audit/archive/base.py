@@ -38,10 +38,12 @@ def out_of_memory(path: str | None, exc: BaseException) -> ArchiveError:
     """The error for a command that needed more memory than DuckDB may use (its
     ``memory_limit``, :data:`MEMORY_ENV`): what was allowed and what to do."""
     allowed = memory_limit()["memory_limit"]
-    return ArchiveError(f"{path + ': ' if path else ''}DuckDB needed more memory than the "
-                        f"{allowed} it may use ({_first_line(str(exc))}); set {MEMORY_ENV} "
-                        f"higher (by default it is {DEFAULT_MEMORY}) and run the command "
-                        "again (ingest and audit --db keep every batch they stored whole)")
+    return ArchiveError(
+        f"{path + ': ' if path else ''}DuckDB needed more memory than the "
+        f"{allowed} it may use ({_first_line(str(exc))}); set {MEMORY_ENV} "
+        f"higher (by default it is {DEFAULT_MEMORY}) and run the command "
+        "again (ingest and audit --db keep every batch they stored whole)"
+    )
 
 
 def _short_of_memory(exc: BaseException) -> bool:
@@ -49,24 +51,36 @@ def _short_of_memory(exc: BaseException) -> bool:
     error, or a fatal one while it built the archive's tables)."""
     text = str(exc)
     return isinstance(exc, duckdb.OutOfMemoryException) or any(
-        words in text for words in ("Out of Memory", "could not allocate block",
-                                    "failed to allocate data", "failed to pin block"))
+        words in text
+        for words in (
+            "Out of Memory",
+            "could not allocate block",
+            "failed to allocate data",
+            "failed to pin block",
+        )
+    )
 
 
 #: what DuckDB says when the disk (or the user's quota) has no room for what it writes
 _DISK_FULL = ("No space left on device", "Disk quota exceeded", "File too large")
 #: what DuckDB says of a block of the file it cannot read back as it wrote it
-_DAMAGE = ("Corrupt database file", "does not match stored checksum",
-           "Could not read enough bytes", "block at location")
+_DAMAGE = (
+    "Corrupt database file",
+    "does not match stored checksum",
+    "Could not read enough bytes",
+    "block at location",
+)
 
 
 def disk_full(path: str | None, exc: BaseException) -> ArchiveError:
     """The error for a write the disk had no room for: the archive is unchanged (the
     transaction that needed the room was not committed), so nothing is to be restored."""
-    return ArchiveError(f"{path + ': ' if path else ''}the disk is full ("
-                        f"{_first_line(str(exc))}): nothing was stored and the archive is "
-                        "unchanged; free some space (or give --db a file on another disk) "
-                        "and run the command again")
+    return ArchiveError(
+        f"{path + ': ' if path else ''}the disk is full ("
+        f"{_first_line(str(exc))}): nothing was stored and the archive is "
+        "unchanged; free some space (or give --db a file on another disk) "
+        "and run the command again"
+    )
 
 
 def trouble(path: str | None, exc: BaseException) -> ArchiveError | None:
@@ -87,7 +101,8 @@ def trouble(path: str | None, exc: BaseException) -> ArchiveError | None:
 def damaged_block(exc: BaseException) -> bool:
     """Whether DuckDB's error says a block of the file no longer reads as written."""
     return isinstance(exc, duckdb.SerializationException) or any(
-        words in str(exc) for words in _DAMAGE)
+        words in str(exc) for words in _DAMAGE
+    )
 
 
 def damaged(path: str | None, exc: BaseException) -> ArchiveError:
@@ -98,9 +113,11 @@ def damaged(path: str | None, exc: BaseException) -> ArchiveError:
         return disk_full(path, exc)
     if _short_of_memory(exc):
         return out_of_memory(path, exc)
-    return ArchiveError(f"{path + ': ' if path else ''}the archive file is damaged and cannot "
-                        f"be read ({_first_line(str(exc))}); restore it from a copy or an "
-                        "export")
+    return ArchiveError(
+        f"{path + ': ' if path else ''}the archive file is damaged and cannot "
+        f"be read ({_first_line(str(exc))}); restore it from a copy or an "
+        "export"
+    )
 
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -128,8 +145,11 @@ class StoredLog:
 Progress = Callable[[Iterable[Any], int, str], AbstractContextManager[Iterable[Any]]]
 
 
-def _no_progress(items: Iterable[Any], length: int, label: str,
-                 ) -> AbstractContextManager[Iterable[Any]]:
+def _no_progress(
+    items: Iterable[Any],
+    length: int,
+    label: str,
+) -> AbstractContextManager[Iterable[Any]]:
     return nullcontext(items)
 
 
@@ -140,14 +160,18 @@ def memory_limit() -> dict[str, str | bool | int | float | list[str]]:
     long ingest grew by the size of what it wrote; with one, the cache stays within it
     and a query that needs more spills to a temporary file.
     """
-    return {"memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY,
-            **NO_EXTENSIONS}
+    return {
+        "memory_limit": os.environ.get(MEMORY_ENV, "").strip() or DEFAULT_MEMORY,
+        **NO_EXTENSIONS,
+    }
 
 
 #: every connection's: no extension installed or loaded on demand (a foreign file given
 #: as an archive made DuckDB try to download sqlite_scanner)
 NO_EXTENSIONS: dict[str, str | bool | int | float | list[str]] = {
-    "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: list[list[Any]]) -> None:
@@ -168,7 +192,9 @@ def insert_sql(con: duckdb.DuckDBPyConnection, table: str) -> tuple[str, int]:
     number of its columns."""
     info = con.execute(
         "SELECT data_type FROM information_schema.columns "
-        "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+        "WHERE table_name = ? ORDER BY ordinal_position",
+        [table],
+    ).fetchall()
     inner = ", ".join(f"unnest(${i}::{kind}[]) AS c{i}" for i, (kind,) in enumerate(info, 1))
     outer = ", ".join(f"c{i}" for i in range(1, len(info) + 1))
     return f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})", len(info)  # noqa: S608
@@ -218,12 +244,16 @@ class ArchiveBase:
 
     def log_bytes(self, fingerprint: str) -> bytes:
         """The stored log of one game as JSON Lines (its canonical events)."""
-        row = _one(self.con.execute(
-            "SELECT game_no FROM games WHERE fingerprint = ?", [fingerprint]))
+        row = _one(
+            self.con.execute("SELECT game_no FROM games WHERE fingerprint = ?", [fingerprint])
+        )
         if row is None:
             raise ArchiveError(f"no game with fingerprint {fingerprint} in {self.path}")
-        found = _one(self.con.execute(
-            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", list(row)))
+        found = _one(
+            self.con.execute(
+                "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", list(row)
+            )
+        )
         events = (found[0] if found else None) or []
         return "".join(f"{event}\n" for event in events).encode("utf-8")
 
@@ -242,31 +272,42 @@ class ArchiveBase:
 
         cursor = self.con.cursor()
         for start in range(0, len(game_nos), READ_BATCH):
-            batch = list(game_nos[start:start + READ_BATCH])
+            batch = list(game_nos[start : start + READ_BATCH])
             span = [min(batch), max(batch)]
-            about = {number: (fingerprint, source, simulated) for number, fingerprint, source,
-                     simulated in cursor.execute(
-                         f"SELECT g.game_no, g.fingerprint, g.source, coalesce({SIMULATED}, "  # noqa: S608
-                         "false) FROM games g LEFT JOIN events e ON e.game_no = g.game_no "
-                         "AND e.seq = 0 AND e.game_no BETWEEN $2 AND $3 "
-                         "WHERE g.game_no IN (SELECT unnest($1::INTEGER[]))",
-                         [batch, *span]).fetchall()}
+            about = {
+                number: (fingerprint, source, simulated)
+                for number, fingerprint, source, simulated in cursor.execute(
+                    f"SELECT g.game_no, g.fingerprint, g.source, coalesce({SIMULATED}, "  # noqa: S608
+                    "false) FROM games g LEFT JOIN events e ON e.game_no = g.game_no "
+                    "AND e.seq = 0 AND e.game_no BETWEEN $2 AND $3 "
+                    "WHERE g.game_no IN (SELECT unnest($1::INTEGER[]))",
+                    [batch, *span],
+                ).fetchall()
+            }
             events = cursor.sql(
                 "SELECT game_no, event || chr(10) AS line FROM events "
                 "WHERE game_no IN (SELECT unnest($1::INTEGER[])) AND game_no BETWEEN $2 AND $3 "
-                "ORDER BY game_no, seq", params=[batch, *span]).to_arrow_table()
+                "ORDER BY game_no, seq",
+                params=[batch, *span],
+            ).to_arrow_table()
             if not events.num_rows:
                 continue
             lines = events.column("line").combine_chunks()
             games = pc.run_end_encode(events.column("game_no").combine_chunks())
             ends = games.run_ends.to_pylist()
             width = pa.int64() if pa.types.is_large_string(lines.type) else pa.int32()
-            offsets = pa.Array.from_buffers(width, len(lines) + 1, [None, lines.buffers()[1]],
-                                            offset=lines.offset)
+            offsets = pa.Array.from_buffers(
+                width, len(lines) + 1, [None, lines.buffers()[1]], offset=lines.offset
+            )
             bounds = offsets.take(pa.array([0, *ends])).to_pylist()
             text = lines.buffers()[2]
             for i, number in enumerate(games.values.to_pylist()):
                 fingerprint, source, simulated = about[number]
-                yield StoredLog(number, fingerprint, source,
-                                text[bounds[i]:bounds[i + 1]].to_pybytes(), simulated)
+                yield StoredLog(
+                    number,
+                    fingerprint,
+                    source,
+                    text[bounds[i] : bounds[i + 1]].to_pybytes(),
+                    simulated,
+                )
         cursor.close()

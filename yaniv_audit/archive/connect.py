@@ -73,7 +73,7 @@ def _holder(text: str) -> tuple[int | None, str]:
     words = [a.decode("utf-8", "replace") for a in argv if a]
     for i, word in enumerate(words[:3]):  # python -m yaniv_audit.cli, .venv/bin/yaniv-audit
         if word == "yaniv_audit.cli" or Path(word).name == "yaniv-audit":
-            words = ["yaniv-audit", *words[i + 1:]]
+            words = ["yaniv-audit", *words[i + 1 :]]
             break
     else:
         words = [Path(words[0]).name, *words[1:]] if words else []
@@ -87,25 +87,31 @@ def busy(path: str, text: str) -> ArchiveError:
     pid, command = _holder(text)
     named = (f"PID {pid}: {command}" if command else f"PID {pid}") if pid else ""
     if "read-only mode" in text:  # the holder only reads: a write needs the file alone
-        who = "the yaniv-audit server" if command.startswith("yaniv-audit serve") else \
-            "another process"
+        who = (
+            "the yaniv-audit server"
+            if command.startswith("yaniv-audit serve")
+            else "another process"
+        )
         return ArchiveError(
             f"{path}: the archive is in use by {who}{f' ({named})' if named else ''}, which "
             "reads it; a write needs it alone: run the command again when that one has "
             f"finished (a yaniv-audit serve gives the archive up between requests within "
-            f"{WRITER_WAIT:g} seconds of a command asking to write)")
+            f"{WRITER_WAIT:g} seconds of a command asking to write)"
+        )
     return ArchiveError(
         f"{path}: the archive is in use by another process that writes to it "
         f"({named or 'an ingest or audit --db, say'}): run the command again when that one "
-        "has finished")
+        "has finished"
+    )
 
 
 class _OlderSchema(Exception):
     """An archive of an older schema, opened read-only: it must be migrated first."""
 
 
-def _connect_waiting(path: str, config: dict[str, str | bool | int | float | list[str]],
-                     wait: float) -> duckdb.DuckDBPyConnection:
+def _connect_waiting(
+    path: str, config: dict[str, str | bool | int | float | list[str]], wait: float
+) -> duckdb.DuckDBPyConnection:
     """The archive opened for writing; while a process that only reads it (a server)
     holds it, with :func:`intent_file` made, retried for up to ``wait`` seconds."""
     try:
@@ -134,8 +140,14 @@ def _connect_waiting(path: str, config: dict[str, str | bool | int | float | lis
         intent.unlink(missing_ok=True)
 
 
-def connect(path: str, *, read_only: bool = False, create: bool = True, locked: bool = False,
-            wait: float = 0.0) -> duckdb.DuckDBPyConnection:
+def connect(
+    path: str,
+    *,
+    read_only: bool = False,
+    create: bool = True,
+    locked: bool = False,
+    wait: float = 0.0,
+) -> duckdb.DuckDBPyConnection:
     """DuckDB's connection to the archive at ``path``, made with its settings and its
     schema checked: an empty new file is made an archive, an archive of an older schema
     brought forward (when opened read-only, on a connection of its own first). Every
@@ -169,12 +181,13 @@ def connect(path: str, *, read_only: bool = False, create: bool = True, locked: 
             raise out_of_memory(path, exc) from None
         if "memory" in text.lower() and MEMORY_ENV in os.environ:
             raise ArchiveError(
-                f"{MEMORY_ENV}={memory['memory_limit']!r}: expected a size such as 512MB "
-                "or 2GB") from None
+                f"{MEMORY_ENV}={memory['memory_limit']!r}: expected a size such as 512MB or 2GB"
+            ) from None
         if "different configuration" in text:
             raise ArchiveError(
                 f"{path}: the archive is open in this process already with other "
-                "settings (DuckDB opens a file once per process); close it first") from None
+                "settings (DuckDB opens a file once per process); close it first"
+            ) from None
         if "could not set lock" in text.lower() or "conflicting lock" in text.lower():
             raise busy(path, text) from None
         found = trouble(path, exc)
@@ -182,7 +195,8 @@ def connect(path: str, *, read_only: bool = False, create: bool = True, locked: 
             raise found from None
         if "not a valid DuckDB database" in text:
             raise ArchiveError(
-                f"{path}: not a DuckDB archive (the file is no DuckDB database)") from None
+                f"{path}: not a DuckDB archive (the file is no DuckDB database)"
+            ) from None
         raise ArchiveError(f"{path}: cannot open the archive ({text})") from None
     try:
         _prepare(con, path, read_only)
@@ -209,9 +223,12 @@ def connect(path: str, *, read_only: bool = False, create: bool = True, locked: 
 def _prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None:
     """Check the schema of the archive just opened; make an empty one an archive, bring
     an older one forward (:class:`_OlderSchema` when opened read-only)."""
-    tables = {row[0] for row in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-    ).fetchall()}
+    tables = {
+        row[0]
+        for row in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+    }
     if "archive_info" in tables:
         row = _one(con.execute("SELECT value FROM archive_info WHERE key = 'schema'"))
         if row is not None and row[0] in MIGRATES_FROM:
@@ -222,20 +239,24 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None
         if row is None or row[0] != SCHEMA_VERSION:
             raise ArchiveError(
                 f"{path}: archive schema {row[0] if row else 'unknown'}, this "
-                f"yaniv-audit reads schema {SCHEMA_VERSION}")
+                f"yaniv-audit reads schema {SCHEMA_VERSION}"
+            )
         return
     if tables:
         raise ArchiveError(
             f"{path}: a DuckDB database, but not a yaniv-audit archive "
-            f"(it has tables {', '.join(sorted(tables))})")
+            f"(it has tables {', '.join(sorted(tables))})"
+        )
     if read_only:
         raise ArchiveError(f"{path}: an empty database, not a yaniv-audit archive yet")
     # one transaction: a new archive killed while being made is no archive at all
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(SCHEMA)
-        con.execute("INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
-                    [SCHEMA_VERSION, ENGINE])
+        con.execute(
+            "INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
+            [SCHEMA_VERSION, ENGINE],
+        )
         con.execute("COMMIT")
     except BaseException:
         rollback(con)

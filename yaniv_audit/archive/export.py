@@ -16,8 +16,16 @@ EXPORT_OPEN_FILES = 8
 
 
 #: the tables export writes (the checkpoints stay with the archive they vouch for)
-EXPORTED = ("games", "events", "deals", "audits", "findings", "rounds", "standings",
-            "player_rounds")
+EXPORTED = (
+    "games",
+    "events",
+    "deals",
+    "audits",
+    "findings",
+    "rounds",
+    "standings",
+    "player_rounds",
+)
 #: how ``export`` can partition the Parquet files
 EXPORT_BY = ("month", "rules")
 
@@ -54,8 +62,10 @@ class Exporting(ArchiveBase):
             raise ValueError(f"unknown partitioning {by!r}; expected {' or '.join(EXPORT_BY)}")
         out = Path(target)
         if out.exists() and (not out.is_dir() or any(out.iterdir())):
-            raise ArchiveError(f"{out}: exists and is not an empty directory; export writes "
-                               "into a new or empty one")
+            raise ArchiveError(
+                f"{out}: exists and is not an empty directory; export writes "
+                "into a new or empty one"
+            )
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -77,6 +87,7 @@ class Exporting(ArchiveBase):
             except duckdb.Error as exc:
                 if damaged_block(exc):  # the archive's fault, not the directory's: said as
                     raise  # every command says it (exit 3)
-                raise ArchiveError(f"{out / table}: cannot write ({_first_line(str(exc))})"
-                                   ) from None
+                raise ArchiveError(
+                    f"{out / table}: cannot write ({_first_line(str(exc))})"
+                ) from None
         return counts

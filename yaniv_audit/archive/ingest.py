@@ -80,10 +80,16 @@ def _read_for_ingest(path: str) -> IngestRow | Refused:
         started = datetime.fromisoformat(game.at)
     return IngestRow(
         deals=to_stream(deal_table(deal_rows(log.events, game.rules))),
-        source=path, fingerprint=fingerprint, game_id=game.game_id or fingerprint,
-        players=list(game.players), rules_key=game.rules.key, rules_id=game.rules.id,
-        started_at=started, events=to_stream(event_table(log.events, log.leaves)),
-        opening=opening_md5(log.leaves[0]), count=len(log.leaves),
+        source=path,
+        fingerprint=fingerprint,
+        game_id=game.game_id or fingerprint,
+        players=list(game.players),
+        rules_key=game.rules.key,
+        rules_id=game.rules.id,
+        started_at=started,
+        events=to_stream(event_table(log.events, log.leaves)),
+        opening=opening_md5(log.leaves[0]),
+        count=len(log.leaves),
     )
 
 
@@ -127,8 +133,13 @@ class IngestResult:
         return whole
 
 
-def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
-            tables: list[pa.Table], game_nos: Sequence[int]) -> None:
+def _append(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    columns: Sequence[str],
+    tables: list[pa.Table],
+    game_nos: Sequence[int],
+) -> None:
     """Append the rows of several logs (:func:`event_table`, :func:`deal_table`) to
     ``table``, each log's rows with its game_no, in one statement: DuckDB reads the
     Arrow buffers as they are."""
@@ -144,8 +155,10 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
     # not in a finally: after a failed statement the transaction is aborted and any
     # other statement, this one too, would replace the error with "transaction is
     # aborted"; the caller rolls back, and the next register replaces the view
-    con.execute(f"INSERT INTO {table} SELECT game_no, {', '.join(columns)} "  # noqa: S608
-                "FROM _appended")
+    con.execute(
+        f"INSERT INTO {table} SELECT game_no, {', '.join(columns)} "  # noqa: S608
+        "FROM _appended"
+    )
     con.unregister("_appended")
 
 
@@ -157,9 +170,15 @@ def _unnamed(opening: str) -> str:
 class Ingesting(Versions):
     """Ingest (:meth:`ingest`): new games stored, each with its versions related."""
 
-    def ingest(self, files: Sequence[str], *, jobs: int | None = None,
-               progress: Progress = _no_progress, list_added: bool = True,
-               reopen: bool = False) -> IngestResult:
+    def ingest(
+        self,
+        files: Sequence[str],
+        *,
+        jobs: int | None = None,
+        progress: Progress = _no_progress,
+        list_added: bool = True,
+        reopen: bool = False,
+    ) -> IngestResult:
         """Read ``files`` on ``jobs`` processes and store every new readable game.
 
         A game already archived (same fingerprint) is not stored again; an
@@ -172,8 +191,10 @@ class Ingesting(Versions):
         part = IngestResult()
         pending: dict[str, IngestRow] = {}  # by fingerprint: one copy of a game per run
         pending_events = 0
-        with writer_thread("ingest-writer") as write, \
-                mapped(read_for_ingest, files, len(files), jobs) as rows:
+        with (
+            writer_thread("ingest-writer") as write,
+            mapped(read_for_ingest, files, len(files), jobs) as rows,
+        ):
             with progress(rows, len(files), "ingesting") as bar:
                 for row in bar:
                     if isinstance(row, Refused):
@@ -185,8 +206,7 @@ class Ingesting(Versions):
                         pending[row.fingerprint] = row
                         pending_events += row.count
                         if pending_events >= WRITE_BATCH:
-                            write(self._store_new, list(pending.values()), part,
-                                  list_added, reopen)
+                            write(self._store_new, list(pending.values()), part, list_added, reopen)
                             parts.append(part)
                             part, pending, pending_events = IngestResult(), {}, 0
             if pending:
@@ -194,15 +214,27 @@ class Ingesting(Versions):
             parts.append(part)
         return IngestResult.merged(parts)
 
-    def _store_new(self, rows: list[IngestRow], result: IngestResult,
-                   list_added: bool = True, reopen: bool = False) -> None:
+    def _store_new(
+        self,
+        rows: list[IngestRow],
+        result: IngestResult,
+        list_added: bool = True,
+        reopen: bool = False,
+    ) -> None:
         """Store the games not archived yet; note the others as duplicates."""
-        stored = dict(self.con.execute(
-            "SELECT fingerprint, source FROM games WHERE fingerprint IN "
-            "(SELECT unnest($1::VARCHAR[]))", [[r.fingerprint for r in rows]]).fetchall())
+        stored = dict(
+            self.con.execute(
+                "SELECT fingerprint, source FROM games WHERE fingerprint IN "
+                "(SELECT unnest($1::VARCHAR[]))",
+                [[r.fingerprint for r in rows]],
+            ).fetchall()
+        )
         new = [r for r in rows if r.fingerprint not in stored]
-        result.duplicates.extend((r.source, r.fingerprint, stored[r.fingerprint])
-                                 for r in rows if r.fingerprint in stored)
+        result.duplicates.extend(
+            (r.source, r.fingerprint, stored[r.fingerprint])
+            for r in rows
+            if r.fingerprint in stored
+        )
         if new:
             extends, part_of, rewrites, held = self._versions(new, result, reopen)
             new = [r for r in new if r.fingerprint not in held]
@@ -211,11 +243,14 @@ class Ingesting(Versions):
             result.games += len(new)
             result.events += sum(r.count for r in new)
             if list_added:
-                result.added.extend(Added(r.source, r.fingerprint, r.game_id, r.count)
-                                    for r in new)
+                result.added.extend(Added(r.source, r.fingerprint, r.game_id, r.count) for r in new)
 
-    def _versions(self, rows: list[IngestRow], result: IngestResult, reopen: bool = False,
-                  ) -> tuple[dict[str, str], dict[str, str], dict[str, str], set[str]]:
+    def _versions(
+        self,
+        rows: list[IngestRow],
+        result: IngestResult,
+        reopen: bool = False,
+    ) -> tuple[dict[str, str], dict[str, str], dict[str, str], set[str]]:
         """How each new log relates to the other versions of its game (same game_id
         and the same game_started): the longest version it continues unchanged, a
         longer one it is the start of, and the version it rewrites (each by
@@ -239,22 +274,26 @@ class Ingesting(Versions):
             "SELECT fingerprint, game_id, game_no, rewrites, opening_md5 FROM games "
             "WHERE opening_md5 IN (SELECT unnest($1::VARCHAR[])) "
             "AND game_id IN (SELECT unnest($2::VARCHAR[])) ORDER BY game_no",
-            [list({r.opening for r in rows}), list({r.game_id for r in rows})]).fetchall()
+            [list({r.opening for r in rows}), list({r.game_id for r in rows})],
+        ).fetchall()
         for fingerprint, game_id, game_no, rewritten, opening in archived:
             known.setdefault(game_id, []).append(
-                _Version(fingerprint, opening, game_no, rewrites=rewritten))
+                _Version(fingerprint, opening, game_no, rewrites=rewritten)
+            )
         # a log without a game_id (its game_id is its fingerprint) is a version of one
         # archived without a game_id, with the same game_started, that it continues or
         # starts (never a rewrite: another game may start alike): found by the opening
         alone = [r for r in rows if r.game_id == r.fingerprint]
         if alone:
             for fingerprint, game_no, rewritten, opening in self.con.execute(
-                    "SELECT fingerprint, game_no, rewrites, opening_md5 FROM games "
-                    "WHERE opening_md5 IN (SELECT unnest($1::VARCHAR[])) "
-                    "AND game_id = fingerprint ORDER BY game_no",
-                    [list({r.opening for r in alone})]).fetchall():
+                "SELECT fingerprint, game_no, rewrites, opening_md5 FROM games "
+                "WHERE opening_md5 IN (SELECT unnest($1::VARCHAR[])) "
+                "AND game_id = fingerprint ORDER BY game_no",
+                [list({r.opening for r in alone})],
+            ).fetchall():
                 known.setdefault(_unnamed(opening), []).append(
-                    _Version(fingerprint, opening, game_no, rewrites=rewritten))
+                    _Version(fingerprint, opening, game_no, rewrites=rewritten)
+                )
         extends: dict[str, str] = {}
         part_of: dict[str, str] = {}
         rewrites: dict[str, str] = {}
@@ -271,42 +310,58 @@ class Ingesting(Versions):
                 found = _relate(row.leaves(), versions)
                 if unnamed:  # never a rewrite: another game may start alike
                     found = replace(found, rewrites=None, differs_at=0)
-            played = found.extends if found.extends in tables else (
-                found.after_end if found.after_end in tables else None)
+            played = (
+                found.extends
+                if found.extends in tables
+                else (found.after_end if found.after_end in tables else None)
+            )
             if played is not None:
                 table_id, entries = tables[played]
-                result.at_table.append((row.source, row.fingerprint, row.game_id, table_id,
-                                        entries))
+                result.at_table.append(
+                    (row.source, row.fingerprint, row.game_id, table_id, entries)
+                )
                 held.add(row.fingerprint)
                 continue
             if found.after_end is not None and found.rewrites is None and not reopen:
                 # a game that had ended, continued: the ended version stays the game
-                size = len(next(v.leaves or [] for v in versions
-                                if v.fingerprint == found.after_end))
-                result.after_end.append((row.source, row.fingerprint, row.game_id,
-                                         found.after_end, size))
-                found = replace(found, rewrites=found.after_end, differs_at=size,
-                                extends=None if found.extends == found.after_end
-                                else found.extends)
+                size = len(
+                    next(v.leaves or [] for v in versions if v.fingerprint == found.after_end)
+                )
+                result.after_end.append(
+                    (row.source, row.fingerprint, row.game_id, found.after_end, size)
+                )
+                found = replace(
+                    found,
+                    rewrites=found.after_end,
+                    differs_at=size,
+                    extends=None if found.extends == found.after_end else found.extends,
+                )
             if found.extends is not None:
                 extends[row.fingerprint] = found.extends
-                result.extensions.append((row.source, row.fingerprint, row.game_id,
-                                          found.extends, found.shared))
+                result.extensions.append(
+                    (row.source, row.fingerprint, row.game_id, found.extends, found.shared)
+                )
             if found.part_of is not None:
                 part_of[row.fingerprint] = found.part_of
-                result.earlier.append((row.source, row.fingerprint, row.game_id,
-                                       found.part_of))
+                result.earlier.append((row.source, row.fingerprint, row.game_id, found.part_of))
             if found.rewrites is not None:
                 rewrites[row.fingerprint] = found.rewrites
                 if found.after_end is None or found.rewrites != found.after_end:
-                    result.conflicts.append((row.source, row.fingerprint, row.game_id,
-                                             found.rewrites, found.differs_at))
-            versions.append(_Version(row.fingerprint, row.opening, None, None,
-                                     found.rewrites, row=row))
+                    result.conflicts.append(
+                        (row.source, row.fingerprint, row.game_id, found.rewrites, found.differs_at)
+                    )
+            versions.append(
+                _Version(row.fingerprint, row.opening, None, None, found.rewrites, row=row)
+            )
         return extends, part_of, rewrites, held
 
-    def _store(self, rows: list[IngestRow], extends: dict[str, str],
-               part_of: dict[str, str], rewrites: dict[str, str]) -> None:
+    def _store(
+        self,
+        rows: list[IngestRow],
+        extends: dict[str, str],
+        part_of: dict[str, str],
+        rewrites: dict[str, str],
+    ) -> None:
         """Write games and their events in one transaction."""
         now = datetime.now(UTC)
         con = self.con
@@ -315,19 +370,28 @@ class Ingesting(Versions):
             (last,) = _one(con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
             numbers = range(last + 1, last + 1 + len(rows))
             now_col = [now] * len(rows)
-            _insert(con, "games", [
-                list(numbers), [r.fingerprint for r in rows], [r.game_id for r in rows],
-                [r.source for r in rows], [r.players for r in rows],
-                [r.rules_key for r in rows], [r.rules_id for r in rows],
-                [r.count for r in rows], [extends.get(r.fingerprint) for r in rows],
-                [part_of.get(r.fingerprint) for r in rows], [r.started_at for r in rows],
-                now_col, [rewrites.get(r.fingerprint) for r in rows],
-                [r.opening for r in rows],
-            ])
-            _append(con, "events", EVENT_COLUMNS, [from_stream(r.events) for r in rows],
-                    numbers)
-            _append(con, "deals", DEAL_COLUMNS, [from_stream(r.deals) for r in rows],
-                    numbers)
+            _insert(
+                con,
+                "games",
+                [
+                    list(numbers),
+                    [r.fingerprint for r in rows],
+                    [r.game_id for r in rows],
+                    [r.source for r in rows],
+                    [r.players for r in rows],
+                    [r.rules_key for r in rows],
+                    [r.rules_id for r in rows],
+                    [r.count for r in rows],
+                    [extends.get(r.fingerprint) for r in rows],
+                    [part_of.get(r.fingerprint) for r in rows],
+                    [r.started_at for r in rows],
+                    now_col,
+                    [rewrites.get(r.fingerprint) for r in rows],
+                    [r.opening for r in rows],
+                ],
+            )
+            _append(con, "events", EVENT_COLUMNS, [from_stream(r.events) for r in rows], numbers)
+            _append(con, "deals", DEAL_COLUMNS, [from_stream(r.deals) for r in rows], numbers)
             _summarize(con, numbers.start, numbers.stop - 1)
             con.execute("COMMIT")
         except BaseException:

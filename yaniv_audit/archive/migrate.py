@@ -18,8 +18,9 @@ from .schema import DERIVED, DERIVED_TABLES, GAME_TABLES, SCHEMA_VERSION, VIEWS,
 from .versions import Versions, _relate, _Version
 
 #: schema 2's player_rounds (keyed by fingerprint), made when migrating from schema 1
-PLAYER_ROUNDS_2 = DERIVED_TABLES[DERIVED_TABLES.index("CREATE TABLE IF NOT EXISTS player_rounds"):
-                                 ].replace("game_no INTEGER", "fingerprint VARCHAR", 1)
+PLAYER_ROUNDS_2 = DERIVED_TABLES[
+    DERIVED_TABLES.index("CREATE TABLE IF NOT EXISTS player_rounds") :
+].replace("game_no INTEGER", "fingerprint VARCHAR", 1)
 
 
 #: SQL: the typed columns of ``events`` from each stored event's JSON, for an archive
@@ -74,10 +75,11 @@ class Migration(Versions):
             for view in ("games", *DERIVED):  # made again: a view's columns are fixed when made
                 con.execute(f"DROP VIEW IF EXISTS latest_{view}")
             con.execute(VIEWS)
-            con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'",
-                        [SCHEMA_VERSION])
-            con.execute("INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
-                        [f"migrated_from_{version}", ENGINE])
+            con.execute("UPDATE archive_info SET value = ? WHERE key = 'schema'", [SCHEMA_VERSION])
+            con.execute(
+                "INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
+                [f"migrated_from_{version}", ENGINE],
+            )
             con.execute("COMMIT")
         except BaseException:
             rollback(con)
@@ -88,25 +90,28 @@ class Migration(Versions):
         event's JSON (:data:`BACKFILL`); ``player_rounds`` created and filled from every
         stored audit report."""
         con = self.con
-        for column, kind in (("round", "INTEGER"), ("source", "VARCHAR"),
-                             ("cards", "VARCHAR[]")):
+        for column, kind in (("round", "INTEGER"), ("source", "VARCHAR"), ("cards", "VARCHAR[]")):
             con.execute(f"ALTER TABLE events ADD COLUMN {column} {kind}")
         con.execute(BACKFILL)
         con.execute(PLAYER_ROUNDS_2)
-        audits = con.execute("SELECT fingerprint, rules_key FROM audits "
-                             "ORDER BY fingerprint, rules_key").fetchall()
+        audits = con.execute(
+            "SELECT fingerprint, rules_key FROM audits ORDER BY fingerprint, rules_key"
+        ).fetchall()
         for start in range(0, len(audits), READ_BATCH):
-            batch = audits[start:start + READ_BATCH]
+            batch = audits[start : start + READ_BATCH]
             reports = con.execute(
                 "SELECT fingerprint, rules_key, report FROM audits WHERE "
                 "(fingerprint, rules_key) IN "
                 "(SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]))",
-                [[fp for fp, _ in batch], [key for _, key in batch]]).fetchall()
-            rows = [row for fp, key, text in reports
-                    for row in player_round_rows(json.loads(text), key, fp)]
+                [[fp for fp, _ in batch], [key for _, key in batch]],
+            ).fetchall()
+            rows = [
+                row
+                for fp, key, text in reports
+                for row in player_round_rows(json.loads(text), key, fp)
+            ]
             if rows:
-                _insert(con, "player_rounds",
-                        [list(column) for column in zip(*rows, strict=True)])
+                _insert(con, "player_rounds", [list(column) for column in zip(*rows, strict=True)])
 
     def _schema_3(self) -> None:
         """Schema 2 to 3: the derived tables keyed by ``game_no`` instead of the
@@ -120,8 +125,10 @@ class Migration(Versions):
         con.execute(GAME_TABLES)  # deals: the other tables are there
         con.execute(DERIVED_TABLES)
         for table in DERIVED:
-            con.execute(f"INSERT INTO {table} SELECT g.game_no, o.* EXCLUDE (fingerprint) "  # noqa: S608
-                        f"FROM old_{table} o JOIN games g USING (fingerprint)")
+            con.execute(
+                f"INSERT INTO {table} SELECT g.game_no, o.* EXCLUDE (fingerprint) "  # noqa: S608
+                f"FROM old_{table} o JOIN games g USING (fingerprint)"
+            )
             con.execute(f"DROP TABLE old_{table}")
         self._flag_rewrites()
         self._fill_deals()
@@ -154,8 +161,10 @@ class Migration(Versions):
         hashes)."""
         con = self.con
         con.execute("ALTER TABLE games ADD COLUMN opening_md5 VARCHAR")
-        con.execute("UPDATE games SET opening_md5 = md5(e.event) FROM events e "
-                    "WHERE e.game_no = games.game_no AND e.seq = 0")
+        con.execute(
+            "UPDATE games SET opening_md5 = md5(e.event) FROM events e "
+            "WHERE e.game_no = games.game_no AND e.seq = 0"
+        )
 
     def _fill_deals(self) -> None:
         """Fill ``deals`` of an archive ingested before it was kept, from the stored
@@ -163,9 +172,13 @@ class Migration(Versions):
         from ..codec import parse_jsonl  # heavy (marshmallow): only where logs are read
 
         con = self.con
-        numbers = [n for (n,) in con.execute(
-            "SELECT DISTINCT game_no FROM events WHERE type = 'round_started' "
-            "AND event LIKE '%\"hands\"%' ORDER BY game_no").fetchall()]
+        numbers = [
+            n
+            for (n,) in con.execute(
+                "SELECT DISTINCT game_no FROM events WHERE type = 'round_started' "
+                "AND event LIKE '%\"hands\"%' ORDER BY game_no"
+            ).fetchall()
+        ]
         rules_of = dict(con.execute("SELECT game_no, rules_id FROM games").fetchall())
         for stored in self._stored_logs(numbers):
             try:
@@ -184,18 +197,19 @@ class Migration(Versions):
         con = self.con
         shared = con.execute(
             "SELECT game_id, list(game_no ORDER BY game_no) FROM games GROUP BY game_id "
-            "HAVING count(*) > 1").fetchall()
+            "HAVING count(*) > 1"
+        ).fetchall()
         for _, numbers in shared:
             versions: list[_Version] = []
             for number in numbers:
-                (fingerprint,) = _one(con.execute(
-                    "SELECT fingerprint FROM games WHERE game_no = ?", [number])) or ("",)
+                (fingerprint,) = _one(
+                    con.execute("SELECT fingerprint FROM games WHERE game_no = ?", [number])
+                ) or ("",)
                 version = _Version(fingerprint, None, number)
                 leaves = self._leaves(version)
                 version.opening = opening_md5(leaves[0].encode()) if leaves else None
                 target = _relate(version.leaves or [], versions).rewrites
                 if target is not None:
                     version.rewrites = target
-                    con.execute("UPDATE games SET rewrites = ? WHERE game_no = ?",
-                                [target, number])
+                    con.execute("UPDATE games SET rewrites = ? WHERE game_no = ?", [target, number])
                 versions.append(version)

@@ -30,8 +30,11 @@ from .safe_sql import DEFAULT_TIMEOUT, _ran_past, run, screen
 class Querying(ArchiveBase):
     """SQL: :meth:`query` and :meth:`user_query`."""
 
-    def query(self, sql: str, params: Sequence[Any] = (),
-              ) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def query(
+        self,
+        sql: str,
+        params: Sequence[Any] = (),
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Column names and rows of one SQL statement of this package's own (with ``?``
         parameters for anything a user gave); a user's SQL goes to :meth:`user_query`."""
         try:
@@ -45,8 +48,12 @@ class Querying(ArchiveBase):
             return [], []
         return [d[0] for d in cursor.description], cursor.fetchall()
 
-    def user_query(self, sql: str, *, timeout: float | None = None,
-                   ) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def user_query(
+        self,
+        sql: str,
+        *,
+        timeout: float | None = None,
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Column names and rows of a user's SQL: one SELECT that reads only the archive's
         tables (:mod:`yaniv_audit.archive.safe_sql`), stopped after ``timeout`` seconds (None:
         the default, 30), in a process of its own whose memory the system bounds and which
@@ -56,11 +63,15 @@ class Querying(ArchiveBase):
         :class:`~yaniv_audit.core.errors.QueryTimeout`)
         with what and why, on one line. The archive must be open ``locked``."""
         if not self.locked:
-            raise ArchiveError("a user's SQL runs only on an archive opened locked "
-                               "(Archive(path, locked=True))")
+            raise ArchiveError(
+                "a user's SQL runs only on an archive opened locked (Archive(path, locked=True))"
+            )
         return run_isolated(
-            self.path, sql, DEFAULT_TIMEOUT if timeout is None else timeout,
-            str(memory_limit()["memory_limit"]))
+            self.path,
+            sql,
+            DEFAULT_TIMEOUT if timeout is None else timeout,
+            str(memory_limit()["memory_limit"]),
+        )
 
 
 # --- a user's statement in a process of its own -----------------------------------------
@@ -74,9 +85,21 @@ START_TIMEOUT = 60.0
 #: interrupt) before it kills the process
 GRACE = 0.5
 _ERRORS: dict[str, type[ArchiveError]] = {
-    cls.__name__: cls for cls in (QueryTimeout, QueryRefused, QueryError, ArchiveError)}
-_UNITS = {"": 1, "b": 1, "bytes": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
-          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+    cls.__name__: cls for cls in (QueryTimeout, QueryRefused, QueryError, ArchiveError)
+}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "bytes": 1,
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "tb": 1000**4,
+    "kib": 1 << 10,
+    "mib": 1 << 20,
+    "gib": 1 << 30,
+    "tib": 1 << 40,
+}
 
 
 def size_in_bytes(text: str) -> int | None:
@@ -86,8 +109,12 @@ def size_in_bytes(text: str) -> int | None:
     return int(float(found.group(1)) * unit) if found and unit else None
 
 
-def run_isolated(path: str, sql: str, timeout: float, memory: str,
-                 ) -> tuple[list[str], list[tuple[Any, ...]]]:
+def run_isolated(
+    path: str,
+    sql: str,
+    timeout: float,
+    memory: str,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     """:func:`~yaniv_audit.archive.safe_sql.run` on the archive at ``path`` (opened locked),
     in a process of its own whose memory the system bounds and which is killed ``timeout``
     seconds after the statement began, whether or not DuckDB heard its interrupt.
@@ -96,8 +123,12 @@ def run_isolated(path: str, sql: str, timeout: float, memory: str,
     context = multiprocessing.get_context("forkserver")  # a fork of DuckDB's threads: no
     context.set_forkserver_preload(["yaniv_audit.archive"])
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_isolated, args=(path, sql, timeout, memory, send),
-                              daemon=True, name="yaniv-audit query")
+    process = context.Process(
+        target=_isolated,
+        args=(path, sql, timeout, memory, send),
+        daemon=True,
+        name="yaniv-audit query",
+    )
     process.start()
     send.close()
     try:
@@ -107,8 +138,9 @@ def run_isolated(path: str, sql: str, timeout: float, memory: str,
             if message is None:
                 raise QueryTimeout(_ran_past(timeout))
         if message is None:
-            raise QueryError(f"query failed: the query's process did not start within "
-                             f"{START_TIMEOUT:g} seconds")
+            raise QueryError(
+                f"query failed: the query's process did not start within {START_TIMEOUT:g} seconds"
+            )
         if message[0] == "rows":
             return message[1], message[2]
         if message[0] in _ERRORS:
@@ -117,7 +149,8 @@ def run_isolated(path: str, sql: str, timeout: float, memory: str,
         raise QueryError(
             f"query stopped: its process ended ({_ended(process.exitcode)}), most likely "
             f"short of memory: it may use the archive's limit of {memory} and "
-            f"{HEADROOM >> 20} MiB more (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, allows more)")
+            f"{HEADROOM >> 20} MiB more (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, allows more)"
+        )
     finally:
         receive.close()
         if process.is_alive():
@@ -161,9 +194,15 @@ def _isolated(path: str, sql: str, timeout: float, memory: str, send: Connection
             columns, rows = run(con, sql, timeout)
             send.send(("rows", columns, rows))
     except ArchiveError as exc:
-        send.send((type(exc).__name__ if type(exc).__name__ in _ERRORS else "ArchiveError",
-                   str(exc)))
+        send.send(
+            (type(exc).__name__ if type(exc).__name__ in _ERRORS else "ArchiveError", str(exc))
+        )
     except MemoryError:
-        send.send(("QueryError", "query stopped: it needs more memory than the archive's "
-                   f"limit of {memory} and {HEADROOM >> 20} MiB more "
-                   "(YANIV_AUDIT_MEMORY_LIMIT=2GB, say, allows more)"))
+        send.send(
+            (
+                "QueryError",
+                "query stopped: it needs more memory than the archive's "
+                f"limit of {memory} and {HEADROOM >> 20} MiB more "
+                "(YANIV_AUDIT_MEMORY_LIMIT=2GB, say, allows more)",
+            )
+        )

@@ -106,19 +106,23 @@ def event_table(events: Sequence[Event], leaves: Sequence[bytes]) -> pa.Table:
     kind = EVENT_TYPES_BY_CLASS.__getitem__
     rounds, sources, cards = event_columns(events)
     text, number = pa.string(), pa.int32()
-    return pa.table([
-        pa.array(range(len(events)), number),
-        pa.array([kind(type(e)) for e in events], text),
-        pa.array([getattr(e, "player", None) for e in events], text),
-        pa.array(leaves, text),
-        pa.array(rounds, number),
-        pa.array(sources, text),
-        pa.array(cards, pa.list_(text)),
-    ], names=list(EVENT_COLUMNS))
+    return pa.table(
+        [
+            pa.array(range(len(events)), number),
+            pa.array([kind(type(e)) for e in events], text),
+            pa.array([getattr(e, "player", None) for e in events], text),
+            pa.array(leaves, text),
+            pa.array(rounds, number),
+            pa.array(sources, text),
+            pa.array(cards, pa.list_(text)),
+        ],
+        names=list(EVENT_COLUMNS),
+    )
 
 
-def event_columns(events: Sequence[Event],
-                  ) -> tuple[list[int | None], list[str | None], list[list[str] | None]]:
+def event_columns(
+    events: Sequence[Event],
+) -> tuple[list[int | None], list[str | None], list[list[str] | None]]:
     """The typed columns of ``events``: the round each belongs to (its own for
     round_started and round_ended, the round last started for the others, None for
     game_started, game_ended and what comes before the first round), a draw's source,
@@ -177,13 +181,22 @@ def deal_table(rows: list[tuple[Any, ...]]) -> pa.Table:
 
     text, number = pa.string(), pa.int32()
     columns = list(zip(*rows, strict=True)) or [()] * len(DEAL_COLUMNS)
-    return pa.table([pa.array(values, kind) for values, kind in zip(
-        columns, (number, text, number, text, text, number), strict=True)],
-        names=list(DEAL_COLUMNS))
+    return pa.table(
+        [
+            pa.array(values, kind)
+            for values, kind in zip(
+                columns, (number, text, number, text, text, number), strict=True
+            )
+        ],
+        names=list(DEAL_COLUMNS),
+    )
 
 
-def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | None = None,
-                 ) -> dict[str, list[tuple[Any, ...]]]:
+def derived_rows(
+    report: dict[str, Any],
+    game_no: int,
+    keys: dict[str, str] | None = None,
+) -> dict[str, list[tuple[Any, ...]]]:
     """The rows a report of archived game ``game_no`` gives each derived table
     (``audits`` without its time stamp).
 
@@ -200,26 +213,55 @@ def derived_rows(report: dict[str, Any], game_no: int, keys: dict[str, str] | No
     rounds = []
     for r in report["rounds"]:
         caller = r["caller"]
-        rounds.append((fp, key, r["round"], len(r["totals"]) or len(r["scores"]),
-                       r["starter"], r["end"], caller,
-                       r["totals"].get(caller) if caller else None,
-                       bool(caller and r["assaf"]), r["assaf"], r["winners"]))
+        rounds.append(
+            (
+                fp,
+                key,
+                r["round"],
+                len(r["totals"]) or len(r["scores"]),
+                r["starter"],
+                r["end"],
+                caller,
+                r["totals"].get(caller) if caller else None,
+                bool(caller and r["assaf"]),
+                r["assaf"],
+                r["winners"],
+            )
+        )
     winners, out = set(final["winners"]), set(final["out"])
     return {
         "player_rounds": player_round_rows(report, key, game_no),
-        "audits": [(fp, key, rules_id, report["engine"], report["verdict"], final["finished"],
-                    final["winners"], len(report["rounds"]), len(report["findings"]),
-                    to_json_line(stored))],
-        "findings": [(fp, key, f["seq"], f["round"], f["player"], f["kind"], f["code"],
-                      f["message"]) for f in report["findings"]],
+        "audits": [
+            (
+                fp,
+                key,
+                rules_id,
+                report["engine"],
+                report["verdict"],
+                final["finished"],
+                final["winners"],
+                len(report["rounds"]),
+                len(report["findings"]),
+                to_json_line(stored),
+            )
+        ],
+        "findings": [
+            (fp, key, f["seq"], f["round"], f["player"], f["kind"], f["code"], f["message"])
+            for f in report["findings"]
+        ],
         "rounds": rounds,
-        "standings": [(fp, key, p, seat, score, p in winners, p in out)
-                      for seat, (p, score) in enumerate(final["scores"].items())],
+        "standings": [
+            (fp, key, p, seat, score, p in winners, p in out)
+            for seat, (p, score) in enumerate(final["scores"].items())
+        ],
     }
 
 
-def player_round_rows(report: dict[str, Any], key: str, game: int | str,
-                      ) -> list[tuple[Any, ...]]:
+def player_round_rows(
+    report: dict[str, Any],
+    key: str,
+    game: int | str,
+) -> list[tuple[Any, ...]]:
     """The ``player_rounds`` rows of a report, keyed by ``game`` (its game_no; its
     fingerprint in schema 2): each player of each round (those with a hand total, else
     those not out yet), in seat order."""
@@ -235,16 +277,36 @@ def player_round_rows(report: dict[str, Any], key: str, game: int | str,
         out = set(r.get("out", []))
         winners = set(r["winners"])
         for p in sorted(in_round, key=lambda p: seats.get(p, len(seats))):
-            rows.append((fp, key, r["round"], p, seats.get(p, -1), totals.get(p),
-                         points.get(p), scores.get(p), p == caller,
-                         p == caller and bool(assaf), p in assaf, p in winners,
-                         reduced.get(p), p in out, p == starter))
+            rows.append(
+                (
+                    fp,
+                    key,
+                    r["round"],
+                    p,
+                    seats.get(p, -1),
+                    totals.get(p),
+                    points.get(p),
+                    scores.get(p),
+                    p == caller,
+                    p == caller and bool(assaf),
+                    p in assaf,
+                    p in winners,
+                    reduced.get(p),
+                    p in out,
+                    p == starter,
+                )
+            )
         gone |= out
     return rows
 
 
-def add_derived(rows: dict[str, list[tuple[Any, ...]]], report: dict[str, Any], game_no: int,
-                keys: dict[str, str], audited_at: datetime) -> None:
+def add_derived(
+    rows: dict[str, list[tuple[Any, ...]]],
+    report: dict[str, Any],
+    game_no: int,
+    keys: dict[str, str],
+    audited_at: datetime,
+) -> None:
     """Add the rows a report gives each derived table (:func:`derived_rows`, its
     ``audits`` row stamped ``audited_at``) to ``rows``; an unreadable report gives none
     (verify tells what happened to the game)."""
@@ -265,9 +327,13 @@ def derived_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, pa.Table
     for table, schema in derived_schemas().items():
         found = rows.get(table, [])
         columns = zip(*found, strict=True) if found else ([] for _ in schema)
-        tables[table] = pa.table([pa.array(list(column), type=field.type)
-                                  for column, field in zip(columns, schema, strict=True)],
-                                 schema=schema)
+        tables[table] = pa.table(
+            [
+                pa.array(list(column), type=field.type)
+                for column, field in zip(columns, schema, strict=True)
+            ],
+            schema=schema,
+        )
     return tables
 
 

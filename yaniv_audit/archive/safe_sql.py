@@ -64,14 +64,36 @@ DEFAULT_TIMEOUT = 30.0
 
 #: the table functions a user's statement may call: generators, and DuckDB's
 #: catalog of the archive's own tables (what DESCRIBE and SHOW read)
-TABLE_FUNCTIONS = frozenset({
-    "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
-    "duckdb_tables", "duckdb_columns", "duckdb_views", "duckdb_schemas",
-    "duckdb_constraints", "duckdb_indexes", "duckdb_sequences", "duckdb_types",
-    "duckdb_dependencies", "duckdb_functions", "duckdb_keywords",
-    "pragma_table_info", "pragma_show", "pragma_storage_info", "pragma_database_size",
-    "pragma_version", "pragma_collations", "pg_timezone_names", "icu_calendar_names",
-})
+TABLE_FUNCTIONS = frozenset(
+    {
+        "range",
+        "generate_series",
+        "unnest",
+        "repeat",
+        "repeat_row",
+        "json_each",
+        "json_tree",
+        "duckdb_tables",
+        "duckdb_columns",
+        "duckdb_views",
+        "duckdb_schemas",
+        "duckdb_constraints",
+        "duckdb_indexes",
+        "duckdb_sequences",
+        "duckdb_types",
+        "duckdb_dependencies",
+        "duckdb_functions",
+        "duckdb_keywords",
+        "pragma_table_info",
+        "pragma_show",
+        "pragma_storage_info",
+        "pragma_database_size",
+        "pragma_version",
+        "pragma_collations",
+        "pg_timezone_names",
+        "icu_calendar_names",
+    }
+)
 #: why a statement may not read DuckDB's settings, or where its files are
 _SETTINGS = "it shows DuckDB's settings (directories included), not the archive"
 #: scalar functions a user's statement may not call, and why
@@ -92,13 +114,18 @@ DENIED_VIEWS = {
 #: table functions of DuckDB's catalog a user's statement may not call, and why
 DENIED_TABLE_FUNCTIONS = {"duckdb_databases": _SETTINGS}
 #: table functions that run SQL given as text, which the screen cannot see into
-SQL_RUNNERS = frozenset({"query", "query_table", "json_execute_serialized_sql",
-                         "histogram", "histogram_values"})
-_FILE_READER = re.compile(r"^(read_|parquet_|iceberg_|delta_|sqlite_|postgres_|mysql_)|_scan$"
-                          r"|^(glob|sniff_csv)$")
+SQL_RUNNERS = frozenset(
+    {"query", "query_table", "json_execute_serialized_sql", "histogram", "histogram_values"}
+)
+_FILE_READER = re.compile(
+    r"^(read_|parquet_|iceberg_|delta_|sqlite_|postgres_|mysql_)|_scan$"
+    r"|^(glob|sniff_csv)$"
+)
 #: DuckDB's internal state, not the archive's tables
-_DUCKDB_STATE = re.compile(r"^(duckdb_|which_secret|enable_|disable_|truncate_|checkpoint|"
-                           r"force_checkpoint|.*external_resource|.*grammar_extension)")
+_DUCKDB_STATE = re.compile(
+    r"^(duckdb_|which_secret|enable_|disable_|truncate_|checkpoint|"
+    r"force_checkpoint|.*external_resource|.*grammar_extension)"
+)
 
 #: statement types, by DuckDB's name, and why a user's statement may not be one
 _WHY_NOT = {
@@ -114,7 +141,7 @@ _WHY_NOT = {
     "VARIABLE_SET": "it sets a variable; query's settings are locked",
     "PRAGMA": "it changes a setting or runs a command; query's settings are locked",
     "CREATE": "it creates something (a table, view, macro, sequence, type or secret, "
-              "temporary or not); query creates nothing",
+    "temporary or not); query creates nothing",
     "CREATE_FUNC": "it creates a function; query creates nothing",
     "DROP": "it drops something; the archive is open read-only",
     "ALTER": "it changes a table; the archive is open read-only",
@@ -123,7 +150,7 @@ _WHY_NOT = {
     "DELETE": "it changes a table; the archive is open read-only",
     "MERGE_INTO": "it changes a table; the archive is open read-only",
     "MULTI": "it runs several statements (a PIVOT without IN (...) creates a type first; "
-             "name the values: PIVOT t ON c IN ('a', 'b') USING ...)",
+    "name the values: PIVOT t ON c IN ('a', 'b') USING ...)",
 }
 _NOT_SELECT = "query runs one SELECT statement and nothing else"
 _KEYWORD = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/|\()*([A-Za-z_]+)", re.S)
@@ -159,8 +186,10 @@ def screen(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     if not statements:
         raise QueryRefused("query refused: no SQL statement: give one SELECT statement")
     if len(statements) > 1:
-        raise QueryRefused(f"query refused: {len(statements)} statements: query runs one "
-                           "statement per call (run each on its own)")
+        raise QueryRefused(
+            f"query refused: {len(statements)} statements: query runs one "
+            "statement per call (run each on its own)"
+        )
     (statement,) = statements
     try:
         kind = statement.type.name
@@ -169,11 +198,12 @@ def screen(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     if kind != "SELECT":
         keyword = _keyword(statement.query)
         if keyword == "IMPORT":  # DuckDB parses IMPORT DATABASE and COPY FROM DATABASE
-            kind = "IMPORT"       # as pragmas
+            kind = "IMPORT"  # as pragmas
         elif keyword == "COPY" and kind != "COPY":
             kind = "COPY_DATABASE"
-        raise QueryRefused(f"query refused: {keyword} is not a SELECT: "
-                           f"{_WHY_NOT.get(kind, _NOT_SELECT)}")
+        raise QueryRefused(
+            f"query refused: {keyword} is not a SELECT: {_WHY_NOT.get(kind, _NOT_SELECT)}"
+        )
     try:
         (text,) = con.execute("SELECT json_serialize_sql(?)", [sql]).fetchone() or ("",)
         tree = json.loads(text)
@@ -181,8 +211,10 @@ def screen(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         tree = None
     if not isinstance(tree, dict) or tree.get("error") is not False:
         message = tree.get("error_message") if isinstance(tree, dict) else None
-        raise QueryRefused(f"query refused: the statement cannot be checked "
-                           f"({_first_line(str(message or 'DuckDB gives no syntax tree'))})")
+        raise QueryRefused(
+            f"query refused: the statement cannot be checked "
+            f"({_first_line(str(message or 'DuckDB gives no syntax tree'))})"
+        )
     for kind, name in _references(tree):
         reason = _refusal(kind, name)
         if reason is not None:
@@ -218,30 +250,37 @@ def _refusal(kind: str, name: str) -> str | None:
         return f"{shown}(): {DENIED_TABLE_FUNCTIONS[low]}"
     if kind == "table function" and low not in TABLE_FUNCTIONS:
         if low in SQL_RUNNERS:
-            return (f"{shown}() runs SQL built from text (a statement or a table name in a "
-                    "string), which cannot be checked before it runs; write the query itself")
+            return (
+                f"{shown}() runs SQL built from text (a statement or a table name in a "
+                "string), which cannot be checked before it runs; write the query itself"
+            )
         if _FILE_READER.search(low):
-            return (f"{shown}() reads files; query reads only the archive's tables, "
-                    "never a file")
+            return f"{shown}() reads files; query reads only the archive's tables, never a file"
         if _DUCKDB_STATE.search(low):
-            return (f"{shown}() shows or changes DuckDB's own state, not the archive's "
-                    "tables")
-        return (f"{shown}() is not a table function query allows (it allows "
-                "range, generate_series, unnest, json_each, json_tree and the catalog's: "
-                "duckdb_tables, duckdb_columns, pragma_table_info, ...)")
+            return f"{shown}() shows or changes DuckDB's own state, not the archive's tables"
+        return (
+            f"{shown}() is not a table function query allows (it allows "
+            "range, generate_series, unnest, json_each, json_tree and the catalog's: "
+            "duckdb_tables, duckdb_columns, pragma_table_info, ...)"
+        )
     if kind == "function" and low in DENIED_FUNCTIONS:
         return f"{shown}(): {DENIED_FUNCTIONS[low]}"
     if kind == "table":
         if _looks_like_a_file(name):
-            return (f"'{shown}' names a file as a table; query reads only the archive's "
-                    "tables, never a file")
+            return (
+                f"'{shown}' names a file as a table; query reads only the archive's "
+                "tables, never a file"
+            )
         if low in DENIED_VIEWS:
             return f"{shown}: {DENIED_VIEWS[low]}"
     return None
 
 
-def run(con: duckdb.DuckDBPyConnection, sql: str, timeout: float | None = DEFAULT_TIMEOUT,
-        ) -> tuple[list[str], list[tuple[Any, ...]]]:
+def run(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    timeout: float | None = DEFAULT_TIMEOUT,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Column names and rows of a user's statement, screened first; it is stopped after
     ``timeout`` seconds (None: no limit). Every failure is a :class:`QueryError`."""
     screen(con, sql)
@@ -279,7 +318,8 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, timeout: float | None = DEFAUL
             raise QueryError(
                 f"query stopped: it needs more memory than the archive's limit of "
                 f"{limit[0] if limit else 'its limit'} (YANIV_AUDIT_MEMORY_LIMIT=2GB, say, "
-                "allows more)") from None
+                "allows more)"
+            ) from None
         found = trouble(None, exc)  # the archive's fault, not the statement's: a damaged
         if found is not None:  # block
             raise found from None
@@ -297,5 +337,7 @@ def _seconds(value: float | None) -> str:
 
 
 def _ran_past(timeout: float | None) -> str:
-    return (f"query stopped: it ran past the time limit of {_seconds(timeout)} "
-            "(--timeout SECONDS allows longer)")
+    return (
+        f"query stopped: it ran past the time limit of {_seconds(timeout)} "
+        "(--timeout SECONDS allows longer)"
+    )

@@ -27,12 +27,14 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def _comparable(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    return sorted((tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in rows),
-                  key=repr)
+    return sorted(
+        (tuple(tuple(v) if isinstance(v, list) else v for v in row) for row in rows), key=repr
+    )
 
 
-def _audit_difference(stored: dict[str, list[tuple[Any, ...]]],
-                      fresh: dict[str, list[tuple[Any, ...]]]) -> str | None:
+def _audit_difference(
+    stored: dict[str, list[tuple[Any, ...]]], fresh: dict[str, list[tuple[Any, ...]]]
+) -> str | None:
     """What a game's stored derived rows say that a new audit does not, or None."""
     if not stored.get("audits"):
         return "the stored audit has lost its audits row"
@@ -49,8 +51,9 @@ def _audit_difference(stored: dict[str, list[tuple[Any, ...]]],
     return None
 
 
-def check_stored(job: tuple[str, bytes, int, str | None, int | None],
-                 ) -> tuple[str, str | None]:
+def check_stored(
+    job: tuple[str, bytes, int, str | None, int | None],
+) -> tuple[str, str | None]:
     """What is wrong with one archived game's stored events, for ``verify`` (in a
     worker): (its fingerprint, None when nothing is). The job: the fingerprint, the
     stored JSON Lines, the events ingested, and the version it extends with that
@@ -69,9 +72,11 @@ def check_stored(job: tuple[str, bytes, int, str | None, int | None],
         if got != fingerprint:
             return fingerprint, f"its stored events give fingerprint {got}"
         if extends is not None and (
-                extends_size is None or tree_hash(log.leaves[:extends_size]).hex() != extends):
-            return fingerprint, (f"it does not continue the version {extends} it was stored "
-                                 "as extending")
+            extends_size is None or tree_hash(log.leaves[:extends_size]).hex() != extends
+        ):
+            return fingerprint, (
+                f"it does not continue the version {extends} it was stored as extending"
+            )
     return fingerprint, None
 
 
@@ -93,11 +98,12 @@ class Checkpoint:
         try:
             raw = json.loads(data)
         except (ValueError, RecursionError):
-            raise ArchiveError("the checkpoint is not JSON: expected the line "
-                               "yaniv-audit checkpoint --json printed") from None
+            raise ArchiveError(
+                "the checkpoint is not JSON: expected the line "
+                "yaniv-audit checkpoint --json printed"
+            ) from None
         if not isinstance(raw, dict):
-            raise ArchiveError('the checkpoint: expected an object {"games", "root", '
-                               '"created_at"}')
+            raise ArchiveError('the checkpoint: expected an object {"games", "root", "created_at"}')
         games, root = raw.get("games"), raw.get("root")
         if type(games) is not int or games < 0:
             raise ArchiveError(f"the checkpoint's games: expected a count, got {games!r}")
@@ -124,27 +130,38 @@ class Verifying(ArchiveBase):
         :class:`ArchiveError` that says so (:func:`~yaniv_audit.archive.base.damaged`).
         ``verify`` vouches only for what it read, and ``ingest`` and ``audit --db``
         check before they write into a file (about 120 MB/s: bench/check_blocks.py)."""
-        tables = [name for (name,) in self.con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
-            "AND table_type = 'BASE TABLE' ORDER BY table_name").fetchall()]
+        tables = [
+            name
+            for (name,) in self.con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+                "AND table_type = 'BASE TABLE' ORDER BY table_name"
+            ).fetchall()
+        ]
         for table in tables:
             try:  # every value hashed: no column is skipped, no block left unread
-                self.con.execute(
-                    f'SELECT bit_xor(hash(COLUMNS(*))) FROM "{table}"').fetchall()  # noqa: S608
+                self.con.execute(f'SELECT bit_xor(hash(COLUMNS(*))) FROM "{table}"').fetchall()  # noqa: S608
             except duckdb.Error as exc:
                 raise (trouble(self.path, exc) or damaged(self.path, exc)) from None
 
-    def verify(self, *, jobs: int | None = None, progress: Progress = _no_progress,
-               ) -> tuple[int, list[Mismatch]]:
+    def verify(
+        self,
+        *,
+        jobs: int | None = None,
+        progress: Progress = _no_progress,
+    ) -> tuple[int, list[Mismatch]]:
         """Recompute every game's fingerprint from its stored events, on ``jobs`` processes
         (default: every core), after reading every block of the file
         (:meth:`check_blocks`): (games, mismatches)."""
         self.check_blocks()
-        numbers = [n for (n,) in self.con.execute(
-            "SELECT game_no FROM games ORDER BY game_no").fetchall()]
-        info = {fp: (events, game_id, extends) for fp, events, game_id, extends in
-                self.con.execute("SELECT fingerprint, events, game_id, extends FROM games")
-                .fetchall()}
+        numbers = [
+            n for (n,) in self.con.execute("SELECT game_no FROM games ORDER BY game_no").fetchall()
+        ]
+        info = {
+            fp: (events, game_id, extends)
+            for fp, events, game_id, extends in self.con.execute(
+                "SELECT fingerprint, events, game_id, extends FROM games"
+            ).fetchall()
+        }
 
         def job(fingerprint: str, data: bytes) -> tuple[str, bytes, int, str | None, int | None]:
             events, _, extends = info[fingerprint]
@@ -153,8 +170,10 @@ class Verifying(ArchiveBase):
         work = (job(log.fingerprint, log.data) for log in self._stored_logs(numbers))
         mismatches = []
         seen = 0
-        with mapped(check_stored, work, len(numbers), jobs) as results, \
-                progress(results, len(numbers), "verifying") as bar:
+        with (
+            mapped(check_stored, work, len(numbers), jobs) as results,
+            progress(results, len(numbers), "verifying") as bar,
+        ):
             for fingerprint, problem in bar:
                 seen += 1
                 if problem is not None:
@@ -162,12 +181,17 @@ class Verifying(ArchiveBase):
         if seen != len(numbers):  # a game with no events at all never comes out of the join
             missing = self.con.execute(
                 "SELECT fingerprint, game_id FROM games g WHERE NOT EXISTS "
-                "(SELECT 1 FROM events e WHERE e.game_no = g.game_no)").fetchall()
+                "(SELECT 1 FROM events e WHERE e.game_no = g.game_no)"
+            ).fetchall()
             mismatches.extend(Mismatch(fp, gid, "no events stored") for fp, gid in missing)
         return len(numbers), mismatches
 
-    def verify_audits(self, *, jobs: int | None = None, progress: Progress = _no_progress,
-                      ) -> tuple[int, int, list[Mismatch]]:
+    def verify_audits(
+        self,
+        *,
+        jobs: int | None = None,
+        progress: Progress = _no_progress,
+    ) -> tuple[int, int, list[Mismatch]]:
         """Audit every stored game again under each rule set it was audited under by this
         engine, and compare every derived row: (audits checked, audits by another engine
         version, not checked, mismatches)."""
@@ -185,8 +209,10 @@ class Verifying(ArchiveBase):
             wanted.setdefault(fp, []).append(parse_rules(rules_id))
             game_of[fp] = (game_no, game_id)
         order = sorted(wanted, key=lambda fp: game_of[fp][0])
-        jobs_iter = ((log.fingerprint, log.source, log.data, wanted[log.fingerprint])
-                     for log in self._stored_logs([game_of[fp][0] for fp in order]))
+        jobs_iter = (
+            (log.fingerprint, log.source, log.data, wanted[log.fingerprint])
+            for log in self._stored_logs([game_of[fp][0] for fp in order])
+        )
         mismatches: list[Mismatch] = []
         checked = 0
         keys: dict[str, str] = {}
@@ -203,9 +229,11 @@ class Verifying(ArchiveBase):
                         key = fresh["audits"][0][1]
                         problem = _audit_difference(stored.get(key, {}), fresh)
                         if problem is not None:
-                            mismatches.append(Mismatch(
-                                fp, game_of[fp][1],
-                                f"under {report['rules']['id']}: {problem}"))
+                            mismatches.append(
+                                Mismatch(
+                                    fp, game_of[fp][1], f"under {report['rules']['id']}: {problem}"
+                                )
+                            )
         return checked, stale, mismatches
 
     def _stored_rows(self, game_no: int) -> dict[str, dict[str, list[tuple[Any, ...]]]]:
@@ -214,16 +242,21 @@ class Verifying(ArchiveBase):
         for table in DERIVED:
             columns = "* EXCLUDE (audited_at)" if table == "audits" else "*"
             for row in self.con.execute(
-                    f"SELECT {columns} FROM {table} WHERE game_no = ?",  # noqa: S608
-                    [game_no]).fetchall():
+                f"SELECT {columns} FROM {table} WHERE game_no = ?",  # noqa: S608
+                [game_no],
+            ).fetchall():
                 out.setdefault(row[1], {}).setdefault(table, []).append(row)
         return out
 
     # --- checkpoints ------------------------------------------------------------
 
     def _fingerprints(self) -> list[bytes]:
-        return [bytes.fromhex(fp) for (fp,) in self.con.execute(
-            "SELECT fingerprint FROM games ORDER BY game_no").fetchall()]
+        return [
+            bytes.fromhex(fp)
+            for (fp,) in self.con.execute(
+                "SELECT fingerprint FROM games ORDER BY game_no"
+            ).fetchall()
+        ]
 
     def checkpoint(self) -> Checkpoint:
         """Record and return the archive's checkpoint: how many games it holds and the
@@ -231,24 +264,36 @@ class Verifying(ArchiveBase):
         archive, it lets :meth:`check_checkpoint` show later that the archive only
         grew: no game removed, replaced or reordered."""
         fingerprints = self._fingerprints()
-        point = Checkpoint(len(fingerprints), tree_hash(fingerprints).hex(),
-                           datetime.now(UTC).isoformat(timespec="seconds"))
-        self.con.execute("INSERT INTO checkpoints VALUES (?, ?, ?)",
-                         [point.games, point.root, datetime.fromisoformat(point.created_at)])
+        point = Checkpoint(
+            len(fingerprints),
+            tree_hash(fingerprints).hex(),
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        self.con.execute(
+            "INSERT INTO checkpoints VALUES (?, ?, ?)",
+            [point.games, point.root, datetime.fromisoformat(point.created_at)],
+        )
         return point
 
     def check_checkpoint(self, point: Checkpoint) -> str | None:
         """None if the archive still begins with the games of ``point``, else what differs."""
         fingerprints = self._fingerprints()
         if len(fingerprints) < point.games:
-            return (f"the checkpoint of {point.created_at} vouches for {point.games} games; "
-                    f"the archive holds {len(fingerprints)}")
-        if tree_hash(fingerprints[:point.games]).hex() != point.root.lower():
-            return (f"the archive's first {point.games} games are not those of the checkpoint "
-                    f"of {point.created_at}: a game was removed, replaced or reordered")
+            return (
+                f"the checkpoint of {point.created_at} vouches for {point.games} games; "
+                f"the archive holds {len(fingerprints)}"
+            )
+        if tree_hash(fingerprints[: point.games]).hex() != point.root.lower():
+            return (
+                f"the archive's first {point.games} games are not those of the checkpoint "
+                f"of {point.created_at}: a game was removed, replaced or reordered"
+            )
         return None
 
     def checkpoints(self) -> list[Checkpoint]:
-        return [Checkpoint(n, root, at.isoformat(timespec="seconds")) for n, root, at in
-                self.con.execute("SELECT games, root, created_at FROM checkpoints "
-                                 "ORDER BY created_at, games").fetchall()]
+        return [
+            Checkpoint(n, root, at.isoformat(timespec="seconds"))
+            for n, root, at in self.con.execute(
+                "SELECT games, root, created_at FROM checkpoints ORDER BY created_at, games"
+            ).fetchall()
+        ]

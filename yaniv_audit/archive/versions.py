@@ -126,9 +126,11 @@ class Versions(ArchiveBase):
         if version.row is not None:
             version.leaves = version.row.leaves()
             return version.leaves
-        (leaves,) = _one(self.con.execute(
-            "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?",
-            [version.game_no])) or ([],)
+        (leaves,) = _one(
+            self.con.execute(
+                "SELECT list(event ORDER BY seq) FROM events WHERE game_no = ?", [version.game_no]
+            )
+        ) or ([],)
         version.leaves = list(leaves or [])
         return version.leaves
 
@@ -136,12 +138,16 @@ class Versions(ArchiveBase):
         """Every archived log that rewrites an archived game, in ingest order."""
         found = []
         for game_id, fp, source, no, other, other_source, other_no in self.con.execute(
-                "SELECT g.game_id, g.fingerprint, g.source, g.game_no, o.fingerprint, o.source, "
-                "o.game_no FROM games g JOIN games o ON o.fingerprint = g.rewrites "
-                "ORDER BY g.game_no").fetchall():
+            "SELECT g.game_id, g.fingerprint, g.source, g.game_no, o.fingerprint, o.source, "
+            "o.game_no FROM games g JOIN games o ON o.fingerprint = g.rewrites "
+            "ORDER BY g.game_no"
+        ).fetchall():
             mine = self._leaves(_Version(fp, None, no))
             theirs = self._leaves(_Version(other, None, other_no))
             same = _common_prefix(mine, theirs)
-            found.append(Rewrite(game_id, fp, source, other, other_source, same,
-                                 same == len(theirs) < len(mine)))
+            found.append(
+                Rewrite(
+                    game_id, fp, source, other, other_source, same, same == len(theirs) < len(mine)
+                )
+            )
         return found

@@ -88,8 +88,11 @@ def main(argv: list[str] | None = None) -> None:
     except InternalError as exc:
         if output.verbosity > 0:
             traceback.print_exc()
-        fail(f"internal error while reading {exc.source} ({exc.detail}); this is a bug in "
-             "yaniv-audit: please send us that log", EXIT_INTERNAL)
+        fail(
+            f"internal error while reading {exc.source} ({exc.detail}); this is a bug in "
+            "yaniv-audit: please send us that log",
+            EXIT_INTERNAL,
+        )
     except Exception as exc:
         import duckdb  # heavy: only once a command failed, to tell its errors apart
 
@@ -100,10 +103,14 @@ def main(argv: list[str] | None = None) -> None:
 
             # a damaged block found after the archive opened, a full disk, too little memory
             found = trouble(None, exc)
-            if found is None and isinstance(exc, (duckdb.IOException,
-                                                   duckdb.SerializationException)):
+            if found is None and isinstance(
+                exc, (duckdb.IOException, duckdb.SerializationException)
+            ):
                 found = damaged(None, exc)
             if found is not None:
                 fail(str(found), EXIT_BAD_INPUT)
-        fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in yaniv-audit: "
-             "please send us the command and the log", EXIT_INTERNAL)
+        fail(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in yaniv-audit: "
+            "please send us the command and the log",
+            EXIT_INTERNAL,
+        )

@@ -78,9 +78,16 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
             exc.__traceback__ = None
             found = diagnose(path, exc)
             if as_json:
-                emit_json({"file": path, "verdict": "unreadable", "error": error_json(exc),
-                           "problems": [p.to_json() for p in found.problems],
-                           "total": found.total, "stopped": found.stopped})
+                emit_json(
+                    {
+                        "file": path,
+                        "verdict": "unreadable",
+                        "error": error_json(exc),
+                        "problems": [p.to_json() for p in found.problems],
+                        "total": found.total,
+                        "stopped": found.stopped,
+                    }
+                )
             else:
                 for line in render(path, found):
                     echo(shown(line), painted=True)
@@ -98,35 +105,88 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
 @rules_option(multiple=True)
 @click.option("--json", "as_json", is_flag=True, help="one report per line (JSON Lines)")
 @click.option("--strict", is_flag=True, help="stop each log at its first finding")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="processes to use (default: all cores)")
-@click.option("--exit-zero", is_flag=True,
-              help="exit 0 even when findings or bad logs are found (reports still say so)")
-@click.option("--db", "db", is_flag=False, flag_value="", default=None, metavar="[FILE]",
-              help="audit the games of the archive FILE (default: $YANIV_AUDIT_DB or "
-                   "yaniv-archive.duckdb) instead of files, and store the results")
-@click.option("--again", is_flag=True,
-              help="with --db: audit every game again, not only those not audited yet")
-@click.option("--all", "all_lines", is_flag=True,
-              help="with --db: a ruling line for every game, not the summary (audits of "
-                   "files always print every one)")
-@click.option("--parquet", "parquet", default=None, metavar="DIR",
-              help="audit the games of an export (yaniv-audit export DIR; a path or an fsspec "
-                   "URL) on Dask, and write the results as Parquet under --out")
-@click.option("--scheduler", default=None, metavar="ADDRESS|local",
-              help="with --parquet: the Dask scheduler (tcp://host:8786), or local to start "
-                   "a local cluster (the default)")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="with --scheduler local: worker processes (default: all cores)")
-@click.option("--out", "out", default=None, type=click.Path(), metavar="DIR",
-              help="with --parquet: the new or empty directory of the results")
-@click.option("--lang", type=click.Choice(LANGUAGES), default=None,
-              help="the language of the findings in the ruling of one log (default: $LANG's, "
-                   "else English); --json keeps the English message and adds nothing")
-def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, strict: bool,
-          jobs: int | None, exit_zero: bool, db: str | None, again: bool,
-          all_lines: bool, parquet: str | None, scheduler: str | None, workers: int | None,
-          out: str | None, lang: str | None) -> None:
+@click.option(
+    "--jobs", type=click.IntRange(min=1), default=None, help="processes to use (default: all cores)"
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="exit 0 even when findings or bad logs are found (reports still say so)",
+)
+@click.option(
+    "--db",
+    "db",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[FILE]",
+    help="audit the games of the archive FILE (default: $YANIV_AUDIT_DB or "
+    "yaniv-archive.duckdb) instead of files, and store the results",
+)
+@click.option(
+    "--again",
+    is_flag=True,
+    help="with --db: audit every game again, not only those not audited yet",
+)
+@click.option(
+    "--all",
+    "all_lines",
+    is_flag=True,
+    help="with --db: a ruling line for every game, not the summary (audits of "
+    "files always print every one)",
+)
+@click.option(
+    "--parquet",
+    "parquet",
+    default=None,
+    metavar="DIR",
+    help="audit the games of an export (yaniv-audit export DIR; a path or an fsspec "
+    "URL) on Dask, and write the results as Parquet under --out",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS|local",
+    help="with --parquet: the Dask scheduler (tcp://host:8786), or local to start "
+    "a local cluster (the default)",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="with --scheduler local: worker processes (default: all cores)",
+)
+@click.option(
+    "--out",
+    "out",
+    default=None,
+    type=click.Path(),
+    metavar="DIR",
+    help="with --parquet: the new or empty directory of the results",
+)
+@click.option(
+    "--lang",
+    type=click.Choice(LANGUAGES),
+    default=None,
+    help="the language of the findings in the ruling of one log (default: $LANG's, "
+    "else English); --json keeps the English message and adds nothing",
+)
+def audit(
+    paths: tuple[str, ...],
+    rules_specs: tuple[str, ...],
+    as_json: bool,
+    strict: bool,
+    jobs: int | None,
+    exit_zero: bool,
+    db: str | None,
+    again: bool,
+    all_lines: bool,
+    parquet: str | None,
+    scheduler: str | None,
+    workers: int | None,
+    out: str | None,
+    lang: str | None,
+) -> None:
     """Replay each log under R and rule on it.
 
     R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
@@ -148,26 +208,29 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
 
     if parquet is not None:
         if paths or db is not None or strict or again or as_json or jobs:
-            raise click.UsageError("--parquet goes with --rules, --scheduler, --workers, --out "
-                                   "and --exit-zero only")
-        sys.exit(audit_on_dask(parquet, rules_specs, scheduler or "local", workers, out,
-                               exit_zero))
+            raise click.UsageError(
+                "--parquet goes with --rules, --scheduler, --workers, --out and --exit-zero only"
+            )
+        sys.exit(audit_on_dask(parquet, rules_specs, scheduler or "local", workers, out, exit_zero))
     if scheduler or workers or out:
         raise click.UsageError("--scheduler, --workers and --out go with --parquet")
     if db is not None:
         if paths:
             raise click.UsageError("give either PATH... or --db, not both")
         if strict:
-            raise click.UsageError("--strict reports stop at the first finding: they are not "
-                                   "stored in the archive; audit files for that")
+            raise click.UsageError(
+                "--strict reports stop at the first finding: they are not "
+                "stored in the archive; audit files for that"
+            )
         sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again, all_lines))
     if again:
         raise click.UsageError("--again goes with --db")
     if not paths:
         raise click.UsageError("give a log file or directory (PATH...), or --db")
     if len(rules_specs) > 1:
-        raise click.UsageError("several --rules go with --db; to see one log under several "
-                               "rule sets, use compare")
+        raise click.UsageError(
+            "several --rules go with --db; to see one log under several rule sets, use compare"
+        )
     rules = rules_or_house(rules_specs[0] if rules_specs else None)
     files = log_files(paths)
     if not files:
@@ -178,20 +241,27 @@ def audit(paths: tuple[str, ...], rules_specs: tuple[str, ...], as_json: bool, s
         def render(report: dict[str, Any]) -> str:
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=True)
-            return render_report(report, strict=strict, lines=finding_lines(report),
-                                 gettext=said)
+            return render_report(report, strict=strict, lines=finding_lines(report), gettext=said)
     else:
+
         def render(report: dict[str, Any]) -> str:  # one line per game in bulk
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=False)
             return render_line(report, finding_lines(report))
+
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
     if verbosity() > 0:
-        where = ("in this process" if jobs == 1 or (jobs is None and small_work(files))
-                 else f"on {jobs or os.cpu_count() or 1} processes")
-        note(f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
-             f"{rules.id if rules else 'the rules each declares'} {where}", verbose=True)
+        where = (
+            "in this process"
+            if jobs == 1 or (jobs is None and small_work(files))
+            else f"on {jobs or os.cpu_count() or 1} processes"
+        )
+        note(
+            f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
+            f"{rules.id if rules else 'the rules each declares'} {where}",
+            verbose=True,
+        )
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
         codes = print_reports(reports, len(files), as_json, render)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
@@ -210,67 +280,102 @@ def language_of(lang: str | None) -> Callable[[str], str] | None:
     return translations(lang).ugettext
 
 
-def audit_on_dask(parquet: str, rules_specs: tuple[str, ...], scheduler: str,
-                  workers: int | None, out: str | None, exit_zero: bool) -> int:
+def audit_on_dask(
+    parquet: str,
+    rules_specs: tuple[str, ...],
+    scheduler: str,
+    workers: int | None,
+    out: str | None,
+    exit_zero: bool,
+) -> int:
     """``audit --parquet``: the exit status."""
     if out is None:
         raise click.UsageError("--parquet needs --out DIR, the directory of the results")
     if workers is not None and scheduler != "local":
-        raise click.UsageError("--workers goes with --scheduler local; a running scheduler "
-                               "has the workers it has")
+        raise click.UsageError(
+            "--workers goes with --scheduler local; a running scheduler has the workers it has"
+        )
     rule_sets = [resolve_or_usage(spec) for spec in rules_specs]
     try:
         # optional and heavy (Dask): imported when used
         from ..distributed import VERDICTS, DistributedError, run_audit
     except ImportError as exc:
-        if (exc.name or "").split(".")[0] not in ("dask", "distributed", "pandas", "pyarrow",
-                                                  "fsspec"):
+        if (exc.name or "").split(".")[0] not in (
+            "dask",
+            "distributed",
+            "pandas",
+            "pyarrow",
+            "fsspec",
+        ):
             raise
         fail("audit --parquet needs Dask: pip install 'yaniv-audit[dask]'", EXIT_USAGE)
     try:
-        done = run_audit(parquet, rule_sets, scheduler, out, workers=workers,
-                         show_progress=sys.stderr.isatty())
+        done = run_audit(
+            parquet, rule_sets, scheduler, out, workers=workers, show_progress=sys.stderr.isatty()
+        )
     except DistributedError as exc:
         fail(str(exc), EXIT_USAGE if exc.usage else EXIT_BAD_INPUT)
     n = done.counts
-    echo(verdict_line(n["games"], {v: n[v] for v in VERDICTS},  # as audit --db says it
-                            [name_of(r) for r in rule_sets]))
-    echo(f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
-               f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
-               f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
-               f"events/s; {done.startup:.1f} s more to start); results in {shown(out)}")
+    echo(
+        verdict_line(
+            n["games"],
+            {v: n[v] for v in VERDICTS},  # as audit --db says it
+            [name_of(r) for r in rule_sets],
+        )
+    )
+    echo(
+        f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
+        f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
+        f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
+        f"events/s; {done.startup:.1f} s more to start); results in {shown(out)}"
+    )
     verdicts = [v for v in ("corrupt", "unreadable", "violations", "claims") if n[v]]
     if exit_zero or not verdicts:
         return EXIT_OK
     return EXIT_BAD_INPUT if verdicts[0] in ("corrupt", "unreadable") else EXIT_FOUND
 
 
-def audit_archive(db: str, rules_specs: tuple[str, ...], as_json: bool, jobs: int | None,
-                  exit_zero: bool, again: bool, all_lines: bool = False) -> int:
+def audit_archive(
+    db: str,
+    rules_specs: tuple[str, ...],
+    as_json: bool,
+    jobs: int | None,
+    exit_zero: bool,
+    again: bool,
+    all_lines: bool = False,
+) -> int:
     """``audit --db``: the exit status."""
-    rule_sets = (list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs))
-                 or [rules_or_house(None)])
+    rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [
+        rules_or_house(None)
+    ]
     with open_archive(db or None) as archive:
         todo = archive.todo_under(rule_sets, again=again)
         count = sum(len(games) for games in todo.values())
         done = [name_of(r) for r, games in todo.items() if not games]
         if done:
-            note(f"every game of {archive.path} is audited under {', '.join(done)} by this "
-                 "version already (--again audits them again)")
+            note(
+                f"every game of {archive.path} is audited under {', '.join(done)} by this "
+                "version already (--again audits them again)"
+            )
         if not count:
             return EXIT_OK
         todo = {r: games for r, games in todo.items() if games}
         names = [name_of(r) for r in todo]
         games = len(set().union(*todo.values()))
         if as_json or all_lines:
-            codes = print_reports(archive.audit_under(todo, jobs=jobs), count, as_json,
-                                  render_line, games, names)
+            codes = print_reports(
+                archive.audit_under(todo, jobs=jobs), count, as_json, render_line, games, names
+            )
         else:
             where = ["--db", str(archive.path)] if db else ["--db"]
             rules = [arg for spec in rules_specs for arg in ("--rules", spec)]
             every = shlex.join(["yaniv-audit", "audit", *where, *rules, "--again", "--all"])
-            codes = print_summary(archive.audit_games(todo, jobs=jobs), games, names,
-                                  f"every ruling line: {every}; more: yaniv-audit report NAME")
+            codes = print_summary(
+                archive.audit_games(todo, jobs=jobs),
+                games,
+                names,
+                f"every ruling line: {every}; more: yaniv-audit report NAME",
+            )
     return EXIT_OK if exit_zero else worst(codes)
 
 
@@ -305,8 +410,12 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
 @click.argument("log", type=click.Path(dir_okay=False))
 @rules_option()
 @click.option("--seat", metavar="P", help="show only what player P sees")
-@click.option("--json", "as_json", is_flag=True,
-              help="one JSON line per event: the event, the table after it, its findings")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="one JSON line per event: the event, the table after it, its findings",
+)
 def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -> None:
     """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores.
 
@@ -320,7 +429,8 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
     parsed = read_log_or_exit(log)
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
-            f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat")
+            f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat"
+        )
     if as_json:
         # heavy (the engine): imported when used, for start-up time
         from ..core.engine import Replay

@@ -45,29 +45,50 @@ def set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> No
 
 def verbosity_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """-q/--quiet and -v/--verbose, before the command name or after it."""
-    f = click.option("-v", "--verbose", is_flag=True, expose_value=False, is_eager=True,
-                     callback=set_verbosity,
-                     help="also say what is done (files, processes, rules) on standard "
-                          "error, and show the traceback of an internal error")(f)
-    return click.option("-q", "--quiet", is_flag=True, expose_value=False, is_eager=True,
-                        callback=set_verbosity,
-                        help="no progress bar and no notes on standard error; validate "
-                             "and audit list only the logs with something to report")(f)
+    f = click.option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=set_verbosity,
+        help="also say what is done (files, processes, rules) on standard "
+        "error, and show the traceback of an internal error",
+    )(f)
+    return click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=set_verbosity,
+        help="no progress bar and no notes on standard error; validate "
+        "and audit list only the logs with something to report",
+    )(f)
 
 
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
-        "--db", "db", default=None, metavar="FILE",
+        "--db",
+        "db",
+        default=None,
+        metavar="FILE",
         help="the archive (default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb here)",
     )(f)
 
 
-def complete_rules(ctx: click.Context, param: click.Parameter, incomplete: str,
-                   ) -> list[click.shell_completion.CompletionItem]:
+def complete_rules(
+    ctx: click.Context,
+    param: click.Parameter,
+    incomplete: str,
+) -> list[click.shell_completion.CompletionItem]:
     """Shell completion of a rule set: the presets that start with what is typed (each
     with its source), then the files there, as a rules file is a path."""
-    presets = [CompletionItem(name, help=PRESET_SOURCES[name])
-               for name in PRESETS if name.startswith(incomplete)]
+    presets = [
+        CompletionItem(name, help=PRESET_SOURCES[name])
+        for name in PRESETS
+        if name.startswith(incomplete)
+    ]
     return [*presets, CompletionItem(incomplete, type="file")]
 
 
@@ -90,8 +111,10 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
     except RulesError as exc:
         raise click.BadParameter(str(exc), param_hint=hint) from None
     if names_a_preset(spec) and os.path.exists(spec):
-        note(f"rules: {spec} is the preset, not the file {spec} here (to read the file, "
-             f"give --rules {shlex.quote(os.path.join('.', spec))})")
+        note(
+            f"rules: {spec} is the preset, not the file {spec} here (to read the file, "
+            f"give --rules {shlex.quote(os.path.join('.', spec))})"
+        )
     return rules
 
 
@@ -104,8 +127,10 @@ def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
     spec, where = found
     rules = resolve_or_usage(spec, HOUSE_VARIABLE if where.startswith("$") else where)
     if say:
-        note(f"rules: {rules.id}, the house rules of {where} (--rules R overrides them; "
-             f"{HOUSE_VARIABLE}= with no value turns them off)")
+        note(
+            f"rules: {rules.id}, the house rules of {where} (--rules R overrides them; "
+            f"{HOUSE_VARIABLE}= with no value turns them off)"
+        )
     return rules, where
 
 
@@ -126,8 +151,9 @@ def read_log_or_exit(path: str) -> Log:
         fail(f"{path}: unreadable: {exc}", EXIT_BAD_INPUT)
 
 
-def open_archive(db: str | None, *, read_only: bool = False, create: bool = False,
-                 locked: bool = False) -> Any:
+def open_archive(
+    db: str | None, *, read_only: bool = False, create: bool = False, locked: bool = False
+) -> Any:
     """The archive at ``db`` (or the default), or exit with what is wrong with it.
 
     Only ``ingest`` creates an archive; the other commands need one. ``locked``:
@@ -139,8 +165,13 @@ def open_archive(db: str | None, *, read_only: bool = False, create: bool = Fals
     from ..archive import WRITER_WAIT, Archive, default_db
 
     try:  # a writer waits its turn while a server only reads the archive
-        archive = Archive(db or default_db(), read_only=read_only, create=create,
-                          locked=locked, wait=0.0 if read_only or locked else WRITER_WAIT)
+        archive = Archive(
+            db or default_db(),
+            read_only=read_only,
+            create=create,
+            locked=locked,
+            wait=0.0 if read_only or locked else WRITER_WAIT,
+        )
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
     if not (read_only or locked):

@@ -66,11 +66,19 @@ def colour_on() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-_COLOURS = {"CLEAN": ("green", False), "OK": ("green", False), "VALID": ("green", False),
-            "CLAIMS": ("yellow", False), "CLAIM": ("yellow", False),
-            "VIOLATIONS": ("red", False), "VIOLATION": ("red", False),
-            "CORRUPT": ("magenta", True), "IMPOSSIBLE": ("magenta", True),
-            "UNREADABLE": ("magenta", True), "INVALID": ("red", True)}
+_COLOURS = {
+    "CLEAN": ("green", False),
+    "OK": ("green", False),
+    "VALID": ("green", False),
+    "CLAIMS": ("yellow", False),
+    "CLAIM": ("yellow", False),
+    "VIOLATIONS": ("red", False),
+    "VIOLATION": ("red", False),
+    "CORRUPT": ("magenta", True),
+    "IMPOSSIBLE": ("magenta", True),
+    "UNREADABLE": ("magenta", True),
+    "INVALID": ("red", True),
+}
 
 
 def paint(line: str) -> str:
@@ -78,8 +86,11 @@ def paint(line: str) -> str:
     finding) in colour when :func:`colour_on` (through :func:`echo`'s ``painted``)."""
     if not colour_on():
         return line
-    match = re.search(r"(?:^|: |^    )(CLEAN|CLAIMS?|VIOLATIONS?|CORRUPT|IMPOSSIBLE|"
-                      r"UNREADABLE|ok|unreadable|valid|invalid)\b", line)
+    match = re.search(
+        r"(?:^|: |^    )(CLEAN|CLAIMS?|VIOLATIONS?|CORRUPT|IMPOSSIBLE|"
+        r"UNREADABLE|ok|unreadable|valid|invalid)\b",
+        line,
+    )
     if match is None:
         return line
     word = match.group(1)
@@ -97,8 +108,16 @@ def progress(items: Any, length: int, label: str, unit: str = "game") -> Iterato
     from tqdm import tqdm
 
     shown = length > 1 and sys.stderr.isatty() and verbosity() >= 0
-    with tqdm(items, total=length, desc=label, unit=unit, file=sys.stderr, leave=False,
-              disable=not shown, dynamic_ncols=True) as bar:
+    with tqdm(
+        items,
+        total=length,
+        desc=label,
+        unit=unit,
+        file=sys.stderr,
+        leave=False,
+        disable=not shown,
+        dynamic_ncols=True,
+    ) as bar:
         yield bar
 
 
@@ -147,8 +166,14 @@ def terminal_text(text: str, painted: bool = False) -> str:
     return "\n".join(map(paint, text.split("\n"))) if painted else text
 
 
-def echo(message: Any = "", *, err: bool = False, nl: bool = True, painted: bool = False,
-         exact: bool = False) -> None:
+def echo(
+    message: Any = "",
+    *,
+    err: bool = False,
+    nl: bool = True,
+    painted: bool = False,
+    exact: bool = False,
+) -> None:
     """Every line of text the commands write goes through here (:func:`terminal_text`);
     ``exact`` (JSON, whose encoder escapes control characters) is written as it is."""
     text = str(message)
@@ -168,17 +193,27 @@ def verdict_line(games: int, counts: dict[str, int], rule_sets: Sequence[str] = 
     """The summary's first line: the games (each once) and their verdicts, and, under
     several ``rule_sets``, how many audits (a game and a rule set each) that makes."""
     audits = sum(counts.values())
-    under = (f", {audits} audits under {len(rule_sets)} rule sets ({', '.join(rule_sets)})"
-             if len(rule_sets) > 1 else "")
-    return (f"{games} game{'s' if games != 1 else ''}{under}: {counts.get('clean', 0)} clean, "
-            f"{counts.get('claims', 0)} with claims only, "
-            f"{counts.get('violations', 0)} with violations, "
-            f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable")
+    under = (
+        f", {audits} audits under {len(rule_sets)} rule sets ({', '.join(rule_sets)})"
+        if len(rule_sets) > 1
+        else ""
+    )
+    return (
+        f"{games} game{'s' if games != 1 else ''}{under}: {counts.get('clean', 0)} clean, "
+        f"{counts.get('claims', 0)} with claims only, "
+        f"{counts.get('violations', 0)} with violations, "
+        f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable"
+    )
 
 
-def print_reports(reports: Any, count: int, as_json: bool,
-                  render: Callable[[dict[str, Any]], str], games: int | None = None,
-                  rule_sets: Sequence[str] = ()) -> list[int]:
+def print_reports(
+    reports: Any,
+    count: int,
+    as_json: bool,
+    render: Callable[[dict[str, Any]], str],
+    games: int | None = None,
+    rule_sets: Sequence[str] = (),
+) -> list[int]:
     """Print each report (and a summary when there are several); their exit codes.
 
     ``games``: how many games the ``count`` reports are of (under ``rule_sets``), when
@@ -199,8 +234,7 @@ def print_reports(reports: Any, count: int, as_json: bool,
             elif verdict != "clean" or verbosity() >= 0:
                 write(render(report), painted=True)
     if count > 1 or not codes:
-        echo(verdict_line(len(codes) if games is None else games, counts, rule_sets),
-                   err=as_json)
+        echo(verdict_line(len(codes) if games is None else games, counts, rule_sets), err=as_json)
     return codes
 
 
@@ -225,9 +259,15 @@ def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
     if every:
         return "\n".join(map(shown, render(source, found, "UNREADABLE")))
     more = found.total - 1
-    return shown(f"{source}: UNREADABLE: {found.problems[0].text()}"
-                 + (f" (and {'at least ' if found.stopped else ''}{more} more: yaniv-audit "
-                    f"validate {source} lists them)" if more else ""))
+    return shown(
+        f"{source}: UNREADABLE: {found.problems[0].text()}"
+        + (
+            f" (and {'at least ' if found.stopped else ''}{more} more: yaniv-audit "
+            f"validate {source} lists them)"
+            if more
+            else ""
+        )
+    )
 
 
 #: the ruling lines of games that are not clean, and the players, a summary shows at most
@@ -287,24 +327,34 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
         if more:
             echo(f"  and {more} more (--all prints every ruling line)")
     if players:
-        out = [f"the {n} {what} game{'s' if n != 1 else ''}"
-               for n, what in ((bots, "simulated"), (impossible, "corrupt")) if n]
+        out = [
+            f"the {n} {what} game{'s' if n != 1 else ''}"
+            for n, what in ((bots, "simulated"), (impossible, "corrupt"))
+            if n
+        ]
         left = f" ({' and '.join(out)} left out)" if out else ""
-        echo(f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
-                   f"people, by wins{left}:")
+        echo(
+            f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
+            f"people, by wins{left}:"
+        )
         ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
-        table = render_table(["player", "games", "finished", "wins"],  # as the leaderboard
-                             [(name, g, f, w) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]])
+        table = render_table(
+            ["player", "games", "finished", "wins"],  # as the leaderboard
+            [(name, g, f, w) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]],
+        )
         echo("\n".join("  " + line for line in table.split("\n")))
         if len(ranked) > SUMMARY_PLAYERS:
-            echo(f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
-                       "report leaderboard lists them all)")
+            echo(
+                f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
+                "report leaderboard lists them all)"
+            )
     note(hint)
     return sorted(codes)
 
 
 def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     """Rows as aligned text columns (lists comma-joined, NULL as -)."""
+
     def cell(value: Any) -> str:
         if value is None:
             return "-"
@@ -316,13 +366,21 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
 
     texts = [[cell(v) for v in row] for row in rows]
     widths = [max([len(c), *(len(t[i]) for t in texts)]) for i, c in enumerate(columns)]
-    numeric = [all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool)
-                   for row in rows if row[i] is not None) and bool(rows)
-               for i in range(len(columns))]
+    numeric = [
+        all(
+            isinstance(row[i], (int, float)) and not isinstance(row[i], bool)
+            for row in rows
+            if row[i] is not None
+        )
+        and bool(rows)
+        for i in range(len(columns))
+    ]
 
     def line(values: list[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+        return "  ".join(
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ).rstrip()
 
     out = [line(columns), line(["-" * w for w in widths])]
     out.extend(line(t) for t in texts)
@@ -343,24 +401,26 @@ def json_value(value: Any) -> Any:
     if isinstance(value, Decimal):
         return float(value) if value.is_finite() else str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}"
-                       for b in bytes(value))
+        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}" for b in bytes(value))
     if hasattr(value, "isoformat"):  # dates and times, as orjson writes them
         return value.isoformat()
     return str(value)
 
 
-def print_rows(columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool,
-               as_csv: bool = False) -> None:
+def print_rows(
+    columns: list[str], rows: list[tuple[Any, ...]], *, as_json: bool, as_csv: bool = False
+) -> None:
     if as_json:
         for row in rows:
             obj = dict(zip(columns, row, strict=True))
             try:
-                line = orjson.dumps(obj, default=json_value,
-                                    option=orjson.OPT_NON_STR_KEYS).decode()
+                line = orjson.dumps(
+                    obj, default=json_value, option=orjson.OPT_NON_STR_KEYS
+                ).decode()
             except TypeError:  # an integer beyond 64 bits (HUGEINT)
-                line = json.dumps(obj, default=json_value, ensure_ascii=False,
-                                  separators=(",", ":"))
+                line = json.dumps(
+                    obj, default=json_value, ensure_ascii=False, separators=(",", ":")
+                )
             click.echo(line)  # JSON escapes control characters itself
     elif as_csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
@@ -383,8 +443,13 @@ def csv_cell(value: Any) -> Any:
 MARK = {"violation": "VIOLATION", "inconsistency": "IMPOSSIBLE", "claim": "CLAIM"}
 
 
-def render_report(report: dict[str, Any], *, strict: bool = False,
-                  lines: Sequence[int] | None = None, gettext: Translate | None = None) -> str:
+def render_report(
+    report: dict[str, Any],
+    *,
+    strict: bool = False,
+    lines: Sequence[int] | None = None,
+    gettext: Translate | None = None,
+) -> str:
     """A ruling a person reads: round by round, each finding with its rule.
 
     ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
@@ -398,16 +463,19 @@ def render_report(report: dict[str, Any], *, strict: bool = False,
         word = "event" if str(source).lower().endswith(".json") else "line"
         where = f"{word} {err['line']}: " if err.get("line") is not None else ""
         return shown(f"{source}: UNREADABLE: {where}{err['message']}")
-    out = [f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-           f" (game {game_name(report)})"]
+    out = [
+        f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+        f" (game {game_name(report)})"
+    ]
     by_round: dict[int | None, list[dict[str, Any]]] = {}
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
         out.append(_finding_line(f, lines, gettext))
     findings = report["findings"]
-    stop = (findings[-1] if findings and (strict or findings[-1]["kind"] == "inconsistency")
-            else None)
+    stop = (
+        findings[-1] if findings and (strict or findings[-1]["kind"] == "inconsistency") else None
+    )
     for r in report["rounds"]:
         cut = stop if stop is not None and stop["round"] == r["round"] else None
         out.append("  " + _round_line(r, cut, strict))
@@ -433,18 +501,25 @@ def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> s
     for f in findings:
         counts[f["kind"]] = counts.get(f["kind"], 0) + 1
     what = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items())
-    first = (f"; first: {findings[0]['code']} at {_at(findings[0]['seq'], lines)}"
-             if findings else "")
+    first = (
+        f"; first: {findings[0]['code']} at {_at(findings[0]['seq'], lines)}" if findings else ""
+    )
     final = report["final"]
     played = len(report["rounds"])
-    result = (f"{player_names(final['winners'])} won" if final["finished"]
-              else f"unfinished after {played} round{'' if played == 1 else 's'}")
-    return shown(f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-                 f"{' (' + what + first + ')' if findings else ''}; {result}")
+    result = (
+        f"{player_names(final['winners'])} won"
+        if final["finished"]
+        else f"unfinished after {played} round{'' if played == 1 else 's'}"
+    )
+    return shown(
+        f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
+        f"{' (' + what + first + ')' if findings else ''}; {result}"
+    )
 
 
-def _finding_line(f: dict[str, Any], lines: Sequence[int] | None = None,
-                  gettext: Translate | None = None) -> str:
+def _finding_line(
+    f: dict[str, Any], lines: Sequence[int] | None = None, gettext: Translate | None = None
+) -> str:
     said = f["message"] if gettext is None else render(f["code"], f["params"], gettext)
     return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
 
@@ -456,31 +531,38 @@ def _at(seq: int, lines: Sequence[int] | None) -> str:
     return f"event {seq} (line {lines[seq]})"
 
 
-def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None,
-                strict: bool = False) -> str:
+def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None, strict: bool = False) -> str:
     """One round of the ruling; ``stop``: the finding at which the replay stopped in it."""
     head = f"Round {r['round']} (opened by {r['starter']}"
     head += ", moves checked)" if r["moves_checked"] else ", scoresheet only)"
     if r["end"] is None:
         if stop is None:
             return head + ": not scored (no Yaniv, showdown or exhausted stock ended it)."
-        why = ("--strict stops at the first finding" if strict and stop["kind"] != "inconsistency"
-               else "the log is impossible from there on")
+        why = (
+            "--strict stops at the first finding"
+            if strict and stop["kind"] != "inconsistency"
+            else "the log is impossible from there on"
+        )
         return head + f": not scored: the replay stopped at event {stop['seq']} ({why})."
     totals = ", ".join(f"{p} {t}" for p, t in r["totals"].items())
     caller = r["caller"]
     if caller is not None and caller not in r["totals"]:
-        how = (f"{caller} called Yaniv but is out, so the call takes no part; lowest hand "
-               f"{player_names(r['winners'])}")
+        how = (
+            f"{caller} called Yaniv but is out, so the call takes no part; lowest hand "
+            f"{player_names(r['winners'])}"
+        )
     elif r["end"] == "stock":
         how = f"the stock ran out; lowest hand {player_names(r['winners'])}"
     elif r["assaf"]:
-        how = (f"{caller} called Yaniv at {r['totals'][caller]} and was Assafed by "
-               f"{player_names(r['assaf'])}")
+        how = (
+            f"{caller} called Yaniv at {r['totals'][caller]} and was Assafed by "
+            f"{player_names(r['assaf'])}"
+        )
     else:
         how = f"{caller} called Yaniv at {r['totals'][caller]} and won"
     text = f"{head}: {how}. Hands: {totals}. Points: " + ", ".join(
-        f"{p} {v}" for p, v in r["points"].items())
+        f"{p} {v}" for p, v in r["points"].items()
+    )
     for red in r["reductions"]:
         text += f"; {red['player']} landed on {red['from']} and drops to {red['to']}"
     text += ". Scores: " + ", ".join(f"{p} {s}" for p, s in r["scores"].items()) + "."
@@ -503,8 +585,9 @@ def render_compare(result: dict[str, Any]) -> str:
         final = x["final"]
         who = player_names(final["winners"]) if final["finished"] else "unfinished"
         scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
-        lines.append(f"  {x['rules']['id']:{width}}  {x['verdict']:10}  winner: {who:12} "
-                     f" scores: {scores}")
+        lines.append(
+            f"  {x['rules']['id']:{width}}  {x['verdict']:10}  winner: {who:12}  scores: {scores}"
+        )
     if result["changes"]:
         lines.append("What changes:")
         lines.extend(f"  - {c['message']}" for c in result["changes"])

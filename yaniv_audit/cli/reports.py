@@ -39,8 +39,19 @@ def archive_for_report(db: str | None, rule_sets: list[Any]) -> Any:
     return archive
 
 
-REPORT_NAMES = ["players", "rounds", "pickups", "seat-advantage", "reductions", "violations",
-                "leaderboard", "assaf-risk", "findings", "rules-impact", "deal-odds"]
+REPORT_NAMES = [
+    "players",
+    "rounds",
+    "pickups",
+    "seat-advantage",
+    "reductions",
+    "violations",
+    "leaderboard",
+    "assaf-risk",
+    "findings",
+    "rules-impact",
+    "deal-odds",
+]
 
 
 #: games of each rule set that ``report rules-impact`` lists in a table, without --all
@@ -51,18 +62,42 @@ IMPACT_SHOWN = 50
 @click.argument("name", type=click.Choice(REPORT_NAMES))
 @db_option
 @rules_option(multiple=True)
-@click.option("--players", type=click.IntRange(2, 8), default=None,
-              help="only games of N players (assaf-risk: only rounds with N players)")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default=None,
-              help="a table (the default) with a summary line, one JSON object, or CSV")
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=None,
+    help="only games of N players (assaf-risk: only rounds with N players)",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default=None,
+    help="a table (the default) with a summary line, one JSON object, or CSV",
+)
 @click.option("--json", "as_json", is_flag=True, help="the same as --format json")
-@click.option("--all", "every", is_flag=True,
-              help=f"rules-impact: every game in the table (else the first {IMPACT_SHOWN} of "
-                   "each rule set; csv and json give every one)")
-@click.option("--simulated", is_flag=True,
-              help="leaderboard: count the games bots played (yaniv-audit simulate) too")
-def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int | None,
-           fmt: str | None, as_json: bool, every: bool, simulated: bool) -> None:
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help=f"rules-impact: every game in the table (else the first {IMPACT_SHOWN} of "
+    "each rule set; csv and json give every one)",
+)
+@click.option(
+    "--simulated",
+    is_flag=True,
+    help="leaderboard: count the games bots played (yaniv-audit simulate) too",
+)
+def report(
+    name: str,
+    db: str | None,
+    rules_specs: tuple[str, ...],
+    players: int | None,
+    fmt: str | None,
+    as_json: bool,
+    every: bool,
+    simulated: bool,
+) -> None:
     """An analytics report over the archive (games not audited yet are audited first).
 
     Each game counts once (its latest version), under its declared rules or
@@ -95,14 +130,21 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
     if every and name != "rules-impact":
         raise click.UsageError(f"--all is for rules-impact (report {name} lists every row)")
     if simulated and name != "leaderboard":
-        raise click.UsageError(f"--simulated is for the leaderboard (report {name} counts "
-                               "every game)")
-    needed = ([None, *rule_sets] if name == "rules-impact"
-              else [] if name == "deal-odds" else rule_sets)
+        raise click.UsageError(
+            f"--simulated is for the leaderboard (report {name} counts every game)"
+        )
+    needed = (
+        [None, *rule_sets] if name == "rules-impact" else [] if name == "deal-odds" else rule_sets
+    )
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
-        table = analytics.report(archive, name, rule_sets, players,
-                                 None if every or fmt != "table" else IMPACT_SHOWN,
-                                 simulated=simulated)
+        table = analytics.report(
+            archive,
+            name,
+            rule_sets,
+            players,
+            None if every or fmt != "table" else IMPACT_SHOWN,
+            simulated=simulated,
+        )
     if fmt == "json":
         emit_json(table.to_json())
     elif fmt == "csv":
@@ -114,8 +156,10 @@ def report(name: str, db: str | None, rules_specs: tuple[str, ...], players: int
         if table.rows:
             echo(render_table(table.columns, table.rows))
         if table.more:
-            echo(f"... and {table.more:,} more game{'s' if table.more != 1 else ''}: "
-                       "--all lists every one (so do --format csv and json)")
+            echo(
+                f"... and {table.more:,} more game{'s' if table.more != 1 else ''}: "
+                "--all lists every one (so do --format csv and json)"
+            )
 
 
 class OddsGroup(click.Group):
@@ -146,11 +190,13 @@ def odds() -> None:
 @click.argument("total", type=click.IntRange(min=0))
 @db_option
 @rules_option()
-@click.option("--players", type=click.IntRange(2, 8), default=None,
-              help="only rounds with this many players")
+@click.option(
+    "--players", type=click.IntRange(2, 8), default=None, help="only rounds with this many players"
+)
 @click.option("--json", "as_json", is_flag=True)
-def odds_assaf(total: int, db: str | None, rules_specs: str | None, players: int | None,
-               as_json: bool) -> None:
+def odds_assaf(
+    total: int, db: str | None, rules_specs: str | None, players: int | None, as_json: bool
+) -> None:
     """How often a Yaniv called at TOTAL was Assafed in the archive's games."""
     from ..archive import analytics  # heavy (DuckDB): imported when used
 

@@ -19,14 +19,22 @@ def rules() -> None:
 def rules_list(as_json: bool) -> None:
     """Every preset, what it changes and where it comes from."""
     # presets equal by their parameters: the same rules, written down by two sources
-    same = {name: [other for other, o in PRESETS.items() if o == r and other != name]
-            for name, r in PRESETS.items()}
+    same = {
+        name: [other for other, o in PRESETS.items() if o == r and other != name]
+        for name, r in PRESETS.items()
+    }
     if as_json:
-        emit_json([
-            {"id": name, "source": PRESET_SOURCES[name], "params": r.params(),
-             "same_as": same[name]}
-            for name, r in PRESETS.items()
-        ])
+        emit_json(
+            [
+                {
+                    "id": name,
+                    "source": PRESET_SOURCES[name],
+                    "params": r.params(),
+                    "same_as": same[name],
+                }
+                for name, r in PRESETS.items()
+            ]
+        )
         return
     default = PRESETS["israeli"]
     for name, r in PRESETS.items():
@@ -35,8 +43,10 @@ def rules_list(as_json: bool) -> None:
         ]
         what = ", ".join(changed) if changed else "(the defaults)"
         if same[name]:
-            what += (f"; the same rules as {' and '.join(same[name])}, from "
-                     f"{'another source' if len(same[name]) == 1 else 'other sources'}")
+            what += (
+                f"; the same rules as {' and '.join(same[name])}, from "
+                f"{'another source' if len(same[name]) == 1 else 'other sources'}"
+            )
         echo(f"{name:15} {PRESET_SOURCES[name]}")
         echo(f"{'':15} {what}")
 
@@ -53,8 +63,14 @@ def rules_show(rule_set: str | None, as_json: bool) -> None:
     found = None if rule_set else house_rules(say=False)
     r = found[0] if found else resolve_or_usage(rule_set or "israeli", "R")
     if as_json:
-        emit_json({"id": r.id, "source": PRESET_SOURCES[r.name], "params": r.params(),
-                   **({"house_rules": found[1]} if found else {})})
+        emit_json(
+            {
+                "id": r.id,
+                "source": PRESET_SOURCES[r.name],
+                "params": r.params(),
+                **({"house_rules": found[1]} if found else {}),
+            }
+        )
         return
     echo(f"{r.id}")
     if found:

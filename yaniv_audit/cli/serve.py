@@ -26,25 +26,59 @@ DEMO_DB = "yaniv-demo.duckdb"
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
 @db_option
-@click.option("--threads", type=click.IntRange(1, 256), default=8, show_default=True,
-              help="requests served at once")
-@click.option("--max-bytes", "max_bytes", type=click.IntRange(min=1024), default=None,
-              metavar="N", help="the largest request body (default: $YANIV_AUDIT_MAX_BYTES, "
-                                "else 4 MiB)")
-@click.option("--workers", type=click.IntRange(min=0), default=None, metavar="N",
-              help="processes that audit posted logs, so that requests use every core "
-                   "(default: $YANIV_AUDIT_WORKERS, else one per core up to --threads; 0: "
-                   "in the server, as --dev does by default)")
-@click.option("--client-timeout", "client_timeout", type=click.IntRange(1, 3600), default=15,
-              show_default=True, metavar="SECONDS",
-              help="a connection that sends nothing for this long is closed (slow clients)")
-@click.option("--dev", is_flag=True,
-              help="Flask's development server, reloading when the code changes")
-@click.option("--demo", is_flag=True,
-              help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
-                   "sample games of replays/ (stored on its first start)")
-def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | None,
-          workers: int | None, client_timeout: int, dev: bool, demo: bool) -> None:
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 256),
+    default=8,
+    show_default=True,
+    help="requests served at once",
+)
+@click.option(
+    "--max-bytes",
+    "max_bytes",
+    type=click.IntRange(min=1024),
+    default=None,
+    metavar="N",
+    help="the largest request body (default: $YANIV_AUDIT_MAX_BYTES, else 4 MiB)",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="processes that audit posted logs, so that requests use every core "
+    "(default: $YANIV_AUDIT_WORKERS, else one per core up to --threads; 0: "
+    "in the server, as --dev does by default)",
+)
+@click.option(
+    "--client-timeout",
+    "client_timeout",
+    type=click.IntRange(1, 3600),
+    default=15,
+    show_default=True,
+    metavar="SECONDS",
+    help="a connection that sends nothing for this long is closed (slow clients)",
+)
+@click.option(
+    "--dev", is_flag=True, help="Flask's development server, reloading when the code changes"
+)
+@click.option(
+    "--demo",
+    is_flag=True,
+    help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
+    "sample games of replays/ (stored on its first start)",
+)
+def serve(
+    host: str,
+    port: int,
+    db: str | None,
+    threads: int,
+    max_bytes: int | None,
+    workers: int | None,
+    client_timeout: int,
+    dev: bool,
+    demo: bool,
+) -> None:
     """Serve the step-through viewer (/) and the JSON API (/api/v1/).
 
     The viewer lists the archive's games (--db) and opens any log file; the API
@@ -79,13 +113,18 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         if demo:
             seed_archive(path)
         elif not holds_games(path):
-            note(f"the archive {path} holds no games yet: yaniv-audit ingest PATH stores "
-                 "your logs (or post them in the viewer); yaniv-audit serve --demo shows the "
-                 "sample games, in an archive of their own")
+            note(
+                f"the archive {path} holds no games yet: yaniv-audit ingest PATH stores "
+                "your logs (or post them in the viewer); yaniv-audit serve --demo shows the "
+                "sample games, in an archive of their own"
+            )
         audit_left(path)
     app = create_app({"ARCHIVE": path, "LISTEN_HOST": host.lower(), **settings})
-    token = "writes need the token" if app.config.get("WRITE_TOKEN") else \
-        "writes from this machine only"
+    token = (
+        "writes need the token"
+        if app.config.get("WRITE_TOKEN")
+        else "writes from this machine only"
+    )
     pool = app.extensions.get("yaniv_workers")
     audits = f"{pool.processes} audit processes" if pool else "audits in the server"
     # a stop (kill, systemctl, docker) ends the server, its workers closed, with status 0;
@@ -101,9 +140,14 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
     try:
         if pool:
             pool.start()
-        echo(shown(f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
-                   f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, "
-                   f"{audits}, {token})"), err=True)
+        echo(
+            shown(
+                f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
+                f"{'Flask dev server' if dev else f'waitress, {threads} threads'}, "
+                f"{audits}, {token})"
+            ),
+            err=True,
+        )
         if dev:
             app.run(host=host, port=port, debug=False, use_reloader=True)
             return
@@ -113,9 +157,16 @@ def serve(host: str, port: int, db: str | None, threads: int, max_bytes: int | N
         limit = int(app.config["MAX_BYTES"])
         # a posted log read 64 KiB at a time (waitress's default, 8 KiB, took a 600-event
         # log through its read loop eight times, about 30 % of its time in a profile)
-        waitress_serve(app, host=host, port=port, threads=threads, ident="yaniv-audit",
-                       max_request_body_size=2 * limit + (1 << 20), recv_bytes=1 << 16,
-                       **slow_client_settings(client_timeout))
+        waitress_serve(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            ident="yaniv-audit",
+            max_request_body_size=2 * limit + (1 << 20),
+            recv_bytes=1 << 16,
+            **slow_client_settings(client_timeout),
+        )
     finally:
         if pool:
             pool.close()
@@ -140,13 +191,19 @@ def slow_client_settings(client_timeout: int) -> dict[str, Any]:
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         want = CONNECTION_LIMIT + 100
         if soft != resource.RLIM_INFINITY and soft < want:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (
-                want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+            resource.setrlimit(
+                resource.RLIMIT_NOFILE,
+                (want if hard == resource.RLIM_INFINITY else min(want, hard), hard),
+            )
     except (ImportError, ValueError, OSError):  # not on Windows; a hard limit below
         pass
-    return {"connection_limit": CONNECTION_LIMIT, "channel_timeout": client_timeout,
-            "cleanup_interval": max(1, min(5, client_timeout // 2)),
-            "max_request_header_size": 64 << 10, "clear_untrusted_proxy_headers": False}
+    return {
+        "connection_limit": CONNECTION_LIMIT,
+        "channel_timeout": client_timeout,
+        "cleanup_interval": max(1, min(5, client_timeout // 2)),
+        "max_request_header_size": 64 << 10,
+        "clear_untrusted_proxy_headers": False,
+    }
 
 
 def usable_cores() -> int:
@@ -172,9 +229,11 @@ def audit_left(path: str) -> None:
     except ArchiveError:
         return
     if audited:
-        note(f"audited {audited} stored game{'s' if audited != 1 else ''} of {path} that "
-             f"had no audit under {'their' if audited != 1 else 'its'} declared rules (a "
-             "server stopped between storing and auditing them)")
+        note(
+            f"audited {audited} stored game{'s' if audited != 1 else ''} of {path} that "
+            f"had no audit under {'their' if audited != 1 else 'its'} declared rules (a "
+            "server stopped between storing and auditing them)"
+        )
 
 
 def holds_games(path: str) -> bool:
@@ -202,17 +261,27 @@ def seed_archive(path: str) -> None:
     if path == ":memory:" or holds_games(path):
         return
     if not samples:
-        echo(shown(f"the demo archive {path} is empty, and the sample games (replays/ of a "
-             "checkout of yaniv-audit) are not here: ingest some logs into it with "
-             f"yaniv-audit ingest --db {path} LOG..."), err=True)
+        echo(
+            shown(
+                f"the demo archive {path} is empty, and the sample games (replays/ of a "
+                "checkout of yaniv-audit) are not here: ingest some logs into it with "
+                f"yaniv-audit ingest --db {path} LOG..."
+            ),
+            err=True,
+        )
         return
     try:
         with Archive(path) as archive:
             result = ingest_into(archive, samples)
     except ArchiveError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    echo(shown(f"the demo archive was empty: ingested the {result.games} sample games of "
-               f"{SAMPLES.name}/ into {path} (and audited them)"), err=True)
+    echo(
+        shown(
+            f"the demo archive was empty: ingested the {result.games} sample games of "
+            f"{SAMPLES.name}/ into {path} (and audited them)"
+        ),
+        err=True,
+    )
 
 
 #: the commands this module adds to `yaniv-audit`

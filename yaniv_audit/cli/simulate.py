@@ -15,19 +15,45 @@ from .render import fail, note, progress
 @click.option("--players", type=click.IntRange(2, 8), default=4, show_default=True)
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--bot", "bots", multiple=True, metavar="NAME",
-              help="random, greedy or careful; repeat to seat several (default: careful)")
-@click.option("--record", "record", default="full", show_default=True,
-              type=click.Choice(["full", "no_stock", "no_upcard", "hands_only", "scoresheet",
-                                 "mixed"]),
-              help="what the log writes down of each round (the styles are above)")
-@click.option("--out", "out", required=True, type=click.Path(),
-              help="a directory (one game-NNNNN.jsonl per game) or, for one game, a .jsonl file")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="processes to play the games on (default: all cores); the logs are the "
-                   "same bytes whatever the number")
-def simulate(rules_specs: str | None, players: int, games: int, seed: int,
-             bots: tuple[str, ...], record: str, out: str, jobs: int | None) -> None:
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    metavar="NAME",
+    help="random, greedy or careful; repeat to seat several (default: careful)",
+)
+@click.option(
+    "--record",
+    "record",
+    default="full",
+    show_default=True,
+    type=click.Choice(["full", "no_stock", "no_upcard", "hands_only", "scoresheet", "mixed"]),
+    help="what the log writes down of each round (the styles are above)",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(),
+    help="a directory (one game-NNNNN.jsonl per game) or, for one game, a .jsonl file",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="processes to play the games on (default: all cores); the logs are the "
+    "same bytes whatever the number",
+)
+def simulate(
+    rules_specs: str | None,
+    players: int,
+    games: int,
+    seed: int,
+    bots: tuple[str, ...],
+    record: str,
+    out: str,
+    jobs: int | None,
+) -> None:
     """Write legal games played by bots (deterministic for the same arguments).
 
     The bots always play with everything known; --record chooses what the log
@@ -63,8 +89,9 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     rules = rules_or_house(rules_specs) or resolve_or_usage("israeli")
     for name in bots:
         if name not in BOTS:
-            raise click.BadParameter(f"unknown bot {name!r}; expected one of {', '.join(BOTS)}",
-                                     param_hint="--bot")
+            raise click.BadParameter(
+                f"unknown bot {name!r}; expected one of {', '.join(BOTS)}", param_hint="--bot"
+            )
     try:
         check_arguments(rules, players, bots, record)
     except SimulationError as exc:
@@ -72,32 +99,43 @@ def simulate(rules_specs: str | None, players: int, games: int, seed: int,
     target = Path(out)
     single = target.suffix == ".jsonl"
     if single and games != 1:
-        raise click.BadParameter("a .jsonl file holds one game; give a directory for --games > 1",
-                                 param_hint="--out")
+        raise click.BadParameter(
+            "a .jsonl file holds one game; give a directory for --games > 1", param_hint="--out"
+        )
     problem = None
     if single:
-        problem = ("Is a directory" if target.is_dir()
-                   else None if target.parent.is_dir() else "No such directory")
+        problem = (
+            "Is a directory"
+            if target.is_dir()
+            else None
+            if target.parent.is_dir()
+            else "No such directory"
+        )
     else:
         try:
             target.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             problem = exc.strerror
     if problem is not None:
-        raise click.BadParameter(f"{out}: cannot write the games there ({problem})",
-                                 param_hint="--out")
+        raise click.BadParameter(
+            f"{out}: cannot write the games there ({problem})", param_hint="--out"
+        )
     events = 0
     work = ((rules, players, bots, seed, game, record) for game in range(games))
-    with mapped(simulate_log, work, games, jobs) as logs, \
-            progress(logs, games, "simulating") as bar:
+    with (
+        mapped(simulate_log, work, games, jobs) as logs,
+        progress(logs, games, "simulating") as bar,
+    ):
         for game, log in enumerate(bar):
             events += log.count(b"\n")
             path = target if single else target / f"game-{game:05d}.jsonl"
             try:
                 path.write_bytes(log)
             except OSError as exc:  # a full disk, a folder taken away meanwhile
-                fail(f"{path}: cannot write the game ({exc.strerror}); {game} games written",
-                     EXIT_BAD_INPUT)
+                fail(
+                    f"{path}: cannot write the game ({exc.strerror}); {game} games written",
+                    EXIT_BAD_INPUT,
+                )
     note(f"wrote {games} game{'s' if games != 1 else ''} ({events} events) to {target}")
 
 

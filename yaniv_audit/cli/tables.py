@@ -28,33 +28,55 @@ def table() -> None:
 
 
 @table.command("open")
-@click.option("--players", required=True, metavar="A,B,...",
-              help="the players in seat order, by comma")
-@click.option("--rules", "rules_spec", default="israeli", show_default=True,
-              help="the rule set (a preset, with parameters if any)")
+@click.option(
+    "--players", required=True, metavar="A,B,...", help="the players in seat order, by comma"
+)
+@click.option(
+    "--rules",
+    "rules_spec",
+    default="israeli",
+    show_default=True,
+    help="the rule set (a preset, with parameters if any)",
+)
 @click.option("--game-id", default=None, help="the game's id (default: none)")
-@click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help="open it in this archive file directly (the server reads it from there); "
-                   "default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb, unless --url")
-@click.option("--url", default=None, metavar="BASE",
-              help="open it through the server at BASE (its write token from "
-                   "$YANIV_AUDIT_TOKEN, if set); the links name BASE either way "
-                   f"(default: {DEFAULT_URL})")
-@click.option("--qr/--no-qr", default=True, show_default=True,
-              help="print the recording link as a QR code")
-def table_open(players: str, rules_spec: str, game_id: str | None, db: str | None,
-               url: str | None, qr: bool) -> None:
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="open it in this archive file directly (the server reads it from there); "
+    "default: $YANIV_AUDIT_DB, else yaniv-archive.duckdb, unless --url",
+)
+@click.option(
+    "--url",
+    default=None,
+    metavar="BASE",
+    help="open it through the server at BASE (its write token from "
+    "$YANIV_AUDIT_TOKEN, if set); the links name BASE either way "
+    f"(default: {DEFAULT_URL})",
+)
+@click.option(
+    "--qr/--no-qr", default=True, show_default=True, help="print the recording link as a QR code"
+)
+def table_open(
+    players: str, rules_spec: str, game_id: str | None, db: str | None, url: str | None, qr: bool
+) -> None:
     """Open a live table: print its id, its key, the link that follows it, the link that
     records to it (the key in the link's fragment, which no server log sees) and that
     link as a QR code."""
     seats = [p.strip() for p in players.split(",")]
     if "" in seats:
-        fail(f"--players {players!r}: player {seats.index('') + 1} has no name (expected the "
-             "names in seat order, by comma)", EXIT_USAGE)
-    started: dict[str, Any] = {"type": "game_started", "format": "yaniv-log/1",
-                               "players": seats, "rules": rules_spec,
-                               "at": datetime.now(UTC).astimezone().isoformat(
-                                   timespec="seconds")}
+        fail(
+            f"--players {players!r}: player {seats.index('') + 1} has no name (expected the "
+            "names in seat order, by comma)",
+            EXIT_USAGE,
+        )
+    started: dict[str, Any] = {
+        "type": "game_started",
+        "format": "yaniv-log/1",
+        "players": seats,
+        "rules": rules_spec,
+        "at": datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
+    }
     if game_id:
         started["game_id"] = game_id
     line = json.dumps(started).encode()
@@ -71,8 +93,10 @@ def table_open(players: str, rules_spec: str, game_id: str | None, db: str | Non
     echo(f"follow: {base}/tables/{table_id}")
     echo(f"record: {record}")
     if urllib.parse.urlsplit(base).hostname in ("127.0.0.1", "localhost", "::1"):
-        note(f"the links name {base}, this machine only: for the phones at the table, "
-             "give --url with this machine's address on their network (serve --host 0.0.0.0)")
+        note(
+            f"the links name {base}, this machine only: for the phones at the table, "
+            "give --url with this machine's address on their network (serve --host 0.0.0.0)"
+        )
     if qr:
         import segno  # only when a code is printed
 
@@ -87,8 +111,10 @@ def _checked_url(url: str) -> str:
     except ValueError:
         parts = parts._replace(netloc="")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        fail(f"--url {url!r}: expected the server's address, such as "
-             "http://192.168.1.20:5000", EXIT_USAGE)
+        fail(
+            f"--url {url!r}: expected the server's address, such as http://192.168.1.20:5000",
+            EXIT_USAGE,
+        )
     return url.strip()
 
 
@@ -97,8 +123,9 @@ def _open_remote(base: str, line: bytes) -> tuple[str, str]:
     token = os.environ.get("YANIV_AUDIT_TOKEN")
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(f"{base}/api/v1/tables", data=line, headers=headers,
-                                     method="POST")
+    request = urllib.request.Request(
+        f"{base}/api/v1/tables", data=line, headers=headers, method="POST"
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
             body = json.loads(response.read())
@@ -129,8 +156,15 @@ def _open_here(db: str | None, line: bytes) -> tuple[str, str]:
     table_id, key = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
     first = game.events[0]
     with Archive(db or default_db()) as archive:
-        stored.create_table(archive.con, table_id, sha256(key), first,  # type: ignore[arg-type]
-                            game.leaves[0], game.fingerprint(), game.state()["report"])
+        stored.create_table(
+            archive.con,
+            table_id,
+            sha256(key),
+            first,  # type: ignore[arg-type]
+            game.leaves[0],
+            game.fingerprint(),
+            game.state()["report"],
+        )
     return table_id, key
 
 

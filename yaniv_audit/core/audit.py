@@ -74,7 +74,8 @@ def round_json(record: RoundRecord) -> dict[str, Any]:
         "winners": list(score.winners) if score else [],
         "points": dict(score.points) if score else {},
         "reductions": [{"player": p, "from": a, "to": b} for p, a, b in score.reductions]
-        if score else [],
+        if score
+        else [],
         "scores": dict(record.scores),
         "out": list(record.out),
     }
@@ -94,7 +95,10 @@ def rules_json(rules: RuleSet) -> dict[str, Any]:
 
 
 def audit_log(
-    log: Log, rules: RuleSet | None = None, *, strict: bool = False,
+    log: Log,
+    rules: RuleSet | None = None,
+    *,
+    strict: bool = False,
     fingerprint: str | None = None,
 ) -> dict[str, Any]:
     """The audit report of a readable log.
@@ -133,8 +137,10 @@ def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:
     return {
         "file": source,
         "verdict": "unreadable",
-        "error": {"line": error.line if error.line is not None else error.index,
-                  "message": error.message},
+        "error": {
+            "line": error.line if error.line is not None else error.index,
+            "message": error.message,
+        },
     }
 
 
@@ -156,8 +162,10 @@ def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
     return compare_with_reports(log, rule_sets)[0]
 
 
-def compare_with_reports(log: Log, rule_sets: Sequence[RuleSet],
-                         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def compare_with_reports(
+    log: Log,
+    rule_sets: Sequence[RuleSet],
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """:func:`compare_log`'s comparison and the audit report under each rule set."""
     fingerprint = tree_hash(log.leaves).hex()
     sets = list(rule_sets) or other_tables(log)
@@ -166,13 +174,17 @@ def compare_with_reports(log: Log, rule_sets: Sequence[RuleSet],
     for rules in sets:
         report = audit_log(log, rules, fingerprint=fingerprint)
         reports.append(report)
-        results.append({
-            "rules": report["rules"],
-            "verdict": report["verdict"],
-            "rounds": [{k: r[k] for k in ("round", "points", "scores", "winners")}
-                       for r in report["rounds"]],
-            "final": report["final"],
-        })
+        results.append(
+            {
+                "rules": report["rules"],
+                "verdict": report["verdict"],
+                "rounds": [
+                    {k: r[k] for k in ("round", "points", "scores", "winners")}
+                    for r in report["rounds"]
+                ],
+                "final": report["final"],
+            }
+        )
     base = results[0]
     changes: list[dict[str, Any]] = []
     for other, report in zip(results[1:], reports[1:], strict=True):
@@ -187,14 +199,19 @@ def compare_with_reports(log: Log, rule_sets: Sequence[RuleSet],
     }, reports
 
 
-def finding_difference(base: list[dict[str, Any]], other: list[dict[str, Any]],
-                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def finding_difference(
+    base: list[dict[str, Any]],
+    other: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The findings ``other`` adds to ``base`` and those it removes, each counted once: a
     finding is its event, code and player (its message names the rules' parameters, so it
     is not compared), and the same one twice at an event is matched twice. Two players'
     points wrong at one round_ended are two findings, not one."""
-    def unmatched(mine: list[dict[str, Any]], theirs: list[dict[str, Any]],
-                  ) -> list[dict[str, Any]]:
+
+    def unmatched(
+        mine: list[dict[str, Any]],
+        theirs: list[dict[str, Any]],
+    ) -> list[dict[str, Any]]:
         left = Counter(_finding_key(f) for f in theirs)
         out = []
         for f in mine:
@@ -222,24 +239,33 @@ def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[s
     def listed(items: list[dict[str, Any]]) -> str:
         shown = ", ".join(
             f"{f['code']}{' of ' + f['player'] if f.get('player') else ''} at event {f['seq']}"
-            for f in items[:3])
+            for f in items[:3]
+        )
         return shown + (f" and {len(items) - 3} more" if len(items) > 3 else "")
 
     parts = []
     if added:
-        parts.append(f"{len(added)} finding{'s' if len(added) != 1 else ''} added "
-                     f"({listed(added)})")
+        parts.append(
+            f"{len(added)} finding{'s' if len(added) != 1 else ''} added ({listed(added)})"
+        )
     if removed:
         what = "" if added else f" finding{'s' if len(removed) != 1 else ''}"
         parts.append(f"{len(removed)}{what} removed ({listed(removed)})")
+
     def keys(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{"seq": f["seq"], "code": f["code"], "player": f.get("player")} for f in items]
 
-    return [{"rules": rid, "round": None, "field": "findings",
-             "from": [f"{f['code']}@{f['seq']}" for f in base["findings"]],
-             "to": [f"{f['code']}@{f['seq']}" for f in other["findings"]],
-             "params": {"added": keys(added), "removed": keys(removed)},
-             "message": f"under {rid}, " + " and ".join(parts)}]
+    return [
+        {
+            "rules": rid,
+            "round": None,
+            "field": "findings",
+            "from": [f"{f['code']}@{f['seq']}" for f in base["findings"]],
+            "to": [f"{f['code']}@{f['seq']}" for f in other["findings"]],
+            "params": {"added": keys(added), "removed": keys(removed)},
+            "message": f"under {rid}, " + " and ".join(parts),
+        }
+    ]
 
 
 def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
@@ -252,15 +278,36 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
     out: list[dict[str, Any]] = []
     said: list[str] = []  # each change's message after its "under <rules>"
 
-    def change(round_no: int | None, name: str, a: Any, b: Any, text: str,
-               comma: bool = False, **params: Any) -> None:
-        out.append({"rules": rid, "round": round_no, "field": name, "from": a, "to": b,
-                    "params": params, "message": f"under {rid}{',' if comma else ''} {text}"})
+    def change(
+        round_no: int | None,
+        name: str,
+        a: Any,
+        b: Any,
+        text: str,
+        comma: bool = False,
+        **params: Any,
+    ) -> None:
+        out.append(
+            {
+                "rules": rid,
+                "round": round_no,
+                "field": name,
+                "from": a,
+                "to": b,
+                "params": params,
+                "message": f"under {rid}{',' if comma else ''} {text}",
+            }
+        )
         said.append(text)
 
     if base["verdict"] != other["verdict"]:
-        change(None, "verdict", base["verdict"], other["verdict"],
-               f"the verdict is {other['verdict']} instead of {base['verdict']}")
+        change(
+            None,
+            "verdict",
+            base["verdict"],
+            other["verdict"],
+            f"the verdict is {other['verdict']} instead of {base['verdict']}",
+        )
     rounds_a = {r["round"]: r for r in base["rounds"]}
     rounds_b = {r["round"]: r for r in other["rounds"]}
     numbers = sorted(set(rounds_a) | set(rounds_b))
@@ -271,16 +318,27 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             later = [m for m in numbers if m >= n]
             which = f"round {n}" if len(later) == 1 else f"rounds {n}-{later[-1]}"
             played = "played only" if b is None else "only played"
-            change(n, "round", a is not None, b is not None,
-                   f"{which} {'are' if len(later) > 1 else 'is'} "
-                   f"{'not played' if b is None else 'played'} "
-                   f"({played} under {rid if b is not None else base['rules']['id']})",
-                   first=n, last=later[-1])
+            change(
+                n,
+                "round",
+                a is not None,
+                b is not None,
+                f"{which} {'are' if len(later) > 1 else 'is'} "
+                f"{'not played' if b is None else 'played'} "
+                f"({played} under {rid if b is not None else base['rules']['id']})",
+                first=n,
+                last=later[-1],
+            )
             break
         if a["winners"] != b["winners"]:
-            change(n, "winners", a["winners"], b["winners"],
-                   f"round {n} is won by {player_names(b['winners'])} instead of "
-                   f"{player_names(a['winners'])}")
+            change(
+                n,
+                "winners",
+                a["winners"],
+                b["winners"],
+                f"round {n} is won by {player_names(b['winners'])} instead of "
+                f"{player_names(a['winners'])}",
+            )
         if a["points"] != b["points"]:
             if not b["points"] or not a["points"]:
                 text = f"round {n} is {'not ' if not b['points'] else ''}scored"
@@ -288,39 +346,74 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
                 text = f"in round {n} " + ", ".join(
                     _points_change(p, a["points"].get(p), b["points"].get(p))
                     for p in dict.fromkeys([*a["points"], *b["points"]])
-                    if a["points"].get(p) != b["points"].get(p))
+                    if a["points"].get(p) != b["points"].get(p)
+                )
             change(n, "points", a["points"], b["points"], text, comma=True)
-        moved = {p: b["scores"].get(p, 0) - a["scores"].get(p, 0)
-                 for p in dict.fromkeys([*a["scores"], *b["scores"]])}
+        moved = {
+            p: b["scores"].get(p, 0) - a["scores"].get(p, 0)
+            for p in dict.fromkeys([*a["scores"], *b["scores"]])
+        }
         shifted = [p for p, d in moved.items() if d != gap.get(p, 0)]
         if shifted:
-            change(n, "scores", a["scores"], b["scores"],
-                   f"after round {n}: " + ", ".join(
-                       f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}"
-                       for p in shifted), comma=True, players=shifted)
+            change(
+                n,
+                "scores",
+                a["scores"],
+                b["scores"],
+                f"after round {n}: "
+                + ", ".join(
+                    f"{p} {b['scores'].get(p)} instead of {a['scores'].get(p)}" for p in shifted
+                ),
+                comma=True,
+                players=shifted,
+            )
         gap = moved
     fa, fb = base["final"], other["final"]
     if fa["winners"] != fb["winners"] or fa["finished"] != fb["finished"]:
-        first = next((i for i, c in enumerate(out)
-                      if c["field"] in ("points", "winners", "round")), None)
+        first = next(
+            (i for i, c in enumerate(out) if c["field"] in ("points", "winners", "round")), None
+        )
         why = "" if first is None else ": " + said[first]
         reason = {"finished": fb["finished"], "because": first}
         verb = "wins" if len(fb["winners"]) == 1 else "win"
         if fb["winners"] and fa["winners"]:
-            change(None, "winners", fa["winners"], fb["winners"],
-                   f"{player_names(fb['winners'])} {verb} instead of "
-                   f"{player_names(fa['winners'])}{why}",
-                   comma=True, **reason)
+            change(
+                None,
+                "winners",
+                fa["winners"],
+                fb["winners"],
+                f"{player_names(fb['winners'])} {verb} instead of "
+                f"{player_names(fa['winners'])}{why}",
+                comma=True,
+                **reason,
+            )
         elif fb["winners"]:
-            change(None, "winners", fa["winners"], fb["winners"],
-                   f"{player_names(fb['winners'])} {verb} and the game is over{why}", comma=True,
-                   **reason)
+            change(
+                None,
+                "winners",
+                fa["winners"],
+                fb["winners"],
+                f"{player_names(fb['winners'])} {verb} and the game is over{why}",
+                comma=True,
+                **reason,
+            )
         else:
-            change(None, "winners", fa["winners"], fb["winners"],
-                   f"the game is not finished{why}", **reason)
+            change(
+                None,
+                "winners",
+                fa["winners"],
+                fb["winners"],
+                f"the game is not finished{why}",
+                **reason,
+            )
     if fa["scores"] != fb["scores"]:
-        change(None, "scores", fa["scores"], fb["scores"],
-               "the final scores are " + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()))
+        change(
+            None,
+            "scores",
+            fa["scores"],
+            fb["scores"],
+            "the final scores are " + ", ".join(f"{p} {s}" for p, s in fb["scores"].items()),
+        )
     return out
 
 

@@ -53,9 +53,9 @@ def normalize_event(event: dict[str, Any]) -> dict[str, Any]:
 
 def canonical_bytes(event: dict[str, Any]) -> bytes:
     """The leaf encoding of an already normalised event."""
-    return json.dumps(
-        event, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    ).encode("utf-8")
+    return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
 
 
 def json_plain(value: Any) -> bool:

@@ -36,8 +36,20 @@ RANK: tuple[int, ...] = tuple(r for _ in SUITS for r in range(1, 14)) + (0,)
 #: suit index 0..3 of each code; -1 for the joker
 SUIT: tuple[int, ...] = tuple(s for s in range(4) for _ in range(13)) + (-1,)
 
-_SUIT_ALIASES = {"C": 0, "D": 1, "H": 2, "S": 3, "♣": 0, "♦": 1, "♥": 2, "♠": 3,
-                 "♧": 0, "♢": 1, "♡": 2, "♤": 3}
+_SUIT_ALIASES = {
+    "C": 0,
+    "D": 1,
+    "H": 2,
+    "S": 3,
+    "♣": 0,
+    "♦": 1,
+    "♥": 2,
+    "♠": 3,
+    "♧": 0,
+    "♢": 1,
+    "♡": 2,
+    "♤": 3,
+}
 
 
 def _build_lookup() -> dict[str, Card]:

@@ -97,13 +97,26 @@ from .cards import JACK, JOKER, RANK, SUIT, Card, card_values, deck_counts, make
 from .rules import RuleSet
 
 __all__ = [
-    "RANK_CATEGORIES", "DealOdds", "deal_odds", "longest_run", "rank_category",
-    "rank_counts", "run_categories", "run_counts", "total_counts",
+    "RANK_CATEGORIES",
+    "DealOdds",
+    "deal_odds",
+    "longest_run",
+    "rank_category",
+    "rank_counts",
+    "run_categories",
+    "run_counts",
+    "total_counts",
 ]
 
 #: the rank categories, best first (``five`` only where a rank has five or more cards)
 RANK_CATEGORIES: tuple[str, ...] = (
-    "five", "four", "full_house", "three", "two_pair", "pair", "no_pair",
+    "five",
+    "four",
+    "full_house",
+    "three",
+    "two_pair",
+    "pair",
+    "no_pair",
 )
 
 Deck = Mapping[Card, int]
@@ -147,8 +160,7 @@ def rank_category(hand: Sequence[Card], rules: RuleSet) -> str:
         if not _is_wild(code, rules):
             held[RANK[code]] += 1
     many = list(held.values())
-    return _category(many.count(2), many.count(3), many.count(4),
-                     sum(1 for m in many if m >= 5))
+    return _category(many.count(2), many.count(3), many.count(4), sum(1 for m in many if m >= 5))
 
 
 @cache
@@ -180,8 +192,9 @@ def _wild_in_runs(rules: RuleSet) -> tuple[bool, bool]:
 
 
 @cache
-def _suit_longest(mask: int, windows: tuple[tuple[int, int], ...], jack_wild: bool,
-                  top_pool: int) -> tuple[int, ...]:
+def _suit_longest(
+    mask: int, windows: tuple[tuple[int, int], ...], jack_wild: bool, top_pool: int
+) -> tuple[int, ...]:
     """g(H, P) for P = 0..top_pool: the longest run one suit holding the ranks
     ``mask`` makes with P wild cards in the hand (0: none)."""
     need_by_length: dict[int, int] = {}
@@ -254,8 +267,9 @@ def classifier(rules: RuleSet) -> Callable[[Sequence[Card]], tuple[str, str, int
             masks[SUIT[code]] |= 1 << (rank - 1)
         run = max(_suit_longest(m, windows, jacks_fill, pool)[pool] for m in masks)
         many = list(held.values())
-        ranks = _category(many.count(2), many.count(3), many.count(4),
-                          sum(1 for m in many if m >= 5))
+        ranks = _category(
+            many.count(2), many.count(3), many.count(4), sum(1 for m in many if m >= 5)
+        )
         return ranks, f"run{run}" if run else "none", total
 
     return classify_hand
@@ -272,8 +286,7 @@ def classify(hand: Sequence[Card], rules: RuleSet) -> tuple[str, str, int]:
     """
     run = longest_run(hand, rules)
     values = card_values(rules)
-    return rank_category(hand, rules), f"run{run}" if run else "none", sum(
-        values[c] for c in hand)
+    return rank_category(hand, rules), f"run{run}" if run else "none", sum(values[c] for c in hand)
 
 
 # --- polynomials: lists of exact coefficients, cut at the hand size ------------
@@ -343,9 +356,13 @@ def rank_counts(rules: RuleSet, deck: Deck | None = None) -> dict[str, int]:
         grown: dict[tuple[int, int, int, int, int], int] = defaultdict(int)
         for (taken, twos, threes, fours, fives), ways in states.items():
             for m in range(min(n, h - taken) + 1):
-                key = (taken + m,
-                       min(2, twos + (m == 2)), min(2, threes + (m == 3)),
-                       min(1, fours + (m == 4)), min(1, fives + (m >= 5)))
+                key = (
+                    taken + m,
+                    min(2, twos + (m == 2)),
+                    min(2, threes + (m == 3)),
+                    min(1, fours + (m == 4)),
+                    min(1, fives + (m >= 5)),
+                )
                 grown[key] += ways * comb(n, m)
         states = grown
     five = max(by_rank.values(), default=0) >= 5
@@ -371,7 +388,8 @@ def run_counts(rules: RuleSet, deck: Deck | None = None) -> dict[str, int]:
     windows = _windows(rules.run_min, run_cap, rules.ace_high, rules.run_wrap)
     jokers = cards.get(JOKER, 0)
     wild_in_deck = (jokers if jokers_fill else 0) + (
-        sum(n for c, n in cards.items() if c != JOKER and RANK[c] == JACK) if jacks_fill else 0)
+        sum(n for c, n in cards.items() if c != JOKER and RANK[c] == JACK) if jacks_fill else 0
+    )
     # the pools told apart: past run_cap - 1 wild cards, a suit's runs stop growing
     pools = max(0, min(h, wild_in_deck, run_cap - 1))
     keys = run_categories(rules)
@@ -385,11 +403,18 @@ def run_counts(rules: RuleSet, deck: Deck | None = None) -> dict[str, int]:
         ranks = [(r, n) for r, n in ranks if n]
         jack_copies = next((n for r, n in ranks if r == JACK), 0) if jacks_fill else 0
         by_pool: list[dict[tuple[int, bool], list[int]]] = [
-            defaultdict(lambda: [0] * (h + 1)) for _ in range(pools + 1)]
+            defaultdict(lambda: [0] * (h + 1)) for _ in range(pools + 1)
+        ]
 
-        def walk(i: int, mask: int, held: int, ways: list[int], jack: bool,
-                 ranks: list[tuple[int, int]] = ranks,
-                 by_pool: list[dict[tuple[int, bool], list[int]]] = by_pool) -> None:
+        def walk(
+            i: int,
+            mask: int,
+            held: int,
+            ways: list[int],
+            jack: bool,
+            ranks: list[tuple[int, int]] = ranks,
+            by_pool: list[dict[tuple[int, bool], list[int]]] = by_pool,
+        ) -> None:
             if i == len(ranks):
                 longest = _suit_longest(mask, windows, jacks_fill, pools)
                 for pool in range(pools + 1):
@@ -404,8 +429,7 @@ def run_counts(rules: RuleSet, deck: Deck | None = None) -> dict[str, int]:
                 if jacks_fill and rank == JACK:
                     walk(i + 1, mask | bit, held + 1, ways, True)
                 else:
-                    walk(i + 1, mask | bit, held + 1, _mul(ways, _choose_some(copies, h), h),
-                         jack)
+                    walk(i + 1, mask | bit, held + 1, _mul(ways, _choose_some(copies, h), h), jack)
 
         walk(0, 0, 0, [1] + [0] * h, False)
         suits.append((by_pool, jack_copies))
@@ -498,8 +522,10 @@ class DealOdds:
         n = self.hands
         h = self.rules.hand_size
         width = max(len(f"{n:,}"), 5)
-        lines = [f"{self.rules.id}: {n:,} deals of {h} card{'s' if h != 1 else ''} "
-                 f"from {self.deck_size} cards"]
+        lines = [
+            f"{self.rules.id}: {n:,} deals of {h} card{'s' if h != 1 else ''} "
+            f"from {self.deck_size} cards"
+        ]
 
         def block(title: str, rows: Mapping[str, int]) -> None:
             lines.append("")
@@ -512,8 +538,10 @@ class DealOdds:
         block("longest run that could be thrown", self.runs)
         block("hand total", {str(t): c for t, c in self.totals.items()})
         lines.append("")
-        lines.append(f"Yaniv-able (total <= {self.rules.yaniv_max}): {self.yaniv_able:,} "
-                     f"of {n:,} deals, {_percent(self.yaniv_able, n)}")
+        lines.append(
+            f"Yaniv-able (total <= {self.rules.yaniv_max}): {self.yaniv_able:,} "
+            f"of {n:,} deals, {_percent(self.yaniv_able, n)}"
+        )
         return "\n".join(lines)
 
 

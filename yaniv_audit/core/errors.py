@@ -30,8 +30,7 @@ class RulesError(YanivAuditError, ValueError):
         if len(problems) == 1:
             return cls(prefix + problems[0], [prefix + problems[0]])
         listed = "".join(f"\n  {p}" for p in problems)
-        return cls(f"{prefix}{len(problems)} problems:{listed}",
-                   [prefix + p for p in problems])
+        return cls(f"{prefix}{len(problems)} problems:{listed}", [prefix + p for p in problems])
 
 
 def where(line: int | None, index: int | None) -> str:

@@ -67,8 +67,15 @@ Scores = dict[Player, Whole]
 RoundNumber = Annotated[int, Meta(ge=1, le=INT_MAX)]
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, gc=False, tag_field="type",
-            omit_defaults=True, forbid_unknown_fields=True):
+class Event(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    gc=False,
+    tag_field="type",
+    omit_defaults=True,
+    forbid_unknown_fields=True,
+):
     index: Annotated[int, Meta(ge=0, le=INT_MAX)] = field(default=-1, name="seq")
     line: Whole | None = field(default=None, name="_line")
     at: str | None = None
@@ -200,8 +207,11 @@ _force_setattr = msgspec.structs.force_setattr
 
 #: the fields of each event type that hold cards (those normalize_event rewrites)
 _CARD_FIELDS: dict[type[Event], tuple[str, ...]] = {
-    cls: tuple(name for name in cls.__struct_fields__
-               if name in (*CARD_FIELDS, *CARD_LIST_FIELDS, HANDS_FIELD))
+    cls: tuple(
+        name
+        for name in cls.__struct_fields__
+        if name in (*CARD_FIELDS, *CARD_LIST_FIELDS, HANDS_FIELD)
+    )
     for cls in EVENT_TYPES.values()
 }
 
@@ -221,8 +231,9 @@ class GameStartedWire(Event, tag="game_started", frozen=True):
     an object; :func:`yaniv_audit.codec.msgspec_event` builds the :class:`GameStarted`."""
 
     format: Literal["yaniv-log/1"]  # FORMAT (a Literal takes no name)
-    players: Annotated[tuple[Player | PlayerEntry, ...],
-                       Meta(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)]
+    players: Annotated[
+        tuple[Player | PlayerEntry, ...], Meta(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)
+    ]
     rules: str | dict[str, Any]
     game_id: str | None = None
     meta: dict[str, Any] | None = None
@@ -236,9 +247,10 @@ class GameEndedWire(Event, tag="game_ended", frozen=True):
 
 
 #: what msgspec converts a parsed event into (its ``type`` picks the struct)
-PARSED_TYPES = tuple(GameStartedWire if cls is GameStarted else
-                     GameEndedWire if cls is GameEnded else cls
-                     for cls in EVENT_TYPES.values())
+PARSED_TYPES = tuple(
+    GameStartedWire if cls is GameStarted else GameEndedWire if cls is GameEnded else cls
+    for cls in EVENT_TYPES.values()
+)
 
 
 #: the types msgspec reads from a line: every event but game_started, whose rule set
@@ -286,7 +298,7 @@ class WithdrawalPlan:
             if why is not None:
                 self.refused[event.index] = why
                 return False
-            del self.standing[-len(event.seqs):]
+            del self.standing[-len(event.seqs) :]
             for seq in event.seqs:
                 self.withdrawn[seq] = event.index
             return True
@@ -310,11 +322,15 @@ class WithdrawalPlan:
                 return {"case": "taken_back", "seq": seq, "by": self.withdrawn[seq]}
             if seq in self.others:
                 return {"case": "not_entry", "seq": seq, "kind": self.others[seq]}
-        latest = self.standing[-len(seqs):]
+        latest = self.standing[-len(seqs) :]
         if sorted(seqs) == latest:
             return None
-        return {"case": "not_latest" if len(seqs) == 1 else "not_latest_many",
-                "seqs": sorted(seqs), "count": len(seqs), "latest": latest}
+        return {
+            "case": "not_latest" if len(seqs) == 1 else "not_latest_many",
+            "seqs": sorted(seqs),
+            "count": len(seqs),
+            "latest": latest,
+        }
 
     def copy(self) -> WithdrawalPlan:
         plan = WithdrawalPlan()

@@ -31,8 +31,7 @@ from .cards import JACK, JOKER, NAMES, RANK, RANKS, SUIT, Card
 from .messages import phrase, render_phrase
 from .rules import RuleSet
 
-__all__ = ["SINGLES", "Meld", "classify", "extend", "legal_throws", "swap_target",
-           "throws_finder"]
+__all__ = ["SINGLES", "Meld", "classify", "extend", "legal_throws", "swap_target", "throws_finder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,14 +76,39 @@ class _Tables:
     """What the melds need from a rule set, precomputed once per rule set."""
 
     __slots__ = (
-        "set_min", "set_max", "run_min", "run_max", "run_cap", "ace_high", "wrap", "top",
-        "jokers_in_runs", "jokers_in_sets", "wild", "jokerish", "windows", "memo", "runs_memo",
-        "sets_memo", "runnable", "rank_sets", "run_test",
+        "set_min",
+        "set_max",
+        "run_min",
+        "run_max",
+        "run_cap",
+        "ace_high",
+        "wrap",
+        "top",
+        "jokers_in_runs",
+        "jokers_in_sets",
+        "wild",
+        "jokerish",
+        "windows",
+        "memo",
+        "runs_memo",
+        "sets_memo",
+        "runnable",
+        "rank_sets",
+        "run_test",
     )
 
     def __init__(self, key: tuple[object, ...]) -> None:
-        (wild, set_min, set_max, run_min, run_max, ace_high, wrap,
-         jokers_in_runs, jokers_in_sets) = key
+        (
+            wild,
+            set_min,
+            set_max,
+            run_min,
+            run_max,
+            ace_high,
+            wrap,
+            jokers_in_runs,
+            jokers_in_sets,
+        ) = key
         assert isinstance(set_min, int) and isinstance(set_max, int)
         assert isinstance(run_min, int) and (run_max is None or isinstance(run_max, int))
         self.wild = bool(wild)
@@ -166,10 +190,19 @@ def _tables(rules: RuleSet) -> _Tables:
     hit = _BY_ID.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
-    tables = _tables_for((
-        rules.wild_jacks, rules.set_min, rules.set_max, rules.run_min, rules.run_max,
-        rules.ace_high, rules.run_wrap, rules.jokers_in_runs, rules.jokers_in_sets,
-    ))
+    tables = _tables_for(
+        (
+            rules.wild_jacks,
+            rules.set_min,
+            rules.set_max,
+            rules.run_min,
+            rules.run_max,
+            rules.ace_high,
+            rules.run_wrap,
+            rules.jokers_in_runs,
+            rules.jokers_in_sets,
+        )
+    )
     if len(_BY_ID) >= 256:
         _BY_ID.clear()
     _BY_ID[id(rules)] = (rules, tables)  # the stored reference keeps the id unique
@@ -227,7 +260,7 @@ def _read_run(t: tuple[Card, ...], T: _Tables) -> tuple[int, tuple[Card | None, 
     top = T.top
     in_runs = T.jokers_in_runs
     best: tuple[int, tuple[Card | None, ...]] | None = None
-    for slot0 in ((1, 14) if r0 == 1 and T.ace_high and not wrap else (r0,)):
+    for slot0 in (1, 14) if r0 == 1 and T.ace_high and not wrap else (r0,):
         for d in (1, -1):
             first = slot0 - d * i0
             if not wrap:
@@ -360,8 +393,9 @@ def _reason(t: tuple[Card, ...], T: _Tables) -> Phrase:
         if n > T.set_max and size:
             return extra(size)
         if (plain_jokers or wild_jacks) and not T.jokers_in_sets:
-            return _wild_note(extra(phrase("meld:joker_in_set", rule={"jokers_in_sets": False})),
-                              wild_jacks)
+            return _wild_note(
+                extra(phrase("meld:joker_in_set", rule={"jokers_in_sets": False})), wild_jacks
+            )
         if size:
             return size
         return extra(phrase("meld:not_legal"))
@@ -371,8 +405,7 @@ def _reason(t: tuple[Card, ...], T: _Tables) -> Phrase:
     # too few cards for a run: say why it is no set either
     if "run_min" not in run.get("rule", ()):
         run = phrase("meld:and_run_min", why=run, rule={"run_min": T.run_min})
-    return phrase("meld:no_set_no_run", why=run,
-                  rule={"set_min": T.set_min, "set_max": T.set_max})
+    return phrase("meld:no_set_no_run", why=run, rule={"set_min": T.set_min, "set_max": T.set_max})
 
 
 def _set_size(n: int, T: _Tables) -> Phrase | None:
@@ -390,11 +423,14 @@ def _run_reason(t: tuple[Card, ...], T: _Tables) -> Phrase:
     # it has the suit of the other natural cards
     definite_suits = {SUIT[c] for c in t if not jokerish[c]}
     if T.jokers_in_runs or len(definite_suits) != 1:
+
         def is_natural(c: Card) -> bool:
             return not jokerish[c]
     else:
+
         def is_natural(c: Card) -> bool:
             return c != JOKER and SUIT[c] in definite_suits
+
     naturals = [(i, c) for i, c in enumerate(t) if is_natural(c)]
     others = [c for c in t if not is_natural(c)]
     suits = {SUIT[c] for _, c in naturals}
@@ -406,8 +442,10 @@ def _run_reason(t: tuple[Card, ...], T: _Tables) -> Phrase:
         twice = next(c for _, c in naturals if ranks.count(RANK[c]) > 1)
         return phrase("meld:repeats", card=NAMES[twice])
     if others and not T.jokers_in_runs:
-        return _wild_note(phrase("meld:joker_in_run", rule={"jokers_in_runs": False}),
-                          [c for c in others if c != JOKER])
+        return _wild_note(
+            phrase("meld:joker_in_run", rule={"jokers_in_runs": False}),
+            [c for c in others if c != JOKER],
+        )
     if n < T.run_min:
         return phrase("meld:run_min", rule={"run_min": T.run_min})
     if T.run_max is not None and n > T.run_max:
@@ -463,11 +501,12 @@ def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tab
         if step == gap:
             continue
         missing = _names([code(pos[k] + d * m) for m in range(1, step)])
-        placed = _names(t[i + 1:j])
+        placed = _names(t[i + 1 : j])
         if step > gap and not placed:
             return phrase("meld:missing", missing=missing)
-        key = ("meld:gap_short" if step > gap else
-               "meld:gap_none" if not missing else "meld:gap_long")
+        key = (
+            "meld:gap_short" if step > gap else "meld:gap_none" if not missing else "meld:gap_long"
+        )
         return phrase(key, missing=missing, placed=placed, low=NAMES[a], high=NAMES[b])
 
     if T.wrap:
@@ -477,8 +516,7 @@ def _order_reason(t: tuple[Card, ...], naturals: list[tuple[int, Card]], T: _Tab
     if max(slots) > 14:
         return phrase("meld:corner", ranks=label(slots[0], slots[-1]), rule={"run_wrap": False})
     if max(pos) == 14 and not T.ace_high:
-        return phrase("meld:ace_high", ranks=label(slots[0], slots[-1]),
-                      rule={"ace_high": False})
+        return phrase("meld:ace_high", ranks=label(slots[0], slots[-1]), rule={"ace_high": False})
     for at, end, inward in (("start", slots[0], 1), ("end", slots[-1], -1)):
         if 1 <= end <= T.top:
             continue
@@ -546,8 +584,11 @@ def _cards_from(items: Sequence[tuple[Card, int]]) -> list[int]:
     return rest
 
 
-def _sized_sub_multisets(items: Sequence[tuple[Card, int]], low: int, high: int,
-                         ) -> Iterator[tuple[Card, ...]]:
+def _sized_sub_multisets(
+    items: Sequence[tuple[Card, int]],
+    low: int,
+    high: int,
+) -> Iterator[tuple[Card, ...]]:
     """The sub-multisets of ``(card, count)`` pairs of ``low`` to ``high`` cards, in the
     order of :func:`_sub_multisets`: a count of each card, never a position, so that
     identical cards (sixteen jokers) are never told apart, and no branch is entered that
@@ -570,8 +611,10 @@ def _sized_sub_multisets(items: Sequence[tuple[Card, int]], low: int, high: int,
     yield from pick(0, max(low, 0), high)
 
 
-def _combinations_of_counts(items: Sequence[tuple[Card, int]], need: int,
-                            ) -> Iterator[tuple[Card, ...]]:
+def _combinations_of_counts(
+    items: Sequence[tuple[Card, int]],
+    need: int,
+) -> Iterator[tuple[Card, ...]]:
     """The distinct ``need``-card choices from ``(card, count)`` pairs sorted by card, in
     the order ``itertools.combinations`` of the cards laid out sorted first meets them
     (ascending tuples): a count of each card, never a position."""
@@ -613,7 +656,7 @@ def _set_placement(cards: tuple[Card, ...], T: _Tables) -> tuple[Card, ...] | No
     def runs_through() -> bool:
         x = lone[0]
         r0 = RANK[x]
-        for slot0 in ((1, 14) if r0 == 1 and T.ace_high and not T.wrap else (r0,)):
+        for slot0 in (1, 14) if r0 == 1 and T.ace_high and not T.wrap else (r0,):
             for d in (1, -1):
                 first = slot0 - d * at
                 if not T.wrap:
@@ -660,8 +703,11 @@ def _classify_kind(t: tuple[Card, ...], T: _Tables) -> str | None:
     return result.kind if isinstance(result, Meld) else None
 
 
-def legal_throws(hand: Sequence[Card], rules: RuleSet, limit: int | None = None,
-                 ) -> list[tuple[Card, ...]]:
+def legal_throws(
+    hand: Sequence[Card],
+    rules: RuleSet,
+    limit: int | None = None,
+) -> list[tuple[Card, ...]]:
     """Every distinct legal throw from ``hand`` (a multiset), once per kind, in a
     canonical placement: singles, then sets (sorted by code where that reads as
     a set), then runs (ascending). With ``limit``, the first ``limit`` of them, found
@@ -701,8 +747,10 @@ def _legal_throws(T: _Tables, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
         set_max = min(T.set_max, n)
         ranks: Sequence[int]
         if twice & (twice - 1):
-            ranks = sorted((i for i in range(13) if twice >> i & 1),
-                           key=lambda i: (0 if s0 >> i & 1 else 1 if s1 >> i & 1 else 2, i))
+            ranks = sorted(
+                (i for i in range(13) if twice >> i & 1),
+                key=lambda i: (0 if s0 >> i & 1 else 1 if s1 >> i & 1 else 2, i),
+            )
         else:
             ranks = (twice.bit_length() - 1,)
         rank_sets = T.rank_sets
@@ -711,7 +759,8 @@ def _legal_throws(T: _Tables, hand: Sequence[Card]) -> list[tuple[Card, ...]]:
             found = rank_sets.get((i, suits, set_max))
             if found is None:
                 found = rank_sets[i, suits, set_max] = _own_sets(
-                    [(13 * s + i, 1) for s in range(4) if suits >> s & 1], set_max, T)
+                    [(13 * s + i, 1) for s in range(4) if suits >> s & 1], set_max, T
+                )
             out.extend(found)
     if T.jokers_in_runs and (jokers or (T.wild and held & _JACKS)):
         out.extend(_runs(dict.fromkeys(codes, 1), n, T))  # a joker or a wild jack
@@ -758,16 +807,18 @@ def _throws_of_counts(hand: Sequence[Card], T: _Tables) -> list[tuple[Card, ...]
     return list(_iter_throws_of_counts(hand, T, True))
 
 
-def _iter_throws_of_counts(hand: Sequence[Card], T: _Tables, keep: bool,
-                           ) -> Iterator[tuple[Card, ...]]:
+def _iter_throws_of_counts(
+    hand: Sequence[Card],
+    T: _Tables,
+    keep: bool,
+) -> Iterator[tuple[Card, ...]]:
     """The throws of any hand, from the count of each card, one at a time (``keep``: a
     suit's runs found whole are kept for the next hand)."""
     n = len(hand)
     if n < 2:
         yield from [(c,) for c in hand]
         return
-    counts: Mapping[Card, int] = (
-        dict.fromkeys(hand, 1) if len(set(hand)) == n else Counter(hand))
+    counts: Mapping[Card, int] = dict.fromkeys(hand, 1) if len(set(hand)) == n else Counter(hand)
     codes = sorted(counts)
     yield from [(c,) for c in codes]
     if T.jokers_in_sets:
@@ -782,8 +833,12 @@ def _iter_throws_of_counts(hand: Sequence[Card], T: _Tables, keep: bool,
     yield from _runs(counts, n, T, keep)
 
 
-def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
-          ) -> Iterator[tuple[Card, ...]]:
+def _sets(
+    counts: Mapping[Card, int],
+    codes: list[Card],
+    n: int,
+    T: _Tables,
+) -> Iterator[tuple[Card, ...]]:
     """The sets of one natural rank (jacks are a rank of their own), plus jokers if
     allowed, rank by rank in the order of ``codes`` (sorted)."""
     set_min = T.set_min
@@ -825,8 +880,7 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
             if not group or len(group) > set_max:
                 continue
             # the fillers (jokers, wild jacks) of each size that makes a set with the group
-            for fill in _sized_sub_multisets(pool, set_min - len(group),
-                                             set_max - len(group)):
+            for fill in _sized_sub_multisets(pool, set_min - len(group), set_max - len(group)):
                 cards = tuple(sorted(group + fill))
                 if cards in seen:
                     continue
@@ -840,8 +894,11 @@ def _sets(counts: Mapping[Card, int], codes: list[Card], n: int, T: _Tables,
                     yield cards
 
 
-def _own_sets(items: list[tuple[Card, int]], set_max: int, T: _Tables,
-              ) -> list[tuple[Card, ...]]:
+def _own_sets(
+    items: list[tuple[Card, int]],
+    set_max: int,
+    T: _Tables,
+) -> list[tuple[Card, ...]]:
     """The sets of one rank's cards ``items`` (code, count) and no joker, memoised."""
     key = (tuple(items), set_max)
     found = T.sets_memo.get(key)
@@ -852,8 +909,12 @@ def _own_sets(items: list[tuple[Card, int]], set_max: int, T: _Tables,
     return found
 
 
-def _runs(counts: Mapping[Card, int], n: int, T: _Tables, keep: bool = True,
-          ) -> Iterator[tuple[Card, ...]]:
+def _runs(
+    counts: Mapping[Card, int],
+    n: int,
+    T: _Tables,
+    keep: bool = True,
+) -> Iterator[tuple[Card, ...]]:
     """Runs of ``counts``, suit by suit (a run's naturals are of one suit, so no run
     is found in two suits); each suit's are memoised per rule set (when ``keep``) by what
     they depend on: the ranks held in the suit, the cards that may act as jokers and
@@ -901,8 +962,9 @@ def _runnable(held: int, pool_size: int, T: _Tables) -> bool:
     return False
 
 
-def _suit_runs(suit: int, held: int, pool_items: tuple[tuple[Card, int], ...], longest: int,
-               T: _Tables) -> Iterator[tuple[Card, ...]]:
+def _suit_runs(
+    suit: int, held: int, pool_items: tuple[tuple[Card, int], ...], longest: int, T: _Tables
+) -> Iterator[tuple[Card, ...]]:
     """The runs of one suit: each window of consecutive ranks, each choice of which
     held naturals to use (at least two), the cards that may act as jokers (``pool_items``,
     by count: sixteen jokers are one card sixteen times, never sixteen cards to choose
@@ -932,10 +994,10 @@ def _suit_runs(suit: int, held: int, pool_items: tuple[tuple[Card, int], ...], l
                 as_itself = jack_place in used
                 found = fills.get((need, as_itself))
                 if found is None:
-                    pool = [(c, k - 1 if as_itself and c == jack else k)
-                            for c, k in pool_items]
+                    pool = [(c, k - 1 if as_itself and c == jack else k) for c, k in pool_items]
                     found = fills[need, as_itself] = list(
-                        _combinations_of_counts([p for p in pool if p[1] > 0], need))
+                        _combinations_of_counts([p for p in pool if p[1] > 0], need)
+                    )
                 for fill in found:
                     throw = codes.copy()
                     for k, c in zip(holes, fill, strict=True):

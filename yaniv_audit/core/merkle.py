@@ -146,10 +146,10 @@ def _inclusion_from_hashes(hashes: list[bytes], index: int) -> list[bytes]:
     while hi - lo > 1:
         k = _split(hi - lo)
         if index < lo + k:
-            path.append(_root_of_hashes(hashes[lo + k:hi]))
+            path.append(_root_of_hashes(hashes[lo + k : hi]))
             hi = lo + k
         else:
-            path.append(_root_of_hashes(hashes[lo:lo + k]))
+            path.append(_root_of_hashes(hashes[lo : lo + k]))
             lo += k
     path.reverse()
     return path
@@ -211,10 +211,10 @@ def consistency_path(leaves: Sequence[bytes], old_size: int) -> list[bytes]:
     while m != hi - lo:
         k = _split(hi - lo)
         if m <= k:
-            out.append(_root_of_hashes(hashes[lo + k:hi]))
+            out.append(_root_of_hashes(hashes[lo + k : hi]))
             hi = lo + k
         else:
-            out.append(_root_of_hashes(hashes[lo:lo + k]))
+            out.append(_root_of_hashes(hashes[lo : lo + k]))
             lo, m, complete = lo + k, m - k, False
     if not complete:
         out.append(_root_of_hashes(hashes[lo:hi]))
@@ -328,9 +328,7 @@ def _parse_proof(data: bytes | str, fields: tuple[str, ...] = PROOF_FIELDS) -> d
     except (ValueError, RecursionError) as exc:
         raise ProofError(f"the proof is not JSON: {str(exc).splitlines()[0]}") from None
     if not isinstance(proof, dict):
-        raise ProofError(
-            f"the proof: expected a JSON object with fields {', '.join(fields)}"
-        )
+        raise ProofError(f"the proof: expected a JSON object with fields {', '.join(fields)}")
     missing = [name for name in fields if name not in proof]
     if missing:
         noun = "field" if len(missing) == 1 else "fields"
@@ -374,8 +372,9 @@ def verify_consistency_proof(data: bytes | str, old_fingerprint_hex: str) -> boo
     old_size = _int_field(proof, "old_size", 1)
     tree_size = _int_field(proof, "tree_size", 1)
     if old_size > tree_size:
-        raise ProofError(f"proof field 'old_size': expected at most tree_size {tree_size}, "
-                         f"got {old_size}")
+        raise ProofError(
+            f"proof field 'old_size': expected at most tree_size {tree_size}, got {old_size}"
+        )
     path = _path_field(proof)
     return old == trusted and verify_consistency(old_size, tree_size, old, new, path)
 

@@ -59,209 +59,332 @@ def _same(text: str) -> str:
 #: the English template of every finding (by ``code`` or ``code:case``) and phrase
 TEMPLATES: dict[str, str] = {
     # the game and the players
-    "game.over": N_("the game was over after round {last_round} ({winners:names} won); later "
-                    "events do not count"),
-    "player.out": N_("{player} is out (score {score}, score_limit={rule[score_limit]}, "
-                     "limit_rule={rule[limit_rule]}) but still takes part in round {round}"),
+    "game.over": N_(
+        "the game was over after round {last_round} ({winners:names} won); later "
+        "events do not count"
+    ),
+    "player.out": N_(
+        "{player} is out (score {score}, score_limit={rule[score_limit]}, "
+        "limit_rule={rule[limit_rule]}) but still takes part in round {round}"
+    ),
     # withdrawals
     "log.withdraw:twice": N_("the withdrawal takes nothing back: it names {seq} twice"),
     "log.withdraw:itself": N_("the withdrawal takes nothing back: it names itself"),
     "log.withdraw:later": N_("the withdrawal takes nothing back: {seq} comes after it"),
-    "log.withdraw:taken_back": N_("the withdrawal takes nothing back: {seq} was already taken "
-                                  "back (by {by})"),
-    "log.withdraw:not_entry": N_("the withdrawal takes nothing back: {seq} is a {kind}, not an "
-                                 "entry"),
-    "log.withdraw:not_latest": N_("the withdrawal takes nothing back: it names {seqs:names}, but "
-                                  "the latest entry still standing is {latest:names?none}"),
-    "log.withdraw:not_latest_many": N_("the withdrawal takes nothing back: it names "
-                                       "{seqs:names}, but the latest {count} entries still "
-                                       "standing are {latest:names?none}"),
+    "log.withdraw:taken_back": N_(
+        "the withdrawal takes nothing back: {seq} was already taken back (by {by})"
+    ),
+    "log.withdraw:not_entry": N_(
+        "the withdrawal takes nothing back: {seq} is a {kind}, not an entry"
+    ),
+    "log.withdraw:not_latest": N_(
+        "the withdrawal takes nothing back: it names {seqs:names}, but "
+        "the latest entry still standing is {latest:names?none}"
+    ),
+    "log.withdraw:not_latest_many": N_(
+        "the withdrawal takes nothing back: it names "
+        "{seqs:names}, but the latest {count} entries still "
+        "standing are {latest:names?none}"
+    ),
     # turns
-    "turn.order:round_over": N_("round {round} is over; moves before the next round_started do "
-                                "not count"),
+    "turn.order:round_over": N_(
+        "round {round} is over; moves before the next round_started do not count"
+    ),
     "turn.order:turn": N_("it was {expected}'s turn, not {player}'s"),
     "turn.no_throw": N_("{player} drew without throwing first"),
     "turn.no_draw": N_("{player} threw {cards:cards?cards} but did not draw"),
-    "yaniv.timing": N_("{player} called Yaniv after {after:word}; Yaniv is called only at the "
-                       "start of one's turn, before throwing"),
+    "yaniv.timing": N_(
+        "{player} called Yaniv after {after:word}; Yaniv is called only at the "
+        "start of one's turn, before throwing"
+    ),
     "discard.combo": N_("{player} threw {reading}"),
     # slaps
-    "slap.not_allowed:before_draw": N_("{player} slapped before drawing; a slap follows a stock "
-                                       "draw"),
-    "slap.not_allowed:out_of_turn": N_("{player} slapped {card:card} out of turn; a slap may "
-                                       "only follow one's own draw from the stock"),
-    "slap.not_allowed:slap_down": N_("{player} slapped {card:card}, but "
-                                     "slap_down={rule[slap_down]}"),
-    "slap.not_allowed:no_stock_draw": N_("{player} slapped {card:card}; a slap may only follow "
-                                         "one's own draw from the stock "
-                                         "(slap_down={rule[slap_down]})"),
-    "slap.not_allowed:not_drawn": N_("{player} slapped {card:card}, which is not the card just "
-                                     "drawn ({drawn:card?none}); only the card just drawn from "
-                                     "the stock may be slapped"),
-    "slap.not_allowed:reasons": N_("{player} slapped {card:card}, which is not allowed: "
-                                   "{reasons:phrases}"),
-    "slap.no_match": N_("{player} slapped {card:card}, which does not extend {layer:cards} "
-                        "(set_max={rule[set_max]}, run_max={rule[run_max]})"),
+    "slap.not_allowed:before_draw": N_(
+        "{player} slapped before drawing; a slap follows a stock draw"
+    ),
+    "slap.not_allowed:out_of_turn": N_(
+        "{player} slapped {card:card} out of turn; a slap may "
+        "only follow one's own draw from the stock"
+    ),
+    "slap.not_allowed:slap_down": N_(
+        "{player} slapped {card:card}, but slap_down={rule[slap_down]}"
+    ),
+    "slap.not_allowed:no_stock_draw": N_(
+        "{player} slapped {card:card}; a slap may only follow "
+        "one's own draw from the stock "
+        "(slap_down={rule[slap_down]})"
+    ),
+    "slap.not_allowed:not_drawn": N_(
+        "{player} slapped {card:card}, which is not the card just "
+        "drawn ({drawn:card?none}); only the card just drawn from "
+        "the stock may be slapped"
+    ),
+    "slap.not_allowed:reasons": N_(
+        "{player} slapped {card:card}, which is not allowed: {reasons:phrases}"
+    ),
+    "slap.no_match": N_(
+        "{player} slapped {card:card}, which does not extend {layer:cards} "
+        "(set_max={rule[set_max]}, run_max={rule[run_max]})"
+    ),
     "slap.empties_hand": N_("{player} slapped their last card; a slap may not empty the hand"),
     # cards
     "card.not_in_hand": N_("{player} does not hold {missing:cards} (hand: {hand:cards?empty})"),
-    "card.not_in_deck:named": N_("{player} names {card:card}, which the deck does not have "
-                                 "(jokers={rule[jokers]})"),
-    "card.not_in_deck": N_("{at:word} holds {card:card}, which the deck does not have "
-                           "(jokers={rule[jokers]})"),
-    "card.too_many": N_("{at:word} holds {count} copies of {card:card}; the deck has {allowed} "
-                        "(decks={rule[decks]})"),
+    "card.not_in_deck:named": N_(
+        "{player} names {card:card}, which the deck does not have (jokers={rule[jokers]})"
+    ),
+    "card.not_in_deck": N_(
+        "{at:word} holds {card:card}, which the deck does not have (jokers={rule[jokers]})"
+    ),
+    "card.too_many": N_(
+        "{at:word} holds {count} copies of {card:card}; the deck has {allowed} "
+        "(decks={rule[decks]})"
+    ),
     "card.already_seen:stock": N_("{player} drew {card:card} from the stock, but {where}"),
     "card.already_seen:upcard": N_("{player} took {card:card} as the upcard, but {where}"),
-    "card.already_seen:deduced": N_("{player} took {card:card} as the upcard, but {where}; the "
-                                    "upcard is {upcard:cards?already taken}, the one card in no "
-                                    "hand and not in the stock"),
-    "card.not_on_pile:take": N_("{player} took {card:card} from the pile, but it is not there: "
-                                "{where} ({previous})"),
-    "card.not_on_pile:swap": N_("{player} swapped {swap:card} for {card:card}, but it is not on "
-                                "the pile: {where} ({previous})"),
+    "card.already_seen:deduced": N_(
+        "{player} took {card:card} as the upcard, but {where}; the "
+        "upcard is {upcard:cards?already taken}, the one card in no "
+        "hand and not in the stock"
+    ),
+    "card.not_on_pile:take": N_(
+        "{player} took {card:card} from the pile, but it is not there: {where} ({previous})"
+    ),
+    "card.not_on_pile:swap": N_(
+        "{player} swapped {swap:card} for {card:card}, but it is not on "
+        "the pile: {where} ({previous})"
+    ),
     # the deal
     "deal.hand_size": N_("{player} was dealt {dealt} cards; hand_size={rule[hand_size]}"),
-    "deal.too_big": N_("{hands} hands of {rule[hand_size]} and an upcard need {needed} cards; "
-                       "the deck holds {deck} (decks={rule[decks]}, jokers={rule[jokers]})"),
-    "deal.starter:round_winner": N_("{player} opened round {round}, but {allowed:or} should "
-                                    "have: round {last_round} was won by {winners:names} "
-                                    "(starter={rule[starter]})"),
-    "deal.starter:caller": N_("{player} opened round {round}, but {allowed:or} should have: "
-                              "{caller} called Yaniv in round {last_round} "
-                              "(starter={rule[starter]})"),
-    "deal.starter:next": N_("{player} opened round {round}, but {allowed:or} should have: "
-                            "{last_starter} opened round {last_round} "
-                            "(starter={rule[starter]})"),
+    "deal.too_big": N_(
+        "{hands} hands of {rule[hand_size]} and an upcard need {needed} cards; "
+        "the deck holds {deck} (decks={rule[decks]}, jokers={rule[jokers]})"
+    ),
+    "deal.starter:round_winner": N_(
+        "{player} opened round {round}, but {allowed:or} should "
+        "have: round {last_round} was won by {winners:names} "
+        "(starter={rule[starter]})"
+    ),
+    "deal.starter:caller": N_(
+        "{player} opened round {round}, but {allowed:or} should have: "
+        "{caller} called Yaniv in round {last_round} "
+        "(starter={rule[starter]})"
+    ),
+    "deal.starter:next": N_(
+        "{player} opened round {round}, but {allowed:or} should have: "
+        "{last_starter} opened round {last_round} "
+        "(starter={rule[starter]})"
+    ),
     # the stock
     "stock.empty": N_("{player} drew from an empty stock"),
-    "stock.mismatch:upcards_left": N_("the recorded hands and stock leave {count} cards for "
-                                      "the one upcard ({left:cards}) (decks={rule[decks]}, "
-                                      "jokers={rule[jokers]})"),
-    "stock.mismatch:no_upcard_left": N_("the recorded hands and stock leave no card for the "
-                                        "upcard (decks={rule[decks]}, jokers={rule[jokers]})"),
-    "stock.mismatch:not_the_deck": N_("the recorded hands, upcard and stock are not the deck: "
-                                      "{left:cards} {left:#is|are} in no hand, not the upcard "
-                                      "and not in the stock (decks={rule[decks]}, "
-                                      "jokers={rule[jokers]})"),
-    "stock.mismatch:top": N_("{player} drew {card:card} from the stock, but its top card is "
-                             "{top:card}"),
-    "stock.mismatch:unnamed": N_("{player} drew from the stock without naming the card, and "
-                                 "the stock's order is unknown to this replay"),
-    "stock.mismatch:reshuffle": N_("the reshuffled stock ({stock:cards}) is not the pile below "
-                                   "the last throw ({pile:cards?no card})"),
-    "stock.mismatch:reshuffle_upcard": N_("the reshuffled stock ({stock:cards}) is not the pile "
-                                          "below the last throw ({pile:cards?no card} and the "
-                                          "unrecorded upcard)"),
-    "reshuffle.not_allowed:round_ends": N_("the pile was reshuffled, but "
-                                           "reshuffle={rule[reshuffle]}: the round ends when the "
-                                           "stock runs out"),
-    "reshuffle.not_allowed:round_over": N_("the pile was reshuffled after round {round} was "
-                                           "over; a reshuffle comes only when the stock runs "
-                                           "out during play"),
-    "reshuffle.not_allowed:stock_left": N_("the pile was reshuffled while the stock still held "
-                                           "{stock} card{stock:#|s}"),
+    "stock.mismatch:upcards_left": N_(
+        "the recorded hands and stock leave {count} cards for "
+        "the one upcard ({left:cards}) (decks={rule[decks]}, "
+        "jokers={rule[jokers]})"
+    ),
+    "stock.mismatch:no_upcard_left": N_(
+        "the recorded hands and stock leave no card for the "
+        "upcard (decks={rule[decks]}, jokers={rule[jokers]})"
+    ),
+    "stock.mismatch:not_the_deck": N_(
+        "the recorded hands, upcard and stock are not the deck: "
+        "{left:cards} {left:#is|are} in no hand, not the upcard "
+        "and not in the stock (decks={rule[decks]}, "
+        "jokers={rule[jokers]})"
+    ),
+    "stock.mismatch:top": N_(
+        "{player} drew {card:card} from the stock, but its top card is {top:card}"
+    ),
+    "stock.mismatch:unnamed": N_(
+        "{player} drew from the stock without naming the card, and "
+        "the stock's order is unknown to this replay"
+    ),
+    "stock.mismatch:reshuffle": N_(
+        "the reshuffled stock ({stock:cards}) is not the pile below "
+        "the last throw ({pile:cards?no card})"
+    ),
+    "stock.mismatch:reshuffle_upcard": N_(
+        "the reshuffled stock ({stock:cards}) is not the pile "
+        "below the last throw ({pile:cards?no card} and the "
+        "unrecorded upcard)"
+    ),
+    "reshuffle.not_allowed:round_ends": N_(
+        "the pile was reshuffled, but "
+        "reshuffle={rule[reshuffle]}: the round ends when the "
+        "stock runs out"
+    ),
+    "reshuffle.not_allowed:round_over": N_(
+        "the pile was reshuffled after round {round} was "
+        "over; a reshuffle comes only when the stock runs "
+        "out during play"
+    ),
+    "reshuffle.not_allowed:stock_left": N_(
+        "the pile was reshuffled while the stock still held {stock} card{stock:#|s}"
+    ),
     # draws from the pile
-    "draw.pile_needs_combo": N_("{player} drew from the pile after throwing {thrown} "
-                                "card{thrown:#|s} (pile_needs_combo={rule[pile_needs_combo]})"),
-    "draw.pile_card:middle": N_("{player} took {card:card} from the middle of {layer:cards}; "
-                                "only {ends:or_cards} may be taken (pickup={rule[pickup]})"),
-    "draw.pile_card:own": N_("{player} took {card:card} back from their own throw; a draw comes "
-                             "from the previous player's throw"),
-    "draw.pile_card:under": N_("{player} took {card:card} as the upcard from under a later "
-                               "throw ({layer:cards}); only the previous throw "
-                               "({previous:cards!none}) may be taken from"),
-    "draw.pile_card:older": N_("{player} took {card:card} from an older throw ({layer:cards}); "
-                               "only the previous throw ({previous:cards!none}) may be taken "
-                               "from"),
-    "draw.pile_card:slapped": N_("{player} took {card:card}, which was slapped where no slap "
-                                 "is allowed and lies beneath a throw; only the previous throw "
-                                 "({previous:cards!none}) may be taken from"),
-    "draw.swap:stock": N_("{player} drew from the stock and swapped {swap:card}; a joker swap "
-                          "takes the joker from the pile in place of the draw, so it is not made "
-                          "with a stock draw (the swap does not count)"),
-    "draw.swap:older": N_("{player} swapped {swap:card} for {card:card} of an older throw "
-                          "({layer:cards}); a swap takes the joker from the previous throw only "
-                          "({previous})"),
-    "draw.swap:joker_swap": N_("{player} swapped {swap:card} for {card:card}, but "
-                               "joker_swap={rule[joker_swap]}"),
+    "draw.pile_needs_combo": N_(
+        "{player} drew from the pile after throwing {thrown} "
+        "card{thrown:#|s} (pile_needs_combo={rule[pile_needs_combo]})"
+    ),
+    "draw.pile_card:middle": N_(
+        "{player} took {card:card} from the middle of {layer:cards}; "
+        "only {ends:or_cards} may be taken (pickup={rule[pickup]})"
+    ),
+    "draw.pile_card:own": N_(
+        "{player} took {card:card} back from their own throw; a draw comes "
+        "from the previous player's throw"
+    ),
+    "draw.pile_card:under": N_(
+        "{player} took {card:card} as the upcard from under a later "
+        "throw ({layer:cards}); only the previous throw "
+        "({previous:cards!none}) may be taken from"
+    ),
+    "draw.pile_card:older": N_(
+        "{player} took {card:card} from an older throw ({layer:cards}); "
+        "only the previous throw ({previous:cards!none}) may be taken "
+        "from"
+    ),
+    "draw.pile_card:slapped": N_(
+        "{player} took {card:card}, which was slapped where no slap "
+        "is allowed and lies beneath a throw; only the previous throw "
+        "({previous:cards!none}) may be taken from"
+    ),
+    "draw.swap:stock": N_(
+        "{player} drew from the stock and swapped {swap:card}; a joker swap "
+        "takes the joker from the pile in place of the draw, so it is not made "
+        "with a stock draw (the swap does not count)"
+    ),
+    "draw.swap:older": N_(
+        "{player} swapped {swap:card} for {card:card} of an older throw "
+        "({layer:cards}); a swap takes the joker from the previous throw only "
+        "({previous})"
+    ),
+    "draw.swap:joker_swap": N_(
+        "{player} swapped {swap:card} for {card:card}, but joker_swap={rule[joker_swap]}"
+    ),
     "draw.swap:not_joker": N_("{player} swapped {swap:card} for {card:card}: it is not a joker"),
-    "draw.swap:not_standing": N_("{player} swapped {swap:card} for {card:card}: it does not "
-                                 "stand for {swap:card} in {layer:cards}"),
+    "draw.swap:not_standing": N_(
+        "{player} swapped {swap:card} for {card:card}: it does not "
+        "stand for {swap:card} in {layer:cards}"
+    ),
     # the end of a round
-    "yaniv.threshold:hand": N_("{player} called Yaniv at {total} ({hand:cards}); "
-                               "yaniv_max={rule[yaniv_max]}"),
-    "yaniv.threshold:written": N_("{player} called Yaniv at {total} (the total written down); "
-                                  "yaniv_max={rule[yaniv_max]}"),
-    "claim.yaniv_total:hand": N_("{player} announced {announced}, but {hand:cards} makes "
-                                 "{total}"),
-    "claim.yaniv_total:shown": N_("{player} announced {announced}, but the showdown's "
-                                  "{hand:cards} makes {total}"),
-    "claim.yaniv_total:written": N_("{player} announced {announced}, but the showdown's total "
-                                    "is {total}"),
-    "showdown.no_caller:reshuffle": N_("the showdown names no caller, but only "
-                                       "reshuffle=round_ends ends a round without a Yaniv"),
-    "showdown.no_caller:stock_left": N_("the showdown names no caller, but the stock still "
-                                        "holds {stock} card{stock:#|s}: under "
-                                        "reshuffle={rule[reshuffle]} only an exhausted stock "
-                                        "ends a round without a Yaniv"),
+    "yaniv.threshold:hand": N_(
+        "{player} called Yaniv at {total} ({hand:cards}); yaniv_max={rule[yaniv_max]}"
+    ),
+    "yaniv.threshold:written": N_(
+        "{player} called Yaniv at {total} (the total written down); yaniv_max={rule[yaniv_max]}"
+    ),
+    "claim.yaniv_total:hand": N_("{player} announced {announced}, but {hand:cards} makes {total}"),
+    "claim.yaniv_total:shown": N_(
+        "{player} announced {announced}, but the showdown's {hand:cards} makes {total}"
+    ),
+    "claim.yaniv_total:written": N_(
+        "{player} announced {announced}, but the showdown's total is {total}"
+    ),
+    "showdown.no_caller:reshuffle": N_(
+        "the showdown names no caller, but only reshuffle=round_ends ends a round without a Yaniv"
+    ),
+    "showdown.no_caller:stock_left": N_(
+        "the showdown names no caller, but the stock still "
+        "holds {stock} card{stock:#|s}: under "
+        "reshuffle={rule[reshuffle]} only an exhausted stock "
+        "ends a round without a Yaniv"
+    ),
     "claim.showdown:no_hand": N_("the showdown shows no hand for {player}"),
     "claim.showdown:still_in": N_("the showdown shows no hand for {player}, who is still in"),
-    "claim.showdown:caller": N_("the showdown names {named} as the caller, but {caller} called "
-                                "Yaniv"),
-    "claim.showdown:ended_by": N_("the showdown names {named:?no caller}, but "
-                                  "{caller:?nobody} ended the round"),
-    "claim.showdown:hand": N_("{player} showed {shown:cards?nothing}, but holds "
-                              "{held:cards?nothing}"),
-    "claim.showdown:total_shown": N_("{player}'s total was written as {written}, but the cards "
-                                     "shown ({shown:cards?none}) make {total}"),
-    "claim.showdown:repeated_caller": N_("the showdown names {named:?no caller}, but the "
-                                         "round's first showdown named {caller:?no caller}"),
-    "claim.showdown:repeated_hand": N_("{player} showed {shown:cards?nothing}, but "
-                                       "{first:cards?nothing} in the round's first showdown"),
-    "claim.showdown:repeated_total": N_("{player}'s total was written as {written:!nothing}, "
-                                        "but as {first:!nothing} in the round's first "
-                                        "showdown"),
-    "claim.showdown:total_held": N_("{player}'s total was written as {written}, but {player} "
-                                    "holds {held:cards?nothing} ({total})"),
+    "claim.showdown:caller": N_(
+        "the showdown names {named} as the caller, but {caller} called Yaniv"
+    ),
+    "claim.showdown:ended_by": N_(
+        "the showdown names {named:?no caller}, but {caller:?nobody} ended the round"
+    ),
+    "claim.showdown:hand": N_(
+        "{player} showed {shown:cards?nothing}, but holds {held:cards?nothing}"
+    ),
+    "claim.showdown:total_shown": N_(
+        "{player}'s total was written as {written}, but the cards "
+        "shown ({shown:cards?none}) make {total}"
+    ),
+    "claim.showdown:repeated_caller": N_(
+        "the showdown names {named:?no caller}, but the "
+        "round's first showdown named {caller:?no caller}"
+    ),
+    "claim.showdown:repeated_hand": N_(
+        "{player} showed {shown:cards?nothing}, but "
+        "{first:cards?nothing} in the round's first showdown"
+    ),
+    "claim.showdown:repeated_total": N_(
+        "{player}'s total was written as {written:!nothing}, "
+        "but as {first:!nothing} in the round's first "
+        "showdown"
+    ),
+    "claim.showdown:total_held": N_(
+        "{player}'s total was written as {written}, but {player} "
+        "holds {held:cards?nothing} ({total})"
+    ),
     # the table's claims
-    "claim.points:not_ended": N_("{player} was written down for {written} points in round "
-                                 "{round}; the rules give {right} (nothing ended round {round}: "
-                                 "no Yaniv, showdown or exhausted stock, so nobody scores)"),
-    "claim.points:assafers": N_("{player} was written down for {written} points in round "
-                                "{round}; the rules give {right} ({assafers} Assafers x "
-                                "{rule[assaf_multi_penalty]} = {penalty}, "
-                                "assaf_multi_penalty={rule[assaf_multi_penalty]})"),
-    "claim.points:hand_assafers": N_("{player} was written down for {written} points in round "
-                                     "{round}; the rules give {right} (hand {hand} + {assafers} "
-                                     "Assafers x {rule[assaf_multi_penalty]} = {penalty}, "
-                                     "assaf_multi_penalty={rule[assaf_multi_penalty]})"),
-    "claim.points:assaf_penalty": N_("{player} was written down for {written} points in round "
-                                     "{round}; the rules give {right} (Assaf penalty, "
-                                     "assaf_penalty={rule[assaf_penalty]})"),
-    "claim.points:hand_assaf_penalty": N_("{player} was written down for {written} points in "
-                                          "round {round}; the rules give {right} (hand {hand} + "
-                                          "Assaf penalty, assaf_penalty={rule[assaf_penalty]})"),
-    "claim.points:caller": N_("{player} was written down for {written} points in round {round}; "
-                              "the rules give {right} (the caller scores 0)"),
-    "claim.points:assaf": N_("{player} was written down for {written} points in round {round}; "
-                             "the rules give {right} (Assaf, assaf_scoring={rule[assaf_scoring]})"),
-    "claim.points:hand": N_("{player} was written down for {written} points in round {round}; "
-                            "the rules give {right} (hand total {hand})"),
-    "claim.scores:round": N_("{player}'s score after round {round} was written as {written}; the "
-                             "rules give {right}"),
-    "claim.scores:round_reduced": N_("{player}'s score after round {round} was written as "
-                                     "{written}; the rules give {right} ({reduced_from} drops to "
-                                     "{reduced_to}: reductions)"),
-    "claim.scores:end": N_("{player}'s score at the end was written as {written}; the rules give "
-                           "{right}"),
-    "claim.scores:end_reduced": N_("{player}'s score at the end was written as {written}; the "
-                                   "rules give {right} ({reduced_from} drops to {reduced_to}: "
-                                   "reductions)"),
-    "claim.winner:undecided": N_("the game was declared over, but under these rules it is not "
-                                 "decided (scores: {scores:scores})"),
-    "claim.winner:other": N_("the table named {named:names} as the winner; the rules give "
-                             "{winners:names} (scores: {scores:scores})"),
+    "claim.points:not_ended": N_(
+        "{player} was written down for {written} points in round "
+        "{round}; the rules give {right} (nothing ended round {round}: "
+        "no Yaniv, showdown or exhausted stock, so nobody scores)"
+    ),
+    "claim.points:assafers": N_(
+        "{player} was written down for {written} points in round "
+        "{round}; the rules give {right} ({assafers} Assafers x "
+        "{rule[assaf_multi_penalty]} = {penalty}, "
+        "assaf_multi_penalty={rule[assaf_multi_penalty]})"
+    ),
+    "claim.points:hand_assafers": N_(
+        "{player} was written down for {written} points in round "
+        "{round}; the rules give {right} (hand {hand} + {assafers} "
+        "Assafers x {rule[assaf_multi_penalty]} = {penalty}, "
+        "assaf_multi_penalty={rule[assaf_multi_penalty]})"
+    ),
+    "claim.points:assaf_penalty": N_(
+        "{player} was written down for {written} points in round "
+        "{round}; the rules give {right} (Assaf penalty, "
+        "assaf_penalty={rule[assaf_penalty]})"
+    ),
+    "claim.points:hand_assaf_penalty": N_(
+        "{player} was written down for {written} points in "
+        "round {round}; the rules give {right} (hand {hand} + "
+        "Assaf penalty, assaf_penalty={rule[assaf_penalty]})"
+    ),
+    "claim.points:caller": N_(
+        "{player} was written down for {written} points in round {round}; "
+        "the rules give {right} (the caller scores 0)"
+    ),
+    "claim.points:assaf": N_(
+        "{player} was written down for {written} points in round {round}; "
+        "the rules give {right} (Assaf, assaf_scoring={rule[assaf_scoring]})"
+    ),
+    "claim.points:hand": N_(
+        "{player} was written down for {written} points in round {round}; "
+        "the rules give {right} (hand total {hand})"
+    ),
+    "claim.scores:round": N_(
+        "{player}'s score after round {round} was written as {written}; the rules give {right}"
+    ),
+    "claim.scores:round_reduced": N_(
+        "{player}'s score after round {round} was written as "
+        "{written}; the rules give {right} ({reduced_from} drops to "
+        "{reduced_to}: reductions)"
+    ),
+    "claim.scores:end": N_(
+        "{player}'s score at the end was written as {written}; the rules give {right}"
+    ),
+    "claim.scores:end_reduced": N_(
+        "{player}'s score at the end was written as {written}; the "
+        "rules give {right} ({reduced_from} drops to {reduced_to}: "
+        "reductions)"
+    ),
+    "claim.winner:undecided": N_(
+        "the game was declared over, but under these rules it is not "
+        "decided (scores: {scores:scores})"
+    ),
+    "claim.winner:other": N_(
+        "the table named {named:names} as the winner; the rules give "
+        "{winners:names} (scores: {scores:scores})"
+    ),
     # phrases: where a card is
     "where:held": N_("{players:names} {players:#holds|hold} {card:card}"),
     "where:pile": N_("{card:card} lies on the pile (in {layer:cards})"),
@@ -281,59 +404,93 @@ TEMPLATES: dict[str, str] = {
     "meld:cards": N_("{cards:cards}: {why}"),
     "meld:empty": N_("an empty throw: a throw needs at least one card"),
     "meld:not_legal": N_("not a legal throw"),
-    "meld:jokers_alone": N_("a throw of jokers alone is not a set "
-                            "(jokers_in_sets={rule[jokers_in_sets]})"),
+    "meld:jokers_alone": N_(
+        "a throw of jokers alone is not a set (jokers_in_sets={rule[jokers_in_sets]})"
+    ),
     "meld:set_max": N_("a set has at most {rule[set_max]} cards (set_max={rule[set_max]})"),
     "meld:set_min": N_("a set needs at least {rule[set_min]} cards (set_min={rule[set_min]})"),
-    "meld:joker_in_set": N_("a joker may not stand in a set "
-                            "(jokers_in_sets={rule[jokers_in_sets]})"),
+    "meld:joker_in_set": N_(
+        "a joker may not stand in a set (jokers_in_sets={rule[jokers_in_sets]})"
+    ),
     "meld:two_naturals": N_("{why}, and a run needs at least two natural cards"),
-    "meld:wild_jacks": N_("{why}; {jacks:cards} {jacks:#is a wild jack|are wild jacks} "
-                          "(wild_jacks={rule[wild_jacks]})"),
-    "meld:no_set_no_run": N_("not a set, as its cards are of more than one rank (a set is "
-                             "{rule[set_min]} to {rule[set_max]} cards of one rank, "
-                             "set_min={rule[set_min]}, set_max={rule[set_max]}), and not a run: "
-                             "{why}"),
-    "meld:and_run_min": N_("{why} (and a run needs at least {rule[run_min]} cards, "
-                           "run_min={rule[run_min]})"),
-    "meld:ranks_and_suits": N_("cards of more than one rank are not a set, and cards of more "
-                               "than one suit are not a run"),
+    "meld:wild_jacks": N_(
+        "{why}; {jacks:cards} {jacks:#is a wild jack|are wild jacks} "
+        "(wild_jacks={rule[wild_jacks]})"
+    ),
+    "meld:no_set_no_run": N_(
+        "not a set, as its cards are of more than one rank (a set is "
+        "{rule[set_min]} to {rule[set_max]} cards of one rank, "
+        "set_min={rule[set_min]}, set_max={rule[set_max]}), and not a run: "
+        "{why}"
+    ),
+    "meld:and_run_min": N_(
+        "{why} (and a run needs at least {rule[run_min]} cards, run_min={rule[run_min]})"
+    ),
+    "meld:ranks_and_suits": N_(
+        "cards of more than one rank are not a set, and cards of more than one suit are not a run"
+    ),
     "meld:one_suit": N_("a run must be one suit"),
     "meld:repeats": N_("a run never repeats a rank ({card:card} twice)"),
-    "meld:joker_in_run": N_("a joker may not stand in a run "
-                            "(jokers_in_runs={rule[jokers_in_runs]})"),
+    "meld:joker_in_run": N_(
+        "a joker may not stand in a run (jokers_in_runs={rule[jokers_in_runs]})"
+    ),
     "meld:run_min": N_("a run needs at least {rule[run_min]} cards (run_min={rule[run_min]})"),
     "meld:run_max": N_("a run has at most {rule[run_max]} cards (run_max={rule[run_max]})"),
     "meld:run_13": N_("a run has at most 13 cards: it never repeats a rank"),
     "meld:order": N_("a run must be placed in order, ascending or descending"),
     "meld:corner": N_("{ranks} goes round the corner (run_wrap={rule[run_wrap]})"),
     "meld:ace_high": N_("{ranks} needs the ace above the king (ace_high={rule[ace_high]})"),
-    "meld:missing": N_("{missing:cards} {missing:#is|are} missing and no joker fills "
-                       "{missing:#it|them}"),
-    "meld:gap_short": N_("{missing:cards} lie between {low:card} and {high:card}, but only "
-                         "{placed:cards} {placed:#is|are} placed there"),
-    "meld:gap_none": N_("nothing lies between {low:card} and {high:card}, but {placed:cards} "
-                        "{placed:#is|are} placed there"),
-    "meld:gap_long": N_("only {missing:cards} {missing:#lies|lie} between {low:card} and "
-                        "{high:card}, but {placed:cards} {placed:#is|are} placed there"),
-    "meld:joker_below": N_("the joker at the {at:word} would stand for a card below the ace "
-                           "(run_wrap={rule[run_wrap]})"),
-    "meld:joker_above": N_("the joker at the {at:word} would stand for a card above the king "
-                           "(ace_high={rule[ace_high]})"),
-    "meld:jokers_below": N_("the {jokers} jokers at the {at:word} would stand for cards below "
-                            "the ace (run_wrap={rule[run_wrap]})"),
-    "meld:jokers_above": N_("the {jokers} jokers at the {at:word} would stand for cards above "
-                            "the king (ace_high={rule[ace_high]})"),
+    "meld:missing": N_(
+        "{missing:cards} {missing:#is|are} missing and no joker fills {missing:#it|them}"
+    ),
+    "meld:gap_short": N_(
+        "{missing:cards} lie between {low:card} and {high:card}, but only "
+        "{placed:cards} {placed:#is|are} placed there"
+    ),
+    "meld:gap_none": N_(
+        "nothing lies between {low:card} and {high:card}, but {placed:cards} "
+        "{placed:#is|are} placed there"
+    ),
+    "meld:gap_long": N_(
+        "only {missing:cards} {missing:#lies|lie} between {low:card} and "
+        "{high:card}, but {placed:cards} {placed:#is|are} placed there"
+    ),
+    "meld:joker_below": N_(
+        "the joker at the {at:word} would stand for a card below the ace "
+        "(run_wrap={rule[run_wrap]})"
+    ),
+    "meld:joker_above": N_(
+        "the joker at the {at:word} would stand for a card above the king "
+        "(ace_high={rule[ace_high]})"
+    ),
+    "meld:jokers_below": N_(
+        "the {jokers} jokers at the {at:word} would stand for cards below "
+        "the ace (run_wrap={rule[run_wrap]})"
+    ),
+    "meld:jokers_above": N_(
+        "the {jokers} jokers at the {at:word} would stand for cards above "
+        "the king (ace_high={rule[ace_high]})"
+    ),
 }
 
 #: the words a template writes in place of a value (``?WORD``, ``!WORD``) or for a value
 #: that is a word (``word``), by the value or word as the templates name it
 WORDS: dict[str, str] = {
-    "cards": N_("cards"), "empty": N_("empty"), "none": N_("none"), "nothing": N_("nothing"),
-    "nobody": N_("nobody"), "no caller": N_("no caller"), "no card": N_("no card"),
-    "already taken": N_("already taken"), "deal": N_("the deal"),
-    "showdown": N_("the showdown"), "throwing": N_("throwing"), "drawing": N_("drawing"),
-    "start": N_("start"), "end": N_("end"), "reshuffled stock": N_("the reshuffled stock"),
+    "cards": N_("cards"),
+    "empty": N_("empty"),
+    "none": N_("none"),
+    "nothing": N_("nothing"),
+    "nobody": N_("nobody"),
+    "no caller": N_("no caller"),
+    "no card": N_("no card"),
+    "already taken": N_("already taken"),
+    "deal": N_("the deal"),
+    "showdown": N_("the showdown"),
+    "throwing": N_("throwing"),
+    "drawing": N_("drawing"),
+    "start": N_("start"),
+    "end": N_("end"),
+    "reshuffled stock": N_("the reshuffled stock"),
 }
 OR = N_(" or ")
 _SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -404,12 +561,12 @@ class _Formatter(string.Formatter):
 _ENGLISH = _Formatter(_same, suits=False)
 
 
-def render(code: str, params: Mapping[str, Any], gettext: Translate | None = None, *,
-           suits: bool = False) -> str:
+def render(
+    code: str, params: Mapping[str, Any], gettext: Translate | None = None, *, suits: bool = False
+) -> str:
     """The message of a finding of ``code`` with ``params``: English with canonical cards
     unless a reader's ``gettext`` (its catalogue) and ``suits`` (8♥) are given."""
-    formatter = _ENGLISH if gettext is None and not suits else _Formatter(
-        gettext or _same, suits)
+    formatter = _ENGLISH if gettext is None and not suits else _Formatter(gettext or _same, suits)
     return formatter.fill(template_key(code, params), params)
 
 

@@ -27,8 +27,12 @@ from .events import (
 from .rules import RuleSet
 
 
-def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = (),
-             name: Callable[[str], str] = str) -> str:
+def describe(
+    event: Event,
+    seat: str | None = None,
+    players: tuple[str, ...] = (),
+    name: Callable[[str], str] = str,
+) -> str:
     """One line saying what an event records (as ``seat`` sees it, if given); hands
     shown are listed in the order of ``players``, the seating. Each player is written
     as ``name(player)`` (a page marks them there, to isolate them)."""
@@ -58,12 +62,16 @@ def describe(event: Event, seat: str | None = None, players: tuple[str, ...] = (
         hands = _seated(event.hands, players)
         written = event.totals or {}
         shown = "; ".join(f"{name(p)}: {format_cards(c)}" for p, c in hands.items())
-        shown += "".join(f"; {name(p)}: {t} (total)" for p, t in _seated(written, players).items()
-                         if p not in event.hands)
+        shown += "".join(
+            f"; {name(p)}: {t} (total)"
+            for p, t in _seated(written, players).items()
+            if p not in event.hands
+        )
         return f"showdown (caller {name(event.caller) if event.caller else 'none'}): {shown}"
     if isinstance(event, RoundEnded):
         return f"round {event.round} written down" + (
-            f": scores {_pairs(_seated(event.scores, players), name)}" if event.scores else "")
+            f": scores {_pairs(_seated(event.scores, players), name)}" if event.scores else ""
+        )
     if isinstance(event, Reshuffle):
         return "the pile is reshuffled into a new stock"
     if isinstance(event, GameEnded):
@@ -88,8 +96,9 @@ def _pairs(values: dict[str, int], name: Callable[[str], str] = str) -> str:
     return ", ".join(f"{name(p)} {v}" for p, v in values.items())
 
 
-def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None,
-          replay: Replay | None = None) -> Iterator[dict[str, Any]]:
+def steps(
+    log: Log, rules: RuleSet | None = None, seat: str | None = None, replay: Replay | None = None
+) -> Iterator[dict[str, Any]]:
     """After each event: the event, the state and the findings it raised.
 
     ``replay`` (default: a new one under ``rules``) is the fold the steps come
@@ -108,20 +117,28 @@ def steps(log: Log, rules: RuleSet | None = None, seat: str | None = None,
             except (InconsistentLogError, StopReplay):
                 stopped = True
         found: list[Finding] = replay.findings[before:]
-        yield {"index": event.index, "type": event.type,
-               "text": describe(event, seat, log.players),
-               "findings": [f.to_json() for f in found], "state": replay.snapshot(),
-               "stopped": stopped, "withdrawn_by": by}
+        yield {
+            "index": event.index,
+            "type": event.type,
+            "text": describe(event, seat, log.players),
+            "findings": [f.to_json() for f in found],
+            "state": replay.snapshot(),
+            "stopped": stopped,
+            "withdrawn_by": by,
+        }
 
 
-def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = None
-                 ) -> Iterator[str]:
+def render_steps(
+    log: Log, rules: RuleSet | None = None, *, seat: str | None = None
+) -> Iterator[str]:
     """The terminal replay: every event, the table after it, findings marked with the
     file line of their event (a ``.jsonl`` log's; a ``.json`` array has none)."""
     for step in steps(log, rules, seat):
         if step["withdrawn_by"] is not None:
-            yield (f"[{step['index']:>3}] (withdrawn by {step['withdrawn_by']}, not counted) "
-                   f"{step['text']}")
+            yield (
+                f"[{step['index']:>3}] (withdrawn by {step['withdrawn_by']}, not counted) "
+                f"{step['text']}"
+            )
             continue
         yield f"[{step['index']:>3}] {step['text']}"
         for f in step["findings"]:
@@ -130,19 +147,27 @@ def render_steps(log: Log, rules: RuleSet | None = None, *, seat: str | None = N
             yield f"      !! {f['kind']} {f['code']}{where}: {f['message']}"
         state = step["state"]
         rnd = state["round"]
-        if rnd is not None and rnd["moves_checked"] and step["type"] in (
-                "round_started", "discard", "draw", "slap", "yaniv"):
+        if (
+            rnd is not None
+            and rnd["moves_checked"]
+            and step["type"] in ("round_started", "discard", "draw", "slap", "yaniv")
+        ):
             pile = rnd["pile"]
-            yield (f"      top throw: {' '.join(pile[-1]) if pile else '-'} | "
-                   f"stock: {rnd['stock']} | turn: {rnd['turn']}")
+            yield (
+                f"      top throw: {' '.join(pile[-1]) if pile else '-'} | "
+                f"stock: {rnd['stock']} | turn: {rnd['turn']}"
+            )
             for p, hand in rnd["hands"].items():
                 if seat is None or p == seat:
                     yield f"      {p:>10}: {' '.join(hand) or '-'} ({rnd['totals'][p]})"
                 else:
                     yield f"      {p:>10}: {len(hand)} cards"
-        if step["type"] in ("yaniv", "showdown", "round_ended", "round_started") or step[
-                "findings"]:
+        if (
+            step["type"] in ("yaniv", "showdown", "round_ended", "round_started")
+            or step["findings"]
+        ):
             yield f"      scores: {_pairs(state['scores'])}" + (
-                f" | out: {', '.join(state['out'])}" if state["out"] else "")
+                f" | out: {', '.join(state['out'])}" if state["out"] else ""
+            )
         if step["stopped"] and step["findings"]:
             yield "      (the replay stops here: the log is physically impossible)"

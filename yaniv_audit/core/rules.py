@@ -51,8 +51,10 @@ class Param:
         elif self.kind == "choice":
             text = "one of " + ", ".join(self.choices)
         elif self.kind == "table":
-            text = (f"a table {{score: reduced score}} of whole numbers, scores from 1 to "
-                    f"{self.maximum}, e.g. {{100:50,200:100}}")
+            text = (
+                f"a table {{score: reduced score}} of whole numbers, scores from 1 to "
+                f"{self.maximum}, e.g. {{100:50,200:100}}"
+            )
         else:
             text = f"a whole number from {self.minimum} to {self.maximum}"
         return text + (" or null" if self.nullable else "")
@@ -66,49 +68,106 @@ SET_MAX, RUN_MAX = 48, 14
 #: ``maximum``), read by the id parser, the rules files, the report's schema, the JSON
 #: Schema, the rules page and ``rules show``; docs/rules.md states the same ranges
 PARAMS: tuple[Param, ...] = (
-    Param("decks", "int", 1, "standard 52-card decks shuffled together", minimum=1,
-          maximum=4),
+    Param("decks", "int", 1, "standard 52-card decks shuffled together", minimum=1, maximum=4),
     Param("jokers", "int", 2, "jokers per deck", maximum=8),
     Param("hand_size", "int", 5, "cards dealt to each player", minimum=1, maximum=30),
-    Param("face_values", "choice", "flat", "flat: J Q K = 10; ranked: J 11, Q 12, K 13",
-          choices=("flat", "ranked")),
+    Param(
+        "face_values",
+        "choice",
+        "flat",
+        "flat: J Q K = 10; ranked: J 11, Q 12, K 13",
+        choices=("flat", "ranked"),
+    ),
     Param("joker_value", "int", 0, "points of a joker in hand"),
     Param("wild_jacks", "bool", False, "jacks act as jokers (Nepal)"),
     Param("set_min", "int", 2, "fewest cards in a set", minimum=2, maximum=SET_MAX),
     Param("set_max", "int", 4, "most cards in a set", minimum=2, maximum=SET_MAX),
     Param("run_min", "int", 3, "fewest cards in a run", minimum=2, maximum=RUN_MAX),
-    Param("run_max", "int", None, "most cards in a run (null: no bound)", minimum=2,
-          maximum=RUN_MAX, nullable=True),
+    Param(
+        "run_max",
+        "int",
+        None,
+        "most cards in a run (null: no bound)",
+        minimum=2,
+        maximum=RUN_MAX,
+        nullable=True,
+    ),
     Param("ace_high", "bool", False, "Q-K-A is a run too"),
     Param("run_wrap", "bool", False, "runs go round the corner (K-A-2)"),
     Param("jokers_in_runs", "bool", True, "a joker may stand in a run"),
     Param("jokers_in_sets", "bool", False, "a joker may stand in a set"),
-    Param("pickup", "choice", "ends", "which card of the previous throw may be taken",
-          choices=("ends", "any", "ends_of_runs")),
+    Param(
+        "pickup",
+        "choice",
+        "ends",
+        "which card of the previous throw may be taken",
+        choices=("ends", "any", "ends_of_runs"),
+    ),
     Param("pile_needs_combo", "bool", False, "draw from the pile only after throwing 2+ cards"),
     Param("slap_down", "bool", False, "a matching stock draw may be thrown at once"),
     Param("joker_swap", "bool", False, "take a joker from a run by putting in its card"),
-    Param("reshuffle", "choice", "keep_last_throw", "what happens when the stock runs out",
-          choices=("keep_last_throw", "round_ends")),
+    Param(
+        "reshuffle",
+        "choice",
+        "keep_last_throw",
+        "what happens when the stock runs out",
+        choices=("keep_last_throw", "round_ends"),
+    ),
     Param("yaniv_max", "int", 7, "highest hand total at which Yaniv may be called"),
     Param("assaf_on_tie", "bool", True, "an equal total counts as Assaf"),
     Param("assaf_penalty", "int", 30, "points added to the caller on an Assaf"),
-    Param("assaf_multi_penalty", "int", None,
-          "penalty per Assafing player when more than one Assafs (null: off)", nullable=True),
+    Param(
+        "assaf_multi_penalty",
+        "int",
+        None,
+        "penalty per Assafing player when more than one Assafs (null: off)",
+        nullable=True,
+    ),
     Param("assaf_adds_hand", "bool", True, "the Assafed caller scores hand + penalty"),
-    Param("assaf_scoring", "choice", "lowest_wins", "how the others score on an Assaf",
-          choices=("lowest_wins", "all_count", "others_zero")),
+    Param(
+        "assaf_scoring",
+        "choice",
+        "lowest_wins",
+        "how the others score on an Assaf",
+        choices=("lowest_wins", "all_count", "others_zero"),
+    ),
     Param("score_limit", "int", 200, "the score limit", minimum=1),
-    Param("limit_rule", "choice", "exceed", "exceed: out above the limit; reach: out at it",
-          choices=("exceed", "reach")),
-    Param("game_end", "choice", "elimination", "when the game ends",
-          choices=("elimination", "first_out", "rounds")),
-    Param("rounds", "int", None, "rounds played when game_end=rounds", minimum=1,
-          maximum=1000, nullable=True),
-    Param("reductions", "table", ((100, 50), (200, 100)),
-          "a score landing exactly on a key drops to its value"),
-    Param("starter", "choice", "round_winner", "who opens rounds after the first",
-          choices=("round_winner", "next_seat", "caller", "free")),
+    Param(
+        "limit_rule",
+        "choice",
+        "exceed",
+        "exceed: out above the limit; reach: out at it",
+        choices=("exceed", "reach"),
+    ),
+    Param(
+        "game_end",
+        "choice",
+        "elimination",
+        "when the game ends",
+        choices=("elimination", "first_out", "rounds"),
+    ),
+    Param(
+        "rounds",
+        "int",
+        None,
+        "rounds played when game_end=rounds",
+        minimum=1,
+        maximum=1000,
+        nullable=True,
+    ),
+    Param(
+        "reductions",
+        "table",
+        ((100, 50), (200, 100)),
+        "a score landing exactly on a key drops to its value",
+    ),
+    Param(
+        "starter",
+        "choice",
+        "round_winner",
+        "who opens rounds after the first",
+        choices=("round_winner", "next_seat", "caller", "free"),
+    ),
 )
 PARAM_BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
@@ -164,9 +223,7 @@ class RuleSet:
     @property
     def id(self) -> str:
         base = PRESETS[self.name]
-        changed = sorted(
-            p.name for p in PARAMS if getattr(self, p.name) != getattr(base, p.name)
-        )
+        changed = sorted(p.name for p in PARAMS if getattr(self, p.name) != getattr(base, p.name))
         if not changed:
             return self.name
         inner = ",".join(f"{n}={format_value(getattr(self, n))}" for n in changed)
@@ -202,21 +259,44 @@ _PRESET_OVERRIDES: dict[str, tuple[str, dict[str, Any]]] = {
     "israeli": ("the Hebrew guide, fast Israeli game", {}),
     "classic": ("the Hebrew guide, classic game", {"yaniv_max": 5}),
     "cardgames-zone": ("the Russian rules page of an online card-game site", {}),
-    "namu": ("the Korean wiki article", {
-        "jokers": 0, "yaniv_max": 5, "pickup": "any", "run_max": 5,
-        "assaf_scoring": "all_count", "score_limit": 100, "limit_rule": "reach",
-        "game_end": "first_out", "reductions": {},
-    }),
-    "de-wiki": ("the German Wikipedia article", {
-        "joker_swap": True, "assaf_multi_penalty": 20, "game_end": "first_out",
-        "reductions": {},
-    }),
-    "mcleod": ("John McLeod's description as the Hebrew guide cites it", {
-        "yaniv_max": 5, "assaf_scoring": "all_count",
-    }),
-    "jhyap": ("Nepal, as McLeod describes it", {
-        "jokers": 0, "wild_jacks": True, "score_limit": 100,
-    }),
+    "namu": (
+        "the Korean wiki article",
+        {
+            "jokers": 0,
+            "yaniv_max": 5,
+            "pickup": "any",
+            "run_max": 5,
+            "assaf_scoring": "all_count",
+            "score_limit": 100,
+            "limit_rule": "reach",
+            "game_end": "first_out",
+            "reductions": {},
+        },
+    ),
+    "de-wiki": (
+        "the German Wikipedia article",
+        {
+            "joker_swap": True,
+            "assaf_multi_penalty": 20,
+            "game_end": "first_out",
+            "reductions": {},
+        },
+    ),
+    "mcleod": (
+        "John McLeod's description as the Hebrew guide cites it",
+        {
+            "yaniv_max": 5,
+            "assaf_scoring": "all_count",
+        },
+    ),
+    "jhyap": (
+        "Nepal, as McLeod describes it",
+        {
+            "jokers": 0,
+            "wild_jacks": True,
+            "score_limit": 100,
+        },
+    ),
 }
 
 PRESET_SOURCES: dict[str, str] = {name: src for name, (src, _) in _PRESET_OVERRIDES.items()}
@@ -239,8 +319,11 @@ def _check_value(param: Param, value: Any) -> Any:
             return value
         raise refuse()
     if param.kind == "int":
-        if (isinstance(value, bool) or not isinstance(value, int)
-                or not param.minimum <= value <= param.maximum):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not param.minimum <= value <= param.maximum
+        ):
             raise refuse()
         return value
     if param.kind == "choice":
@@ -298,14 +381,20 @@ def _show(value: Any) -> str:
 def _combination_problems(rules: RuleSet) -> list[str]:
     problems = []
     if rules.set_min > rules.set_max:
-        problems.append(f"set_min={rules.set_min} is above set_max={rules.set_max}: "
-                        "set_min must be at most set_max")
+        problems.append(
+            f"set_min={rules.set_min} is above set_max={rules.set_max}: "
+            "set_min must be at most set_max"
+        )
     if rules.run_max is not None and rules.run_max < rules.run_min:
-        problems.append(f"run_max={rules.run_max} is below run_min={rules.run_min}: "
-                        "run_max must be null or at least run_min")
+        problems.append(
+            f"run_max={rules.run_max} is below run_min={rules.run_min}: "
+            "run_max must be null or at least run_min"
+        )
     if rules.game_end == "rounds" and rules.rounds is None:
-        problems.append("game_end=rounds needs rounds: the rounds to play, a whole number "
-                        f"from 1 to {PARAM_BY_NAME['rounds'].maximum}")
+        problems.append(
+            "game_end=rounds needs rounds: the rounds to play, a whole number "
+            f"from 1 to {PARAM_BY_NAME['rounds'].maximum}"
+        )
     return problems
 
 
@@ -316,14 +405,18 @@ def make_rules(base: Any, overrides: Mapping[str, Any] | None = None) -> RuleSet
     problems = []
     if not isinstance(base, str) or base not in PRESETS:
         problems.append(
-            f"unknown preset {_show(base)}: expected one of " + ", ".join(PRESETS)
-            + (did_you_mean(base, PRESETS) if isinstance(base, str) else ""))
+            f"unknown preset {_show(base)}: expected one of "
+            + ", ".join(PRESETS)
+            + (did_you_mean(base, PRESETS) if isinstance(base, str) else "")
+        )
     changes: dict[str, Any] = {}
     for key, value in (overrides or {}).items():
         param = PARAM_BY_NAME.get(key)
         if param is None:
-            problems.append(f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
-                            f"show'{did_you_mean(key, PARAM_BY_NAME)}")
+            problems.append(
+                f"unknown rule parameter {_show(key)}; see 'yaniv-audit rules "
+                f"show'{did_you_mean(key, PARAM_BY_NAME)}"
+            )
             continue
         try:
             changes[key] = _check_value(param, value)
@@ -446,8 +539,11 @@ def rules_from_mapping(data: Mapping[str, Any]) -> RuleSet:
     base = data.get("base")
     if isinstance(base, str):
         return make_rules(base, overrides)
-    problems = ["a rules object needs 'base': one of " + ", ".join(PRESETS) if "base" not in data
-                else "base: expected one of " + ", ".join(PRESETS) + f", got {_show(base)}"]
+    problems = [
+        "a rules object needs 'base': one of " + ", ".join(PRESETS)
+        if "base" not in data
+        else "base: expected one of " + ", ".join(PRESETS) + f", got {_show(base)}"
+    ]
     try:
         make_rules("israeli", overrides)  # its other problems, listed with this one
     except RulesError as exc:

@@ -117,11 +117,17 @@ def all_seated(event: Event, seated: frozenset[str]) -> bool:
     """Whether every player of :func:`named_players` is in ``seated``, without building
     their field paths (the common events in set operations; a deal's check is 3x faster)."""
     if type(event) is RoundStarted:
-        return (event.starter in seated and (event.dealer is None or event.dealer in seated)
-                and seated.issuperset(event.hands or ()))
+        return (
+            event.starter in seated
+            and (event.dealer is None or event.dealer in seated)
+            and seated.issuperset(event.hands or ())
+        )
     if type(event) is Showdown:
-        return ((event.caller is None or event.caller in seated)
-                and seated.issuperset(event.hands) and seated.issuperset(event.totals or ()))
+        return (
+            (event.caller is None or event.caller in seated)
+            and seated.issuperset(event.hands)
+            and seated.issuperset(event.totals or ())
+        )
     if type(event) is RoundEnded:
         return seated.issuperset(event.points or ()) and seated.issuperset(event.scores or ())
     if type(event) is GameEnded:
@@ -139,8 +145,17 @@ class StructureCheck:
     still standing again. Withdrawals are rare; the usual event pays one append.
     """
 
-    __slots__ = ("game", "seated", "round", "hands", "stock", "stock_from", "trail", "plan",
-                 "planned")
+    __slots__ = (
+        "game",
+        "seated",
+        "round",
+        "hands",
+        "stock",
+        "stock_from",
+        "trail",
+        "plan",
+        "planned",
+    )
 
     def __init__(self) -> None:
         self.game: GameStarted | None = None
@@ -163,13 +178,17 @@ class StructureCheck:
 
     def state(self) -> tuple[Any, ...]:
         """Everything the fold holds, for :meth:`restore`."""
-        return (*(getattr(self, name) for name in self.__slots__[:6]), len(self.trail),
-                None if self.plan is None else self.plan.copy(), self.planned)
+        return (
+            *(getattr(self, name) for name in self.__slots__[:6]),
+            len(self.trail),
+            None if self.plan is None else self.plan.copy(),
+            self.planned,
+        )
 
     def restore(self, state: tuple[Any, ...]) -> None:
         for name, value in zip(self.__slots__[:6], state[:6], strict=True):
             setattr(self, name, value)
-        del self.trail[state[6]:]
+        del self.trail[state[6] :]
         self.plan, self.planned = state[7], state[8]
 
     @property
@@ -234,7 +253,7 @@ class StructureCheck:
         if self.plan is None:
             self.plan = WithdrawalPlan()
         plan, trail = self.plan, self.trail
-        for earlier in trail[self.planned:-1]:
+        for earlier in trail[self.planned : -1]:
             plan.add(earlier)
         self.planned = len(trail)
         if not plan.add(event):
@@ -266,7 +285,8 @@ class StructureCheck:
     def _round_started(self, event: RoundStarted) -> Problem | None:
         if event.round != self.round + 1:
             return Problem(
-                event, "round",
+                event,
+                "round",
                 f"expected {self.round + 1} (rounds are numbered 1, 2, ... in order), "
                 f"got {event.round}",
             )
@@ -282,14 +302,20 @@ class StructureCheck:
 
     def _stock_unknown(self) -> str:
         if not self.stock_from:
-            return (f"required here: round {self.round}'s round_started recorded no \"stock\", "
-                    "so the order of the stock is unknown")
+            return (
+                f'required here: round {self.round}\'s round_started recorded no "stock", '
+                "so the order of the stock is unknown"
+            )
         if self.stock_from == "reshuffle":
-            return ('required here: the last reshuffle recorded no "stock", or every card of '
-                    "it was drawn, so the order of the stock is unknown")
-        return (f"required here: every card of round {self.round}'s recorded \"stock\" was "
-                "drawn and no reshuffle recorded a new order, so the order of the stock is "
-                "unknown")
+            return (
+                'required here: the last reshuffle recorded no "stock", or every card of '
+                "it was drawn, so the order of the stock is unknown"
+            )
+        return (
+            f'required here: every card of round {self.round}\'s recorded "stock" was '
+            "drawn and no reshuffle recorded a new order, so the order of the stock is "
+            "unknown"
+        )
 
     def _not_seated(self, event: Event, field: str, player: str) -> Problem:
         assert self.game is not None
@@ -298,10 +324,12 @@ class StructureCheck:
 
     def _no_deal(self, event: Event, what: str) -> Problem:
         if self.round == 0:
-            return Problem(event, None, f'{what} before round 1; moves need a round_started '
-                                        'with "hands"')
+            return Problem(
+                event, None, f'{what} before round 1; moves need a round_started with "hands"'
+            )
         return Problem(
-            event, None,
+            event,
+            None,
             f'{what} in round {self.round}, whose round_started has no "hands"; '
             "moves can only be replayed from a recorded deal",
         )

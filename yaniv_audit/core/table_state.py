@@ -66,8 +66,12 @@ def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
     return state_after(log, replay, stopped)
 
 
-def state_after(log: Log, replay: Replay, stopped: bool, fingerprint: str | None = None,
-                ) -> dict[str, Any]:
+def state_after(
+    log: Log,
+    replay: Replay,
+    stopped: bool,
+    fingerprint: str | None = None,
+) -> dict[str, Any]:
     """:func:`table_state` of ``log`` from its ``replay``, folded over every event not taken
     back (``stopped``: the fold stopped at an impossible event; ``fingerprint``: the log's,
     if known); finishes the replay, as the
@@ -110,46 +114,77 @@ def state_after(log: Log, replay: Replay, stopped: bool, fingerprint: str | None
 def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
     r = replay.round
     out: dict[str, Any] = {
-        "round": None, "moves_checked": None, "starter": None, "turn": None, "phase": None,
+        "round": None,
+        "moves_checked": None,
+        "starter": None,
+        "turn": None,
+        "phase": None,
         "up": None,
-        "hands": {}, "totals": {}, "pile": [], "stock": None, "stock_known": None,
-        "upcard_known": None, "ended": False, "closed": False, "caller": None,
-        "scores": dict(replay.scores), "out": list(replay.out), "still_in": replay.still_in,
-        "winners": list(replay.winners or ()), "finished": replay.finished, "stopped": stopped,
+        "hands": {},
+        "totals": {},
+        "pile": [],
+        "stock": None,
+        "stock_known": None,
+        "upcard_known": None,
+        "ended": False,
+        "closed": False,
+        "caller": None,
+        "scores": dict(replay.scores),
+        "out": list(replay.out),
+        "still_in": replay.still_in,
+        "winners": list(replay.winners or ()),
+        "finished": replay.finished,
+        "stopped": stopped,
     }
     if r is None:
         return out
     in_play = not (r.ended or r.closed) and replay.winners is None
-    out.update({
-        "round": r.number, "moves_checked": r.moves_checked, "starter": r.starter,
-        "turn": r.current if in_play else None,
-        "phase": PHASES[r.phase] if in_play and r.moves_checked else None,
-        "ended": r.ended, "closed": r.closed, "caller": r.caller,
-    })
+    out.update(
+        {
+            "round": r.number,
+            "moves_checked": r.moves_checked,
+            "starter": r.starter,
+            "turn": r.current if in_play else None,
+            "phase": PHASES[r.phase] if in_play and r.moves_checked else None,
+            "ended": r.ended,
+            "closed": r.closed,
+            "caller": r.caller,
+        }
+    )
     if in_play and r.moves_checked:
         # who opens the next turn: after a draw, the next seat (a slap may still come first)
         out["up"] = replay.up()
     if r.moves_checked:
-        out.update({
-            "hands": {p: format_cards(h).split() for p, h in r.hands.items()},
-            "totals": {p: hand_total(h, replay.values) for p, h in r.hands.items()},
-            # the top two throws, the top last: what was just thrown and what lies under it
-            "pile": [[UNKNOWN if c is None else format_cards([c]) for c in layer.cards]
-                     for layer in r.pile[-2:]],
-            "stock": r.stock_count,
-            "stock_known": r.stock is not None,
-            "upcard_known": not any(None in layer.cards for layer in r.pile),
-        })
+        out.update(
+            {
+                "hands": {p: format_cards(h).split() for p, h in r.hands.items()},
+                "totals": {p: hand_total(h, replay.values) for p, h in r.hands.items()},
+                # the top two throws, the top last: what was just thrown and what lies under it
+                "pile": [
+                    [UNKNOWN if c is None else format_cards([c]) for c in layer.cards]
+                    for layer in r.pile[-2:]
+                ],
+                "stock": r.stock_count,
+                "stock_known": r.stock is not None,
+                "upcard_known": not any(None in layer.cards for layer in r.pile),
+            }
+        )
     return out
 
 
-def _next(replay: Replay, stopped: bool, moves: list[Any], complete: bool,
-          exhaust_pending: bool) -> dict[str, Any]:
+def _next(
+    replay: Replay, stopped: bool, moves: list[Any], complete: bool, exhaust_pending: bool
+) -> dict[str, Any]:
     """What the log may hold next: the event types that fit here, the legal moves (whether
     all of them), and who may open the next round."""
-    out: dict[str, Any] = {"expects": ["note"], "moves": [m.event() for m in moves],
-                           "moves_complete": complete,
-                           "round": None, "starters": None, "deal": []}
+    out: dict[str, Any] = {
+        "expects": ["note"],
+        "moves": [m.event() for m in moves],
+        "moves_complete": complete,
+        "round": None,
+        "starters": None,
+        "deal": [],
+    }
     if stopped:
         return out
     r = replay.round
@@ -164,7 +199,7 @@ def _next(replay: Replay, stopped: bool, moves: list[Any], complete: bool,
         else:
             expects += list(dict.fromkeys(m["type"] for m in out["moves"]))
             # what is always expressible here, legal or not (the audit judges it)
-            for kind in (("draw",) if r.phase == THREW else ("discard", "yaniv")):
+            for kind in ("draw",) if r.phase == THREW else ("discard", "yaniv"):
                 if kind not in expects:
                     expects.append(kind)
             if exhaust_pending and replay.rules.reshuffle == "keep_last_throw":
@@ -179,10 +214,15 @@ def _next(replay: Replay, stopped: bool, moves: list[Any], complete: bool,
         if r is not None:
             record = replay.records[-1]
             winners = record.score.winners if record.score else ()
-            if not (replay.rules.starter in ("round_winner", "caller")
-                    and record.score is None):
-                allowed = next_starter(replay.rules, replay.seating, replay.still_in, winners,
-                                       record.starter, record.caller)
+            if not (replay.rules.starter in ("round_winner", "caller") and record.score is None):
+                allowed = next_starter(
+                    replay.rules,
+                    replay.seating,
+                    replay.still_in,
+                    winners,
+                    record.starter,
+                    record.caller,
+                )
                 if allowed is not None:
                     out["starters"] = [p for p in replay.seating if p in allowed]
     out["expects"] = [*expects, "note"]

@@ -53,11 +53,17 @@ from .viewer import viewer
 from .workers import Workers
 
 #: the environment variables of the settings
-ENV = {"MAX_BYTES": "YANIV_AUDIT_MAX_BYTES", "MAX_EVENTS": "YANIV_AUDIT_MAX_EVENTS",
-       "WRITE_TOKEN": "YANIV_AUDIT_TOKEN", "WORKERS": "YANIV_AUDIT_WORKERS"}
+ENV = {
+    "MAX_BYTES": "YANIV_AUDIT_MAX_BYTES",
+    "MAX_EVENTS": "YANIV_AUDIT_MAX_EVENTS",
+    "WRITE_TOKEN": "YANIV_AUDIT_TOKEN",
+    "WORKERS": "YANIV_AUDIT_WORKERS",
+}
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 SECURITY_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -68,8 +74,17 @@ SECURITY_HEADERS = {
 }
 
 #: the types worth compressing (cards and JSON compress to a fifth or less)
-COMPRESSIBLE = frozenset({"text/html", "text/css", "text/javascript", "application/javascript",
-                          "application/json", "application/x-ndjson", "image/svg+xml"})
+COMPRESSIBLE = frozenset(
+    {
+        "text/html",
+        "text/css",
+        "text/javascript",
+        "application/javascript",
+        "application/json",
+        "application/x-ndjson",
+        "image/svg+xml",
+    }
+)
 #: below this a body fits in one packet: compressing it saves no round trip
 COMPRESS_MIN = 1400
 
@@ -79,9 +94,12 @@ def compressed(response: Response) -> Response:
     bodies as they are, and a long game's page is hundreds of KiB of HTML and JSON (a
     fifth of that gzipped, seconds on a phone's connection). Responses already encoded,
     partial (206) or without a body (304) are left alone."""
-    if (response.status_code != 200 or "Content-Encoding" in response.headers
-            or response.mimetype not in COMPRESSIBLE
-            or "gzip" not in request.headers.get("Accept-Encoding", "")):
+    if (
+        response.status_code != 200
+        or "Content-Encoding" in response.headers
+        or response.mimetype not in COMPRESSIBLE
+        or "gzip" not in request.headers.get("Accept-Encoding", "")
+    ):
         return response
     response.direct_passthrough = False  # a static file: read it to compress it
     body = response.get_data()
@@ -97,11 +115,16 @@ def compressed(response: Response) -> Response:
 
 
 #: the first API's routes and their /api/v1 place (the rest of the path follows)
-LEGACY = [("/api/rules", "/api/v1/rules"), ("/api/rules/<path:rest>", "/api/v1/rules/{rest}"),
-          ("/api/audit", "/api/v1/audit"), ("/api/board", "/api/v1/board"),
-          ("/api/compare", "/api/v1/compare"), ("/api/games", "/api/v1/games"),
-          ("/api/games/<ref>", "/api/v1/games/{ref}/board"),
-          ("/api/games/<ref>/compare", "/api/v1/games/{ref}/compare")]
+LEGACY = [
+    ("/api/rules", "/api/v1/rules"),
+    ("/api/rules/<path:rest>", "/api/v1/rules/{rest}"),
+    ("/api/audit", "/api/v1/audit"),
+    ("/api/board", "/api/v1/board"),
+    ("/api/compare", "/api/v1/compare"),
+    ("/api/games", "/api/v1/games"),
+    ("/api/games/<ref>", "/api/v1/games/{ref}/board"),
+    ("/api/games/<ref>/compare", "/api/v1/games/{ref}/compare"),
+]
 
 
 class OrjsonProvider(JSONProvider):
@@ -138,9 +161,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The Flask app (``config`` overrides settings, e.g. ``ARCHIVE`` or ``TESTING``)."""
     app = Flask(__name__)
     app.json = OrjsonProvider(app)
-    app.config.update(ARCHIVE=default_db(), MAX_BYTES=DEFAULT_MAX_BYTES,
-                      MAX_EVENTS=DEFAULT_MAX_EVENTS, WRITE_TOKEN=None,
-                      ARCHIVE_IDLE=DEFAULT_IDLE, CACHE_BYTES=DEFAULT_BYTES, WORKERS=0)
+    app.config.update(
+        ARCHIVE=default_db(),
+        MAX_BYTES=DEFAULT_MAX_BYTES,
+        MAX_EVENTS=DEFAULT_MAX_EVENTS,
+        WRITE_TOKEN=None,
+        ARCHIVE_IDLE=DEFAULT_IDLE,
+        CACHE_BYTES=DEFAULT_BYTES,
+        WORKERS=0,
+    )
     app.config.update(settings_from_env())
     if config:
         app.config.update(config)
@@ -157,8 +186,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     i18n.init_app(app)
     app.jinja_env.globals["change_text"] = change_text  # compare's changes, in words
     for old, new in LEGACY:
-        app.add_url_rule(old, f"legacy{old}", _redirect_to(new),
-                         methods=["GET", "POST", "HEAD"])
+        app.add_url_rule(old, f"legacy{old}", _redirect_to(new), methods=["GET", "POST", "HEAD"])
 
     @app.after_request
     def security_headers(response: Response) -> Response:
@@ -173,9 +201,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         (else the English message is shown, marked as English)."""
         if wants_json():
             return exc.to_json(), exc.status
-        return render_template("error.html", status=exc.status, title=exc.title,
-                               message=said or exc.message,
-                               translated=said is not None), exc.status
+        return render_template(
+            "error.html",
+            status=exc.status,
+            title=exc.title,
+            message=said or exc.message,
+            translated=said is not None,
+        ), exc.status
 
     @app.errorhandler(ApiError)
     def bad_input(exc: ApiError) -> tuple[Any, int]:
@@ -191,8 +223,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(ArchiveError)
     def archive_unusable(exc: ArchiveError) -> tuple[Any, int]:
-        return page(ApiError(503, archive_message(exc), None, "archive_unavailable",
-                             "The archive cannot be read now"))
+        return page(
+            ApiError(
+                503,
+                archive_message(exc),
+                None,
+                "archive_unavailable",
+                "The archive cannot be read now",
+            )
+        )
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(exc: RequestEntityTooLarge) -> tuple[Any, int]:
@@ -205,9 +244,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         said = None
         if status == 404:
             message = f"nothing at {request.path}" + (
-                ": the API is described at /api/v1/openapi.json" if wants_json() else "")
-            said = i18n.gettext("There is no page at %(path)s: the address may be mistyped, "
-                                "or the game was never stored here.", path=request.path)
+                ": the API is described at /api/v1/openapi.json" if wants_json() else ""
+            )
+            said = i18n.gettext(
+                "There is no page at %(path)s: the address may be mistyped, "
+                "or the game was never stored here.",
+                path=request.path,
+            )
         elif status == 405:
             message = f"{request.method} is not allowed on {request.path}"
         body, code = page(ApiError(status, message, None, None, exc.name), said)
@@ -219,9 +262,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     @app.errorhandler(Exception)
     def internal(exc: Exception) -> tuple[Any, int]:
         app.logger.exception("internal error on %s %s", request.method, request.path)
-        return page(ApiError(500, "internal error: the server could not answer this "
-                                  "request (it is logged)", None, "internal_error",
-                             "Internal error"))
+        return page(
+            ApiError(
+                500,
+                "internal error: the server could not answer this request (it is logged)",
+                None,
+                "internal_error",
+                "Internal error",
+            )
+        )
 
     return app
 

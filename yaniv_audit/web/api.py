@@ -67,8 +67,14 @@ def unreadable_error(source: str, exc: LogFormatError, field: str = "log") -> Ap
     if exc.line is None:
         where["index"] = exc.index
     where_text = f"{exc.where()}: " if exc.where() != "log" else ""
-    return ApiError(422, f"{source}: {where_text}{exc.message}", field, "unreadable_log",
-                    "Unreadable log", **where)
+    return ApiError(
+        422,
+        f"{source}: {where_text}{exc.message}",
+        field,
+        "unreadable_log",
+        "Unreadable log",
+        **where,
+    )
 
 
 # --- the app's parts ------------------------------------------------------------------
@@ -92,8 +98,9 @@ def answer(entry: Entry, status: int = 200, mimetype: str = "application/json") 
     """A body (JSON unless ``mimetype`` says otherwise), gzipped when the client takes it
     and it is worth it."""
     compress = len(entry.body) > 1400 and "gzip" in request.headers.get("Accept-Encoding", "")
-    response = Response(entry.gzipped() if compress else entry.body, status=status,
-                        mimetype=mimetype)
+    response = Response(
+        entry.gzipped() if compress else entry.body, status=status, mimetype=mimetype
+    )
     if compress:
         response.headers["Content-Encoding"] = "gzip"
     if len(entry.body) > 1400:
@@ -102,8 +109,7 @@ def answer(entry: Entry, status: int = 200, mimetype: str = "application/json") 
 
 
 def cached(key: tuple[Any, ...], build: Callable[[], Any]) -> Response:
-    entry = cache().build_once(key, lambda: orjson.dumps(build(),
-                                                         option=orjson.OPT_NON_STR_KEYS))
+    entry = cache().build_once(key, lambda: orjson.dumps(build(), option=orjson.OPT_NON_STR_KEYS))
     return answer(entry)
 
 
@@ -132,8 +138,12 @@ def int_arg(name: str, default: int, low: int, high: int) -> int:
     # digits only: int() also took " 5", "+5", "1_000" and "\uff15" (a full-width 5)
     value = int(text) if re.fullmatch(r"-?[0-9]{1,30}", text, re.ASCII) else None
     if value is None or not low <= value <= high:
-        raise ApiError(400, f"{name}: expected a whole number from {low} to {high}, got "
-                            f"{text!r}", name, "bad_parameter")
+        raise ApiError(
+            400,
+            f"{name}: expected a whole number from {low} to {high}, got {text!r}",
+            name,
+            "bad_parameter",
+        )
     return value
 
 
@@ -158,11 +168,16 @@ def date_arg(name: str) -> datetime | None:
             day = date.fromisoformat(text)
             return datetime(day.year, day.month, day.day, tzinfo=UTC)
         moment = datetime.fromisoformat(
-            re.sub(r"(T\d\d:\d\d:)60", r"\g<1>59", text.upper(), count=1))
+            re.sub(r"(T\d\d:\d\d:)60", r"\g<1>59", text.upper(), count=1)
+        )
     except ValueError:
-        raise ApiError(400, f"{name}: expected a date (2024-05-01) or an RFC 3339 time "
-                            f"(2024-05-01T20:30:00Z), got {text!r}", name,
-                       "bad_parameter") from None
+        raise ApiError(
+            400,
+            f"{name}: expected a date (2024-05-01) or an RFC 3339 time "
+            f"(2024-05-01T20:30:00Z), got {text!r}",
+            name,
+            "bad_parameter",
+        ) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -184,9 +199,14 @@ def rule_specs(values: list[str]) -> list[str]:
     37.6 s to compare)."""
     specs = [value.strip() for value in values if value.strip()]
     if len(specs) > MAX_RULE_SETS:
-        raise ApiError(400, f"rules: {len(specs):,} rule sets given; at most {MAX_RULE_SETS} "
-                            "may be compared or reported in one request", "rules",
-                       "bad_parameter", "Too many rule sets")
+        raise ApiError(
+            400,
+            f"rules: {len(specs):,} rule sets given; at most {MAX_RULE_SETS} "
+            "may be compared or reported in one request",
+            "rules",
+            "bad_parameter",
+            "Too many rule sets",
+        )
     return specs
 
 
@@ -202,8 +222,12 @@ def rule_sets_arg(log: Log | None = None) -> list[RuleSet]:
 def seat_arg(log: Log) -> str | None:
     seat = arg("seat")
     if seat is not None and seat not in log.players:
-        raise ApiError(400, f"{seat!r} is not seated; the players are "
-                            f"{', '.join(log.players)}", "seat", "bad_parameter")
+        raise ApiError(
+            400,
+            f"{seat!r} is not seated; the players are {', '.join(log.players)}",
+            "seat",
+            "bad_parameter",
+        )
     return seat
 
 
@@ -215,22 +239,36 @@ def body_files() -> list[tuple[str, bytes]]:
     """The logs a request carries: the ``log`` files (or ``log``/``text`` fields) of a
     multipart form, else the raw body, whatever its content type."""
     if request.mimetype == "multipart/form-data":
-        logs = [(upload_name(f.filename), f.read())
-                for f in request.files.getlist("log") if f.filename]
-        logs += [(upload_name(f.filename), f.read())
-                 for name, f in request.files.items(multi=True) if name != "log" and f.filename]
+        logs = [
+            (upload_name(f.filename), f.read()) for f in request.files.getlist("log") if f.filename
+        ]
+        logs += [
+            (upload_name(f.filename), f.read())
+            for name, f in request.files.items(multi=True)
+            if name != "log" and f.filename
+        ]
         for name in ("log", "text"):
             text = request.form.get(name)
             if text and text.strip():
                 logs.append(("request", text.encode("utf-8")))
         if not logs:
-            raise ApiError(400, "No log: send the log as the form's log file (or field)",
-                           "log", "no_log", "No log")
+            raise ApiError(
+                400,
+                "No log: send the log as the form's log file (or field)",
+                "log",
+                "no_log",
+                "No log",
+            )
         return logs
     data = request.get_data(cache=True)
     if not data.strip():
-        raise ApiError(400, "No log: send the log in the request body (JSON Lines or a JSON "
-                            "array of events)", "log", "no_log", "No log")
+        raise ApiError(
+            400,
+            "No log: send the log in the request body (JSON Lines or a JSON array of events)",
+            "log",
+            "no_log",
+            "No log",
+        )
     return [("request", data)]
 
 
@@ -256,8 +294,14 @@ def read_log_bytes(data: bytes, name: str, max_events: int | None = None) -> Log
     if max_events is None:
         _, max_events = limits()
     is_array = data.lstrip()[:1] == b"["
-    if not is_array and data.count(b"\n") >= max_events and sum(  # else too few lines
-            1 for line in data.split(b"\n") if line.strip()) > max_events:
+    if (
+        not is_array
+        and data.count(b"\n") >= max_events
+        and sum(  # else too few lines
+            1 for line in data.split(b"\n") if line.strip()
+        )
+        > max_events
+    ):
         raise too_many_events(name, max_events)
     try:
         log = (parse_json_array if is_array else parse_jsonl)(data, name)
@@ -274,15 +318,25 @@ def megabytes(size: int) -> str:
 
 def too_large_error(max_bytes: int) -> ApiError:
     """A body over the limit (the app's 413, and waitress's for one over twice it)."""
-    return ApiError(413, f"the request is larger than {megabytes(max_bytes)}, the most this "
-                         "server reads (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)", "log",
-                    "too_large", "Too large")
+    return ApiError(
+        413,
+        f"the request is larger than {megabytes(max_bytes)}, the most this "
+        "server reads (YANIV_AUDIT_MAX_BYTES, serve --max-bytes)",
+        "log",
+        "too_large",
+        "Too large",
+    )
 
 
 def too_many_events(name: str, max_events: int) -> ApiError:
-    return ApiError(413, f"{name}: the log has more than {max_events:,} events, the most this "
-                         "server reads in one request (YANIV_AUDIT_MAX_EVENTS)", "log",
-                    "too_many_events", "Too many events")
+    return ApiError(
+        413,
+        f"{name}: the log has more than {max_events:,} events, the most this "
+        "server reads in one request (YANIV_AUDIT_MAX_EVENTS)",
+        "log",
+        "too_many_events",
+        "Too many events",
+    )
 
 
 def check_board_size(log: Log, name: str) -> None:
@@ -292,12 +346,17 @@ def check_board_size(log: Log, name: str) -> None:
     most = int(current_app.config.get("MAX_BOARD_BYTES", MAX_BOARD_BYTES))
     size = board_size(log, sum(len(leaf) + 1 for leaf in log.leaves))
     if size > most:
-        raise ApiError(413, f"{name}: its board would be about {megabytes(size)} "
-                            f"({len(log.events):,} events x {len(log.players)} seats), more "
-                            f"than the {megabytes(most)} this server builds in one answer: "
-                            "audit it instead (POST /api/v1/audit, yaniv-audit audit), or "
-                            "step through it with yaniv-audit replay", "log",
-                       "answer_too_large", "Too large an answer")
+        raise ApiError(
+            413,
+            f"{name}: its board would be about {megabytes(size)} "
+            f"({len(log.events):,} events x {len(log.players)} seats), more "
+            f"than the {megabytes(most)} this server builds in one answer: "
+            "audit it instead (POST /api/v1/audit, yaniv-audit audit), or "
+            "step through it with yaniv-audit replay",
+            "log",
+            "answer_too_large",
+            "Too large an answer",
+        )
 
 
 def body_log() -> Log:
@@ -343,8 +402,13 @@ def with_texts(answer: Any, lang: str | None) -> Any:
 
 
 def no_archive() -> ApiError:
-    return ApiError(404, "no archive: create one with yaniv-audit ingest (or POST "
-                         "/api/v1/games)", None, "no_archive", "No archive")
+    return ApiError(
+        404,
+        "no archive: create one with yaniv-audit ingest (or POST /api/v1/games)",
+        None,
+        "no_archive",
+        "No archive",
+    )
 
 
 def reader() -> Any:
@@ -357,16 +421,28 @@ def found_game(r: Reader | None, ref: str) -> dict[str, Any]:
     try:
         game = r.resolve(ref)
     except Ambiguous as exc:
-        raise ApiError(409, f"{ref!r} names {len(exc.candidates)}"
-                            f"{' or more' if len(exc.candidates) > 10 else ''} games: give "
-                            "more of the fingerprint", "game", "ambiguous", "Ambiguous game",
-                       candidates=[{k: g[k] for k in ("fingerprint", "game_id", "source",
-                                                      "events", "superseded")}
-                                   for g in exc.candidates[:10]]) from None
+        raise ApiError(
+            409,
+            f"{ref!r} names {len(exc.candidates)}"
+            f"{' or more' if len(exc.candidates) > 10 else ''} games: give "
+            "more of the fingerprint",
+            "game",
+            "ambiguous",
+            "Ambiguous game",
+            candidates=[
+                {k: g[k] for k in ("fingerprint", "game_id", "source", "events", "superseded")}
+                for g in exc.candidates[:10]
+            ],
+        ) from None
     if game is None:
-        raise ApiError(404, f"no game {ref!r} in the archive (give a fingerprint, 8 or more "
-                            "of its first hex digits, or a game_id)", "game", "no_such_game",
-                       "No such game")
+        raise ApiError(
+            404,
+            f"no game {ref!r} in the archive (give a fingerprint, 8 or more "
+            "of its first hex digits, or a game_id)",
+            "game",
+            "no_such_game",
+            "No such game",
+        )
     return game
 
 
@@ -407,30 +483,54 @@ def check_write_allowed(token: str | None = None) -> None:
     that no proxy forwarded may write."""
     origin = request.headers.get("Origin")
     if origin and origin.rstrip("/") != request.host_url.rstrip("/"):
-        raise ApiError(403, f"a write from another site ({origin}) is refused", None,
-                       "forbidden", "Not allowed")
+        raise ApiError(
+            403,
+            f"a write from another site ({origin}) is refused",
+            None,
+            "forbidden",
+            "Not allowed",
+        )
     configured = current_app.config.get("WRITE_TOKEN") or ""
     header = request.headers.get("Authorization", "")
     given = header[7:].strip() if header.lower().startswith("bearer ") else (token or "")
     if configured:
         if not given or not hmac.compare_digest(given.encode(), str(configured).encode()):
-            raise ApiError(401, "writing to the archive needs Authorization: Bearer <token> "
-                                "with the server's YANIV_AUDIT_TOKEN", None, "unauthorized",
-                           "Not allowed")
+            raise ApiError(
+                401,
+                "writing to the archive needs Authorization: Bearer <token> "
+                "with the server's YANIV_AUDIT_TOKEN",
+                None,
+                "unauthorized",
+                "Not allowed",
+            )
         return
     forwarded = any(name in request.headers for name in PROXY_HEADERS)
     if not is_loopback(request.remote_addr or "") or forwarded:
-        raise ApiError(401, "writing to the archive is allowed only from this machine: set "
-                            "YANIV_AUDIT_TOKEN on the server and send Authorization: Bearer "
-                            "<token>", None, "unauthorized", "Not allowed")
+        raise ApiError(
+            401,
+            "writing to the archive is allowed only from this machine: set "
+            "YANIV_AUDIT_TOKEN on the server and send Authorization: Bearer "
+            "<token>",
+            None,
+            "unauthorized",
+            "Not allowed",
+        )
     host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
-    if host.lower() not in ("localhost", current_app.config.get("LISTEN_HOST") or "localhost") \
-            and not is_loopback(host.strip("[]")):
+    if host.lower() not in (
+        "localhost",
+        current_app.config.get("LISTEN_HOST") or "localhost",
+    ) and not is_loopback(host.strip("[]")):
         # a page of another site whose name resolves to 127.0.0.1 (DNS rebinding) is the
         # same origin to the browser: only the name the server listens on is this machine
-        raise ApiError(403, f"a write addressed to {host!r} is refused: without a token, "
-                            "write to this machine by its own address (http://127.0.0.1:PORT/ "
-                            "or http://localhost:PORT/)", None, "forbidden", "Not allowed")
+        raise ApiError(
+            403,
+            f"a write addressed to {host!r} is refused: without a token, "
+            "write to this machine by its own address (http://127.0.0.1:PORT/ "
+            "or http://localhost:PORT/)",
+            None,
+            "forbidden",
+            "Not allowed",
+        )
 
 
 #: the headers a proxy adds (``serve`` has waitress keep them: it would drop the first two)
@@ -483,28 +583,72 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
             with store().writing(keep=store().idle) as archive:
                 result = ingest_into(archive, paths, reopen=reopen)
                 total = archive.count_games()
-        added = [{"source": base_name(a.source), "fingerprint": a.fingerprint,
-                  "game_id": a.game_id, "events": a.events} for a in result.added]
-        duplicates = [{"source": base_name(source), "fingerprint": fp}
-                      for source, fp, _ in result.duplicates]
-        rewrites = [{"source": base_name(source), "fingerprint": fp, "game_id": game_id,
-                     "rewrites": other, "differs_from_event": same}
-                    for source, fp, game_id, other, same in result.conflicts]
-        after_end = [{"source": base_name(source), "fingerprint": fp, "game_id": game_id,
-                      "ended": ended, "ended_size": size}
-                     for source, fp, game_id, ended, size in result.after_end]
-        at_table = [{"source": base_name(source), "fingerprint": fp, "game_id": game_id,
-                     "table": table, "table_entries": entries}
-                    for source, fp, game_id, table, entries in result.at_table]
+        added = [
+            {
+                "source": base_name(a.source),
+                "fingerprint": a.fingerprint,
+                "game_id": a.game_id,
+                "events": a.events,
+            }
+            for a in result.added
+        ]
+        duplicates = [
+            {"source": base_name(source), "fingerprint": fp} for source, fp, _ in result.duplicates
+        ]
+        rewrites = [
+            {
+                "source": base_name(source),
+                "fingerprint": fp,
+                "game_id": game_id,
+                "rewrites": other,
+                "differs_from_event": same,
+            }
+            for source, fp, game_id, other, same in result.conflicts
+        ]
+        after_end = [
+            {
+                "source": base_name(source),
+                "fingerprint": fp,
+                "game_id": game_id,
+                "ended": ended,
+                "ended_size": size,
+            }
+            for source, fp, game_id, ended, size in result.after_end
+        ]
+        at_table = [
+            {
+                "source": base_name(source),
+                "fingerprint": fp,
+                "game_id": game_id,
+                "table": table,
+                "table_entries": entries,
+            }
+            for source, fp, game_id, table, entries in result.at_table
+        ]
         for r in result.refused:
-            refused.append({"source": base_name(r.source), "error": {
-                "status": 422, "code": "unreadable_log", "field": "log",
-                "message": f"{base_name(r.source)}: {r.error}"}})
+            refused.append(
+                {
+                    "source": base_name(r.source),
+                    "error": {
+                        "status": 422,
+                        "code": "unreadable_log",
+                        "field": "log",
+                        "message": f"{base_name(r.source)}: {r.error}",
+                    },
+                }
+            )
     else:
         with reader() as r:
             total = r.archive.count_games() if r is not None else 0
-    return {"added": added, "duplicates": duplicates, "refused": refused, "total": total,
-            "rewrites": rewrites, "after_end": after_end, "at_table": at_table}
+    return {
+        "added": added,
+        "duplicates": duplicates,
+        "refused": refused,
+        "total": total,
+        "rewrites": rewrites,
+        "after_end": after_end,
+        "at_table": at_table,
+    }
 
 
 # --- the endpoints --------------------------------------------------------------------------
@@ -512,8 +656,13 @@ def store_logs(files: list[tuple[str, bytes]], reopen: bool = False) -> dict[str
 
 @api_v1.get("/")
 def index() -> Response:
-    return json_response({"version": 1, "openapi": "/api/v1/openapi.json",
-                          "docs": "docs/web.md in the yaniv-audit sources"})
+    return json_response(
+        {
+            "version": 1,
+            "openapi": "/api/v1/openapi.json",
+            "docs": "docs/web.md in the yaniv-audit sources",
+        }
+    )
 
 
 @api_v1.get("/openapi.json")
@@ -525,15 +674,20 @@ def openapi_document() -> Response:
 
 @api_v1.get("/rules")
 def rules_index() -> Response:
-    return json_response([{"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
-                          for name, r in PRESETS.items()])
+    return json_response(
+        [
+            {"id": name, "source": PRESET_SOURCES[name], "params": r.params()}
+            for name, r in PRESETS.items()
+        ]
+    )
 
 
 @api_v1.get("/rules/<anytext:rule_id>")
 def rules_show(rule_id: str) -> Response:
     rules = rules_from(rule_id, "rule_id")
-    return json_response({"id": rules.id, "source": PRESET_SOURCES[rules.name],
-                          "params": rules.params()})
+    return json_response(
+        {"id": rules.id, "source": PRESET_SOURCES[rules.name], "params": rules.params()}
+    )
 
 
 @api_v1.post("/audit")
@@ -547,13 +701,15 @@ def audit_body() -> Response:
     if entry is None:
         workers: Workers | None = current_app.extensions.get("yaniv_workers")
         args = (data, name, rules, limits()[1], lang)
-        entry = cache().put(key, workers.run(audit_answer, *args) if workers
-                            else audit_answer(*args))
+        entry = cache().put(
+            key, workers.run(audit_answer, *args) if workers else audit_answer(*args)
+        )
     return answer(entry)
 
 
-def audit_answer(data: bytes, name: str, rules: RuleSet | None, max_events: int,
-                 lang: str | None = None) -> bytes:
+def audit_answer(
+    data: bytes, name: str, rules: RuleSet | None, max_events: int, lang: str | None = None
+) -> bytes:
     """The answer to ``POST /api/v1/audit``: the audit report of a posted log, as JSON
     (on a worker process when the server has them: :mod:`.workers`), its findings said
     in ``lang`` too."""
@@ -570,16 +726,19 @@ def board_body() -> Response:
     seat = seat_arg(log)
     check_board_size(log, name)
     fingerprint = tree_hash(log.leaves).hex()
-    return cached(("board", fingerprint, rules_key(rules), seat),
-                  lambda: replayed(name, lambda: board(log, rules, seat)))
+    return cached(
+        ("board", fingerprint, rules_key(rules), seat),
+        lambda: replayed(name, lambda: board(log, rules, seat)),
+    )
 
 
 @api_v1.post("/compare")
 def compare_body() -> Response:
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(with_texts(replayed(name, lambda: compare_log(log, rule_sets_arg(log))),
-                                    asked_language()))
+    return json_response(
+        with_texts(replayed(name, lambda: compare_log(log, rule_sets_arg(log))), asked_language())
+    )
 
 
 @api_v1.post("/state")
@@ -590,8 +749,9 @@ def state_body() -> Response:
     rules = rules_arg()
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(with_texts(replayed(name, lambda: table_state(log, rules)),
-                                    asked_language()))
+    return json_response(
+        with_texts(replayed(name, lambda: table_state(log, rules)), asked_language())
+    )
 
 
 def listing_args(default_sort: str = "ingested") -> tuple[Filters, str]:
@@ -601,16 +761,30 @@ def listing_args(default_sort: str = "ingested") -> tuple[Filters, str]:
     (``default_sort`` when not given)."""
     sort = typed_arg("sort") or default_sort
     if sort.lstrip("-") not in SORTS or sort.startswith("--"):
-        raise ApiError(400, f"sort: expected one of {', '.join(SORTS)} (a leading - for "
-                            f"descending), got {sort!r}", "sort", "bad_parameter")
+        raise ApiError(
+            400,
+            f"sort: expected one of {', '.join(SORTS)} (a leading - for descending), got {sort!r}",
+            "sort",
+            "bad_parameter",
+        )
     verdict = typed_arg("verdict")
     if verdict is not None and verdict not in VERDICTS:
-        raise ApiError(400, f"verdict: expected one of {', '.join(VERDICTS)}, got "
-                            f"{verdict!r}", "verdict", "bad_parameter")
+        raise ApiError(
+            400,
+            f"verdict: expected one of {', '.join(VERDICTS)}, got {verdict!r}",
+            "verdict",
+            "bad_parameter",
+        )
     spec = arg("rules")
-    filters = Filters(player=arg("player"), rules_key=rules_from(spec).key if spec else None,
-                      verdict=verdict, has_findings=bool_arg("has_findings"),
-                      since=date_arg("since"), until=date_arg("until"), search=arg("q"))
+    filters = Filters(
+        player=arg("player"),
+        rules_key=rules_from(spec).key if spec else None,
+        verdict=verdict,
+        has_findings=bool_arg("has_findings"),
+        since=date_arg("since"),
+        until=date_arg("until"),
+        search=arg("q"),
+    )
     return filters, sort
 
 
@@ -623,9 +797,13 @@ def games_index() -> Response:
         if r is None:
             raise no_archive()
         key = ("games", store().generation, filters, sort, limit, offset)
-        entry = cache().build_once(key, lambda: orjson.dumps(
-            r.games(filters, sort=sort, limit=limit, offset=offset),
-            option=orjson.OPT_NON_STR_KEYS))
+        entry = cache().build_once(
+            key,
+            lambda: orjson.dumps(
+                r.games(filters, sort=sort, limit=limit, offset=offset),
+                option=orjson.OPT_NON_STR_KEYS,
+            ),
+        )
     return answer(entry)
 
 
@@ -644,23 +822,36 @@ def games_ingest() -> Response:
         first = result["refused"][0]["error"]
         more = len(result["refused"]) - 1
         where = {k: first[k] for k in ("line", "index") if k in first}
-        raise ApiError(422, first["message"] + (f" (and {more} more logs refused)" if more
-                                                 else ""), "log", "unreadable_log",
-                       "Unreadable log", **where, refused=result["refused"])
+        raise ApiError(
+            422,
+            first["message"] + (f" (and {more} more logs refused)" if more else ""),
+            "log",
+            "unreadable_log",
+            "Unreadable log",
+            **where,
+            refused=result["refused"],
+        )
     if result["at_table"]:
-        said = [at_table_said(r["source"], r["game_id"], r["table"], r["table_entries"])
-                for r in result["at_table"]]
-        raise ApiError(409, "; ".join(said), "log", "table_open", "Played at a live table",
-                       **result)
+        said = [
+            at_table_said(r["source"], r["game_id"], r["table"], r["table_entries"])
+            for r in result["at_table"]
+        ]
+        raise ApiError(
+            409, "; ".join(said), "log", "table_open", "Played at a live table", **result
+        )
     if result["rewrites"] or result["after_end"]:
-        said = [f"{r['source']}: rewrites game {r['game_id']}, archived before with other "
-                f"events ({r['rewrites'][:16]}): they differ from event "
-                f"{r['differs_from_event']} on; kept as evidence, never counted in the reports"
-                for r in result["rewrites"]]
-        said += [f"{r['source']}: continues game {r['game_id']} after its end (the ended "
-                 f"version {r['ended'][:16]}, {r['ended_size']} events, stays the game): kept "
-                 "as evidence, never counted; post it with ?reopen=true to count it instead"
-                 for r in result["after_end"]]
+        said = [
+            f"{r['source']}: rewrites game {r['game_id']}, archived before with other "
+            f"events ({r['rewrites'][:16]}): they differ from event "
+            f"{r['differs_from_event']} on; kept as evidence, never counted in the reports"
+            for r in result["rewrites"]
+        ]
+        said += [
+            f"{r['source']}: continues game {r['game_id']} after its end (the ended "
+            f"version {r['ended'][:16]}, {r['ended_size']} events, stays the game): kept "
+            "as evidence, never counted; post it with ?reopen=true to count it instead"
+            for r in result["after_end"]
+        ]
         code = "rewrites_game" if result["rewrites"] else "continues_ended_game"
         raise ApiError(409, "; ".join(said), "log", code, "Kept as evidence only", **result)
     return json_response(result, 201 if result["added"] else 200)
@@ -672,8 +863,9 @@ def game_show(ref: str) -> Response:
         if r is None:
             raise no_archive()
         key = ("game", store().generation, ref)
-        entry = cache().build_once(key, lambda: orjson.dumps(found_game(r, ref),
-                                                             option=orjson.OPT_NON_STR_KEYS))
+        entry = cache().build_once(
+            key, lambda: orjson.dumps(found_game(r, ref), option=orjson.OPT_NON_STR_KEYS)
+        )
     return answer(entry)
 
 
@@ -685,8 +877,15 @@ def game_events(ref: str) -> Response:
         game = found_game(r, ref)
         assert r is not None
         events = r.events(game["fingerprint"], limit=limit, offset=offset)
-    return json_response({"fingerprint": game["fingerprint"], "total": game["events"],
-                          "limit": limit, "offset": offset, "events": events})
+    return json_response(
+        {
+            "fingerprint": game["fingerprint"],
+            "total": game["events"],
+            "limit": limit,
+            "offset": offset,
+            "events": events,
+        }
+    )
 
 
 @api_v1.get("/games/<ref>/board")
@@ -696,8 +895,12 @@ def game_board(ref: str) -> Response:
     game = game_facts(ref)
     players = game["players"]
     if seat is not None and seat not in players:
-        raise ApiError(400, f"{seat!r} is not seated; the players are {', '.join(players)}",
-                       "seat", "bad_parameter")
+        raise ApiError(
+            400,
+            f"{seat!r} is not seated; the players are {', '.join(players)}",
+            "seat",
+            "bad_parameter",
+        )
     key = ("board", game["fingerprint"], rules_key(rules), seat)
 
     def build() -> bytes:
@@ -724,15 +927,17 @@ def game_audit(ref: str) -> Response:
             wanted = rules.key if rules is not None else None
             stored = None
             if wanted is None:
-                stored = r.archive.query("SELECT rules_key FROM games WHERE fingerprint = ?",
-                                         [game["fingerprint"]])[1][0][0]
+                stored = r.archive.query(
+                    "SELECT rules_key FROM games WHERE fingerprint = ?", [game["fingerprint"]]
+                )[1][0][0]
             report = r.stored_audit(game["fingerprint"], wanted or stored)
             if report is not None:
                 entry = cache().put(key, orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS))
     if entry is None:
         _, log = game_log(game["fingerprint"])
-        report = replayed(game["source"], lambda: audit_log(log, rules,
-                                                            fingerprint=game["fingerprint"]))
+        report = replayed(
+            game["source"], lambda: audit_log(log, rules, fingerprint=game["fingerprint"])
+        )
         entry = cache().put(key, orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS))
     return answer(entry)
 
@@ -741,41 +946,60 @@ def game_audit(ref: str) -> Response:
 def game_compare(ref: str) -> Response:
     rule_sets = rule_sets_arg()
     game, log = game_log(ref)
-    return json_response(replayed(game["source"],
-                                  lambda: compare_log(log, rule_sets or other_tables(log))))
+    return json_response(
+        replayed(game["source"], lambda: compare_log(log, rule_sets or other_tables(log)))
+    )
 
 
 @api_v1.get("/reports")
 def reports_index() -> Response:
-    return json_response([{"name": name, "shows": shows}
-                          for name, shows in analytics.REPORTS.items()])
+    return json_response(
+        [{"name": name, "shows": shows} for name, shows in analytics.REPORTS.items()]
+    )
 
 
 @api_v1.get("/reports/<name>")
 def report_show(name: str) -> Response:
     if name not in analytics.REPORTS:
-        raise ApiError(404, f"no report {name!r}; the reports are "
-                            f"{', '.join(analytics.REPORTS)}", "name", "no_such_report",
-                       "No such report")
+        raise ApiError(
+            404,
+            f"no report {name!r}; the reports are {', '.join(analytics.REPORTS)}",
+            "name",
+            "no_such_report",
+            "No such report",
+        )
     rule_sets: list[RuleSet | None] = list(rule_sets_arg()) or [None]
     players = int_arg("players", 0, 2, 8) if typed_arg("players") else None
     simulated = bool(bool_arg("simulated"))
     if name == "rules-impact" and None in rule_sets:
-        raise ApiError(400, "rules-impact needs rules=R, the rule set to compare with",
-                       "rules", "bad_parameter")
+        raise ApiError(
+            400,
+            "rules-impact needs rules=R, the rule set to compare with",
+            "rules",
+            "bad_parameter",
+        )
     # what must be audited first (as yaniv-audit report does; a deal report needs none)
-    needed = list(dict.fromkeys([None, *rule_sets] if name == "rules-impact"
-                                else [] if name == "deal-odds" else rule_sets))
+    needed = list(
+        dict.fromkeys(
+            [None, *rule_sets]
+            if name == "rules-impact"
+            else []
+            if name == "deal-odds"
+            else rule_sets
+        )
+    )
     with reader() as r:
         if r is None:
             raise no_archive()
         missing = {rules: r.audited(None if rules is None else rules.key) for rules in needed}
         todo = [rules for rules, (games, done) in missing.items() if done < games]
         if not todo:
-            return cached(("report", store().generation, name, tuple(rule_sets), players,
-                           simulated),
-                          lambda: analytics.report(r.archive, name, rule_sets, players,
-                                                   simulated=simulated).to_json())
+            return cached(
+                ("report", store().generation, name, tuple(rule_sets), players, simulated),
+                lambda: analytics.report(
+                    r.archive, name, rule_sets, players, simulated=simulated
+                ).to_json(),
+            )
     raise not_audited(todo, store().name)
 
 
@@ -787,11 +1011,18 @@ def not_audited(todo: list[RuleSet | None], archive: str) -> ApiError:
     db = f"yaniv-audit audit --db {shlex.quote(archive or 'FILE')}"
     given = [r for r in todo if r is not None]
     commands = ([db] if None in todo else []) + (
-        [db + "".join(f" --rules {shlex.quote(r.id)}" for r in given)] if given else [])
-    return ApiError(409, f"the archive's games are not all audited under {under} yet, and "
-                         f"a GET never writes to the archive: run {' and '.join(commands)}, "
-                         "then ask again", "rules", "not_audited", "Not audited",
-                    command=commands[0])
+        [db + "".join(f" --rules {shlex.quote(r.id)}" for r in given)] if given else []
+    )
+    return ApiError(
+        409,
+        f"the archive's games are not all audited under {under} yet, and "
+        f"a GET never writes to the archive: run {' and '.join(commands)}, "
+        "then ask again",
+        "rules",
+        "not_audited",
+        "Not audited",
+        command=commands[0],
+    )
 
 
 def wants_json() -> bool:

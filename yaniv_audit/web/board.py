@@ -52,8 +52,10 @@ def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> di
     fingerprint = tree_hash(log.leaves).hex()
     replay = Replay(log.game, rules or log.game.rules)
     seats = {p: i for i, p in enumerate(log.players)}
-    shown = [_step(step, seat, event, seats) for step, event in
-             zip(steps(log, rules, seat, replay), log.events, strict=True)]
+    shown = [
+        _step(step, seat, event, seats)
+        for step, event in zip(steps(log, rules, seat, replay), log.events, strict=True)
+    ]
     if not (shown and shown[-1]["stopped"]):
         replay.finish()  # as the audit's replay ends (a stopped one ends where it stopped)
     report = report_of(log, replay, fingerprint)
@@ -83,22 +85,36 @@ def move(event: Event, seat: str | None) -> dict[str, Any]:
     elif isinstance(event, Draw):
         hidden = seat is not None and event.source == "stock" and event.player != seat
         cards = [] if event.card is None or hidden else [format_cards([event.card])]
-        return {"player": who, "cards": cards, "source": event.source,
-                "swap": format_cards([event.swap]) if event.swap is not None else None}
+        return {
+            "player": who,
+            "cards": cards,
+            "source": event.source,
+            "swap": format_cards([event.swap]) if event.swap is not None else None,
+        }
     elif isinstance(event, Slap):
         cards = [format_cards([event.card])]
     elif isinstance(event, Yaniv):
         return {"player": who, "cards": [], "total": event.total}
     elif isinstance(event, Showdown):  # the hands laid down are seen by everyone
-        return {"player": event.caller, "cards": [], "hands": {
-            p: format_cards(cards).split() for p, cards in event.hands.items()}}
+        return {
+            "player": event.caller,
+            "cards": [],
+            "hands": {p: format_cards(cards).split() for p, cards in event.hands.items()},
+        }
     elif isinstance(event, RoundStarted):
-        return {"player": event.starter, "cards": [] if event.upcard is None else
-                [format_cards([event.upcard])], "round": event.round,
-                "recorded": event.hands is not None}
+        return {
+            "player": event.starter,
+            "cards": [] if event.upcard is None else [format_cards([event.upcard])],
+            "round": event.round,
+            "recorded": event.hands is not None,
+        }
     elif isinstance(event, GameStarted):
-        return {"player": None, "cards": [], "players": list(event.players),
-                "rules": event.rules.id}
+        return {
+            "player": None,
+            "cards": [],
+            "players": list(event.players),
+            "rules": event.rules.id,
+        }
     elif isinstance(event, RoundEnded):
         return {"player": None, "cards": [], "round": event.round}
     elif isinstance(event, Withdraw):
@@ -114,8 +130,9 @@ def by_seat(values: dict[str, Any], seats: dict[str, int]) -> list[Any]:
     return [get(p) for p in seats]
 
 
-def _step(step: dict[str, Any], seat: str | None, event: Event,
-          seats: dict[str, int]) -> dict[str, Any]:
+def _step(
+    step: dict[str, Any], seat: str | None, event: Event, seats: dict[str, int]
+) -> dict[str, Any]:
     step["move"] = move(event, seat)
     state = step["state"]
     state["scores"] = by_seat(state["scores"], seats)
@@ -128,8 +145,7 @@ def _step(step: dict[str, Any], seat: str | None, event: Event,
         table["pile"] = table["pile"][-PILE_SHOWN:]
         hands, totals = table["hands"], table["totals"]
         if seat is not None:
-            hands = {p: hand if p == seat else [HIDDEN] * len(hand)
-                     for p, hand in hands.items()}
+            hands = {p: hand if p == seat else [HIDDEN] * len(hand) for p, hand in hands.items()}
             totals = {p: t for p, t in totals.items() if p == seat}
         table["hands"], table["totals"] = by_seat(hands, seats), by_seat(totals, seats)
         turn = table["turn"]

@@ -21,8 +21,11 @@ from babel.messages.pofile import write_po
 from .i18n import DEFAULT, DOMAIN, HERE, LANGUAGES, po_path, read_catalogue
 
 #: files whose marked strings are extracted, and how
-METHODS = [("**/templates/**.html", "jinja2.ext:babel_extract"), ("**.py", "python"),
-           ("**/static/**.js", "javascript")]
+METHODS = [
+    ("**/templates/**.html", "jinja2.ext:babel_extract"),
+    ("**.py", "python"),
+    ("**/static/**.js", "javascript"),
+]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "t": None, "N_": None}
 #: modules outside web/ whose marked strings are extracted too: the findings' templates
 CORE = [HERE.parent / "core" / "messages.py"]
@@ -34,18 +37,34 @@ def extract() -> Catalog:
     template = Catalog(domain=DOMAIN, project="yaniv-audit", charset="utf-8")
     root = HERE.parent.parent
     for filename, lineno, message, comments, context in extract_from_dir(
-            str(HERE), METHODS, OPTIONS, KEYWORDS, comment_tags=("TRANSLATORS:",),
-            strip_comment_tags=True):
+        str(HERE),
+        METHODS,
+        OPTIONS,
+        KEYWORDS,
+        comment_tags=("TRANSLATORS:",),
+        strip_comment_tags=True,
+    ):
         path = (HERE / filename).relative_to(root).as_posix()
-        template.add(message, None, [(path, lineno)], auto_comments=comments, context=context,
-                     flags=("python-format",) if _formats(message) else ())
+        template.add(
+            message,
+            None,
+            [(path, lineno)],
+            auto_comments=comments,
+            context=context,
+            flags=("python-format",) if _formats(message) else (),
+        )
     # the findings' templates, kept in the core (yaniv_audit/messages.py)
     for source in CORE:
         for lineno, message, comments, context in extract_from_file(
-                "python", str(source), KEYWORDS, comment_tags=("TRANSLATORS:",),
-                strip_comment_tags=True):
-            template.add(message, None, [(source.relative_to(root).as_posix(), lineno)],
-                         auto_comments=comments, context=context)
+            "python", str(source), KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
+        ):
+            template.add(
+                message,
+                None,
+                [(source.relative_to(root).as_posix(), lineno)],
+                auto_comments=comments,
+                context=context,
+            )
     return template
 
 
@@ -60,14 +79,22 @@ def updated(code: str, template: Catalog) -> str:
     if path.exists():
         catalogue = read_catalogue(code)
     else:
-        catalogue = Catalog(locale=code, domain=DOMAIN, project="yaniv-audit", charset="utf-8",
-                            fuzzy=False)
+        catalogue = Catalog(
+            locale=code, domain=DOMAIN, project="yaniv-audit", charset="utf-8", fuzzy=False
+        )
     catalogue.update(template, no_fuzzy_matching=True)
     catalogue.obsolete.clear()
     catalogue.revision_date = catalogue.creation_date  # no churn in the header
     buffer = io.BytesIO()
-    write_po(buffer, catalogue, width=0, omit_header=False, sort_output=True,
-             include_previous=False, include_lineno=False)
+    write_po(
+        buffer,
+        catalogue,
+        width=0,
+        omit_header=False,
+        sort_output=True,
+        include_previous=False,
+        include_lineno=False,
+    )
     return _stable_header(buffer.getvalue().decode("utf-8"))
 
 
@@ -77,9 +104,11 @@ def _stable_header(text: str) -> str:
 
 
 def untranslated(code: str) -> list[str]:
-    return [str(m.id) for m in read_catalogue(code)
-            if m.id and (m.fuzzy or not (all(m.string) if isinstance(m.string, tuple)
-                                         else m.string))]
+    return [
+        str(m.id)
+        for m in read_catalogue(code)
+        if m.id and (m.fuzzy or not (all(m.string) if isinstance(m.string, tuple) else m.string))
+    ]
 
 
 def fill(path: str) -> None:
@@ -98,10 +127,17 @@ def fill(path: str) -> None:
                 message.string = text
                 message.flags.discard("fuzzy")
         buffer = io.BytesIO()
-        write_po(buffer, catalogue, width=0, sort_output=True, include_previous=False,
-                 include_lineno=False)
-        po_path(code).write_text(_stable_header(buffer.getvalue().decode("utf-8")),
-                                 encoding="utf-8")
+        write_po(
+            buffer,
+            catalogue,
+            width=0,
+            sort_output=True,
+            include_previous=False,
+            include_lineno=False,
+        )
+        po_path(code).write_text(
+            _stable_header(buffer.getvalue().decode("utf-8")), encoding="utf-8"
+        )
 
 
 def main(argv: Iterable[str]) -> int:
@@ -110,8 +146,10 @@ def main(argv: Iterable[str]) -> int:
         fill(args[1])
         args = ["update"]
     if args not in (["update"], ["check"]):
-        print("usage: python -m yaniv_audit.web.catalogues update|check|fill FILE.json",
-              file=sys.stderr)
+        print(
+            "usage: python -m yaniv_audit.web.catalogues update|check|fill FILE.json",
+            file=sys.stderr,
+        )
         return 2
     template = extract()
     stale = []
@@ -124,13 +162,18 @@ def main(argv: Iterable[str]) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             missing = untranslated(code)
-            print(f"{path.relative_to(HERE.parent.parent)}: {len(template)} strings, "
-                  f"{len(missing)} to translate")
+            print(
+                f"{path.relative_to(HERE.parent.parent)}: {len(template)} strings, "
+                f"{len(missing)} to translate"
+            )
         elif not path.exists() or path.read_text(encoding="utf-8") != text:
             stale.append(code)
     if stale:
-        print(f"catalogues not current: {', '.join(stale)} (run python -m "
-              "yaniv_audit.web.i18n update)", file=sys.stderr)
+        print(
+            f"catalogues not current: {', '.join(stale)} (run python -m "
+            "yaniv_audit.web.i18n update)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -26,8 +26,7 @@ RULES_PAGE = "/rules"
 
 def param(name: str) -> Markup:
     """A rule parameter, linked to its place on the rules page."""
-    return Markup('<a class="param" href="{0}#{1}"><code>{1}</code></a>').format(
-        RULES_PAGE, name)
+    return Markup('<a class="param" href="{0}#{1}"><code>{1}</code></a>').format(RULES_PAGE, name)
 
 
 def _(message: str, **values: Any) -> Markup:
@@ -48,8 +47,9 @@ class Explained:
     params: list[str] = field(default_factory=list)
 
 
-def explain_round(rnd: Mapping[str, Any], params: Mapping[str, Any],
-                  names: Mapping[str, str]) -> Explained:
+def explain_round(
+    rnd: Mapping[str, Any], params: Mapping[str, Any], names: Mapping[str, str]
+) -> Explained:
     """The sentences that say how round ``rnd`` (a report's round) was scored."""
     out = Explained(rnd["round"])
     say = out.sentences.append
@@ -71,28 +71,53 @@ def explain_round(rnd: Mapping[str, Any], params: Mapping[str, Any],
         return out
     if rnd["end"] == "stock":
         used("reshuffle")
-        say(_("The stock ran out (%(param)s): every hand counts, the lowest wins the round.",
-              param=param("reshuffle")))
+        say(
+            _(
+                "The stock ran out (%(param)s): every hand counts, the lowest wins the round.",
+                param=param("reshuffle"),
+            )
+        )
         for p, n in points.items():
             say(_hand(name(p), n, totals.get(p)))
     elif caller is not None and not assaf:
-        say(_("%(caller)s called Yaniv at %(total)s; nobody had as little.",
-              caller=name(caller), total=totals.get(caller, "?")))
+        say(
+            _(
+                "%(caller)s called Yaniv at %(total)s; nobody had as little.",
+                caller=name(caller),
+                total=totals.get(caller, "?"),
+            )
+        )
         for p, n in points.items():
             if p == caller:
                 say(_("%(player)s scores 0 (the caller).", player=name(p)))
             else:
                 say(_hand(name(p), n, totals.get(p)))
     elif caller is not None:
-        had = Markup(", ").join(_("%(player)s had %(total)s", player=name(p), total=totals[p])
-                                for p in assaf)
-        say(_("%(caller)s called Yaniv at %(total)s; %(had)s: Assaf.", caller=name(caller),
-              total=totals.get(caller, "?"), had=had))
+        had = Markup(", ").join(
+            _("%(player)s had %(total)s", player=name(p), total=totals[p]) for p in assaf
+        )
+        say(
+            _(
+                "%(caller)s called Yaniv at %(total)s; %(had)s: Assaf.",
+                caller=name(caller),
+                total=totals.get(caller, "?"),
+                had=had,
+            )
+        )
         if any(totals[p] == totals.get(caller) for p in assaf):
             used("assaf_on_tie")
             say(_("An equal total is an Assaf (%(param)s).", param=param("assaf_on_tie")))
-        say(_caller_on_assaf(caller, name(caller), points[caller], totals.get(caller, 0),
-                             len(assaf), params, used))
+        say(
+            _caller_on_assaf(
+                caller,
+                name(caller),
+                points[caller],
+                totals.get(caller, 0),
+                len(assaf),
+                params,
+                used,
+            )
+        )
         lowest = min(totals[p] for p in assaf)
         scoring = params.get("assaf_scoring")
         used("assaf_scoring")
@@ -100,23 +125,45 @@ def explain_round(rnd: Mapping[str, Any], params: Mapping[str, Any],
             if p == caller:
                 continue
             if n == 0 and p in assaf and totals[p] == lowest:
-                say(_("%(player)s scores 0 (the lowest Assafer, %(param)s).",
-                      player=name(p), param=param("assaf_scoring")))
+                say(
+                    _(
+                        "%(player)s scores 0 (the lowest Assafer, %(param)s).",
+                        player=name(p),
+                        param=param("assaf_scoring"),
+                    )
+                )
             elif n == 0 and scoring == "others_zero":
-                say(_("%(player)s scores 0 (only the caller scores, %(param)s).",
-                      player=name(p), param=param("assaf_scoring")))
+                say(
+                    _(
+                        "%(player)s scores 0 (only the caller scores, %(param)s).",
+                        player=name(p),
+                        param=param("assaf_scoring"),
+                    )
+                )
             else:
                 say(_hand(name(p), n, totals.get(p)))
     for red in rnd["reductions"]:
         used("reductions")
-        say(_("%(player)s lands on %(from)s and drops to %(to)s (%(param)s).",
-              player=name(red["player"]), to=red["to"], param=param("reductions"),
-              **{"from": red["from"]}))
+        say(
+            _(
+                "%(player)s lands on %(from)s and drops to %(to)s (%(param)s).",
+                player=name(red["player"]),
+                to=red["to"],
+                param=param("reductions"),
+                **{"from": red["from"]},
+            )
+        )
     for p in rnd["out"]:
         used("score_limit", "limit_rule")
-        say(_("%(player)s passes the limit with %(score)s and is out (%(limit)s, %(rule)s).",
-              player=name(p), score=rnd["scores"].get(p, "?"), limit=param("score_limit"),
-              rule=param("limit_rule")))
+        say(
+            _(
+                "%(player)s passes the limit with %(score)s and is out (%(limit)s, %(rule)s).",
+                player=name(p),
+                score=rnd["scores"].get(p, "?"),
+                limit=param("score_limit"),
+                rule=param("limit_rule"),
+            )
+        )
     return out
 
 
@@ -127,8 +174,15 @@ def _hand(shown: Markup, points: int, total: int | None) -> Markup:
     return _("%(player)s scores %(points)s.", player=shown, points=points)
 
 
-def _caller_on_assaf(caller: str, shown: Markup, points: int, total: int, assafers: int,
-                     params: Mapping[str, Any], used: Any) -> Markup:
+def _caller_on_assaf(
+    caller: str,
+    shown: Markup,
+    points: int,
+    total: int,
+    assafers: int,
+    params: Mapping[str, Any],
+    used: Any,
+) -> Markup:
     """What the Assafed caller scores, as the sum the report's points make."""
     penalty = points - total if params.get("assaf_adds_hand") else points
     multi = params.get("assaf_multi_penalty")
@@ -141,11 +195,22 @@ def _caller_on_assaf(caller: str, shown: Markup, points: int, total: int, assafe
         extra, why = Markup(penalty), param("assaf_penalty")
     if params.get("assaf_adds_hand"):
         used("assaf_adds_hand")
-        return _("%(player)s scores %(hand)s + %(penalty)s = %(points)s (%(param)s).",
-                 player=shown, hand=total, penalty=extra, points=points, param=why)
+        return _(
+            "%(player)s scores %(hand)s + %(penalty)s = %(points)s (%(param)s).",
+            player=shown,
+            hand=total,
+            penalty=extra,
+            points=points,
+            param=why,
+        )
     used("assaf_adds_hand")
-    return _("%(player)s scores the penalty alone: %(points)s (%(param)s, %(rule)s).",
-             player=shown, points=points, param=why, rule=param("assaf_adds_hand"))
+    return _(
+        "%(player)s scores the penalty alone: %(points)s (%(param)s, %(rule)s).",
+        player=shown,
+        points=points,
+        param=why,
+        rule=param("assaf_adds_hand"),
+    )
 
 
 def explain(report: Mapping[str, Any], names: Mapping[str, str]) -> list[Explained]:
@@ -155,6 +220,7 @@ def explain(report: Mapping[str, Any], names: Mapping[str, str]) -> list[Explain
 
 
 # --- the chart of running scores -------------------------------------------------------
+
 
 @dataclass
 class Chart:
@@ -174,8 +240,9 @@ class Chart:
     labels: list[dict[str, Any]]
 
 
-def score_chart(report: Mapping[str, Any], players: Sequence[str], *, width: int = 640,
-                height: int = 260) -> Chart | None:
+def score_chart(
+    report: Mapping[str, Any], players: Sequence[str], *, width: int = 640, height: int = 260
+) -> Chart | None:
     """The running score of every player across the rounds (round 0: everyone at 0),
     with the score limit and the reduction totals as guides; Assafed callers and
     reductions marked. None for a game without a scored round."""
@@ -206,28 +273,42 @@ def score_chart(report: Mapping[str, Any], players: Sequence[str], *, width: int
             score = r["scores"].get(p, last)
             points.append((round(xs[i], 1), y(score)))
             if r.get("caller") == p and r.get("assaf"):
-                marks.append({"x": round(xs[i], 1), "y": y(score), "kind": "assaf",
-                              "round": r["round"]})
+                marks.append(
+                    {"x": round(xs[i], 1), "y": y(score), "kind": "assaf", "round": r["round"]}
+                )
             for red in r["reductions"]:
                 if red["player"] == p:
-                    marks.append({"x": round(xs[i], 1), "y": y(red["to"]), "kind": "reduction",
-                                  "round": r["round"], "from_y": y(red["from"]),
-                                  "to": red["to"]})
+                    marks.append(
+                        {
+                            "x": round(xs[i], 1),
+                            "y": y(red["to"]),
+                            "kind": "reduction",
+                            "round": r["round"],
+                            "from_y": y(red["from"]),
+                            "to": red["to"],
+                        }
+                    )
             last = score
-        lines.append({"player": p, "series": k % 8, "points": " ".join(
-            f"{a:.1f},{b:.1f}" for a, b in points), "marks": marks, "end": points[-1],
-            "score": last})
+        lines.append(
+            {
+                "player": p,
+                "series": k % 8,
+                "points": " ".join(f"{a:.1f},{b:.1f}" for a, b in points),
+                "marks": marks,
+                "end": points[-1],
+                "score": last,
+            }
+        )
     guides = []
     if shows_limit:
         guides.append({"y": y(limit), "value": limit, "kind": "limit"})
     for key in sorted(reductions):
         if key <= ymax:
             guides.append({"y": y(key), "value": key, "kind": "reduction"})
-    step = next(s for s in (10, 25, 50, 100, 200, 500, 1000, 10 ** 9) if ymax / s <= 5)
+    step = next(s for s in (10, 25, 50, 100, 200, 500, 1000, 10**9) if ymax / s <= 5)
     yticks = [{"y": y(v), "value": v} for v in range(0, ymax + 1, step)]
     labels = [{"x": round(xs[i], 1), "round": r["round"]} for i, r in enumerate(rounds, 1)]
-    return Chart(width, height, left, top, bottom, right, ymax, xs, lines, guides, yticks,
-                 labels)
+    return Chart(width, height, left, top, bottom, right, ymax, xs, lines, guides, yticks, labels)
 
 
 def game_uses_limit(params: Mapping[str, Any]) -> bool:

@@ -71,9 +71,16 @@ class Language:
         return "rtl" if self.rtl else "ltr"
 
 
-LANGUAGES = {lang.code: lang for lang in (
-    Language("en", "English"), Language("he", "עברית", rtl=True), Language("ru", "Русский"),
-    Language("de", "Deutsch"), Language("ko", "한국어"))}
+LANGUAGES = {
+    lang.code: lang
+    for lang in (
+        Language("en", "English"),
+        Language("he", "עברית", rtl=True),
+        Language("ru", "Русский"),
+        Language("de", "Deutsch"),
+        Language("ko", "한국어"),
+    )
+}
 DEFAULT = "en"
 COOKIE = "lang"
 
@@ -108,9 +115,15 @@ def js_catalogue(code: str) -> dict[str, str]:
     """The translations of the strings marked in the static JavaScript files."""
     if code == DEFAULT:
         return {}
-    return {str(m.id): str(m.string) for m in read_catalogue(code)
-            if m.id and m.string and not m.fuzzy and isinstance(m.id, str)
-            and any(path.endswith(".js") for path, _ in m.locations)}
+    return {
+        str(m.id): str(m.string)
+        for m in read_catalogue(code)
+        if m.id
+        and m.string
+        and not m.fuzzy
+        and isinstance(m.id, str)
+        and any(path.endswith(".js") for path, _ in m.locations)
+    }
 
 
 def current() -> Language:
@@ -147,8 +160,10 @@ def switcher_links() -> list[tuple[Language, str]]:
         kept = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
     else:
         base, kept = "/", []
-    return [(lang, f"{base}?{urlencode([*kept, ('lang', lang.code)], quote_via=quote)}")
-            for lang in LANGUAGES.values()]
+    return [
+        (lang, f"{base}?{urlencode([*kept, ('lang', lang.code)], quote_via=quote)}")
+        for lang in LANGUAGES.values()
+    ]
 
 
 def init_app(app: Flask) -> None:
@@ -158,14 +173,22 @@ def init_app(app: Flask) -> None:
     # value such as bdi(name) stays as it is)
     app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
         lambda s: translations(current().code).ugettext(s),
-        lambda s, p, n: translations(current().code).ungettext(s, p, n), newstyle=True)
+        lambda s, p, n: translations(current().code).ungettext(s, p, n),
+        newstyle=True,
+    )
 
     @app.context_processor
     def language() -> dict[str, Any]:
         lang = current()
-        return {"language": lang, "languages": switcher_links, "site_pages": site_pages,
-                "js_messages": lambda: js_catalogue(lang.code), "bdi": bdi, "isolated": isolated,
-                "finding_text": finding_text}
+        return {
+            "language": lang,
+            "languages": switcher_links,
+            "site_pages": site_pages,
+            "js_messages": lambda: js_catalogue(lang.code),
+            "bdi": bdi,
+            "isolated": isolated,
+            "finding_text": finding_text,
+        }
 
     @app.after_request
     def remember(response: Any) -> Any:
@@ -179,26 +202,49 @@ def init_app(app: Flask) -> None:
 
 
 #: the pages in the header, by endpoint (a page this build does not have is left out)
-SITE_PAGES = [("viewer.index", N_("Games")), ("viewer.record", N_("Record")),
-              ("viewer.rules_page", N_("Rules")), ("viewer.analytics", N_("Analytics"))]
+SITE_PAGES = [
+    ("viewer.index", N_("Games")),
+    ("viewer.record", N_("Record")),
+    ("viewer.rules_page", N_("Rules")),
+    ("viewer.analytics", N_("Analytics")),
+]
 
 
 #: the titles of the error pages (ApiError's, and the HTTP errors a visitor meets), so
 #: that the catalogues hold them; error.html translates the title it is given
 ERROR_TITLES = (
-    N_("Internal error"), N_("No archive"), N_("No log"), N_("No such game"),
-    N_("No such report"), N_("No such seat"), N_("Not allowed"), N_("Not audited"),
-    N_("The archive cannot be read now"), N_("Too large"), N_("Too many events"),
-    N_("Unknown rules"), N_("Unreadable log"), N_("Ambiguous"), N_("Bad parameter"),
-    N_("Bad rules"), N_("Forbidden"), N_("Unauthorized"), N_("Not Found"),
-    N_("Method Not Allowed"), N_("Bad Request"))
+    N_("Internal error"),
+    N_("No archive"),
+    N_("No log"),
+    N_("No such game"),
+    N_("No such report"),
+    N_("No such seat"),
+    N_("Not allowed"),
+    N_("Not audited"),
+    N_("The archive cannot be read now"),
+    N_("Too large"),
+    N_("Too many events"),
+    N_("Unknown rules"),
+    N_("Unreadable log"),
+    N_("Ambiguous"),
+    N_("Bad parameter"),
+    N_("Bad rules"),
+    N_("Forbidden"),
+    N_("Unauthorized"),
+    N_("Not Found"),
+    N_("Method Not Allowed"),
+    N_("Bad Request"),
+)
 
 
 def site_pages() -> list[tuple[str, str]]:
     from flask import current_app
 
-    return [(endpoint, gettext(label)) for endpoint, label in SITE_PAGES
-            if endpoint in current_app.view_functions]
+    return [
+        (endpoint, gettext(label))
+        for endpoint, label in SITE_PAGES
+        if endpoint in current_app.view_functions
+    ]
 
 
 def finding_text(finding: Mapping[str, Any], code: str | None = None) -> str:
@@ -237,8 +283,19 @@ def names_isolated(players: Iterable[str], names: Mapping[str, str] | None = Non
 
 
 #: the params of a finding that name players (their values, or a scores object's keys)
-PLAYER_PARAMS = frozenset({"player", "caller", "named", "winners", "scores", "allowed",
-                           "last_starter", "expected", "players"})
+PLAYER_PARAMS = frozenset(
+    {
+        "player",
+        "caller",
+        "named",
+        "winners",
+        "scores",
+        "allowed",
+        "last_starter",
+        "expected",
+        "players",
+    }
+)
 
 
 class NameMarks:
@@ -259,15 +316,15 @@ class NameMarks:
 
     def html(self, text: str) -> Markup:
         """``text`` escaped, each marked player's name in a ``<bdi>``."""
-        return Markup(self.pattern.sub(
-            lambda m: str(bdi(self.name(int(m.group(1))))), str(escape(text))))
+        return Markup(
+            self.pattern.sub(lambda m: str(bdi(self.name(int(m.group(1))))), str(escape(text)))
+        )
 
     def parts(self, text: str) -> list[str | int]:
         """``text`` as pieces for a script: strings, and seats (an index into
         ``game.players``) where a player is named."""
         pieces = self.pattern.split(text)
-        return [int(piece) if i % 2 else piece for i, piece in enumerate(pieces)
-                if i % 2 or piece]
+        return [int(piece) if i % 2 else piece for i, piece in enumerate(pieces) if i % 2 or piece]
 
     def name(self, seat: int) -> str:
         player = self.players[seat]
@@ -278,9 +335,15 @@ class NameMarks:
         params = finding.get("params")
         if params is None:
             return finding_text(finding)
-        return finding_text({**finding, "params": {
-            key: self._marked(value) if key in PLAYER_PARAMS else self._inside(value)
-            for key, value in params.items()}})
+        return finding_text(
+            {
+                **finding,
+                "params": {
+                    key: self._marked(value) if key in PLAYER_PARAMS else self._inside(value)
+                    for key, value in params.items()
+                },
+            }
+        )
 
     def _marked(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -294,6 +357,8 @@ class NameMarks:
     def _inside(self, value: Any) -> Any:
         """A phrase within the params: its own players marked too."""
         if isinstance(value, dict) and "phrase" in value:
-            return {key: self._marked(v) if key in PLAYER_PARAMS else self._inside(v)
-                    for key, v in value.items()}
+            return {
+                key: self._marked(v) if key in PLAYER_PARAMS else self._inside(v)
+                for key, v in value.items()
+            }
         return value

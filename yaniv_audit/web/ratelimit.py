@@ -24,8 +24,12 @@ class RateLimit:
     """``per_minute`` requests a minute per address, ``per_minute`` at once at most; 0:
     no limit. ``clock`` gives seconds (monotonic; a test gives its own)."""
 
-    def __init__(self, per_minute: float, clock: Callable[[], float] = time.monotonic,
-                 max_addresses: int = MAX_ADDRESSES) -> None:
+    def __init__(
+        self,
+        per_minute: float,
+        clock: Callable[[], float] = time.monotonic,
+        max_addresses: int = MAX_ADDRESSES,
+    ) -> None:
         self.per_minute = per_minute
         self.clock = clock
         self.max_addresses = max_addresses

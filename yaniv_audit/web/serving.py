@@ -28,8 +28,11 @@ WAITRESS_ERRORS = {
     400: ("bad_request", "the request cannot be read as HTTP"),
     431: ("headers_too_large", "the request's headers are larger than this server reads"),
     500: ("internal_error", "internal error: the server could not answer this request"),
-    501: ("not_implemented", "the request's Transfer-Encoding is not one this server reads "
-                             "(send the body with a Content-Length, or chunked)"),
+    501: (
+        "not_implemented",
+        "the request's Transfer-Encoding is not one this server reads "
+        "(send the body with a Content-Length, or chunked)",
+    ),
 }
 
 
@@ -39,8 +42,7 @@ def waitress_error(status: int, max_bytes: int, why: str = "") -> ApiError:
     if status == 413:
         return too_large_error(max_bytes)
     code, message = WAITRESS_ERRORS.get(status, ("error", "the request cannot be served"))
-    return ApiError(status, f"{message}: {why}" if why and status == 400 else message, None,
-                    code)
+    return ApiError(status, f"{message}: {why}" if why and status == 400 else message, None, code)
 
 
 def target(request: Any) -> str | None:
@@ -65,14 +67,19 @@ class JsonErrorTask(ErrorTask):
             return
         error = request.error
         config = getattr(self.channel.server.application, "config", {})
-        api_error = waitress_error(int(error.code), int(config.get("MAX_BYTES", 0)),
-                                   str(getattr(error, "body", "") or ""))
+        api_error = waitress_error(
+            int(error.code), int(config.get("MAX_BYTES", 0)), str(getattr(error, "body", "") or "")
+        )
         body = orjson.dumps(api_error.to_json())
         self.status = f"{error.code} {error.reason}"
         headers: list[tuple[str, str]] = self.response_headers  # type: ignore[assignment]
-        headers.extend([
-            ("Content-Type", "application/json"), ("X-Content-Type-Options", "nosniff"),
-            ("Cache-Control", "no-store")])
+        headers.extend(
+            [
+                ("Content-Type", "application/json"),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Cache-Control", "no-store"),
+            ]
+        )
         self.set_close_on_finish()
         self.content_length = len(body)
         self.write(body)
@@ -87,8 +94,9 @@ class JsonErrorChannel(HTTPChannel):
 def serve(app: Any, **settings: Any) -> None:
     """waitress's ``serve(app, **settings)``, quiet, its errors as the API's."""
     server = create_server(app, **settings)
-    found = getattr(server, "map", {}).values() if not isinstance(server, BaseWSGIServer) \
-        else [server]
+    found = (
+        getattr(server, "map", {}).values() if not isinstance(server, BaseWSGIServer) else [server]
+    )
     for listening in found:
         if isinstance(listening, BaseWSGIServer):
             listening.channel_class = JsonErrorChannel

@@ -49,12 +49,31 @@ from ..core.events import Log
 #: can write to it)
 DEFAULT_IDLE = 2.0
 #: the columns of a game in the listing, in order
-GAME_COLUMNS = ("fingerprint", "game_id", "source", "players", "rules_id", "events",
-                "started_at", "ingested_at", "verdict", "findings", "winners", "extends",
-                "part_of", "rewrites", "superseded")
+GAME_COLUMNS = (
+    "fingerprint",
+    "game_id",
+    "source",
+    "players",
+    "rules_id",
+    "events",
+    "started_at",
+    "ingested_at",
+    "verdict",
+    "findings",
+    "winners",
+    "extends",
+    "part_of",
+    "rewrites",
+    "superseded",
+)
 #: ``sort`` values of the listing and their ORDER BY (a leading ``-``: descending)
-SORTS = {"ingested": "g.game_no", "started_at": "g.started_at", "events": "g.events",
-         "game_id": "g.game_id", "findings": "a.findings"}
+SORTS = {
+    "ingested": "g.game_no",
+    "started_at": "g.started_at",
+    "events": "g.events",
+    "game_id": "g.game_id",
+    "findings": "a.findings",
+}
 
 #: SQL: audit ``a`` is of game ``g``
 AUDIT_OF_GAME = "a.game_no = g.game_no"
@@ -93,8 +112,15 @@ class Filters:
     search: str | None = None
 
     def params(self) -> list[Any]:
-        return [self.player, self.rules_key, self.verdict, self.has_findings, self.since,
-                self.until, self.search]
+        return [
+            self.player,
+            self.rules_key,
+            self.verdict,
+            self.has_findings,
+            self.since,
+            self.until,
+            self.search,
+        ]
 
 
 class Ambiguous(Exception):
@@ -135,21 +161,35 @@ class Reader:
     def __init__(self, archive: CursorArchive) -> None:
         self.archive = archive
 
-    def games(self, filters: Filters, *, sort: str, limit: int, offset: int,
-              ) -> dict[str, Any]:
+    def games(
+        self,
+        filters: Filters,
+        *,
+        sort: str,
+        limit: int,
+        offset: int,
+    ) -> dict[str, Any]:
         """A page of the archive's games (with their audit under the declared rules, if
         any) and how many match."""
         descending = sort.startswith("-")
         order = SORTS[sort.lstrip("-")]
         direction = "DESC" if descending else "ASC"
-        sql = (f"{SELECT_GAMES}{FILTERS} ORDER BY {order} {direction} NULLS LAST, g.game_no "
-               "LIMIT $8 OFFSET $9")
+        sql = (
+            f"{SELECT_GAMES}{FILTERS} ORDER BY {order} {direction} NULLS LAST, g.game_no "
+            "LIMIT $8 OFFSET $9"
+        )
         _, rows = self.archive.query(sql, [*filters.params(), limit, offset])
-        count = (f"SELECT count(*) FROM games g LEFT JOIN audits a ON {AUDIT_OF_GAME} "
-                 f"AND a.rules_key = g.rules_key {FILTERS}")
+        count = (
+            f"SELECT count(*) FROM games g LEFT JOIN audits a ON {AUDIT_OF_GAME} "
+            f"AND a.rules_key = g.rules_key {FILTERS}"
+        )
         (total,) = self.archive.query(count, filters.params())[1][0]
-        return {"games": [_game(row) for row in rows], "total": total, "limit": limit,
-                "offset": offset}
+        return {
+            "games": [_game(row) for row in rows],
+            "total": total,
+            "limit": limit,
+            "offset": offset,
+        }
 
     def resolve(self, ref: str) -> dict[str, Any] | None:
         """The game ``ref`` names: a fingerprint, a unique prefix of one (8 or more hex
@@ -158,16 +198,17 @@ class Reader:
         ref = ref.strip()
         lowered = ref.lower()
         if len(lowered) >= 8 and all(c in "0123456789abcdef" for c in lowered):
-            match = "g.fingerprint = $1" if len(lowered) == 64 else \
-                "starts_with(g.fingerprint, $1)"
-            rows = self.archive.query(f"{SELECT_GAMES} WHERE {match} ORDER BY g.game_no "
-                                      "LIMIT 11", [lowered])[1]
+            match = "g.fingerprint = $1" if len(lowered) == 64 else "starts_with(g.fingerprint, $1)"
+            rows = self.archive.query(
+                f"{SELECT_GAMES} WHERE {match} ORDER BY g.game_no LIMIT 11", [lowered]
+            )[1]
             if len(rows) == 1:
                 return _game(rows[0])
             if rows:
                 raise Ambiguous(ref, [_game(r) for r in rows])
-        rows = self.archive.query(f"{SELECT_GAMES} WHERE g.game_id = $1 ORDER BY g.game_no "
-                                  "LIMIT 11", [ref])[1]
+        rows = self.archive.query(
+            f"{SELECT_GAMES} WHERE g.game_id = $1 ORDER BY g.game_no LIMIT 11", [ref]
+        )[1]
         if not rows:
             return None
         games = [_game(r) for r in rows]
@@ -178,9 +219,12 @@ class Reader:
 
     def rewritten_by(self, fingerprint: str) -> list[str]:
         """The fingerprints of the archived logs that rewrite this game, in ingest order."""
-        return [fp for (fp,) in self.archive.query(
-            "SELECT fingerprint FROM games WHERE rewrites = $1 ORDER BY game_no",
-            [fingerprint])[1]]
+        return [
+            fp
+            for (fp,) in self.archive.query(
+                "SELECT fingerprint FROM games WHERE rewrites = $1 ORDER BY game_no", [fingerprint]
+            )[1]
+        ]
 
     def log(self, fingerprint: str, source: str) -> Log:
         """A stored game read back from its events (the source by its base name)."""
@@ -190,7 +234,8 @@ class Reader:
         rows = self.archive.query(
             "SELECT e.event FROM events e JOIN games g USING (game_no) "
             "WHERE g.fingerprint = $1 ORDER BY e.seq LIMIT $2 OFFSET $3",
-            [fingerprint, limit, offset])[1]
+            [fingerprint, limit, offset],
+        )[1]
         return [json.loads(event) for (event,) in rows]
 
     def stored_audit(self, fingerprint: str, rules_key: str) -> dict[str, Any] | None:
@@ -198,7 +243,8 @@ class Reader:
         rows = self.archive.query(
             f"SELECT a.report FROM audits a JOIN games g ON {AUDIT_OF_GAME} "
             "WHERE g.fingerprint = $1 AND a.rules_key = $2 AND a.engine = $3",
-            [fingerprint, rules_key, ENGINE])[1]
+            [fingerprint, rules_key, ENGINE],
+        )[1]
         if not rows:
             return None
         report: dict[str, Any] = json.loads(rows[0][0])
@@ -207,10 +253,12 @@ class Reader:
 
     def audited(self, rules_key: str | None) -> tuple[int, int]:
         """(games, of them audited under ``rules_key``; None: their declared rules)."""
-        (games, audited), = self.archive.query(
+        ((games, audited),) = self.archive.query(
             f"SELECT count(*), count(a.rules_key) FROM games g LEFT JOIN audits a ON "
             f"{AUDIT_OF_GAME} AND a.rules_key = coalesce($1, g.rules_key) "
-            "AND a.engine = $2", [rules_key, ENGINE])[1]
+            "AND a.engine = $2",
+            [rules_key, ENGINE],
+        )[1]
         return int(games), int(audited)
 
 
@@ -312,7 +360,8 @@ class Store:
             self._close_writer()
         raise ArchiveError(
             f"the archive is being written by a command (PID {waiting}, yaniv-audit "
-            "ingest, say): send the request again in a few seconds")
+            "ingest, say): send the request again in a few seconds"
+        )
 
     def _done_reading(self) -> None:
         waiting = writer_waiting(str(self.path)) if self.path else None  # not under the lock
@@ -425,8 +474,9 @@ class Store:
         """Close the kept writer after ``seconds`` without another write (one timer)."""
         if self._writer_timer is not None:
             self._writer_timer.cancel()
-        self._writer_timer = threading.Timer(seconds, self._close_writer_if_idle,
-                                             [self._kept_since])
+        self._writer_timer = threading.Timer(
+            seconds, self._close_writer_if_idle, [self._kept_since]
+        )
         self._writer_timer.daemon = True
         self._writer_timer.start()
 

@@ -69,13 +69,15 @@ DEFAULT_OPEN_RATE = 30.0
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
-
 #: the environment variables of the tables' settings
-ENV = {"TABLE_IDLE": "YANIV_AUDIT_TABLE_IDLE", "TABLES_KEPT": "YANIV_AUDIT_TABLES_KEPT",
-       "TABLES_MAX_OPEN": "YANIV_AUDIT_TABLES_MAX_OPEN",
-       "TABLE_FOLLOWERS": "YANIV_AUDIT_TABLE_FOLLOWERS",
-       "TABLE_STREAM_SECONDS": "YANIV_AUDIT_TABLE_STREAM_SECONDS",
-       "TABLES_OPEN_RATE": "YANIV_AUDIT_TABLES_OPEN_RATE"}
+ENV = {
+    "TABLE_IDLE": "YANIV_AUDIT_TABLE_IDLE",
+    "TABLES_KEPT": "YANIV_AUDIT_TABLES_KEPT",
+    "TABLES_MAX_OPEN": "YANIV_AUDIT_TABLES_MAX_OPEN",
+    "TABLE_FOLLOWERS": "YANIV_AUDIT_TABLE_FOLLOWERS",
+    "TABLE_STREAM_SECONDS": "YANIV_AUDIT_TABLE_STREAM_SECONDS",
+    "TABLES_OPEN_RATE": "YANIV_AUDIT_TABLES_OPEN_RATE",
+}
 
 
 def followers_for(threads: int) -> int:
@@ -128,8 +130,12 @@ class LiveTable:
         if self.game is None:
             found = _stored(self.id)
             if found is None:
-                raise ApiError(503, "the table's events cannot be read from the archive now",
-                               None, "archive_unavailable")
+                raise ApiError(
+                    503,
+                    "the table's events cannot be read from the archive now",
+                    None,
+                    "archive_unavailable",
+                )
             self._load(found)
         assert self.game is not None
         return self.game
@@ -137,7 +143,7 @@ class LiveTable:
     def entries(self, after: int) -> tuple[int, list[bytes]]:
         """(count, the leaves of the entries whose seq is greater than ``after``)."""
         game = self.kept()
-        return game.count, game.leaves[max(after + 1, 0):]
+        return game.count, game.leaves[max(after + 1, 0) :]
 
 
 def _stored(table_id: str) -> stored.StoredTable | None:
@@ -149,17 +155,24 @@ def _stored(table_id: str) -> stored.StoredTable | None:
 def summary(count: int, state: dict[str, Any]) -> dict[str, Any]:
     """What followers are sent after each append: the scores, the findings, the next."""
     report, now = state["report"], state["state"]
-    return {"seq": count, "scores": now["scores"], "findings": len(report["findings"]),
-            "verdict": report["verdict"], "next": now["up"] or now["turn"],
-            "round": now["round"], "rounds": len(report["rounds"]),
-            "finished": now["finished"]}
+    return {
+        "seq": count,
+        "scores": now["scores"],
+        "findings": len(report["findings"]),
+        "verdict": report["verdict"],
+        "next": now["up"] or now["turn"],
+        "round": now["round"],
+        "rounds": len(report["rounds"]),
+        "finished": now["finished"],
+    }
 
 
 def changes_derived(before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
     """Whether an append changed what the derived rows hold (a round scored, a finding,
     the result): else only the game's row and its audit's report are brought forward."""
-    return before is None or any(before[k] != after[k] for k in
-                                 ("rounds", "findings", "verdict", "finished", "scores"))
+    return before is None or any(
+        before[k] != after[k] for k in ("rounds", "findings", "verdict", "finished", "scores")
+    )
 
 
 class Tables:
@@ -205,8 +218,11 @@ class Tables:
             while len(self.live) > self.limits.kept:
                 self.live.popitem(last=False)
             for table in self.live.values():
-                if table.game is not None and now - table.used > self.limits.idle \
-                        and table.lock.acquire(blocking=False):
+                if (
+                    table.game is not None
+                    and now - table.used > self.limits.idle
+                    and table.lock.acquire(blocking=False)
+                ):
                     try:
                         table.game = None
                     finally:
@@ -239,28 +255,29 @@ def init_app(app: Flask) -> None:
         if name not in config and os.environ.get(env):
             config[name] = float(os.environ[env])
     threads = int(config.get("THREADS") or 8)
-    limits = Limits(idle=float(config.get("TABLE_IDLE", DEFAULT_IDLE)),
-                    kept=int(config.get("TABLES_KEPT", DEFAULT_KEPT)),
-                    max_open=int(config.get("TABLES_MAX_OPEN", DEFAULT_MAX_OPEN)),
-                    followers=int(config.get("TABLE_FOLLOWERS", followers_for(threads))),
-                    stream_seconds=float(config.get("TABLE_STREAM_SECONDS",
-                                                    DEFAULT_STREAM_SECONDS)),
-                    open_rate=float(config.get("TABLES_OPEN_RATE", DEFAULT_OPEN_RATE)))
+    limits = Limits(
+        idle=float(config.get("TABLE_IDLE", DEFAULT_IDLE)),
+        kept=int(config.get("TABLES_KEPT", DEFAULT_KEPT)),
+        max_open=int(config.get("TABLES_MAX_OPEN", DEFAULT_MAX_OPEN)),
+        followers=int(config.get("TABLE_FOLLOWERS", followers_for(threads))),
+        stream_seconds=float(config.get("TABLE_STREAM_SECONDS", DEFAULT_STREAM_SECONDS)),
+        open_rate=float(config.get("TABLES_OPEN_RATE", DEFAULT_OPEN_RATE)),
+    )
     app.extensions["yaniv_tables"] = Tables(limits)
     app.register_blueprint(tables_api)
 
 
 def no_table(table_id: str) -> ApiError:
-    return ApiError(404, f"no table {table_id!r} on this server", None, "no_table",
-                    "No such table")
+    return ApiError(404, f"no table {table_id!r} on this server", None, "no_table", "No such table")
 
 
 def bad_event(exc: LogFormatError, what: str = "event") -> ApiError:
     """An unreadable event of a request: 400 naming its line of the body and its field."""
     field = next(iter(exc.messages), None) if exc.messages else None
     where = f"line {exc.line}: " if exc.line is not None else ""
-    return ApiError(400, f"{where}{exc.message}", field, f"unreadable_{what}",
-                    "Unreadable event", line=exc.line)
+    return ApiError(
+        400, f"{where}{exc.message}", field, f"unreadable_{what}", "Unreadable event", line=exc.line
+    )
 
 
 def check_key(table: LiveTable) -> None:
@@ -269,24 +286,44 @@ def check_key(table: LiveTable) -> None:
     header = request.headers.get("Authorization", "")
     given = header[7:].strip() if header.lower().startswith("bearer ") else ""
     if not given:
-        raise ApiError(401, "writing to a table needs Authorization: Bearer <key>, the key "
-                            "given when it was opened", None, "unauthorized", "Not allowed")
+        raise ApiError(
+            401,
+            "writing to a table needs Authorization: Bearer <key>, the key "
+            "given when it was opened",
+            None,
+            "unauthorized",
+            "Not allowed",
+        )
     if not hmac.compare_digest(sha256(given).encode(), table.key_sha256.encode()):
-        raise ApiError(403, "this key is not the table's: it writes to its own table only",
-                       None, "forbidden", "Not allowed")
+        raise ApiError(
+            403,
+            "this key is not the table's: it writes to its own table only",
+            None,
+            "forbidden",
+            "Not allowed",
+        )
 
 
 def expected_count() -> int:
     """The ``If-Match`` of an append: the entries the writer has seen (428 without it)."""
     header = request.headers.get("If-Match")
     if header is None:
-        raise ApiError(428, 'an append needs If-Match: "<n>", the number of entries you have '
-                            "seen (the seq of the last answer)", "If-Match",
-                       "precondition_required", "If-Match required")
+        raise ApiError(
+            428,
+            'an append needs If-Match: "<n>", the number of entries you have '
+            "seen (the seq of the last answer)",
+            "If-Match",
+            "precondition_required",
+            "If-Match required",
+        )
     found = IF_MATCH.fullmatch(header.strip())
     if found is None:
-        raise ApiError(400, f'If-Match: expected "<n>", a whole number of entries, got '
-                            f"{header!r}", "If-Match", "bad_parameter")
+        raise ApiError(
+            400,
+            f'If-Match: expected "<n>", a whole number of entries, got {header!r}',
+            "If-Match",
+            "bad_parameter",
+        )
     return int(found.group(1))
 
 
@@ -301,13 +338,24 @@ def finished(game: LiveGame, state: dict[str, Any]) -> bool:
 def body_bytes() -> bytes:
     data = request.get_data(cache=False)
     if not data.strip():
-        raise ApiError(400, "No event: send the events in the request body, one JSON object "
-                            "per line (JSON Lines)", "body", "no_events", "No events")
+        raise ApiError(
+            400,
+            "No event: send the events in the request body, one JSON object per line (JSON Lines)",
+            "body",
+            "no_events",
+            "No events",
+        )
     max_events = int(current_app.config["MAX_EVENTS"])
-    if data.count(b"\n") >= max_events and sum(
-            1 for line in data.split(b"\n") if line.strip()) > max_events:
-        raise ApiError(413, f"more than {max_events:,} events in one request "
-                            "(YANIV_AUDIT_MAX_EVENTS)", "body", "too_many_events")
+    if (
+        data.count(b"\n") >= max_events
+        and sum(1 for line in data.split(b"\n") if line.strip()) > max_events
+    ):
+        raise ApiError(
+            413,
+            f"more than {max_events:,} events in one request (YANIV_AUDIT_MAX_EVENTS)",
+            "body",
+            "too_many_events",
+        )
     return data
 
 
@@ -322,10 +370,15 @@ def open_table() -> Response:
     wait = tables().opening.take(request.remote_addr or "")
     if wait:
         seconds = retry_after(wait)
-        error = ApiError(429, f"this address has opened {limits.open_rate:g} tables a minute, "
-                              f"its most (TABLES_OPEN_RATE): try again in {seconds} s",
-                         None, "too_many_requests", "Too many tables opened",
-                         retry_after=seconds)
+        error = ApiError(
+            429,
+            f"this address has opened {limits.open_rate:g} tables a minute, "
+            f"its most (TABLES_OPEN_RATE): try again in {seconds} s",
+            None,
+            "too_many_requests",
+            "Too many tables opened",
+            retry_after=seconds,
+        )
         response = json_response(error.to_json(), 429)
         response.headers["Retry-After"] = str(seconds)
         return response
@@ -337,26 +390,46 @@ def open_table() -> Response:
     except LogFormatError as exc:
         raise bad_event(exc) from None
     if len(events) != 1 or not isinstance(events[0], GameStarted):
-        raise ApiError(400, "a table is opened with one event, its game_started; append the "
-                            "others to /api/v1/tables/<id>/events", "body", "unreadable_event")
+        raise ApiError(
+            400,
+            "a table is opened with one event, its game_started; append the "
+            "others to /api/v1/tables/<id>/events",
+            "body",
+            "unreadable_event",
+        )
     table_id, key = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
     state = game.state()
     with store().writing(keep=WRITER_KEEP) as archive:
         if stored.open_tables(archive.con) >= limits.max_open:
-            raise ApiError(503, f"this server holds {limits.max_open:,} open tables, its "
-                                "most (TABLES_MAX_OPEN): close one first", None,
-                           "too_many_tables", "Too many tables")
+            raise ApiError(
+                503,
+                f"this server holds {limits.max_open:,} open tables, its "
+                "most (TABLES_MAX_OPEN): close one first",
+                None,
+                "too_many_tables",
+                "Too many tables",
+            )
         try:
-            game_no = stored.create_table(archive.con, table_id, sha256(key), events[0],
-                                          game.leaves[0], game.fingerprint(), state["report"])
+            game_no = stored.create_table(
+                archive.con,
+                table_id,
+                sha256(key),
+                events[0],
+                game.leaves[0],
+                game.fingerprint(),
+                state["report"],
+            )
         except Exception as exc:
             if "Duplicate key" in str(exc) or "constraint" in str(exc).lower():
-                raise ApiError(409, "a game with this very game_started is archived already: "
-                                    "give it a game_id or its time (at)", "body",
-                               "same_game") from None
+                raise ApiError(
+                    409,
+                    "a game with this very game_started is archived already: "
+                    "give it a game_id or its time (at)",
+                    "body",
+                    "same_game",
+                ) from None
             raise
-    table = LiveTable(stored.StoredTable(table_id, sha256(key), game_no, _now(), None, []),
-                      game)
+    table = LiveTable(stored.StoredTable(table_id, sha256(key), game_no, _now(), None, []), game)
     tables().add(table)
     response = json_response({"id": table_id, "key": key, "seq": 1}, 201)
     response.headers["Location"] = f"/api/v1/tables/{table_id}"
@@ -377,29 +450,48 @@ def append(table_id: str) -> Response:
     token = request.headers.get("Idempotency-Key")
     # an answer is kept by the token and the entries it answered: a token sent again with
     # other entries is another append (If-Match decides it), never answered as the first
-    token_sha = (hashlib.sha256(token.encode("utf-8") + b"\n" + data).hexdigest()
-                 if token else None)
+    token_sha = hashlib.sha256(token.encode("utf-8") + b"\n" + data).hexdigest() if token else None
     lang = asked_language()
     with table.lock:
         game = table.kept()
         if token_sha is not None:
             with store().reading() as r:
-                first = (stored.stored_answer(r.archive.con, table.id, token_sha)
-                         if r is not None else None)
+                first = (
+                    stored.stored_answer(r.archive.con, table.id, token_sha)
+                    if r is not None
+                    else None
+                )
             if first is not None:
                 response = json_response(with_texts(orjson.loads(first), lang))
                 response.headers["Idempotent-Replayed"] = "true"
                 return response
         if table.closed:
-            raise ApiError(409, "the table is closed: nothing more is appended", None,
-                           "table_closed", "Table closed")
+            raise ApiError(
+                409,
+                "the table is closed: nothing more is appended",
+                None,
+                "table_closed",
+                "Table closed",
+            )
         if seen != game.count:
             count, since = game.count, game.leaves[seen:] if seen < game.count else []
-            error = ApiError(412, f"the table has {count} entries, not {seen}: read the entries "
-                                  "since yours and send again", "If-Match", "stale",
-                             "Precondition failed", seq=count)
-            return json_response({**error.to_json(), "seq": count,
-                                  "entries": entry_list(list(since), min(seen, count))}, 412)
+            error = ApiError(
+                412,
+                f"the table has {count} entries, not {seen}: read the entries "
+                "since yours and send again",
+                "If-Match",
+                "stale",
+                "Precondition failed",
+                seq=count,
+            )
+            return json_response(
+                {
+                    **error.to_json(),
+                    "seq": count,
+                    "entries": entry_list(list(since), min(seen, count)),
+                },
+                412,
+            )
         before = game.fingerprint()
         try:
             game.append(data)
@@ -407,16 +499,28 @@ def append(table_id: str) -> Response:
             raise bad_event(exc) from None
         state = game.state()
         report = state["report"]
-        answer = {"seq": game.count, "state": state,
-                  "findings": [f for f in report["findings"] if f["seq"] >= seen]}
+        answer = {
+            "seq": game.count,
+            "state": state,
+            "findings": [f for f in report["findings"] if f["seq"] >= seen],
+        }
         body = orjson.dumps(answer, option=orjson.OPT_NON_STR_KEYS)
         after = summary(game.count, state)
         try:
             with store().writing(keep=WRITER_KEEP) as archive:
-                stored.append_entries(archive.con, table.id, table.game_no, game.events,
-                                      game.leaves, seen, game.fingerprint(), report,
-                                      (token_sha, body) if token_sha is not None else None,
-                                      changes_derived(table.summary, after), before)
+                stored.append_entries(
+                    archive.con,
+                    table.id,
+                    table.game_no,
+                    game.events,
+                    game.leaves,
+                    seen,
+                    game.fingerprint(),
+                    report,
+                    (token_sha, body) if token_sha is not None else None,
+                    changes_derived(table.summary, after),
+                    before,
+                )
         except BaseException:
             table.game = None  # not stored: read back from the archive when next needed
             raise
@@ -434,8 +538,14 @@ def read(table_id: str) -> Response:
         game = table.kept()
         state = game.state()
     over = finished(game, state)
-    answer = {"id": table.id, "seq": game.count, "closed": table.closed, "state": state,
-              "report": state["report"], "fingerprint": game.fingerprint() if over else None}
+    answer = {
+        "id": table.id,
+        "seq": game.count,
+        "closed": table.closed,
+        "state": state,
+        "report": state["report"],
+        "fingerprint": game.fingerprint() if over else None,
+    }
     return json_response(with_texts(answer, asked_language()))
 
 
@@ -450,8 +560,9 @@ def close(table_id: str) -> Response:
         assert isinstance(first, GameStarted)
         report = game.state()["report"]
         with store().writing(keep=WRITER_KEEP) as archive:
-            stored.close_table(archive.con, table.id, table.game_no, game.fingerprint(),
-                               game.count, first, report)
+            stored.close_table(
+                archive.con, table.id, table.game_no, game.fingerprint(), game.count, first, report
+            )
         table.closed = True
         with table.changed:
             table.changed.notify_all()
@@ -467,21 +578,38 @@ def follow(table_id: str) -> Response:
     if "text/event-stream" not in request.headers.get("Accept", ""):
         with table.lock:
             count, leaves = table.entries(after)
-        return json_response({"id": table.id, "seq": count, "closed": table.closed,
-                              "entries": entry_list(leaves, count - len(leaves))})
+        return json_response(
+            {
+                "id": table.id,
+                "seq": count,
+                "closed": table.closed,
+                "entries": entry_list(leaves, count - len(leaves)),
+            }
+        )
     last = request.headers.get("Last-Event-ID")
     if last is not None:
         last = last.strip()
         if not re.fullmatch(r"-?\d{1,9}", last):
-            raise ApiError(400, f"Last-Event-ID: expected the seq of the last entry received, "
-                                f"got {last!r}", "Last-Event-ID", "bad_parameter")
+            raise ApiError(
+                400,
+                f"Last-Event-ID: expected the seq of the last entry received, got {last!r}",
+                "Last-Event-ID",
+                "bad_parameter",
+            )
         after = int(last)
     registry = tables()
     if not registry.follow():
-        response = json_response(ApiError(
-            503, f"this server follows {registry.limits.followers} streams at most, all taken: "
-                 f"try again in {RETRY_AFTER} s", None, "too_many_followers",
-            "Too many followers").to_json(), 503)
+        response = json_response(
+            ApiError(
+                503,
+                f"this server follows {registry.limits.followers} streams at most, all taken: "
+                f"try again in {RETRY_AFTER} s",
+                None,
+                "too_many_followers",
+                "Too many followers",
+            ).to_json(),
+            503,
+        )
         response.headers["Retry-After"] = str(RETRY_AFTER)
         return response
     with table.lock:
@@ -498,8 +626,12 @@ def _after() -> int:
     if text is None or text == "":
         return -1
     if not re.fullmatch(r"-?[0-9]{1,9}", text.strip()) or int(text) < -1:
-        raise ApiError(400, f"after: expected the seq of the last entry you have (-1: none), "
-                            f"got {text!r}", "after", "bad_parameter")
+        raise ApiError(
+            400,
+            f"after: expected the seq of the last entry you have (-1: none), got {text!r}",
+            "after",
+            "bad_parameter",
+        )
     return int(text)
 
 
@@ -528,16 +660,19 @@ class _Stream:
 def _stream(table: LiveTable, after: int, seconds: float) -> Generator[bytes, None, None]:
     """The entries after ``after``, then each append's entries and summary, for ``seconds``."""
     end = time.monotonic() + seconds
-    yield (f"retry: 1000\n: the stream ends after {seconds:g} s; reconnect with "
-           "Last-Event-ID\n\n").encode()
+    yield (
+        f"retry: 1000\n: the stream ends after {seconds:g} s; reconnect with Last-Event-ID\n\n"
+    ).encode()
     sent: dict[str, Any] | None = None
     while True:
         with table.changed:
             current = table.summary
         with table.lock:
             count, leaves = table.entries(after)
-        chunks = [b'id: %d\nevent: entry\ndata: {"seq":%d,"event":%b}\n\n'
-                  % (seq, seq, leaf) for seq, leaf in enumerate(leaves, count - len(leaves))]
+        chunks = [
+            b'id: %d\nevent: entry\ndata: {"seq":%d,"event":%b}\n\n' % (seq, seq, leaf)
+            for seq, leaf in enumerate(leaves, count - len(leaves))
+        ]
         after = count - 1
         if current is not None and current is not sent:
             chunks.append(b"event: summary\ndata: " + orjson.dumps(current) + b"\n\n")
@@ -553,7 +688,10 @@ def _stream(table: LiveTable, after: int, seconds: float) -> Generator[bytes, No
             yield b'event: end\ndata: {"reconnect":true}\n\n'
             return
         with table.changed:
-            quiet = table.summary is current and not table.closed and \
-                not table.changed.wait(min(left, KEEPALIVE_SECONDS))
+            quiet = (
+                table.summary is current
+                and not table.closed
+                and not table.changed.wait(min(left, KEEPALIVE_SECONDS))
+            )
         if quiet:
             yield b": keep-alive\n\n"

@@ -65,16 +65,29 @@ from .i18n import (
 )
 from .store import base_name
 
-viewer = Blueprint("viewer", __name__, template_folder="templates", static_folder="static",
-                   static_url_path="/static/viewer")
+viewer = Blueprint(
+    "viewer",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/static/viewer",
+)
 
 GAMES_PER_PAGE = 50
 
 #: a verdict and a finding's kind as the pages say them (the reports keep the English)
-VERDICT_LABELS = {"clean": N_("clean"), "claims": N_("claims"), "violations": N_("violations"),
-                  "corrupt": N_("corrupt"), "unreadable": N_("unreadable")}
-KIND_LABELS = {"violation": N_("violation"), "inconsistency": N_("inconsistency"),
-               "claim": N_("claim")}
+VERDICT_LABELS = {
+    "clean": N_("clean"),
+    "claims": N_("claims"),
+    "violations": N_("violations"),
+    "corrupt": N_("corrupt"),
+    "unreadable": N_("unreadable"),
+}
+KIND_LABELS = {
+    "violation": N_("violation"),
+    "inconsistency": N_("inconsistency"),
+    "claim": N_("claim"),
+}
 
 
 @viewer.app_context_processor
@@ -85,9 +98,14 @@ def page_helpers() -> dict[str, Any]:
     def kind_label(kind: str) -> str:
         return gettext(KIND_LABELS.get(kind, kind))
 
-    return {"verdict_label": verdict_label, "kind_label": kind_label,
-            "names_joined": names_joined,
-            "name_of": lambda p: p, "zip": zip, "Markup": Markup}
+    return {
+        "verdict_label": verdict_label,
+        "kind_label": kind_label,
+        "names_joined": names_joined,
+        "name_of": lambda p: p,
+        "zip": zip,
+        "Markup": Markup,
+    }
 
 
 def requested_rules() -> RuleSet | None:
@@ -98,24 +116,32 @@ def requested_rules() -> RuleSet | None:
 def requested_rule_sets(log: Log) -> list[RuleSet]:
     """The ``rules`` given (the first is the baseline), else the declared rules and
     every preset with other parameters: who would have won at the other tables."""
-    sets = [rules_from(spec, title="Unknown rules")
-            for spec in rule_specs(request.values.getlist("rules"))]
+    sets = [
+        rules_from(spec, title="Unknown rules")
+        for spec in rule_specs(request.values.getlist("rules"))
+    ]
     return sets or other_tables(log)
 
 
 def requested_seat(log: Log) -> str | None:
     seat = (request.values.get("seat") or "").strip() or None
     if seat is not None and seat not in log.players:
-        raise ApiError(400, f"{seat!r} is not seated; the players are {', '.join(log.players)}",
-                       "seat", "bad_parameter", "No such seat")
+        raise ApiError(
+            400,
+            f"{seat!r} is not seated; the players are {', '.join(log.players)}",
+            "seat",
+            "bad_parameter",
+            "No such seat",
+        )
     return seat
 
 
 def unreadable(source: str, exc: LogFormatError) -> ApiError:
     """The page for a log that cannot be read: where in it, and what is wrong."""
     where = f"{exc.where()}: " if exc.where() != "log" else ""
-    return ApiError(422, f"{source}: {where}{exc.message}", "log", "unreadable_log",
-                    "Unreadable log")
+    return ApiError(
+        422, f"{source}: {where}{exc.message}", "log", "unreadable_log", "Unreadable log"
+    )
 
 
 def render_board(log: Log, source: str, **links: Any) -> str:
@@ -130,24 +156,33 @@ def render_board(log: Log, source: str, **links: Any) -> str:
     # every name isolated: marked in the moves' and findings' words, then each in a <bdi>
     # (the page) or given by seat (the script); a name's U+202E reverses only the name
     marks = NameMarks(game["players"], names)
-    moves = [marks.html(describe(event, seat, log.players, name=marks.mark))
-             for event in log.events]
-    return render_template("board.html", data=data, source=source, presets=list(PRESETS),
-                           rules_spec=request.values.get("rules", ""),
-                           title=game_title(game["game_id"], game["fingerprint"],
-                                            game["players"], game["meta"], game["at"], names),
-                           explained=explain(report, names), moves=moves,
-                           finding_html=lambda f: marks.html(marks.finding(f)),
-                           finding_texts={f"{f['seq']}:{f['code']}":
-                                          marks.parts(marks.finding(f))
-                                          for f in report["findings"]},
-                           chart=score_chart(report, game["players"]),
-                           round_step=round_steps(data["steps"]),
-                           finding_params=lambda f: finding_params(f, report["rules"]["params"]),
-                           name_of=lambda p: names.get(p, p),
-                           names_joined=lambda ps: names_joined(ps, names),
-                           token_needed=bool(current_app.config.get("WRITE_TOKEN")),
-                           can_write=writing_allowed(), **links)
+    moves = [
+        marks.html(describe(event, seat, log.players, name=marks.mark)) for event in log.events
+    ]
+    return render_template(
+        "board.html",
+        data=data,
+        source=source,
+        presets=list(PRESETS),
+        rules_spec=request.values.get("rules", ""),
+        title=game_title(
+            game["game_id"], game["fingerprint"], game["players"], game["meta"], game["at"], names
+        ),
+        explained=explain(report, names),
+        moves=moves,
+        finding_html=lambda f: marks.html(marks.finding(f)),
+        finding_texts={
+            f"{f['seq']}:{f['code']}": marks.parts(marks.finding(f)) for f in report["findings"]
+        },
+        chart=score_chart(report, game["players"]),
+        round_step=round_steps(data["steps"]),
+        finding_params=lambda f: finding_params(f, report["rules"]["params"]),
+        name_of=lambda p: names.get(p, p),
+        names_joined=lambda ps: names_joined(ps, names),
+        token_needed=bool(current_app.config.get("WRITE_TOKEN")),
+        can_write=writing_allowed(),
+        **links,
+    )
 
 
 def round_steps(steps: list[dict[str, Any]]) -> dict[int, int]:
@@ -178,9 +213,14 @@ def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]
     return [p for p in finding.get("params", {}).get("rule", {}) if p in params]
 
 
-def game_title(game_id: str | None, fingerprint: str, players: list[str],
-               meta: dict[str, Any] | None, at: str | None,
-               names: dict[str, str] | None = None) -> dict[str, Any]:
+def game_title(
+    game_id: str | None,
+    fingerprint: str,
+    players: list[str],
+    meta: dict[str, Any] | None,
+    at: str | None,
+    names: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """What a person calls a game: its ``game_id`` (unless it is only the fingerprint),
     else its players; the place and the date from ``meta`` or the start time. ``players``
     for the page to isolate each name, ``isolated`` the title with each name isolated
@@ -189,9 +229,14 @@ def game_title(game_id: str | None, fingerprint: str, players: list[str],
     named = game_id if game_id and game_id != fingerprint else None
     place = meta.get("place") if isinstance(meta.get("place"), str) else None
     when = meta.get("date") if isinstance(meta.get("date"), str) else at
-    return {"heading": named or ", ".join(players), "named": named, "place": place,
-            "date": local_date(when), "players": players,
-            "isolated": isolated(named) if named else names_isolated(players, names)}
+    return {
+        "heading": named or ", ".join(players),
+        "named": named,
+        "place": place,
+        "date": local_date(when),
+        "players": players,
+        "isolated": isolated(named) if named else names_isolated(players, names),
+    }
 
 
 def local_date(text: str | None) -> str | None:
@@ -199,17 +244,25 @@ def local_date(text: str | None) -> str | None:
     if not text:
         return None
     try:
-        day = datetime.fromisoformat(text.replace("Z", "+00:00")).date() if "T" in text \
+        day = (
+            datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+            if "T" in text
             else date.fromisoformat(text[:10])
+        )
     except ValueError:
         return text
     return format_date(day, format="medium", locale=current().code)
 
 
 #: the list's orders, as the page offers them
-SORT_CHOICES = [("-ingested", N_("newest stored")), ("-started_at", N_("newest played")),
-                ("started_at", N_("oldest played")), ("-events", N_("most events")),
-                ("-findings", N_("most findings")), ("game_id", N_("game id"))]
+SORT_CHOICES = [
+    ("-ingested", N_("newest stored")),
+    ("-started_at", N_("newest played")),
+    ("started_at", N_("oldest played")),
+    ("-events", N_("most events")),
+    ("-findings", N_("most findings")),
+    ("game_id", N_("game id")),
+]
 #: the list's query parameters that filter it (kept by the paging links)
 LIST_FILTERS = ("q", "player", "rules", "verdict", "has_findings", "since", "until", "sort")
 
@@ -224,8 +277,15 @@ def cached_page(build: Callable[[], str]) -> Response:
     page's verdict, versions and rewrites), read with the archive opened."""
     with store().reading():
         generation = store().generation  # opening the file notices another process's write
-    key = ("page", request.path, request.query_string, current().code, generation,
-           writing_allowed(), bool(current_app.config.get("WRITE_TOKEN")))
+    key = (
+        "page",
+        request.path,
+        request.query_string,
+        current().code,
+        generation,
+        writing_allowed(),
+        bool(current_app.config.get("WRITE_TOKEN")),
+    )
     entry = cache().build_once(key, lambda: build().encode("utf-8"))
     return answer(entry, mimetype="text/html")
 
@@ -242,25 +302,36 @@ def list_page() -> str:
     page = max(1, min(request.args.get("page", 1, type=int) or 1, 1 << 20))
     per_page = int(current_app.config.get("GAMES_PER_PAGE", GAMES_PER_PAGE))
     with store().reading() as reader:
-        listing = None if reader is None else reader.games(
-            filters, sort=sort, limit=per_page, offset=(page - 1) * per_page)
+        listing = (
+            None
+            if reader is None
+            else reader.games(filters, sort=sort, limit=per_page, offset=(page - 1) * per_page)
+        )
     asked = {k: (request.args.get(k) or "").strip() for k in LIST_FILTERS}
     kept = {k: v for k, v in asked.items() if v}
     pages = 0 if listing is None else -(-listing["total"] // per_page)
     return render_template(
-        "index.html", listing=listing, asked=asked, page=page, pages=pages,
+        "index.html",
+        listing=listing,
+        asked=asked,
+        page=page,
+        pages=pages,
         page_url=lambda n: url_for("viewer.index", **{**kept, "page": n}),
-        filtered=any(v for k, v in asked.items() if k != "sort"), sort=sort,
+        filtered=any(v for k, v in asked.items() if k != "sort"),
+        sort=sort,
         sorts=[(value, gettext(label)) for value, label in SORT_CHOICES],
-        verdicts=[(v, gettext(label)) for v, label in VERDICT_LABELS.items()
-                  if v != "unreadable"],
-        list_title=list_title, presets=list(PRESETS), archive=store().name)
+        verdicts=[(v, gettext(label)) for v, label in VERDICT_LABELS.items() if v != "unreadable"],
+        list_title=list_title,
+        presets=list(PRESETS),
+        archive=store().name,
+    )
 
 
 def list_title(game: dict[str, Any]) -> dict[str, str | None]:
     """A listed game's readable title (its game_id, else its players) and date."""
-    return game_title(game["game_id"], game["fingerprint"], list(game["players"]), None,
-                      game.get("started_at"))
+    return game_title(
+        game["game_id"], game["fingerprint"], list(game["players"]), None, game.get("started_at")
+    )
 
 
 def uploaded_log() -> tuple[Log, str]:
@@ -270,8 +341,7 @@ def uploaded_log() -> tuple[Log, str]:
     else:
         data, name = (request.form.get("text") or "").encode("utf-8"), "pasted log"
     if not data.strip():
-        raise ApiError(400, "choose a log file (or paste one) to view", "log", "no_log",
-                       "No log")
+        raise ApiError(400, "choose a log file (or paste one) to view", "log", "no_log", "No log")
     # as every way in reads a log: the same caps (events), the same errors (issue 35: a
     # page of 155,002 events was 270 MB, 3.84 GB of memory)
     return read_log_bytes(data, name), name
@@ -290,8 +360,11 @@ def games_list() -> Response:
 def record() -> str:
     """The table's recorder: the game written down as it is played, every entry checked
     by ``POST /api/v1/state`` (the page keeps the log in the browser, nothing here)."""
-    return render_template("record.html", presets=list(PRESETS),
-                           token_needed=bool(current_app.config.get("WRITE_TOKEN")))
+    return render_template(
+        "record.html",
+        presets=list(PRESETS),
+        token_needed=bool(current_app.config.get("WRITE_TOKEN")),
+    )
 
 
 @viewer.post("/view")
@@ -343,8 +416,11 @@ def game_log_file(fingerprint: str) -> Response:
     if not name.endswith(".jsonl"):
         name = (name.rsplit(".", 1)[0] if name.endswith(".json") else name) + ".jsonl"
     body = b"\n".join(log.leaves) + b"\n"
-    return Response(body, mimetype="application/x-ndjson", headers={
-        "Content-Disposition": f"attachment; filename*=UTF-8''{quote(name)}"})
+    return Response(
+        body,
+        mimetype="application/x-ndjson",
+        headers={"Content-Disposition": f"attachment; filename*=UTF-8''{quote(name)}"},
+    )
 
 
 @viewer.get("/games/<fingerprint>/compare")
@@ -357,18 +433,25 @@ def compare_game(fingerprint: str) -> str:
     players = list(log.players)
     names = dict(log.game.names)
     return render_template(
-        "compare.html", result=result, players=players, source=source, presets=list(PRESETS),
+        "compare.html",
+        result=result,
+        players=players,
+        source=source,
+        presets=list(PRESETS),
         columns=compare_columns(result, reports, players),
         finding_changes=finding_changes(reports),
         bars=final_bars(result, players),
-        title=game_title(log.game.game_id, result["fingerprint"], players,
-                         dict(log.game.meta or {}), log.game.at),
+        title=game_title(
+            log.game.game_id, result["fingerprint"], players, dict(log.game.meta or {}), log.game.at
+        ),
         name_of=lambda p: names.get(p, p),
-        names_joined=lambda ps: names_joined(ps, names))
+        names_joined=lambda ps: names_joined(ps, names),
+    )
 
 
-def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
-                    players: list[str]) -> list[dict[str, Any]]:
+def compare_columns(
+    result: dict[str, Any], reports: list[dict[str, Any]], players: list[str]
+) -> list[dict[str, Any]]:
     """Each rule set's column of the comparison, every cell marked where it differs
     from the baseline (the first): a score lower than the baseline's is better."""
     base = result["results"][0]
@@ -377,21 +460,30 @@ def compare_columns(result: dict[str, Any], reports: list[dict[str, Any]],
         scores = {}
         for p in players:
             a, b = base["final"]["scores"].get(p), res["final"]["scores"].get(p)
-            trend = "" if a == b or a is None or b is None else (
-                " better" if b < a else " worse")
-            scores[p] = {"value": b, "base": a, "differs": a != b, "trend": trend,
-                         "out": p in res["final"]["out"]}
-        columns.append({
-            "id": res["rules"]["id"], "verdict": res["verdict"],
-            "verdict_differs": res["verdict"] != base["verdict"],
-            "winners": res["final"]["winners"], "finished": res["final"]["finished"],
-            "winners_differ": (res["final"]["winners"], res["final"]["finished"]) != (
-                base["final"]["winners"], base["final"]["finished"]),
-            "scores": scores, "rounds": len(res["rounds"]),
-            "rounds_differ": len(res["rounds"]) != len(base["rounds"]),
-            "findings": len(report["findings"]),
-            "findings_differ": len(report["findings"]) != len(reports[0]["findings"]),
-        })
+            trend = "" if a == b or a is None or b is None else (" better" if b < a else " worse")
+            scores[p] = {
+                "value": b,
+                "base": a,
+                "differs": a != b,
+                "trend": trend,
+                "out": p in res["final"]["out"],
+            }
+        columns.append(
+            {
+                "id": res["rules"]["id"],
+                "verdict": res["verdict"],
+                "verdict_differs": res["verdict"] != base["verdict"],
+                "winners": res["final"]["winners"],
+                "finished": res["final"]["finished"],
+                "winners_differ": (res["final"]["winners"], res["final"]["finished"])
+                != (base["final"]["winners"], base["final"]["finished"]),
+                "scores": scores,
+                "rounds": len(res["rounds"]),
+                "rounds_differ": len(res["rounds"]) != len(base["rounds"]),
+                "findings": len(report["findings"]),
+                "findings_differ": len(report["findings"]) != len(reports[0]["findings"]),
+            }
+        )
     return columns
 
 
@@ -406,8 +498,7 @@ def finding_changes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def final_bars(result: dict[str, Any], players: list[str], width: int = 640
-               ) -> dict[str, Any]:
+def final_bars(result: dict[str, Any], players: list[str], width: int = 640) -> dict[str, Any]:
     """A grouped bar chart's geometry: per player, one bar per rule set (its final score),
     with each rule set's score limit marked on the bars."""
     sets = result["results"]
@@ -425,12 +516,26 @@ def final_bars(result: dict[str, Any], players: list[str], width: int = 640
             if value is None:
                 continue
             h = plot_h * value / top
-            bars.append({"x": round(x0 + k * bar, 1), "y": round(head + plot_h - h, 1),
-                         "w": round(bar - 2, 1), "h": round(h, 1), "series": k % 8,
-                         "value": value, "rules": r["rules"]["id"], "player": p})
-    labels = [{"x": round(left + (i + .5) * group, 1), "player": p}
-              for i, p in enumerate(players)]
-    return {"width": width, "height": height, "base": head + plot_h, "bars": bars,
-            "labels": labels, "sets": [r["rules"]["id"] for r in sets], "left": left,
-            "right": width - right}
-
+            bars.append(
+                {
+                    "x": round(x0 + k * bar, 1),
+                    "y": round(head + plot_h - h, 1),
+                    "w": round(bar - 2, 1),
+                    "h": round(h, 1),
+                    "series": k % 8,
+                    "value": value,
+                    "rules": r["rules"]["id"],
+                    "player": p,
+                }
+            )
+    labels = [{"x": round(left + (i + 0.5) * group, 1), "player": p} for i, p in enumerate(players)]
+    return {
+        "width": width,
+        "height": height,
+        "base": head + plot_h,
+        "bars": bars,
+        "labels": labels,
+        "sets": [r["rules"]["id"] for r in sets],
+        "left": left,
+        "right": width - right,
+    }

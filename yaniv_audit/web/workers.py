@@ -84,8 +84,11 @@ class Workers:
                 raise _stopped("the server is stopping")
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
-                    self.processes, mp_context=worker_context(WEB_PRELOAD),
-                    initializer=exit_with_parent, initargs=(os.getpid(),))
+                    self.processes,
+                    mp_context=worker_context(WEB_PRELOAD),
+                    initializer=exit_with_parent,
+                    initargs=(os.getpid(),),
+                )
             return self._pool
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:
@@ -95,10 +98,10 @@ class Workers:
         broken.shutdown(wait=False, cancel_futures=True)
 
 
-def _stopped(why: str = "the worker process auditing this log stopped before it "
-                        "finished") -> Exception:
-    return ApiError(503, f"{why}; send the request again", None, "worker_stopped",
-                    "Worker stopped")
+def _stopped(
+    why: str = "the worker process auditing this log stopped before it finished",
+) -> Exception:
+    return ApiError(503, f"{why}; send the request again", None, "worker_stopped", "Worker stopped")
 
 
 def _without_gc(func: Callable[..., T], *args: Any) -> T:

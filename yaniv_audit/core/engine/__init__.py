@@ -73,8 +73,22 @@ from .state import (
 from .turns import Turns
 
 __all__ = [
-    "CLAIM", "DREW", "HANDLERS", "INCONSISTENCY", "START", "THREW", "VIOLATION", "DrawOption",
-    "Finding", "Layer", "Move", "Replay", "RoundRecord", "RoundState", "StopReplay", "Throw",
+    "CLAIM",
+    "DREW",
+    "HANDLERS",
+    "INCONSISTENCY",
+    "START",
+    "THREW",
+    "VIOLATION",
+    "DrawOption",
+    "Finding",
+    "Layer",
+    "Move",
+    "Replay",
+    "RoundRecord",
+    "RoundState",
+    "StopReplay",
+    "Throw",
 ]
 
 

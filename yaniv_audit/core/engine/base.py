@@ -99,27 +99,26 @@ class ReplayBase:
 
     # --- findings ----------------------------------------------------------
 
-    def _find(self, event: Event, kind: str, code: str, player: str | None,
-              params: dict[str, Any]) -> None:
-        finding = Finding(event.index, self.round.number if self.round else None,
-                          player, kind, code, params)
+    def _find(
+        self, event: Event, kind: str, code: str, player: str | None, params: dict[str, Any]
+    ) -> None:
+        finding = Finding(
+            event.index, self.round.number if self.round else None, player, kind, code, params
+        )
         self.findings.append(finding)
         if kind == INCONSISTENCY:
             raise InconsistentLogError(finding)
         if self.strict:
             raise StopReplay
 
-    def _violation(self, event: Event, code: str, player: str | None, /,
-                   **params: Any) -> None:
+    def _violation(self, event: Event, code: str, player: str | None, /, **params: Any) -> None:
         """Record a violation of ``code``; ``params`` fill its template (messages.py)."""
         self._find(event, VIOLATION, code, player, params)
 
-    def _impossible(self, event: Event, code: str, player: str | None, /,
-                    **params: Any) -> None:
+    def _impossible(self, event: Event, code: str, player: str | None, /, **params: Any) -> None:
         self._find(event, INCONSISTENCY, code, player, params)
 
-    def _claim(self, event: Event, code: str, player: str | None, /,
-               **params: Any) -> None:
+    def _claim(self, event: Event, code: str, player: str | None, /, **params: Any) -> None:
         self._find(event, CLAIM, code, player, params)
 
     def _rule(self, *names: str) -> dict[str, Any]:
@@ -133,7 +132,8 @@ class ReplayBase:
             return False
         name = event.type
         if name in self.closing_allowed and not (
-                isinstance(event, RoundEnded) and event.round != self.records[-1].round):
+            isinstance(event, RoundEnded) and event.round != self.records[-1].round
+        ):
             if name == "round_ended":
                 self.closing_allowed.clear()
             elif name != "showdown" or self.round is None or self.round.moves_checked:
@@ -143,8 +143,13 @@ class ReplayBase:
             self.closing_allowed.clear()  # the deciding round's closing can come no more
         if not self.game_over_reported:
             self.game_over_reported = True
-            self._violation(event, "game.over", getattr(event, "player", None),
-                            last_round=self.records[-1].round, winners=list(self.winners))
+            self._violation(
+                event,
+                "game.over",
+                getattr(event, "player", None),
+                last_round=self.records[-1].round,
+                winners=list(self.winners),
+            )
         return True
 
     # --- what the parts share -----------------------------------------------
@@ -155,8 +160,15 @@ class ReplayBase:
         if player in r.out_reported:
             return
         r.out_reported.add(player)
-        self._violation(event, "player.out", player, player=player, score=self.scores[player],
-                        round=r.number, rule=self._rule("score_limit", "limit_rule"))
+        self._violation(
+            event,
+            "player.out",
+            player,
+            player=player,
+            score=self.scores[player],
+            round=r.number,
+            rule=self._rule("score_limit", "limit_rule"),
+        )
 
     def _total(self, cards: Sequence[Card]) -> int:
         return hand_total(cards, self.values)
@@ -180,15 +192,28 @@ class ReplayBase:
             missing = Counter(cards) - Counter(hand)
             for card in missing:
                 self._check_in_deck(event, card, player)
-            self._impossible(event, "card.not_in_hand", player, player=player,
-                             missing=names(sorted(missing.elements())), hand=names(hand))
+            self._impossible(
+                event,
+                "card.not_in_hand",
+                player,
+                player=player,
+                missing=names(sorted(missing.elements())),
+                hand=names(hand),
+            )
 
     def _check_in_deck(self, event: Event, card: Card, player: str) -> None:
         """A card the rule set's deck does not have is the first impossibility of an event
         (docs/log-format.md: before a card out of place, already seen or not on the pile)."""
         if self.counts[card] == 0:
-            self._impossible(event, "card.not_in_deck", player, case="named", player=player,
-                             card=NAMES[card], rule=self._rule("jokers"))
+            self._impossible(
+                event,
+                "card.not_in_deck",
+                player,
+                case="named",
+                player=player,
+                card=NAMES[card],
+                rule=self._rule("jokers"),
+            )
 
     def _check_counts(self, event: Event, cards: Counter[Card], at: str) -> None:
         """The cards ``at`` the deal, the showdown or the reshuffled stock, against the deck's
@@ -200,8 +225,22 @@ class ReplayBase:
             return
         for card in over:
             if counts[card] == 0:
-                self._impossible(event, "card.not_in_deck", None, at=at, card=NAMES[card],
-                                 rule=self._rule("jokers"))
+                self._impossible(
+                    event,
+                    "card.not_in_deck",
+                    None,
+                    at=at,
+                    card=NAMES[card],
+                    rule=self._rule("jokers"),
+                )
         card = over[0]
-        self._impossible(event, "card.too_many", None, at=at, count=cards[card],
-                         card=NAMES[card], allowed=counts[card], rule=self._rule("decks"))
+        self._impossible(
+            event,
+            "card.too_many",
+            None,
+            at=at,
+            count=cards[card],
+            card=NAMES[card],
+            allowed=counts[card],
+            rule=self._rule("decks"),
+        )

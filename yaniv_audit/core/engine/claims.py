@@ -27,10 +27,21 @@ class TableClaims(ReplayBase):
             for p, written in event.points.items():
                 right = score.points.get(p, 0) if score is not None else 0
                 if written != right:
-                    why = (self._points_reason(score, p) if score is not None else
-                           {"case": "not_ended"})
-                    self._claim(event, "claim.points", p, player=p, written=written,
-                                round=r.number, right=right, **why)
+                    why = (
+                        self._points_reason(score, p)
+                        if score is not None
+                        else {"case": "not_ended"}
+                    )
+                    self._claim(
+                        event,
+                        "claim.points",
+                        p,
+                        player=p,
+                        written=written,
+                        round=r.number,
+                        right=right,
+                        **why,
+                    )
         if event.scores is not None:
             self._check_scores(event, event.scores, r.number)
 
@@ -41,11 +52,18 @@ class TableClaims(ReplayBase):
             hand = "hand_" if rules.assaf_adds_hand else ""
             n = len(score.assaf)
             if rules.assaf_multi_penalty is not None and n > 1:
-                return {"case": hand + "assafers", "hand": score.totals[p], "assafers": n,
-                        "penalty": n * rules.assaf_multi_penalty,
-                        "rule": self._rule("assaf_multi_penalty", "assaf_adds_hand")}
-            return {"case": hand + "assaf_penalty", "hand": score.totals[p],
-                    "rule": self._rule("assaf_penalty", "assaf_adds_hand")}
+                return {
+                    "case": hand + "assafers",
+                    "hand": score.totals[p],
+                    "assafers": n,
+                    "penalty": n * rules.assaf_multi_penalty,
+                    "rule": self._rule("assaf_multi_penalty", "assaf_adds_hand"),
+                }
+            return {
+                "case": hand + "assaf_penalty",
+                "hand": score.totals[p],
+                "rule": self._rule("assaf_penalty", "assaf_adds_hand"),
+            }
         if p == score.caller:
             return {"case": "caller"}
         if p in score.assaf:
@@ -63,10 +81,21 @@ class TableClaims(ReplayBase):
                 if score is not None:
                     for who, frm, to in score.reductions:
                         if who == p:
-                            params = {"case": params["case"].removesuffix("_reduced")
-                                      + "_reduced", "reduced_from": frm, "reduced_to": to}
-                self._claim(event, "claim.scores", p, player=p, round=after, written=value,
-                            right=right, **params)
+                            params = {
+                                "case": params["case"].removesuffix("_reduced") + "_reduced",
+                                "reduced_from": frm,
+                                "reduced_to": to,
+                            }
+                self._claim(
+                    event,
+                    "claim.scores",
+                    p,
+                    player=p,
+                    round=after,
+                    written=value,
+                    right=right,
+                    **params,
+                )
             self.written_diff[p] = diff
 
     def _game_ended(self, event: GameEnded) -> None:
@@ -74,8 +103,14 @@ class TableClaims(ReplayBase):
         if self.winners is None:
             self._claim(event, "claim.winner", None, case="undecided", scores=dict(self.scores))
         elif event.winner is not None and set(event.winner) != set(self.winners):
-            self._claim(event, "claim.winner", None, case="other", named=list(event.winner),
-                        winners=list(self.winners), scores=dict(self.scores))
+            self._claim(
+                event,
+                "claim.winner",
+                None,
+                case="other",
+                named=list(event.winner),
+                winners=list(self.winners),
+                scores=dict(self.scores),
+            )
         if event.scores is not None:
             self._check_scores(event, event.scores, None)
-

@@ -36,8 +36,9 @@ class Deal(ReplayBase):
             rotation = list(still_in)
         r = RoundState(event.round, event.starter, event.hands is not None, rotation)
         self.round = r
-        self.records.append(RoundRecord(event.round, event.starter, r.moves_checked,
-                                        scores=dict(self.scores)))
+        self.records.append(
+            RoundRecord(event.round, event.starter, r.moves_checked, scores=dict(self.scores))
+        )
         if previous is not None:
             self._check_starter(event, previous, still_in)
         if event.hands is None:
@@ -50,8 +51,9 @@ class Deal(ReplayBase):
         for p in still_in:
             dealt = len(event.hands.get(p, ()))
             if dealt != rules.hand_size:
-                self._violation(event, "deal.hand_size", p, player=p, dealt=dealt,
-                                rule=self._rule("hand_size"))
+                self._violation(
+                    event, "deal.hand_size", p, player=p, dealt=dealt, rule=self._rule("hand_size")
+                )
         upcard, stock = event.upcard, event.stock
         in_hands = [*chain.from_iterable(event.hands.values())]
         # the impossibilities code by code (docs/log-format.md): cards the deck does not
@@ -67,9 +69,15 @@ class Deal(ReplayBase):
         # else the usual deal: hands, upcard and stock are the deck card for card, which
         # the checks of on_table would find (and the upcard is the one recorded)
         if len(rotation) * rules.hand_size + 1 > self.deck_size:
-            self._impossible(event, "deal.too_big", None, hands=len(rotation),
-                             needed=len(rotation) * rules.hand_size + 1, deck=self.deck_size,
-                             rule=self._rule("hand_size", "decks", "jokers"))
+            self._impossible(
+                event,
+                "deal.too_big",
+                None,
+                hands=len(rotation),
+                needed=len(rotation) * rules.hand_size + 1,
+                deck=self.deck_size,
+                rule=self._rule("hand_size", "decks", "jokers"),
+            )
         if on_table is not None and stock is not None:
             upcard = self._check_whole_deck(event, on_table)
             r.upcard_deduced = event.upcard is None
@@ -94,8 +102,11 @@ class Deal(ReplayBase):
         # a starter who takes no part (not dealt in, or out) has no turn: the next player
         # who does opens
         starter = event.starter
-        r.current = starter if starter in r.next_seat or not playing else seat_after(
-            self.seating, playing, starter)
+        r.current = (
+            starter
+            if starter in r.next_seat or not playing
+            else seat_after(self.seating, playing, starter)
+        )
 
     def _check_whole_deck(self, event: RoundStarted, on_table: Counter[Card]) -> Card | None:
         """Recorded hands and stock leave exactly the upcard: the deck, card for card.
@@ -112,12 +123,20 @@ class Deal(ReplayBase):
             return event.upcard
         else:
             case = "not_the_deck"
-        self._impossible(event, "stock.mismatch", None, case=case, count=len(left),
-                         left=names(left), rule=self._rule("decks", "jokers"))
+        self._impossible(
+            event,
+            "stock.mismatch",
+            None,
+            case=case,
+            count=len(left),
+            left=names(left),
+            rule=self._rule("decks", "jokers"),
+        )
         return None
 
-    def _check_starter(self, event: RoundStarted, previous: RoundRecord,
-                       still_in: list[str]) -> None:
+    def _check_starter(
+        self, event: RoundStarted, previous: RoundRecord, still_in: list[str]
+    ) -> None:
         rules = self.rules
         if rules.starter == "free":
             return
@@ -127,10 +146,21 @@ class Deal(ReplayBase):
         caller = previous.caller if rules.starter == "caller" else None
         allowed = next_starter(rules, self.seating, still_in, winners, previous.starter, caller)
         if allowed is not None and event.starter not in allowed:
-            self._violation(event, "deal.starter", event.starter,
-                            case="caller" if caller is not None else "round_winner"
-                            if rules.starter in ("round_winner", "caller") else "next",
-                            player=event.starter, round=event.round, allowed=sorted(allowed),
-                            last_round=previous.round, last_starter=previous.starter,
-                            winners=list(winners), caller=caller, rule=self._rule("starter"))
-
+            self._violation(
+                event,
+                "deal.starter",
+                event.starter,
+                case="caller"
+                if caller is not None
+                else "round_winner"
+                if rules.starter in ("round_winner", "caller")
+                else "next",
+                player=event.starter,
+                round=event.round,
+                allowed=sorted(allowed),
+                last_round=previous.round,
+                last_starter=previous.starter,
+                winners=list(winners),
+                caller=caller,
+                rule=self._rule("starter"),
+            )

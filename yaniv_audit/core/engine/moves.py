@@ -58,8 +58,11 @@ class LegalMoves(ReplayBase):
         moves += [Move("discard", player, t) for t in found]
         return moves
 
-    def start_options(self, player: str, throws: int | None = None,
-                      ) -> tuple[bool, list[Throw]]:
+    def start_options(
+        self,
+        player: str,
+        throws: int | None = None,
+    ) -> tuple[bool, list[Throw]]:
         """:meth:`start_moves` as plain values: whether ``player`` may call Yaniv, and every
         legal throw from their hand in order (the simulator's bots choose from these, a
         dozen a turn, without a :class:`Move` built for each); with ``throws``, the first
@@ -79,8 +82,10 @@ class LegalMoves(ReplayBase):
         once, then the joker swaps (the natural card each joker of a run stands for, from
         the hand). Call it after a throw (``legal_moves`` does)."""
         p = self.round.current if self.round is not None else ""
-        return [Move("draw", p, source=source, card=card, swap=swap)
-                for source, card, swap in self.draw_options()]
+        return [
+            Move("draw", p, source=source, card=card, swap=swap)
+            for source, card, swap in self.draw_options()
+        ]
 
     def draw_options(self) -> list[DrawOption]:
         """:meth:`draw_moves` as plain values, ``(source, card, swap)`` each (for the
@@ -89,7 +94,8 @@ class LegalMoves(ReplayBase):
         assert r is not None
         stock = r.stock
         options: list[DrawOption] = (
-            [("stock", stock[-1] if stock else None, None)] if r.stock_count > 0 else [])
+            [("stock", stock[-1] if stock else None, None)] if r.stock_count > 0 else []
+        )
         pile = r.pile
         rules = self.rules
         if len(pile) < 2 or (rules.pile_needs_combo and r.throw_size < 2):
@@ -117,9 +123,14 @@ class LegalMoves(ReplayBase):
         assert r is not None
         rules = self.rules
         card = r.last_drawn
-        if (rules.slap_down and r.drew_from_stock and card is not None
-                and len(r.hands.get(r.current, ())) > 1 and r.pile[-1].meld is not None
-                and extend(r.pile[-1].meld, card, rules) is not None):
+        if (
+            rules.slap_down
+            and r.drew_from_stock
+            and card is not None
+            and len(r.hands.get(r.current, ())) > 1
+            and r.pile[-1].meld is not None
+            and extend(r.pile[-1].meld, card, rules) is not None
+        ):
             return [Move("slap", r.current, card=card)]
         return []
 
@@ -174,5 +185,3 @@ class LegalMoves(ReplayBase):
                 "ended": r.ended,
             }
         return view
-
-

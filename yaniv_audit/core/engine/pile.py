@@ -30,8 +30,14 @@ class PileAndStock(ReplayBase):
 
     def _draw(self, event: Draw) -> None:
         r = self.round
-        if (r is None or self.winners is not None or self.out or r.exhaust_pending or r.ended
-                or r.closed):  # else _move_round's usual case, inline: r is the round
+        if (
+            r is None
+            or self.winners is not None
+            or self.out
+            or r.exhaust_pending
+            or r.ended
+            or r.closed
+        ):  # else _move_round's usual case, inline: r is the round
             r = self._move_round(event)
             if r is None:
                 return
@@ -40,8 +46,14 @@ class PileAndStock(ReplayBase):
             self._enter(r, event)
         if event.source == "stock":
             if event.swap is not None:
-                self._violation(event, "draw.swap", event.player, case="stock",
-                                player=event.player, swap=NAMES[event.swap])
+                self._violation(
+                    event,
+                    "draw.swap",
+                    event.player,
+                    case="stock",
+                    player=event.player,
+                    swap=NAMES[event.swap],
+                )
             stock = r.stock
             if stock and r.stock_count > 1 and (event.card is None or event.card == stock[-1]):
                 card = stock.pop()  # _draw_stock's usual case, inline: the stock does not end
@@ -65,23 +77,39 @@ class PileAndStock(ReplayBase):
             top = r.stock[-1]
             if event.card is not None and event.card != top:
                 self._check_in_deck(event, event.card, p)
-                self._impossible(event, "stock.mismatch", p, case="top", player=p,
-                                 card=NAMES[event.card], top=NAMES[top])
+                self._impossible(
+                    event,
+                    "stock.mismatch",
+                    p,
+                    case="top",
+                    player=p,
+                    card=NAMES[event.card],
+                    top=NAMES[top],
+                )
             card = r.stock.pop()
         else:
             if event.card is None:
                 if r.stock_lost_by_replay:
                     self._impossible(event, "stock.mismatch", p, case="unnamed", player=p)
                 raise LogFormatError(
-                    "draw: field \"card\": required, the order of the stock is not recorded "
+                    'draw: field "card": required, the order of the stock is not recorded '
                     "at this point (no stock in round_started or reshuffle)",
-                    line=event.line, index=event.index,
-                    messages={"card": ["required: the stock's order is unknown here"]})
+                    line=event.line,
+                    index=event.index,
+                    messages={"card": ["required: the stock's order is unknown here"]},
+                )
             card = event.card
             if r.seen[card] >= self.counts[card]:
                 self._check_in_deck(event, card, p)
-                self._impossible(event, "card.already_seen", p, case="stock", player=p,
-                                 card=NAMES[card], where=self._where_is(r, card))
+                self._impossible(
+                    event,
+                    "card.already_seen",
+                    p,
+                    case="stock",
+                    player=p,
+                    card=NAMES[card],
+                    where=self._where_is(r, card),
+                )
         r.seen[card] += 1
         r.stock_count -= 1
         if r.stock_count == 0:
@@ -110,8 +138,14 @@ class PileAndStock(ReplayBase):
         own = pile[-1] if had_throw else None
         previous = pile[-2] if had_throw and len(pile) >= 2 else (None if had_throw else pile[-1])
         if rules.pile_needs_combo and r.throw_size < 2:
-            self._violation(event, "draw.pile_needs_combo", p, player=p, thrown=r.throw_size,
-                            rule=self._rule("pile_needs_combo"))
+            self._violation(
+                event,
+                "draw.pile_needs_combo",
+                p,
+                player=p,
+                thrown=r.throw_size,
+                rule=self._rule("pile_needs_combo"),
+            )
         if event.swap is not None:
             return self._joker_swap(r, event, previous)
         if previous is not None and card in previous.cards:
@@ -123,15 +157,23 @@ class PileAndStock(ReplayBase):
             allowed = self._takeable(previous)
             good = [i for i in positions if i in allowed]
             if not good:
-                self._violation(event, "draw.pile_card", p, **self._pickup_params(
-                    p, card, previous))
+                self._violation(
+                    event, "draw.pile_card", p, **self._pickup_params(p, card, previous)
+                )
             previous.cards.pop((good or positions)[0])
             return card
         if previous is not None and None in previous.cards:
             self._check_in_deck(event, card, p)
             if r.seen[card] >= self.counts[card] or (r.stock is not None and card in r.stock):
-                self._impossible(event, "card.already_seen", p, case="upcard", player=p,
-                                 card=NAMES[card], where=self._where_is(r, card))
+                self._impossible(
+                    event,
+                    "card.already_seen",
+                    p,
+                    case="upcard",
+                    player=p,
+                    card=NAMES[card],
+                    where=self._where_is(r, card),
+                )
             previous.cards.remove(None)
             r.seen[card] += 1
             return card
@@ -141,33 +183,74 @@ class PileAndStock(ReplayBase):
             return card
         for layer in reversed(pile):
             if card in layer.cards:
-                self._violation(event, "draw.pile_card", p, case="older", player=p,
-                                card=NAMES[card], layer=names(layer.cards),
-                                previous=names(previous.cards) if previous else None)
+                self._violation(
+                    event,
+                    "draw.pile_card",
+                    p,
+                    case="older",
+                    player=p,
+                    card=NAMES[card],
+                    layer=names(layer.cards),
+                    previous=names(previous.cards) if previous else None,
+                )
                 layer.cards.remove(card)
                 return card
         if r.buried and card in r.buried:  # on the pile, beneath a throw: not takeable
-            self._violation(event, "draw.pile_card", p, case="slapped", player=p,
-                            card=NAMES[card], previous=names(previous.cards) if previous else None)
+            self._violation(
+                event,
+                "draw.pile_card",
+                p,
+                case="slapped",
+                player=p,
+                card=NAMES[card],
+                previous=names(previous.cards) if previous else None,
+            )
             r.buried.remove(card)
             return card
         name = NAMES[card]
         self._check_in_deck(event, card, p)
         bottom = pile[0] if pile and previous is not pile[0] else None
-        if bottom is not None and None in bottom.cards and r.seen[card] < self.counts[card] and (
-                r.stock is None or card not in r.stock):
+        if (
+            bottom is not None
+            and None in bottom.cards
+            and r.seen[card] < self.counts[card]
+            and (r.stock is None or card not in r.stock)
+        ):
             # the unrecorded upcard lies under later throws: on the pile, but not takeable
-            self._violation(event, "draw.pile_card", p, case="under", player=p, card=name,
-                            layer=names(pile[1].cards),
-                            previous=names(previous.cards) if previous else None)
+            self._violation(
+                event,
+                "draw.pile_card",
+                p,
+                case="under",
+                player=p,
+                card=name,
+                layer=names(pile[1].cards),
+                previous=names(previous.cards) if previous else None,
+            )
             bottom.cards.remove(None)
             r.seen[card] += 1
             return card
         if r.upcard_deduced and previous is pile[0]:
-            self._impossible(event, "card.already_seen", p, case="deduced", player=p, card=name,
-                             where=self._where_is(r, card), upcard=names(previous.cards))
-        self._impossible(event, "card.not_on_pile", p, case="take", player=p, card=name,
-                         where=self._where_is(r, card), previous=self._previous(previous))
+            self._impossible(
+                event,
+                "card.already_seen",
+                p,
+                case="deduced",
+                player=p,
+                card=name,
+                where=self._where_is(r, card),
+                upcard=names(previous.cards),
+            )
+        self._impossible(
+            event,
+            "card.not_on_pile",
+            p,
+            case="take",
+            player=p,
+            card=name,
+            where=self._where_is(r, card),
+            previous=self._previous(previous),
+        )
         raise AssertionError("unreachable")
 
     @staticmethod
@@ -192,9 +275,14 @@ class PileAndStock(ReplayBase):
     def _pickup_params(self, player: str, card: Card, layer: Layer) -> dict[str, Any]:
         allowed = self._takeable(layer)
         ends = [c for i, c in enumerate(layer.cards) if i in allowed and c is not None]
-        return {"case": "middle", "player": player, "card": NAMES[card],
-                "layer": names(layer.cards), "ends": names([*dict.fromkeys(ends)]),
-                "rule": self._rule("pickup")}
+        return {
+            "case": "middle",
+            "player": player,
+            "card": NAMES[card],
+            "layer": names(layer.cards),
+            "ends": names([*dict.fromkeys(ends)]),
+            "rule": self._rule("pickup"),
+        }
 
     def _joker_swap(self, r: RoundState, event: Draw, previous: Layer | None) -> Card:
         p = event.player
@@ -203,17 +291,39 @@ class PileAndStock(ReplayBase):
         self._take_from_hand(event, p, [swap])
         target = previous if previous is not None and card in previous.cards else None
         if target is None:
-            older = next((layer for layer in reversed(r.pile)
-                          if layer is not previous and card in layer.cards), None)
+            older = next(
+                (
+                    layer
+                    for layer in reversed(r.pile)
+                    if layer is not previous and card in layer.cards
+                ),
+                None,
+            )
             if older is None:
                 r.hands[p].append(swap)
-                self._impossible(event, "card.not_on_pile", p, case="swap", player=p,
-                                 swap=NAMES[swap], card=NAMES[card],
-                                 where=self._where_is(r, card), previous=self._previous(previous))
+                self._impossible(
+                    event,
+                    "card.not_on_pile",
+                    p,
+                    case="swap",
+                    player=p,
+                    swap=NAMES[swap],
+                    card=NAMES[card],
+                    where=self._where_is(r, card),
+                    previous=self._previous(previous),
+                )
             assert older is not None
-            self._violation(event, "draw.swap", p, case="older", player=p, swap=NAMES[swap],
-                            card=NAMES[card], layer=names(older.cards),
-                            previous=self._previous(previous))
+            self._violation(
+                event,
+                "draw.swap",
+                p,
+                case="older",
+                player=p,
+                swap=NAMES[swap],
+                card=NAMES[card],
+                layer=names(older.cards),
+                previous=self._previous(previous),
+            )
             older.cards[older.cards.index(card)] = swap
             reading = classify([c for c in older.cards if c is not None], self.rules)
             older.meld = reading if isinstance(reading, Meld) else None
@@ -226,14 +336,29 @@ class PileAndStock(ReplayBase):
                     position = i
                     break
         if not self.rules.joker_swap:
-            self._violation(event, "draw.swap", p, case="joker_swap", player=p,
-                            swap=NAMES[swap], card=NAMES[card], rule=self._rule("joker_swap"))
+            self._violation(
+                event,
+                "draw.swap",
+                p,
+                case="joker_swap",
+                player=p,
+                swap=NAMES[swap],
+                card=NAMES[card],
+                rule=self._rule("joker_swap"),
+            )
         elif position is None:
             wild = card == JOKER or (self.rules.wild_jacks and RANK[card] == JACK)
-            self._violation(event, "draw.swap", p,
-                            case="not_standing" if wild else "not_joker", player=p,
-                            swap=NAMES[swap], card=NAMES[card], layer=names(target.cards),
-                            rule=self._rule("wild_jacks"))
+            self._violation(
+                event,
+                "draw.swap",
+                p,
+                case="not_standing" if wild else "not_joker",
+                player=p,
+                swap=NAMES[swap],
+                card=NAMES[card],
+                layer=names(target.cards),
+                rule=self._rule("wild_jacks"),
+            )
         if position is None:
             position = target.cards.index(card)
         target.cards[position] = swap
@@ -256,7 +381,6 @@ class PileAndStock(ReplayBase):
         if r is None or not r.exhaust_pending or self.rules.reshuffle != "keep_last_throw":
             return None
         return _below_top(r)
-
 
     def _end_pending_exhaustion(self) -> None:
         """The stock ran out in the last turn: under round_ends that turn ended the round."""
@@ -288,12 +412,20 @@ class PileAndStock(ReplayBase):
             extra = Counter(event.stock)
             extra.subtract(cards)
             named = list(extra.elements())  # the cards that must be the unrecorded upcard
-            if (min(extra.values(), default=0) < 0 or len(named) != unknown
-                    or any(seen[c] >= self.counts[c] for c in named)):
+            if (
+                min(extra.values(), default=0) < 0
+                or len(named) != unknown
+                or any(seen[c] >= self.counts[c] for c in named)
+            ):
                 self._check_counts(event, Counter(event.stock), "reshuffled stock")
-                self._impossible(event, "stock.mismatch", None,
-                                 case="reshuffle_upcard" if unknown else "reshuffle",
-                                 stock=names(event.stock), pile=names(sorted(cards)))
+                self._impossible(
+                    event,
+                    "stock.mismatch",
+                    None,
+                    case="reshuffle_upcard" if unknown else "reshuffle",
+                    stock=names(event.stock),
+                    pile=names(sorted(cards)),
+                )
             r.stock = list(reversed(event.stock))
 
     def _reshuffle(self, event: Reshuffle) -> None:
@@ -302,14 +434,24 @@ class PileAndStock(ReplayBase):
         r = self.round
         assert r is not None
         if self.rules.reshuffle == "round_ends":
-            self._violation(event, "reshuffle.not_allowed", None, case="round_ends",
-                            rule=self._rule("reshuffle"))
+            self._violation(
+                event,
+                "reshuffle.not_allowed",
+                None,
+                case="round_ends",
+                rule=self._rule("reshuffle"),
+            )
         elif r.ended or r.closed:
-            self._violation(event, "reshuffle.not_allowed", None, case="round_over",
-                            round=r.number)
+            self._violation(event, "reshuffle.not_allowed", None, case="round_over", round=r.number)
         elif not r.exhaust_pending:
-            self._violation(event, "reshuffle.not_allowed", None, case="stock_left",
-                            stock=r.stock_count, rule=self._rule("reshuffle"))
+            self._violation(
+                event,
+                "reshuffle.not_allowed",
+                None,
+                case="stock_left",
+                stock=r.stock_count,
+                rule=self._rule("reshuffle"),
+            )
         else:
             self._exhaust(event)
             return

@@ -45,9 +45,15 @@ class Finding:
         return render(self.code, self.params)
 
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "round": self.round, "player": self.player,
-                "kind": self.kind, "code": self.code, "message": self.message,
-                "params": self.params}
+        return {
+            "seq": self.seq,
+            "round": self.round,
+            "player": self.player,
+            "kind": self.kind,
+            "code": self.code,
+            "message": self.message,
+            "params": self.params,
+        }
 
 
 class Move(msgspec.Struct, frozen=True, gc=False):

@@ -26,8 +26,11 @@ class Turns(ReplayBase):
     def _move_round(self, event: Event) -> RoundState | None:
         """The round a move belongs to, or None when it is not replayed."""
         r = self.round
-        if self.winners is None and r is not None and not (
-                r.exhaust_pending or r.ended or r.closed):
+        if (
+            self.winners is None
+            and r is not None
+            and not (r.exhaust_pending or r.ended or r.closed)
+        ):
             if self.out:
                 player = getattr(event, "player", None)
                 if player in self.out and player in r.rotation:
@@ -47,8 +50,13 @@ class Turns(ReplayBase):
         if r.ended or r.closed:
             if not r.gap_reported:
                 r.gap_reported = True
-                self._violation(event, "turn.order", getattr(event, "player", None),
-                                case="round_over", round=r.number)
+                self._violation(
+                    event,
+                    "turn.order",
+                    getattr(event, "player", None),
+                    case="round_over",
+                    round=r.number,
+                )
             return None
         if self.out:
             player = getattr(event, "player", None)
@@ -68,7 +76,8 @@ class Turns(ReplayBase):
         if following is None:
             playing = [p for p in r.rotation if p not in self.out]
             following = r.next_seat[player] = (
-                seat_after(self.seating, playing, player) if playing else player)
+                seat_after(self.seating, playing, player) if playing else player
+            )
         return following
 
     def _enter(self, r: RoundState, event: Discard | Draw | Yaniv) -> None:
@@ -96,20 +105,30 @@ class Turns(ReplayBase):
             self._advance(r)
         if p != r.current:
             if not (p in self.out and p in r.rotation):  # else covered by player.out
-                self._violation(event, "turn.order", p, case="turn", player=p,
-                                expected=r.current)
+                self._violation(event, "turn.order", p, case="turn", player=p, expected=r.current)
             r.current = p
         if kind is Draw:
             self._violation(event, "turn.no_throw", p, player=p)
 
     def _no_draw(self, r: RoundState, event: Event) -> None:
-        self._violation(event, "turn.no_draw", r.current, player=r.current,
-                        cards=names(r.pile[-1].cards) if r.pile else [])
+        self._violation(
+            event,
+            "turn.no_draw",
+            r.current,
+            player=r.current,
+            cards=names(r.pile[-1].cards) if r.pile else [],
+        )
 
     def _discard(self, event: Discard) -> None:
         r = self.round
-        if (r is None or self.winners is not None or self.out or r.exhaust_pending or r.ended
-                or r.closed):  # else _move_round's usual case, inline: r is the round
+        if (
+            r is None
+            or self.winners is not None
+            or self.out
+            or r.exhaust_pending
+            or r.ended
+            or r.closed
+        ):  # else _move_round's usual case, inline: r is the round
             r = self._move_round(event)
             if r is None:
                 return
@@ -134,8 +153,15 @@ class Turns(ReplayBase):
             meld = reading if isinstance(reading, Meld) else None
         if meld is None:
             why = explain(cards, self.rules)
-            self._violation(event, "discard.combo", p, player=p, cards=names(cards),
-                            reading=why, rule=rule_of(why))
+            self._violation(
+                event,
+                "discard.combo",
+                p,
+                player=p,
+                cards=names(cards),
+                reading=why,
+                rule=rule_of(why),
+            )
         r.pile.append(Layer(p, list(cards), meld))
         r.phase = THREW
         r.throw_size = len(cards)
@@ -153,8 +179,15 @@ class Turns(ReplayBase):
             top = r.pile[-1]
             joined = extend(top.meld, card, rules) if top.meld is not None else None
             if joined is None:
-                self._violation(event, "slap.no_match", p, player=p, card=NAMES[card],
-                                layer=names(top.cards), rule=self._rule("set_max", "run_max"))
+                self._violation(
+                    event,
+                    "slap.no_match",
+                    p,
+                    player=p,
+                    card=NAMES[card],
+                    layer=names(top.cards),
+                    rule=self._rule("set_max", "run_max"),
+                )
             if not r.hands[p]:
                 self._violation(event, "slap.empties_hand", p, player=p)
             if joined is not None:
@@ -178,28 +211,41 @@ class Turns(ReplayBase):
         if not self.rules.slap_down:
             reasons.append("slap_down")
         if not own:
-            reasons.append("before_draw" if r.phase == THREW and p == r.current
-                           else "out_of_turn")
+            reasons.append("before_draw" if r.phase == THREW and p == r.current else "out_of_turn")
         elif not r.drew_from_stock:
             reasons.append("no_stock_draw")
         drawn = NAMES[r.last_drawn] if r.last_drawn is not None else None
         if own and event.card != r.last_drawn:
             reasons.append("not_drawn")
         if len(reasons) > 1:
-            self._violation(event, "slap.not_allowed", p, case="reasons", player=p, card=card,
-                            reasons=[self._slap_reason(why, drawn) for why in reasons],
-                            rule=self._rule("slap_down"))
+            self._violation(
+                event,
+                "slap.not_allowed",
+                p,
+                case="reasons",
+                player=p,
+                card=card,
+                reasons=[self._slap_reason(why, drawn) for why in reasons],
+                rule=self._rule("slap_down"),
+            )
         elif reasons == ["before_draw"]:
             self._violation(event, "slap.not_allowed", p, case="before_draw", player=p)
         elif reasons == ["out_of_turn"]:
-            self._violation(event, "slap.not_allowed", p, case="out_of_turn", player=p,
-                            card=card)
+            self._violation(event, "slap.not_allowed", p, case="out_of_turn", player=p, card=card)
         elif reasons == ["not_drawn"]:
-            self._violation(event, "slap.not_allowed", p, case="not_drawn", player=p,
-                            card=card, drawn=drawn)
+            self._violation(
+                event, "slap.not_allowed", p, case="not_drawn", player=p, card=card, drawn=drawn
+            )
         else:  # slap_down or no_stock_draw
-            self._violation(event, "slap.not_allowed", p, case=reasons[0], player=p, card=card,
-                            rule=self._rule("slap_down"))
+            self._violation(
+                event,
+                "slap.not_allowed",
+                p,
+                case=reasons[0],
+                player=p,
+                card=card,
+                rule=self._rule("slap_down"),
+            )
         self._take_from_hand(event, p, [event.card])
         r.buried.append(event.card)
 
