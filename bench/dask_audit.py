@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from archive import CLI, base_games, corpus  # noqa: E402  (bench/archive.py)
+from archive import CLI, base_games, corpus
 
 
 def timed(args: list[str]) -> tuple[float, str]:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import load  # noqa: E402
+import load
 
 
 def serve(tree: Path, db: Path) -> tuple[subprocess.Popen[bytes], int]:

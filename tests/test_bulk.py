@@ -225,7 +225,7 @@ def test_ctrl_c_while_the_fork_server_starts_is_not_lost(monkeypatch: pytest.Mon
     # as in a command (a test runner's worker may ignore Ctrl-C)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(KeyboardInterrupt):  # noqa: PT012 (the signal comes at either line)
             bulk.worker_context()
             time.sleep(0.1)  # a signal is delivered at the next bytecode at the latest
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

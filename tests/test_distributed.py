@@ -380,7 +380,7 @@ def test_audit_parquet_on_a_store_that_is_not_local_files(disputes: dict[str, Pa
 
 
 @pytest.mark.parametrize(
-    "where, url, message",
+    ("where", "url", "message"),
     [
         (
             "--parquet",
@@ -418,7 +418,7 @@ def test_a_url_of_no_usable_file_system_is_said_in_one_line(
 
 
 @pytest.mark.parametrize(
-    "args, message",
+    ("args", "message"),
     [
         (["--rules", "classic"], "--parquet needs --out DIR"),
         (["--out", "{out}", "--db", "x.duckdb"], "--parquet goes with --rules, --scheduler"),

@@ -423,7 +423,7 @@ def test_type_seq_at_and_unknown_fields(kind: str) -> None:
     base = BASE[kind]
     for seq in (INDEX, INDEX + 1, INDEX - 1, 0, -1, True, False, None, "4", 4.0, 2**70):
         agree({**base, "seq": seq})
-    for at in TIMESTAMPS + [None, 5, ["x"]]:
+    for at in [*TIMESTAMPS, None, 5, ["x"]]:
         agree({**base, "at": at})
     deep: Any = "bottom"
     for _ in range(70):
@@ -823,11 +823,15 @@ def test_integers_beyond_64_bits_are_refused_on_every_path(
         f'field "{field}": expected a whole number from -9223372036854775807 to '
         "9223372036854775807, got a number of "
     )
-    err = pytest.raises(LogFormatError, parse_jsonl, data, "t").value
+    with pytest.raises(LogFormatError) as raised:
+        parse_jsonl(data, "t")
+    err = raised.value
     assert err.line == 3 and err.index == 2 and expected in str(err), str(err)
     assert err.messages.keys() == {field}
     array = b"[" + b",".join(data.split(b"\n")[:3]) + b"]"
-    err = pytest.raises(LogFormatError, parse_json_array, array, "t.json").value
+    with pytest.raises(LogFormatError) as raised:
+        parse_json_array(array, "t.json")
+    err = raised.value
     assert err.index == 2 and expected in str(err), str(err)
 
 
@@ -837,30 +841,28 @@ def test_errors_are_marshmallows_with_msgspec_on_or_off(
 ) -> None:
     monkeypatch.setattr(codec, "MSGSPEC", on)
     game = {k: v for k, v in GAME.items() if k not in ("seq", "at")}
-    err = pytest.raises(
-        LogFormatError,
-        parse_jsonl,
-        _jsonl(
-            game,
-            {
-                "type": "draw",
-                "colour": "red",
-                "source": 5,
-                "card": "5X",
-                "_note": "fine",
-                "player": None,
-            },
-        ),
-        "t",
-    )
+    with pytest.raises(LogFormatError) as err:
+        parse_jsonl(
+            _jsonl(
+                game,
+                {
+                    "type": "draw",
+                    "colour": "red",
+                    "source": 5,
+                    "card": "5X",
+                    "_note": "fine",
+                    "player": None,
+                },
+            ),
+            "t",
+        )
     assert str(err.value).startswith(
         'line 2: unknown field "colour" (fields starting with _ '
         'are allowed); draw: field "source": expected "stock" or '
         '"pile", got 5; field "card": expected a card'
     )
-    err = pytest.raises(
-        LogFormatError, parse_jsonl, _jsonl(game, {"type": "note", "text": "x", "seq": 5}), "t"
-    )
+    with pytest.raises(LogFormatError) as err:
+        parse_jsonl(_jsonl(game, {"type": "note", "text": "x", "seq": 5}), "t")
     assert str(err.value) == (
         'line 2: note: field "seq": expected 1, the event\'s 0-based position, got 5'
     )

@@ -17,11 +17,13 @@ from yaniv_audit.rules_files import HOUSE_FILE, house_rules_spec, load_rules_fil
 def test_rules_files_refuse_out_of_range_values(tmp_path: Path) -> None:
     toml = tmp_path / "house.toml"
     toml.write_text('base = "israeli"\ndecks = 20000000\n')
-    with pytest.raises(RulesError, match="house.toml: decks: expected a whole number from 1 to 4"):
+    with pytest.raises(
+        RulesError, match=r"house\.toml: decks: expected a whole number from 1 to 4"
+    ):
         load_rules_file(toml)
     js = tmp_path / "house.json"
     js.write_text('{"base": "israeli", "score_limit": 18446744073709551616}')
-    with pytest.raises(RulesError, match="house.json: score_limit: expected a whole number"):
+    with pytest.raises(RulesError, match=r"house\.json: score_limit: expected a whole number"):
         load_rules_file(js)
 
 
@@ -44,7 +46,7 @@ def test_rules_file_errors_name_the_file_and_the_parameter(tmp_path: Path) -> No
         load_rules_file(bad)
     broken = tmp_path / "broken.json"
     broken.write_text("{")
-    with pytest.raises(RulesError, match="broken.json: read as a rules file, and not valid JSON"):
+    with pytest.raises(RulesError, match=r"broken\.json: read as a rules file, and not valid JSON"):
         load_rules_file(broken)
     with pytest.raises(RulesError, match="cannot read"):
         load_rules_file(tmp_path / "missing.toml")

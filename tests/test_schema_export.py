@@ -86,7 +86,8 @@ def sample_events() -> list[dict[str, Any]]:
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
-    return events + [
+    return [
+        *events,
         {
             **GAME,
             "rules": {"base": "namu", "yaniv_max": 7, "run_max": None, "reductions": {"100": 50}},

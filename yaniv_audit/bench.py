@@ -103,10 +103,12 @@ def generate_corpus(
         (rules, players, tuple(bots), seed, g, str(target / f"game-{g:05d}.jsonl"))
         for g in range(games)
     ]
-    with mapped(_simulate_one, work, games, jobs) as done:
-        with progress(done, games, "simulating") as bar:
-            for _ in bar:
-                pass
+    with (
+        mapped(_simulate_one, work, games, jobs) as done,
+        progress(done, games, "simulating") as bar,
+    ):
+        for _ in bar:
+            pass
 
 
 def corpus_files(directory: Path) -> list[str]:

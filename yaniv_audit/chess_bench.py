@@ -100,7 +100,7 @@ def chess_run(
     of it; or, when python-chess is not installed, None and ``{"skipped": INSTALL_HINT}``."""
     try:
         import chess
-        import chess.pgn  # noqa: F401 - the reader itself
+        import chess.pgn
     except ImportError:
         return None, {"skipped": INSTALL_HINT}
     text = cached_pgn(games, seed)

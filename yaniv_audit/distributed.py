@@ -167,7 +167,7 @@ def _probe(url: str, call: Callable[[], T]) -> T:
     exceptions) said in one line."""
     try:
         return call()
-    except Exception as exc:  # noqa: BLE001 - any store's error, reported on one line
+    except Exception as exc:
         raise DistributedError(
             f"{url}: cannot be read or written ({type(exc).__name__}: {exc})"
         ) from None

@@ -11,6 +11,7 @@ writes the error: every field's problem, with what it expected and what it got.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from datetime import datetime
@@ -62,7 +63,7 @@ class StrictInteger(fields.Integer):
     """An integer as JSON writes it: not ``"5"``, not ``5.5``, not ``true``; and within
     ``INT_MAX`` either way, as msgspec's event structs read it (``events.Whole``)."""
 
-    default_error_messages = {
+    default_error_messages = {  # noqa: RUF012 (marshmallow's own attribute, read not written)
         "huge": f"expected a whole number from -{INT_MAX} to {INT_MAX}",
     }
 
@@ -647,10 +648,8 @@ def show(value: Any, limit: int = 60) -> str:
     if isinstance(value, (list, dict)):
         text = None
         if len(value) <= 8:
-            try:
+            with contextlib.suppress(orjson.JSONEncodeError):
                 text = orjson.dumps(value).decode()
-            except orjson.JSONEncodeError:
-                pass
         if text is None or len(text) > limit:
             if isinstance(value, list):
                 return f"a list of {len(value)} items"

@@ -438,9 +438,9 @@ class _Recorder:
                 return  # not written: the stock runs out by itself
             if choice == 2:
                 event = {k: v for k, v in event.items() if k != "stock"}
-        elif kind == "showdown" and self.rng.chance(1, 4):
-            return
-        elif kind == "round_ended" and self.rng.chance(1, 8):
+        elif (kind == "showdown" and self.rng.chance(1, 4)) or (
+            kind == "round_ended" and self.rng.chance(1, 8)
+        ):
             return
         self.events.append({**event, "seq": len(self.events)})
 

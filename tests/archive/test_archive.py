@@ -346,7 +346,7 @@ def test_audit_db_under_several_rule_sets_in_one_pass(
 
 
 @pytest.mark.parametrize(
-    "args, message",
+    ("args", "message"),
     [
         (("audit", "--db", "x.duckdb", "replays"), "give either PATH... or --db, not both"),
         (
@@ -650,7 +650,7 @@ def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    "command, limit", [("audit", "1MB"), ("audit", "4MB"), ("ingest", "1MB"), ("ingest", "4MB")]
+    ("command", "limit"), [("audit", "1MB"), ("audit", "4MB"), ("ingest", "1MB"), ("ingest", "4MB")]
 )
 def test_too_little_memory_says_so_and_what_to_do(
     archive_path: Path, tmp_path: Path, command: str, limit: str
@@ -696,7 +696,8 @@ def test_archive_error_is_a_yaniv_audit_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "by, partition", [("month", "year=2024/month=5"), ("rules", "rules=israeli%28yaniv_max%3D5%29")]
+    ("by", "partition"),
+    [("month", "year=2024/month=5"), ("rules", "rules=israeli%28yaniv_max%3D5%29")],
 )
 def test_export_writes_partitioned_parquet_that_reads_back(
     archive_path: Path, tmp_path: Path, by: str, partition: str
@@ -776,12 +777,12 @@ def test_games_sharing_a_game_id_are_told_apart_by_their_game_started(
         for path in [*others, logs["v30"], logs["whole"]]
     }
     with Archive(db, read_only=True) as archive:
-        rows = dict(
-            (r[0], r[1:])
+        rows = {
+            r[0]: r[1:]
             for r in archive.query(
                 "SELECT fingerprint, game_id, extends, part_of, rewrites FROM games"
             )[1]
-        )
+        }
         latest = {r[0] for r in archive.query("SELECT fingerprint FROM latest_games")[1]}
     assert {game_id for game_id, *_ in rows.values()} == {"friday-at-dana-2024-05-17"}
     assert rows[fp["whole.jsonl"]][1:] == (fp["v30.jsonl"], None, None)
@@ -961,7 +962,7 @@ def test_a_checkpoint_catches_a_removed_game(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "text, words",
+    ("text", "words"),
     [
         ("nonsense", "the checkpoint is not JSON"),
         ('{"games": 2}', "the checkpoint's root: expected 64 hex digits"),
@@ -1236,11 +1237,11 @@ def old_archive(source: Path, target: Path, schema: int) -> None:
     ):
         dropped = ", opened" if table == "player_rounds" else ""
         con.execute(
-            f"INSERT INTO {table} SELECT g.fingerprint, t.* EXCLUDE (game_no{dropped}) "  # noqa: S608
+            f"INSERT INTO {table} SELECT g.fingerprint, t.* EXCLUDE (game_no{dropped}) "
             f"FROM src.{table} t JOIN src.games g USING (game_no)"
         )
     columns = "*" if schema == 2 else "game_no, seq, type, player, event"
-    con.execute(f"INSERT INTO events SELECT {columns} FROM src.events")  # noqa: S608
+    con.execute(f"INSERT INTO events SELECT {columns} FROM src.events")
     con.execute("DETACH src")
     con.close()
 
@@ -1365,7 +1366,7 @@ def test_an_older_archive_is_migrated_on_open(
         ]
         assert mine == columns, table  # the same shape as a new archive
         (differ,) = con.execute(
-            f"SELECT count(*) FROM ((FROM main.{table} EXCEPT ALL FROM fresh.{table}) "  # noqa: S608
+            f"SELECT count(*) FROM ((FROM main.{table} EXCEPT ALL FROM fresh.{table}) "
             f"UNION ALL (FROM fresh.{table} EXCEPT ALL FROM main.{table}))"
         ).fetchone() or (1,)
         assert differ == 0, table
@@ -1593,7 +1594,7 @@ def test_deal_odds_report(archive: Archive) -> None:
                     for c in hand
                     if c != JOKER and not (rules.wild_jacks and RANK[c] == JACK)
                 )
-                shape = sorted(ranks.values(), reverse=True) + [0, 0]
+                shape = [*sorted(ranks.values(), reverse=True), 0, 0]
                 category = (
                     "four"
                     if shape[0] >= 4

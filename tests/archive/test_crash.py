@@ -60,7 +60,7 @@ def whole(db: Path) -> tuple[int, int]:
         assert orphans == (0,), "events of no game"
         for table in ("findings", "rounds", "standings"):
             (loose,) = con.execute(
-                f"SELECT count(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM audits a "  # noqa: S608
+                f"SELECT count(*) FROM {table} t WHERE NOT EXISTS (SELECT 1 FROM audits a "
                 "WHERE a.game_no = t.game_no AND a.rules_key = t.rules_key)"
             ).fetchone()
             assert loose == 0, f"{table} rows of no audit"

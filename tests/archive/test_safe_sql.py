@@ -205,7 +205,7 @@ def test_the_list_of_escapes_is_broad() -> None:
     assert len({sql for sql, _ in ESCAPES}) == len(ESCAPES)
 
 
-@pytest.mark.parametrize("sql, why", ESCAPES, ids=[sql[:60] for sql, _ in ESCAPES])
+@pytest.mark.parametrize(("sql", "why"), ESCAPES, ids=[sql[:60] for sql, _ in ESCAPES])
 def test_every_escape_is_refused_and_changes_nothing(place: Path, sql: str, why: str) -> None:
     before = snapshot(place)
     result = run("query", sql.format(dir=place), "--db", str(place / "games.duckdb"))
@@ -380,7 +380,7 @@ def test_a_tiny_time_limit_is_not_lost(place: Path) -> None:
 
 def test_the_time_limit_is_an_error_of_its_own_and_the_connection_goes_on(place: Path) -> None:
     with Archive(place / "games.duckdb", locked=True) as archive:
-        with pytest.raises(QueryTimeout, match="time limit of 0.5 seconds"):
+        with pytest.raises(QueryTimeout, match=r"time limit of 0\.5 seconds"):
             archive.user_query("SELECT count(*) FROM range(1000000000) a, range(10) b", timeout=0.5)
         assert archive.user_query("SELECT count(*) FROM games", timeout=5)[1] == [(len(LOGS),)]
         with pytest.raises(QueryRefused, match="read_csv"):
@@ -454,7 +454,7 @@ ORDINARY = [
 ]
 
 
-@pytest.mark.parametrize("sql, rows", ORDINARY, ids=[sql[:50] for sql, _ in ORDINARY])
+@pytest.mark.parametrize(("sql", "rows"), ORDINARY, ids=[sql[:50] for sql, _ in ORDINARY])
 def test_ordinary_queries_still_work(
     place: Path,
     sql: str,
@@ -524,9 +524,8 @@ def test_an_archive_open_for_writing_in_this_process_is_said_so(
 def test_user_sql_needs_a_locked_archive(place: Path, tmp_path: Path) -> None:
     db = tmp_path / "games.duckdb"
     db.write_bytes((place / "games.duckdb").read_bytes())
-    with Archive(db, read_only=True) as archive:
-        with pytest.raises(ArchiveError, match="opened locked"):
-            archive.user_query("SELECT 1")
+    with Archive(db, read_only=True) as archive, pytest.raises(ArchiveError, match="opened locked"):
+        archive.user_query("SELECT 1")
     with pytest.raises(ArchiveError, match="no such archive"):
         Archive(tmp_path / "none.duckdb", locked=True)
     assert not (tmp_path / "none.duckdb").exists()

@@ -731,7 +731,7 @@ def test_a_player_out_under_other_rules_who_calls_yaniv(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "command, expect",
+    ("command", "expect"),
     [
         (["validate", "-"], "-: ok (19 events)"),
         (["audit", "-"], "-: CLAIMS under israeli"),

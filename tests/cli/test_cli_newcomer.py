@@ -116,9 +116,8 @@ def test_more_work_than_the_pool_costs_goes_to_the_pool(monkeypatch: pytest.Monk
     monkeypatch.setattr(bulk, "POOL_MIN_BYTES", 1000)
     files = [replay("middle-card"), replay("wrong-score")]
     assert not bulk.small_work(files)
-    with pytest.raises(RuntimeError):
-        with bulk.audit_stream(files, jobs=None) as reports:
-            next(reports)
+    with pytest.raises(RuntimeError), bulk.audit_stream(files, jobs=None) as reports:
+        next(reports)
     assert started
 
 

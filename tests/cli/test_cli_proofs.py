@@ -373,7 +373,7 @@ def test_a_malformed_consistency_proof_is_exit_3(
 
 
 @pytest.mark.parametrize(
-    "args, words",
+    ("args", "words"),
     [
         ((), "give --event N (an inclusion proof) or --since M"),
         (("--event", "1", "--since", "2"), "give --event N (an inclusion proof) or --since M"),

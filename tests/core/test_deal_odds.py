@@ -52,7 +52,7 @@ def plain_rank_category(hand: Sequence[Card], rules: RuleSet) -> str:
     held = Counter(
         RANK[c] for c in hand if c != JOKER and not (rules.wild_jacks and RANK[c] == JACK)
     )
-    most = sorted(held.values(), reverse=True) + [0, 0]
+    most = [*sorted(held.values(), reverse=True), 0, 0]
     if most[0] >= 5:
         return "five"
     if most[0] == 4:
@@ -168,7 +168,7 @@ TWO_DECKS = "AH AH 2H 3H 3H 5H JH JH QH KH 6S 6S 7S JK JK JK"
 
 
 @pytest.mark.parametrize(
-    "spec, cards",
+    ("spec", "cards"),
     [
         ("israeli", ONE_DECK),
         ("israeli(ace_high=true)", ONE_DECK),

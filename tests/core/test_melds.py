@@ -596,9 +596,9 @@ def test_legal_throws_of_distinct_cards_are_those_counted_in_the_same_order(rule
     on) are those of the count of each card, the reading of any hand."""
     rules = parse_rules(rules_id)
     tables = _tables(rules)
-    deck = [c for c in range(JOKER)] + [JOKER]
+    deck = [*list(range(JOKER)), JOKER]
     rng = random.Random(rules_id)
-    near = [c for c in range(13, 26)] + [c % 13 + 26 for c in range(3, 9)] + [JOKER]
+    near = list(range(13, 26)) + [c % 13 + 26 for c in range(3, 9)] + [JOKER]
     for size in range(2, 9):
         for _ in range(300):
             hand = rng.sample(deck if size % 2 else near, size)
@@ -616,10 +616,10 @@ def test_extend_is_a_legal_throw_with_the_card_at_an_end(
         return
     result = extend(meld, card, rules)
     if meld.kind == "run":
-        options = [tuple(throw) + (card,), (card,) + tuple(throw)]
+        options = [(*tuple(throw), card), (card, *tuple(throw))]
         legal = [o for o in options if "run" in oracle_kinds(o, rules)]
     else:
-        options = [tuple(throw) + (card,)]
+        options = [(*tuple(throw), card)]
         legal = [o for o in options if "set" in oracle_kinds(o, rules)]
     if result is None:
         assert not legal

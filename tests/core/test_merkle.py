@@ -304,9 +304,9 @@ def test_consistency_edge_cases(
 
 
 def test_consistency_path_rejects_sizes_outside_the_tree() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="size"):
         consistency_path(LEAVES[:3], 4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="size"):
         consistency_path(LEAVES[:3], -1)
 
 
@@ -334,8 +334,8 @@ def ref_path(m: int, d: Sequence[bytes]) -> list[bytes]:
         return []
     k = _k(len(d))
     if m < k:
-        return ref_path(m, d[:k]) + [ref_mth(d[k:])]
-    return ref_path(m - k, d[k:]) + [ref_mth(d[:k])]
+        return [*ref_path(m, d[:k]), ref_mth(d[k:])]
+    return [*ref_path(m - k, d[k:]), ref_mth(d[:k])]
 
 
 def ref_subproof(m: int, d: Sequence[bytes], complete: bool) -> list[bytes]:
@@ -343,8 +343,8 @@ def ref_subproof(m: int, d: Sequence[bytes], complete: bool) -> list[bytes]:
         return [] if complete else [ref_mth(d)]
     k = _k(len(d))
     if m <= k:
-        return ref_subproof(m, d[:k], complete) + [ref_mth(d[k:])]
-    return ref_subproof(m - k, d[k:], False) + [ref_mth(d[:k])]
+        return [*ref_subproof(m, d[:k], complete), ref_mth(d[k:])]
+    return [*ref_subproof(m - k, d[k:], False), ref_mth(d[:k])]
 
 
 trees = st.lists(st.binary(max_size=6), min_size=1, max_size=70)
@@ -438,7 +438,7 @@ def test_a_changed_prefix_is_not_consistent(leaves: list[bytes], data: st.DataOb
 def test_changing_a_leaf_changes_the_fingerprint(leaves: list[bytes], data: st.DataObject) -> None:
     i = data.draw(st.integers(0, len(leaves) - 1), label="index")
     other = data.draw(st.binary(max_size=6).filter(lambda b: b != leaves[i]), label="leaf")
-    assert tree_hash(leaves[:i] + [other] + leaves[i + 1 :]) != tree_hash(leaves)
+    assert tree_hash([*leaves[:i], other, *leaves[i + 1 :]]) != tree_hash(leaves)
 
 
 @given(trees, st.data())

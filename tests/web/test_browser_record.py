@@ -77,7 +77,7 @@ def sheet_round(
         entered_by(page, player, "total")
         page.fill(f".rec-seat[data-player='{player}'] input", str(total))
     for player, written in (points or {}).items():
-        if not page.locator("details.rec-wrote").get_attribute("open") == "":
+        if page.locator("details.rec-wrote").get_attribute("open") != "":
             page.click("details.rec-wrote summary")
         page.fill(f"input[data-player='{player}'][data-field='points']", str(written))
     settled(page)

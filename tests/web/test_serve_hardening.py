@@ -144,7 +144,7 @@ def test_a_body_over_twice_the_limit_is_the_api_s_json_413(open_server: tuple[st
 
 
 @pytest.mark.parametrize(
-    "request_head, status, code",
+    ("request_head", "status", "code"),
     [
         (b"POST /api/v1/audit HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon\r\n\r\n", 400, "bad_request"),
         (

@@ -317,7 +317,7 @@ def test_idle_tables_keep_no_fold_and_the_tables_kept_are_bounded(tmp_path: Path
     assert len(registry.live) == 4 and folds() == 4  # the 4 used latest
     for kept in registry.live.values():
         kept.used -= 601  # ten minutes and more unused
-    busy, busy_key = opened[-1]
+    busy, _busy_key = opened[-1]
     registry.live[busy].used += 601
     client.get(f"/api/v1/tables/{busy}")  # any request sweeps
     assert folds() == 1 and registry.live[busy].game is not None

@@ -40,7 +40,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def open_table(url: str) -> tuple[str, str]:
-    status, headers, body = send(f"{url}/api/v1/tables", LINES[0])
+    status, _headers, body = send(f"{url}/api/v1/tables", LINES[0])
     assert status == 201, body
     return body["id"], body["key"]
 

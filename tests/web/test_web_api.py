@@ -220,7 +220,12 @@ def long_ids_log(length: int, notes: int) -> bytes:
     events: list[dict[str, Any]] = [
         {"type": "game_started", "format": "yaniv-log/1", "players": players, "rules": "israeli"},
         {"type": "round_started", "round": 1, "starter": players[0]},
-        {"type": "showdown", "caller": players[0], "hands": {}, "totals": {p: 0 for p in players}},
+        {
+            "type": "showdown",
+            "caller": players[0],
+            "hands": {},
+            "totals": dict.fromkeys(players, 0),
+        },
         {"type": "round_ended", "round": 1},
     ]
     lines = [json.dumps(e, separators=(",", ":")) for e in events]
@@ -329,7 +334,7 @@ def test_games_list_filters_sorts_and_pages(client: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize(
-    "query, field",
+    ("query", "field"),
     [
         ("limit=abc", "limit"),
         ("limit=0", "limit"),
@@ -349,7 +354,7 @@ def test_bad_paging_and_filters_are_400_naming_the_parameter(
 
 
 @pytest.mark.parametrize(
-    "query, field",
+    ("query", "field"),
     [
         ("limit=%205", "limit"),
         ("limit=5%20", "limit"),
@@ -482,9 +487,9 @@ def test_reads_start_no_thread_each_and_the_archive_still_closes_when_idle(
         assert client.get("/api/v1/games").status_code == 200
     assert len(started) <= 2 and store.opened == 1
     deadline = time.monotonic() + 10
-    while store._archive is not None and time.monotonic() < deadline:  # noqa: SLF001
+    while store._archive is not None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert store._archive is None  # noqa: SLF001
+    assert store._archive is None
     assert client.get("/api/v1/games").status_code == 200 and store.opened == 2
     store.close()
 
@@ -978,9 +983,55 @@ SIXTEEN_JOKERS = b"\n".join(
             "starter": "p0",
             "upcard": "JD",
             "hands": {
-                "p0": ["JK"] * 16 + "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AS".split(),
-                "p1": "AC AD 2C 2D 2S 3C 3D 3S 4C 4D 4S 5C 5D 5S 6C 6D 6S 7C 7D 7S 8C 8D 8S "
-                "9C 9D 9S TC TD TS JC".split(),
+                "p0": ["JK"] * 16
+                + [
+                    "AH",
+                    "2H",
+                    "3H",
+                    "4H",
+                    "5H",
+                    "6H",
+                    "7H",
+                    "8H",
+                    "9H",
+                    "TH",
+                    "JH",
+                    "QH",
+                    "KH",
+                    "AS",
+                ],
+                "p1": [
+                    "AC",
+                    "AD",
+                    "2C",
+                    "2D",
+                    "2S",
+                    "3C",
+                    "3D",
+                    "3S",
+                    "4C",
+                    "4D",
+                    "4S",
+                    "5C",
+                    "5D",
+                    "5S",
+                    "6C",
+                    "6D",
+                    "6S",
+                    "7C",
+                    "7D",
+                    "7S",
+                    "8C",
+                    "8D",
+                    "8S",
+                    "9C",
+                    "9D",
+                    "9S",
+                    "TC",
+                    "TD",
+                    "TS",
+                    "JC",
+                ],
             },
         },
     ]

@@ -183,7 +183,7 @@ def test_board_keeps_only_the_top_of_the_pile() -> None:
 
 
 @pytest.mark.parametrize(
-    "query, status, text",
+    ("query", "status", "text"),
     [
         ("?seat=nobody", 400, "&#39;nobody&#39; is not seated; the players are ariel, noa, ben"),
         ("?rules=israeli(yaniv_max=true)", 400, "yaniv_max"),
@@ -262,7 +262,7 @@ def test_paste_a_log_and_replay_it_under_other_rules(client: FlaskClient) -> Non
 
 
 @pytest.mark.parametrize(
-    "data, status, text",
+    ("data", "status", "text"),
     [
         ({"text": ""}, 400, "choose a log file (or paste one) to view"),
         ({"text": '{"type":"game_started"}\n'}, 422, "pasted log: line 1: game_started: field "),
@@ -359,7 +359,7 @@ def test_an_archive_being_written_is_a_503_not_a_crash(archive_file: Path, tmp_p
 def readers_and_writer(archive_file: Path, tmp_path: Path) -> Iterator[Path]:
     db = tmp_path / "shared.duckdb"
     shutil.copy(archive_file, db)
-    yield db
+    return db
 
 
 def test_the_viewer_does_not_keep_the_archive_from_ingest(readers_and_writer: Path) -> None:

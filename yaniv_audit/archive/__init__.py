@@ -115,9 +115,6 @@ class Archive(Ingesting, Auditing, Verifying, Exporting, Querying):
 __all__ = [
     "DB_ENV",
     "DEFAULT_DB",
-    "WRITER_WAIT",
-    "intent_file",
-    "writer_waiting",
     "DERIVED",
     "LATEST",
     "MEMORY_ENV",
@@ -125,6 +122,7 @@ __all__ = [
     "SIMULATED",
     "TABLES",
     "VIEWS",
+    "WRITER_WAIT",
     "Added",
     "Archive",
     "ArchiveError",
@@ -142,8 +140,10 @@ __all__ = [
     "default_db",
     "derived_tables",
     "disk_full",
+    "intent_file",
     "memory_limit",
     "out_of_memory",
     "rollback",
     "trouble",
+    "writer_waiting",
 ]

@@ -322,7 +322,7 @@ class Auditing(ArchiveBase):
                 con.register("_audited", audited)
                 for table in DERIVED:
                     con.execute(
-                        f"DELETE FROM {table} WHERE game_no BETWEEN $1 AND $2 "  # noqa: S608
+                        f"DELETE FROM {table} WHERE game_no BETWEEN $1 AND $2 "
                         "AND (game_no, rules_key) IN "
                         "(SELECT game_no, rules_key FROM _audited)",
                         span,
@@ -331,7 +331,7 @@ class Auditing(ArchiveBase):
             for table in DERIVED:
                 if tables[table].num_rows:
                     con.register("_derived", tables[table])
-                    con.execute(f"INSERT INTO {table} SELECT * FROM _derived")  # noqa: S608
+                    con.execute(f"INSERT INTO {table} SELECT * FROM _derived")
                     con.unregister("_derived")
             con.execute("COMMIT")
         except BaseException:

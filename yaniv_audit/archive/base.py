@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,10 +124,8 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
     """Roll back the transaction of a write that failed, if DuckDB has not already (a
     COMMIT that failed, on a full disk say, ends the transaction itself: a ROLLBACK then
     raised an error of its own in place of the one that said what happened)."""
-    try:
+    with suppress(duckdb.TransactionException):
         con.execute("ROLLBACK")
-    except duckdb.TransactionException:
-        pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +195,7 @@ def insert_sql(con: duckdb.DuckDBPyConnection, table: str) -> tuple[str, int]:
     ).fetchall()
     inner = ", ".join(f"unnest(${i}::{kind}[]) AS c{i}" for i, (kind,) in enumerate(info, 1))
     outer = ", ".join(f"c{i}" for i in range(1, len(info) + 1))
-    return f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})", len(info)  # noqa: S608
+    return f"INSERT INTO {table} SELECT {outer} FROM (SELECT {inner})", len(info)
 
 
 @contextmanager
@@ -277,7 +275,7 @@ class ArchiveBase:
             about = {
                 number: (fingerprint, source, simulated)
                 for number, fingerprint, source, simulated in cursor.execute(
-                    f"SELECT g.game_no, g.fingerprint, g.source, coalesce({SIMULATED}, "  # noqa: S608
+                    f"SELECT g.game_no, g.fingerprint, g.source, coalesce({SIMULATED}, "
                     "false) FROM games g LEFT JOIN events e ON e.game_no = g.game_no "
                     "AND e.seq = 0 AND e.game_no BETWEEN $2 AND $3 "
                     "WHERE g.game_no IN (SELECT unnest($1::INTEGER[]))",

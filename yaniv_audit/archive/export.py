@@ -42,7 +42,7 @@ def _export_select(table: str, by: str) -> tuple[str, list[str]]:
     else:
         key = f"{game}.rules_key" if table in ("games", "events", "deals") else "t.rules_key"
         columns, names = f"{key} AS rules", ["rules"]
-    return f"SELECT t.*{extra}, {columns} FROM {table} t{join}", names  # noqa: S608
+    return f"SELECT t.*{extra}, {columns} FROM {table} t{join}", names
 
 
 class Exporting(ArchiveBase):

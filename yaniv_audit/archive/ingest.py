@@ -155,10 +155,7 @@ def _append(
     # not in a finally: after a failed statement the transaction is aborted and any
     # other statement, this one too, would replace the error with "transaction is
     # aborted"; the caller rolls back, and the next register replaces the view
-    con.execute(
-        f"INSERT INTO {table} SELECT game_no, {', '.join(columns)} "  # noqa: S608
-        "FROM _appended"
-    )
+    con.execute(f"INSERT INTO {table} SELECT game_no, {', '.join(columns)} FROM _appended")
     con.unregister("_appended")
 
 

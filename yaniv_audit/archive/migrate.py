@@ -126,7 +126,7 @@ class Migration(Versions):
         con.execute(DERIVED_TABLES)
         for table in DERIVED:
             con.execute(
-                f"INSERT INTO {table} SELECT g.game_no, o.* EXCLUDE (fingerprint) "  # noqa: S608
+                f"INSERT INTO {table} SELECT g.game_no, o.* EXCLUDE (fingerprint) "
                 f"FROM old_{table} o JOIN games g USING (fingerprint)"
             )
             con.execute(f"DROP TABLE old_{table}")
@@ -152,7 +152,7 @@ class Migration(Versions):
                         SELECT o.*, coalesce(o.player = r.starter, false)
                         FROM old_player_rounds o LEFT JOIN rounds r
                         ON o.{key} = r.{key} AND o.rules_key = r.rules_key
-                        AND o.round = r.round""")  # noqa: S608
+                        AND o.round = r.round""")
         con.execute("DROP TABLE old_player_rounds")
 
     def _openings(self) -> None:

@@ -237,13 +237,13 @@ def _refresh(
         )
         return
     for table in ("round_turns", "draw_cards"):
-        con.execute(f"DELETE FROM {table} WHERE game_no = ?", [game_no])  # noqa: S608
+        con.execute(f"DELETE FROM {table} WHERE game_no = ?", [game_no])
     for sql in SUMMARIES:
         con.execute(sql, [game_no, game_no])
     if report is None:
         return
     for table in DERIVED:
-        con.execute(f"DELETE FROM {table} WHERE game_no = ?", [game_no])  # noqa: S608
+        con.execute(f"DELETE FROM {table} WHERE game_no = ?", [game_no])
     rows = derived_rows(report, game_no)
     rows["audits"] = [(*rows["audits"][0], datetime.now(UTC))]
     for table, found in rows.items():

@@ -139,7 +139,7 @@ class Verifying(ArchiveBase):
         ]
         for table in tables:
             try:  # every value hashed: no column is skipped, no block left unread
-                self.con.execute(f'SELECT bit_xor(hash(COLUMNS(*))) FROM "{table}"').fetchall()  # noqa: S608
+                self.con.execute(f'SELECT bit_xor(hash(COLUMNS(*))) FROM "{table}"').fetchall()
             except duckdb.Error as exc:
                 raise (trouble(self.path, exc) or damaged(self.path, exc)) from None
 
@@ -216,24 +216,26 @@ class Verifying(ArchiveBase):
         mismatches: list[Mismatch] = []
         checked = 0
         keys: dict[str, str] = {}
-        with mapped(audit_archived, jobs_iter, len(order), jobs) as results:
-            with progress(results, len(order), "re-auditing") as bar:
-                for reports in bar:
-                    if reports[0]["verdict"] == "unreadable":
-                        continue  # verify's check of the events says what happened
-                    fp = reports[0]["fingerprint"]
-                    stored = self._stored_rows(game_of[fp][0])
-                    for report in reports:
-                        checked += 1
-                        fresh = derived_rows(report, game_of[fp][0], keys)
-                        key = fresh["audits"][0][1]
-                        problem = _audit_difference(stored.get(key, {}), fresh)
-                        if problem is not None:
-                            mismatches.append(
-                                Mismatch(
-                                    fp, game_of[fp][1], f"under {report['rules']['id']}: {problem}"
-                                )
+        with (
+            mapped(audit_archived, jobs_iter, len(order), jobs) as results,
+            progress(results, len(order), "re-auditing") as bar,
+        ):
+            for reports in bar:
+                if reports[0]["verdict"] == "unreadable":
+                    continue  # verify's check of the events says what happened
+                fp = reports[0]["fingerprint"]
+                stored = self._stored_rows(game_of[fp][0])
+                for report in reports:
+                    checked += 1
+                    fresh = derived_rows(report, game_of[fp][0], keys)
+                    key = fresh["audits"][0][1]
+                    problem = _audit_difference(stored.get(key, {}), fresh)
+                    if problem is not None:
+                        mismatches.append(
+                            Mismatch(
+                                fp, game_of[fp][1], f"under {report['rules']['id']}: {problem}"
                             )
+                        )
         return checked, stale, mismatches
 
     def _stored_rows(self, game_no: int) -> dict[str, dict[str, list[tuple[Any, ...]]]]:
@@ -242,7 +244,7 @@ class Verifying(ArchiveBase):
         for table in DERIVED:
             columns = "* EXCLUDE (audited_at)" if table == "audits" else "*"
             for row in self.con.execute(
-                f"SELECT {columns} FROM {table} WHERE game_no = ?",  # noqa: S608
+                f"SELECT {columns} FROM {table} WHERE game_no = ?",
                 [game_no],
             ).fetchall():
                 out.setdefault(row[1], {}).setdefault(table, []).append(row)

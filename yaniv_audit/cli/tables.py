@@ -127,7 +127,7 @@ def _open_remote(base: str, line: bytes) -> tuple[str, str]:
         f"{base}/api/v1/tables", data=line, headers=headers, method="POST"
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+        with urllib.request.urlopen(request, timeout=30) as response:
             body = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         try:

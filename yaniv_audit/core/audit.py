@@ -8,6 +8,7 @@ text a person reads like a referee's ruling).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -54,10 +55,8 @@ def replay_log(log: Log, rules: RuleSet | None = None, *, strict: bool = False) 
     draw without a card where the log leaves the stock's order unknown).
     """
     replay = Replay(log.game, rules or log.game.rules, strict=strict)
-    try:
+    with contextlib.suppress(InconsistentLogError, StopReplay):
         replay.run(log.events, log.withdrawals)
-    except (InconsistentLogError, StopReplay):
-        pass
     return replay
 
 

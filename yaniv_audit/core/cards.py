@@ -30,11 +30,11 @@ JOKER: Card = 52
 N_CODES = 53
 JACK = 11
 
-NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("JK",)
+NAMES: tuple[str, ...] = (*tuple(r + s for s in SUITS for r in RANKS), "JK")
 #: rank 1..13 of each code; 0 for the joker
-RANK: tuple[int, ...] = tuple(r for _ in SUITS for r in range(1, 14)) + (0,)
+RANK: tuple[int, ...] = (*tuple(r for _ in SUITS for r in range(1, 14)), 0)
 #: suit index 0..3 of each code; -1 for the joker
-SUIT: tuple[int, ...] = tuple(s for s in range(4) for _ in range(13)) + (-1,)
+SUIT: tuple[int, ...] = (*tuple(s for s in range(4) for _ in range(13)), -1)
 
 _SUIT_ALIASES = {
     "C": 0,

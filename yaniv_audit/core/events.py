@@ -280,7 +280,7 @@ class WithdrawalPlan:
     still standing (every event but ``note`` and ``withdraw``; ``game_started`` is the
     game itself and is never taken back)."""
 
-    __slots__ = ("standing", "others", "withdrawn", "refused")
+    __slots__ = ("others", "refused", "standing", "withdrawn")
 
     def __init__(self) -> None:
         self.standing: list[int] = []

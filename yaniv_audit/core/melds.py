@@ -65,7 +65,7 @@ _MEMO_LIMIT = 1 << 16
 _BIT: tuple[int, ...] = tuple(1 << (RANK[c] - 1) if c != JOKER else 0 for c in range(JOKER + 1))
 #: each natural card's bit in a hand's mask of cards: bit ``code`` (13 * suit + rank - 1);
 #: the joker has none
-_CARD_BIT: tuple[int, ...] = tuple(1 << c for c in range(JOKER)) + (0,)
+_CARD_BIT: tuple[int, ...] = (*tuple(1 << c for c in range(JOKER)), 0)
 #: the ranks of one suit in a hand's mask of cards
 _SUIT_MASK = (1 << 13) - 1
 #: the jacks' bits in a hand's mask
@@ -76,25 +76,25 @@ class _Tables:
     """What the melds need from a rule set, precomputed once per rule set."""
 
     __slots__ = (
-        "set_min",
-        "set_max",
-        "run_min",
-        "run_max",
-        "run_cap",
         "ace_high",
-        "wrap",
-        "top",
+        "jokerish",
         "jokers_in_runs",
         "jokers_in_sets",
-        "wild",
-        "jokerish",
-        "windows",
         "memo",
-        "runs_memo",
-        "sets_memo",
-        "runnable",
         "rank_sets",
+        "run_cap",
+        "run_max",
+        "run_min",
         "run_test",
+        "runnable",
+        "runs_memo",
+        "set_max",
+        "set_min",
+        "sets_memo",
+        "top",
+        "wild",
+        "windows",
+        "wrap",
     )
 
     def __init__(self, key: tuple[object, ...]) -> None:
@@ -290,10 +290,7 @@ def _read_run(t: tuple[Card, ...], T: _Tables) -> tuple[int, tuple[Card | None, 
 
 
 def _valid_codes(t: tuple[object, ...]) -> bool:
-    for c in t:
-        if not isinstance(c, int) or not 0 <= c <= JOKER:
-            return False
-    return True
+    return all(isinstance(c, int) and 0 <= c <= JOKER for c in t)
 
 
 def _classify(t: tuple[Card, ...], T: _Tables) -> Meld | str:
@@ -543,12 +540,12 @@ def extend(meld: Meld, card: Card, rules: RuleSet) -> Meld | None:
         return None
     T = _tables(rules)
     if meld.kind == "run":
-        for t in (meld.cards + (card,), (card,) + meld.cards):
+        for t in ((*meld.cards, card), (card, *meld.cards)):
             reading = _read_run(t, T)
             if reading is not None:
                 return Meld("run", t, reading[1])
         return None
-    t = meld.cards + (card,)
+    t = (*meld.cards, card)
     if _read_set(t, T) is None:
         return None
     return Meld("set", t, (None,) * len(t))

@@ -72,9 +72,9 @@ def round_points(
     for p in players:
         if p == caller:
             points[p] = (totals[p] if rules.assaf_adds_hand else 0) + penalty
-        elif rules.assaf_scoring == "others_zero":
-            points[p] = 0
-        elif rules.assaf_scoring == "lowest_wins" and p in winners:
+        elif rules.assaf_scoring == "others_zero" or (
+            rules.assaf_scoring == "lowest_wins" and p in winners
+        ):
             points[p] = 0
         else:
             points[p] = totals[p]
@@ -169,7 +169,7 @@ def game_result(
     if len(remaining) == 1:
         return (remaining[0],)
     if not remaining:
-        return lowest(scores, [p for p in still_in])
+        return lowest(scores, list(still_in))
     return None
 
 

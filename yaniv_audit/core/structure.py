@@ -147,14 +147,14 @@ class StructureCheck:
 
     __slots__ = (
         "game",
-        "seated",
-        "round",
         "hands",
+        "plan",
+        "planned",
+        "round",
+        "seated",
         "stock",
         "stock_from",
         "trail",
-        "plan",
-        "planned",
     )
 
     def __init__(self) -> None:

@@ -18,7 +18,7 @@ DEFAULT_BYTES = 64 << 20
 
 
 class Entry:
-    __slots__ = ("body", "_gzipped")
+    __slots__ = ("_gzipped", "body")
 
     def __init__(self, body: bytes) -> None:
         self.body = body

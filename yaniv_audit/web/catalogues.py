@@ -115,8 +115,9 @@ def fill(path: str) -> None:
     """Translations from a JSON file ``{"English": {"he": "...", "ru": "...", ...}}`` into
     the catalogues, where a string has none yet (or is in the file again: replaced)."""
     import json
+    from pathlib import Path
 
-    wanted: dict[str, dict[str, str]] = json.loads(open(path, encoding="utf-8").read())
+    wanted: dict[str, dict[str, str]] = json.loads(Path(path).read_text(encoding="utf-8"))
     for code in LANGUAGES:
         if code == DEFAULT or not po_path(code).exists():
             continue

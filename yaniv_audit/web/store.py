@@ -135,7 +135,7 @@ class CursorArchive(Archive):
     """An :class:`Archive` reading on one cursor of the store's connection (so the
     archive's own readers and :mod:`yaniv_audit.archive.analytics` work on it)."""
 
-    def __init__(self, cursor: duckdb.DuckDBPyConnection, path: str) -> None:  # noqa: D107
+    def __init__(self, cursor: duckdb.DuckDBPyConnection, path: str) -> None:
         self.con, self.path, self.locked = cursor, path, True
 
 

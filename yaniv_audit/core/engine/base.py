@@ -76,7 +76,7 @@ class ReplayBase:
         #: the deck, every copy of every card, sorted
         self.deck = [card for card, n in enumerate(self.counts) for _ in range(n)]
         self.seating: tuple[str, ...] = game.players
-        self.scores: dict[str, int] = {p: 0 for p in self.seating}
+        self.scores: dict[str, int] = dict.fromkeys(self.seating, 0)
         self.out: list[str] = []
         self.findings: list[Finding] = []
         self.records: list[RoundRecord] = []
