@@ -25,7 +25,7 @@ from .base import (
     Progress,
     _first_line,
     _no_progress,
-    rollback,
+    transaction,
     writer_thread,
 )
 from .rows import add_derived, derived_tables
@@ -312,8 +312,7 @@ class Auditing(ArchiveBase):
 
         tables = derived_tables(rows)
         con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             audited = tables["audits"].select(["game_no", "rules_key"])
             if audited.num_rows:
                 # the range first: DuckDB then skips the row groups of other games
@@ -333,7 +332,3 @@ class Auditing(ArchiveBase):
                     con.register("_derived", tables[table])
                     con.execute(f"INSERT INTO {table} SELECT * FROM _derived")
                     con.unregister("_derived")
-            con.execute("COMMIT")
-        except BaseException:
-            rollback(con)
-            raise

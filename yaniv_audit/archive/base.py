@@ -128,6 +128,19 @@ def rollback(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("ROLLBACK")
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """One transaction: committed when the block ends, rolled back if it raises (every
+    write of the archive is one, so that a write killed halfway leaves nothing of itself)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        rollback(con)
+        raise
+
+
 @dataclass(frozen=True, slots=True)
 class StoredLog:
     """One game's log as the archive holds it, read back as JSON Lines."""

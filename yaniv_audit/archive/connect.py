@@ -22,7 +22,7 @@ from .base import (
     damaged,
     memory_limit,
     out_of_memory,
-    rollback,
+    transaction,
     trouble,
 )
 from .migrate import Migration
@@ -250,14 +250,9 @@ def _prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None
     if read_only:
         raise ArchiveError(f"{path}: an empty database, not a yaniv-audit archive yet")
     # one transaction: a new archive killed while being made is no archive at all
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(SCHEMA)
         con.execute(
             "INSERT INTO archive_info VALUES ('schema', ?), ('created_by', ?)",
             [SCHEMA_VERSION, ENGINE],
         )
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 from ..bulk import mapped, no_gc
 from ..core.errors import LogFormatError
 from ..core.merkle import tree_hash
-from .base import Progress, _insert, _no_progress, _one, rollback, writer_thread
+from .base import Progress, _insert, _no_progress, _one, transaction, writer_thread
 from .rows import (
     DEAL_COLUMNS,
     EVENT_COLUMNS,
@@ -362,8 +362,7 @@ class Ingesting(Versions):
         """Write games and their events in one transaction."""
         now = datetime.now(UTC)
         con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             (last,) = _one(con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
             numbers = range(last + 1, last + 1 + len(rows))
             now_col = [now] * len(rows)
@@ -390,7 +389,3 @@ class Ingesting(Versions):
             _append(con, "events", EVENT_COLUMNS, [from_stream(r.events) for r in rows], numbers)
             _append(con, "deals", DEAL_COLUMNS, [from_stream(r.deals) for r in rows], numbers)
             _summarize(con, numbers.start, numbers.stop - 1)
-            con.execute("COMMIT")
-        except BaseException:
-            rollback(con)
-            raise

@@ -12,7 +12,7 @@ import duckdb
 from .. import ENGINE
 from ..core.errors import LogFormatError
 from ..core.rules import parse_rules
-from .base import READ_BATCH, _insert, _one, rollback
+from .base import READ_BATCH, _insert, _one, transaction
 from .rows import deal_rows, opening_md5, player_round_rows
 from .schema import DERIVED, DERIVED_TABLES, GAME_TABLES, SCHEMA_VERSION, VIEWS, _summarize
 from .versions import Versions, _relate, _Version
@@ -59,8 +59,7 @@ class Migration(Versions):
         """Bring an archive of schema ``version`` forward to :data:`SCHEMA_VERSION`, in one
         transaction, a schema at a time (:meth:`_schema_2` to :meth:`_schema_5`)."""
         con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             if version == "1":
                 self._schema_2()  # its player_rounds is made with schema 5's opened
             elif version == "2":
@@ -80,10 +79,6 @@ class Migration(Versions):
                 "INSERT OR REPLACE INTO archive_info VALUES (?, ?)",
                 [f"migrated_from_{version}", ENGINE],
             )
-            con.execute("COMMIT")
-        except BaseException:
-            rollback(con)
-            raise
 
     def _schema_2(self) -> None:
         """Schema 1 to 2: the typed columns of ``events`` added and filled from each

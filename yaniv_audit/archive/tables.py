@@ -20,8 +20,7 @@ of its entries or none (DuckDB's write-ahead log is synced at commit).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -31,7 +30,7 @@ import duckdb
 from ..core.audit import to_json_line
 from ..core.events import EVENT_TYPES_BY_CLASS, Event, GameStarted, RoundStarted
 from ..core.rules import RuleSet
-from .base import _insert, _one, insert_sql, rollback
+from .base import _insert, _one, insert_sql, transaction
 from .rows import deal_rows, derived_rows, event_columns, opening_md5
 from .schema import DERIVED, SUMMARIES
 
@@ -273,18 +272,6 @@ def _carry_links(
     )
 
 
-@contextmanager
-def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """One transaction: committed when the block ends, rolled back if it raises."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
-
-
 def create_table(
     con: duckdb.DuckDBPyConnection,
     table_id: str,
@@ -297,7 +284,7 @@ def create_table(
     """Store a new table opened with ``game`` (its leaf and fingerprint): its game and its
     row, in one transaction; its game_no."""
     now = datetime.now(UTC)
-    with _transaction(con):
+    with transaction(con):
         con.execute(TABLE_TABLES)
         (last,) = _one(con.execute("SELECT coalesce(max(game_no), 0) FROM games")) or (0,)
         game_no = int(last) + 1
@@ -352,7 +339,7 @@ def append_entries(
     game = all_events[0]
     assert isinstance(game, GameStarted)
     count = len(all_events)
-    with _transaction(con):
+    with transaction(con):
         _insert_events(
             con, game_no, all_events[start:], all_leaves[start:], start, all_events, game.rules
         )
@@ -382,7 +369,7 @@ def close_table(
     """Close a table (no more appends), its game's rows brought forward whole; when it was
     closed."""
     now = datetime.now(UTC)
-    with _transaction(con):
+    with transaction(con):
         _refresh(con, game_no, fingerprint, count, game, report)
         con.execute(
             "UPDATE live_tables SET closed_at = coalesce(closed_at, ?) WHERE id = ?",
