@@ -29,6 +29,7 @@ from .cards import JOKER, NAMES, Card
 from .engine import INCONSISTENCY, Finding, Replay, StopReplay
 from .errors import InconsistentLogError
 from .events import Discard, Draw, Event, GameEnded, RoundEnded, RoundStarted, Showdown, Slap, Yaniv
+from .messages import Translate, render
 from .rules import (
     PARAM_BY_NAME,
     PARAMS,
@@ -36,6 +37,7 @@ from .rules import (
     Reductions,
     RuleSet,
     _combination_problems,
+    format_value,
 )
 
 #: the parameters a finding's code brings in besides those its ``rule`` param names:
@@ -623,7 +625,11 @@ def _describe(search: _Search, at: Outcome, changed: tuple[str, ...]) -> Alterna
             continue  # every value tried audits it alike: the log cannot tell
         alt.params[name] = _written(name, [v for v, _ in tried], alike, getattr(at.rules, name))
         seqs: list[int] = []
-        for (value, other), same in zip(tried, alike, strict=True):
+        here = getattr(at.rules, name)
+        # the value nearest the alternative's says why first (yaniv_max=5 before 0)
+        for (value, other), same in sorted(
+            zip(tried, alike, strict=True), key=lambda t: _distance(t[0][0], here)
+        ):
             if same:
                 continue
             extra = [f for f in other.findings if (f.seq, f.code, f.player) not in known]
@@ -635,6 +641,13 @@ def _describe(search: _Search, at: Outcome, changed: tuple[str, ...]) -> Alterna
         alt.events[name] = sorted(seqs)[:MAX_EVENTS]
     _check_together(search, alt)
     return alt
+
+
+def _distance(value: Any, here: Any) -> int:
+    """How far a value tried is from the alternative's (numbers; 0 for the others)."""
+    if isinstance(value, int) and isinstance(here, int):
+        return abs(int(value) - int(here))
+    return 0
 
 
 def _written(name: str, values: list[Any], alike: list[bool], here: Any) -> tuple[str, Any]:
@@ -748,3 +761,62 @@ def _alt_contains(alt: Alternative, rules: RuleSet) -> bool:
             if not ok:
                 return False
     return True
+
+
+# --- the answer in words ----------------------------------------------------------
+
+
+def values_text(kind: str, value: Any) -> str:
+    """A parameter's values as the text writes them: ``5``, ``5..7``, ``any, ends``."""
+    if kind == "range":
+        return f"{value[0]}..{value[1]}"
+    if kind == "values":
+        return ", ".join(
+            f"{v[0]}..{v[1]}" if isinstance(v, list) else format_value(v) for v in value
+        )
+    return format_value(value)
+
+
+def fit_lines(
+    fit: Fit, gettext: Translate | None = None, *, suits: bool = False
+) -> list[tuple[str, list[int]]]:
+    """The answer as lines of text, each with the events it names (a page links them to
+    the board's steps): in English, or in a reader's language with its ``gettext``."""
+
+    def line(key: str, **params: Any) -> str:
+        return render(key, params, gettext, suits=suits)
+
+    out: list[tuple[str, list[int]]] = []
+    for alt in fit.alternatives:
+        if not alt.findings:
+            out.append((line("fit:fits", rules=alt.rules.id), []))
+        else:
+            out.append(
+                (
+                    line("fit:closest", rules=alt.rules.id, count=len(alt.findings)),
+                    [],
+                )
+            )
+        if alt.changed:
+            out.append((line("fit:changed", start=fit.start.id, names=list(alt.changed)), []))
+        for name, (kind, value) in alt.params.items():
+            text = f"{name}={values_text(kind, value)}"
+            why = alt.why.get(name)
+            seqs = alt.events.get(name, [])
+            if why is not None:
+                other, finding = why
+                text += " — " + line(
+                    "fit:because",
+                    name=name,
+                    value=format_value(other),
+                    seq=finding.seq,
+                    message=render(finding.code, finding.params, gettext, suits=suits),
+                )
+            out.append(("  " + text, seqs))
+        for finding in alt.findings[:MAX_EVENTS]:
+            message = render(finding.code, finding.params, gettext, suits=suits)
+            out.append(("  " + line("fit:left", seq=finding.seq, message=message), [finding.seq]))
+    if fit.open:
+        out.append((line("fit:open", names=fit.open), []))
+    out.append((line("fit:replays", replays=fit.replays), []))
+    return out
