@@ -21,6 +21,7 @@ fewest findings, each with the findings left.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,6 +120,9 @@ RANGED = frozenset(
 #: it keeps at each depth
 MAX_DEPTH = 6
 BEAM = 3
+#: the search for a clean rule set stops trying more after this many replays (then
+#: the answer is the closest found); describing each alternative takes a few dozen more
+SEARCH_REPLAYS = 240
 #: at most this many events are named as deciding one parameter
 MAX_EVENTS = 8
 
@@ -320,12 +324,30 @@ def _facts(events: Sequence[Event]) -> _Facts:
 # --- the search ----------------------------------------------------------------
 
 
+class _Probe(Replay):
+    """A replay that stops at the first finding the rule set it is compared with does not
+    have: enough to tell that a value does not audit the log alike, and where."""
+
+    expected: Counter[tuple[int, str, str | None]]
+
+    def _find(
+        self, event: Event, kind: str, code: str, player: str | None, params: dict[str, Any]
+    ) -> None:
+        key = (event.index, code, player)
+        super()._find(event, kind, code, player, params)
+        if self.expected[key] > 0:
+            self.expected[key] -= 1
+        else:
+            raise StopReplay
+
+
 class _Search:
     def __init__(self, log: Any, start: RuleSet) -> None:
         self.log = log
         self.start = start
         self.facts = _facts(log.events)
         self.cache: dict[RuleSet, Outcome] = {}
+        self.quick_cache: dict[tuple[RuleSet, RuleSet], Outcome] = {}
         self.replays = 0
 
     # replaying
@@ -352,6 +374,28 @@ class _Search:
         )
         found = Outcome(rules, findings, signature, replay)
         self.cache[rules] = found
+        return found
+
+    def quick(self, rules: RuleSet, at: Outcome) -> Outcome:
+        """``rules``' outcome as far as it audits the log like ``at``: the replay stops at
+        the first finding ``at`` does not have (its findings are then ``at``'s up to there
+        and that one)."""
+        found = self.cache.get(rules)
+        if found is not None:
+            return found
+        key = (rules, at.rules)
+        found = self.quick_cache.get(key)
+        if found is not None:
+            return found
+        self.replays += 1
+        replay = _Probe(self.log.game, rules)
+        replay.expected = Counter(at.keys())
+        try:
+            replay.run(self.log.events, self.log.withdrawals)
+        except (InconsistentLogError, StopReplay):
+            pass
+        found = Outcome(rules, tuple(replay.findings), (), replay)
+        self.quick_cache[key] = found
         return found
 
     def with_value(self, base: RuleSet, name: str, value: Any) -> RuleSet | None:
@@ -524,7 +568,14 @@ class _Search:
             if "reduced_from" in p:
                 table.pop(p["reduced_from"], None)
             written, right = p.get("written"), p.get("right")
-            if isinstance(written, int) and isinstance(right, int) and 0 <= written < right:
+            # a table's keys are round scores (50, 100, 150...): a score written lower
+            # than the rules give elsewhere is a mistake to report, not a reduction
+            if (
+                isinstance(written, int)
+                and isinstance(right, int)
+                and 0 <= written < right
+                and right % 50 == 0
+            ):
                 table[right] = written
             tables.append(tuple(sorted(table.items())))
         return list(dict.fromkeys(tables))
@@ -539,8 +590,58 @@ class _Search:
             rules = self.with_value(at.rules, name, value)
             if rules is None:
                 continue
-            out.append((value, at if value == getattr(at.rules, name) else self.outcome(rules)))
+            out.append((value, at if value == getattr(at.rules, name) else self.quick(rules, at)))
         return out
+
+    def probe(self, name: str, at: Outcome) -> list[tuple[Any, Outcome]]:
+        """A number's values from ``at`` replayed at the bounds only: on each side of its
+        value, the farthest value tried first; when it audits the log alike, so do all
+        between (the report changes only where the number crosses one the log shows),
+        else the nearest value that does not is found by halving. Null, for a number that
+        may be null, is replayed too."""
+        here = getattr(at.rules, name)
+        mine = sorted(at.keys())
+        values = self.candidates(name, at)
+        out: list[tuple[Any, Outcome]] = []
+
+        def run(value: Any) -> Outcome | None:
+            if value == here:
+                return at
+            rules = self.with_value(at.rules, name, value)
+            if rules is None:
+                return None
+            outcome = self.quick(rules, at)
+            out.append((value, outcome))
+            return outcome
+
+        if None in values and here is not None:
+            run(None)
+        numbers = sorted(
+            v for v in values if v is not None and self.with_value(at.rules, name, v) is not None
+        )
+        if here is None:
+            for v in numbers:
+                run(v)
+        else:
+            out.append((here, at))
+            below = [v for v in reversed(numbers) if v < here]
+            above = [v for v in numbers if v > here]
+            for side in (below, above):
+                if not side:
+                    continue
+                far = run(side[-1])
+                if far is None or sorted(far.keys()) == mine:
+                    continue
+                lo, hi = -1, len(side) - 1  # side[lo] alike (or here), side[hi] not
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    got = run(side[mid])
+                    if got is not None and sorted(got.keys()) == mine:
+                        lo = mid
+                    else:
+                        hi = mid
+        order = {v: i for i, v in enumerate([None, *numbers])}
+        return sorted(out, key=lambda t: order.get(t[0], -1))
 
 
 def fit_log(log: Any, start: RuleSet | None = None) -> Fit:
@@ -575,6 +676,8 @@ def _search(search: _Search, base: Outcome) -> list[tuple[Outcome, tuple[str, ..
                 if name in changed or not search.present(name):
                     continue
                 for value in search.candidates(name, outcome):
+                    if search.replays >= SEARCH_REPLAYS:
+                        break
                     if value == getattr(outcome.rules, name):
                         continue
                     rules = search.with_value(outcome.rules, name, value)
@@ -619,7 +722,7 @@ def _describe(search: _Search, at: Outcome, changed: tuple[str, ...]) -> Alterna
         name = p.name
         if not search.present(name) and name not in changed:
             continue
-        tried = search.values_of(name, at)
+        tried = search.probe(name, at) if name in RANGED else search.values_of(name, at)
         alike = [sorted(o.keys()) == mine for _, o in tried]
         if all(alike):
             continue  # every value tried audits it alike: the log cannot tell
