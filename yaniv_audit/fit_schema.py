@@ -89,6 +89,13 @@ class FitSchema(_Closed):
         validate=validate.Range(min=1),
         metadata={"description": "how many times the search replayed the log"},
     )
+    text = fields.List(
+        fields.String(),
+        metadata={
+            "description": "the API only, asked with Accept-Language: the answer's lines "
+            "in that language, as `rules fit --lang` writes them"
+        },
+    )
 
 
 FIT = FitSchema()
