@@ -923,3 +923,55 @@ def fit_lines(
         out.append((line("fit:open", names=fit.open), []))
     out.append((line("fit:replays", replays=fit.replays), []))
     return out
+
+
+# --- several games together ---------------------------------------------------------
+
+
+def _allows(alt: Alternative, name: str, value: Any) -> bool:
+    """Whether ``alt`` lets ``name`` be ``value`` (a parameter it does not decide: yes)."""
+    found = alt.params.get(name)
+    if found is None:
+        return True
+    kind, allowed = found
+    if kind == "fixed":
+        return bool(value == allowed)
+    if kind == "range":
+        return isinstance(value, int) and allowed[0] <= value <= allowed[1]
+    return any(
+        (isinstance(v, list) and isinstance(value, int) and v[0] <= value <= v[1]) or v == value
+        for v in allowed
+    )
+
+
+def fit_together(fits: Sequence[Fit], base: RuleSet) -> RuleSet:
+    """One rule set for several games (a table's, a club's): each parameter at the value
+    the most games allow (their fit's first alternative; ``base``'s value when as many
+    allow it), from the values their answers name."""
+    alts = [f.alternatives[0] for f in fits if f.alternatives]
+    chosen: dict[str, Any] = {}
+    for p in PARAMS:
+        name = p.name
+        here = getattr(base, name)
+        values: list[Any] = [here]
+        for alt in alts:
+            found = alt.params.get(name)
+            if found is None:
+                continue
+            kind, allowed = found
+            if kind == "fixed":
+                values.append(allowed)
+            elif kind == "range":
+                values += list(allowed)
+            else:
+                for v in allowed:
+                    values += v if isinstance(v, list) else [v]
+        best = max(
+            dict.fromkeys(values, 0),
+            key=lambda v: (sum(_allows(a, name, v) for a in alts), v == here),
+        )
+        chosen[name] = best
+    together = dataclasses.replace(base, **chosen)
+    if _combination_problems(together):
+        return base
+    return together
