@@ -114,3 +114,9 @@ def test_docs_fit_quotes_each_sample_dispute_as_the_command_answers(
 def test_every_sample_dispute_is_in_docs_fit() -> None:
     quoted = {shlex.split(c)[2] for c, _, _ in QUOTED}
     assert quoted == {f"replays/{p.name}" for p in REPLAYS.glob("*.jsonl")}
+
+
+def test_cli_md_quotes_the_fit_of_the_over_limit_call_as_fit_md_does() -> None:
+    cli_md = (ROOT / "docs" / "cli.md").read_text().split("### rules fit", 1)[1]
+    [(_, output, _)] = [q for q in QUOTED if "yaniv-over-limit" in q[0]]
+    assert output in cli_md
