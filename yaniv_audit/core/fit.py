@@ -28,7 +28,7 @@ from typing import Any
 
 from .cards import JOKER, NAMES, Card
 from .engine import INCONSISTENCY, Finding, Replay, StopReplay
-from .errors import InconsistentLogError
+from .errors import InconsistentLogError, LogFormatError
 from .events import Discard, Draw, Event, GameEnded, RoundEnded, RoundStarted, Showdown, Slap, Yaniv
 from .messages import Translate, render
 from .rules import (
@@ -358,10 +358,7 @@ class _Search:
             return found
         self.replays += 1
         replay = Replay(self.log.game, rules)
-        try:
-            replay.run(self.log.events, self.log.withdrawals)
-        except (InconsistentLogError, StopReplay):
-            pass
+        self._run(replay, rules)
         findings = tuple(replay.findings)
         signature = (
             tuple(sorted((f.seq, f.code, f.player or "") for f in findings)),
@@ -390,13 +387,35 @@ class _Search:
         self.replays += 1
         replay = _Probe(self.log.game, rules)
         replay.expected = Counter(at.keys())
+        self._run(replay, rules)
+        found = Outcome(rules, tuple(replay.findings), (), replay)
+        self.quick_cache[key] = found
+        return found
+
+    def _run(self, replay: Replay, rules: RuleSet) -> None:
+        """Fold the log into ``replay`` as far as it goes. Under another rule set than
+        the start, a stock draw the replay cannot follow (the log unreadable under it:
+        a draw without its card where the stock's order is unknown) stops it as the
+        impossible ``stock.mismatch`` it is; under the start it is the log's error."""
         try:
             replay.run(self.log.events, self.log.withdrawals)
         except (InconsistentLogError, StopReplay):
             pass
-        found = Outcome(rules, tuple(replay.findings), (), replay)
-        self.quick_cache[key] = found
-        return found
+        except LogFormatError as exc:
+            if rules == self.start or exc.index is None:
+                raise
+            event = self.log.events[exc.index] if exc.index < len(self.log.events) else None
+            player = getattr(event, "player", None)
+            replay.findings.append(
+                Finding(
+                    exc.index,
+                    replay.round.number if replay.round else None,
+                    player,
+                    INCONSISTENCY,
+                    "stock.mismatch",
+                    {"case": "unnamed", "player": player},
+                )
+            )
 
     def with_value(self, base: RuleSet, name: str, value: Any) -> RuleSet | None:
         """``base`` with ``name`` set to ``value``, or None when the set is not valid."""
