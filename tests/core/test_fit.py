@@ -53,12 +53,24 @@ def test_a_wrong_starting_penalty_is_found_back() -> None:
 
 
 def test_trade_offs_come_back_as_alternatives() -> None:
-    # two Assafers: de-wiki's 20 each, or another rule: each fit is written out
+    # omer's 36 for an Assafed call at 6: hand + 30 (assaf_adds_hand), or a flat 36
+    log = read_log(REPLAYS / "clean-assaf-reduction.jsonl")
+    fit = fit_log(log, parse_rules("israeli(assaf_adds_hand=false)"))
+    assert fit.clean
+    found = {a.changed: a for a in fit.alternatives}
+    assert set(found) == {("assaf_adds_hand",), ("assaf_penalty",)}
+    assert found[("assaf_adds_hand",)].rules.id == "israeli"
+    flat = found[("assaf_penalty",)]
+    assert flat.rules.id == "israeli(assaf_adds_hand=false,assaf_penalty=36)"
+    assert flat.params["assaf_penalty"] == ("fixed", 36)
+    for alt in fit.alternatives:
+        assert not replay_log(log, alt.rules).findings
+
+
+def test_two_assafers_fit_a_penalty_for_each() -> None:
     log = read_log(REPLAYS / "double-assaf.jsonl")
     fit = fit_log(log, parse_rules("israeli"))
     assert fit.clean
-    for alt in fit.alternatives:
-        assert not replay_log(log, alt.rules).findings
     assert any(a.params.get("assaf_multi_penalty") == ("fixed", 20) for a in fit.alternatives)
 
 
