@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import LONG, REPLAYS
 
 from yaniv_audit.codec import read_log
+from yaniv_audit.core import fit
 from yaniv_audit.core.audit import replay_log
 from yaniv_audit.core.fit import contains, fit_log, fitted_sets
 from yaniv_audit.core.rules import parse_rules
@@ -97,3 +99,13 @@ def test_simulated_games_fit_the_rules_they_were_played_under() -> None:
     assert not result.failures, report(result)
     assert result.games >= (500 if LONG else 12) * 0.9
     assert result.perturbed >= result.games // 2
+
+
+def test_the_search_of_a_long_log_stops_sooner(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = read_log(REPLAYS / "clean-assaf-reduction.jsonl")
+    far = parse_rules("namu")
+    unbounded = fit_log(log, far).replays
+    monkeypatch.setattr(fit, "SEARCH_EVENTS", 20 * len(log.events))  # 20 replays' worth
+    bounded = fit_log(log, far)
+    assert bounded.replays < unbounded
+    assert bounded.alternatives  # still the closest found

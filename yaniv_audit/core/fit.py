@@ -123,6 +123,9 @@ BEAM = 3
 #: the search for a clean rule set stops trying more after this many replays (then
 #: the answer is the closest found); describing each alternative takes a few dozen more
 SEARCH_REPLAYS = 240
+#: and for a long log, after this many events replayed (a posted log of 20,000 events:
+#: 50 replays), so that one fit's time stays bounded as one audit's is
+SEARCH_EVENTS = 1_000_000
 #: at most this many events are named as deciding one parameter
 MAX_EVENTS = 8
 
@@ -346,6 +349,9 @@ class _Search:
         self.log = log
         self.start = start
         self.facts = _facts(log.events)
+        #: the replays the search for a clean rule set may make (:data:`SEARCH_REPLAYS`,
+        #: fewer for a long log: :data:`SEARCH_EVENTS`)
+        self.budget = min(SEARCH_REPLAYS, max(10, SEARCH_EVENTS // max(len(log.events), 1)))
         self.cache: dict[RuleSet, Outcome] = {}
         self.quick_cache: dict[tuple[RuleSet, RuleSet], Outcome] = {}
         self.replays = 0
@@ -695,7 +701,7 @@ def _search(search: _Search, base: Outcome) -> list[tuple[Outcome, tuple[str, ..
                 if name in changed or not search.present(name):
                     continue
                 for value in search.candidates(name, outcome):
-                    if search.replays >= SEARCH_REPLAYS:
+                    if search.replays >= search.budget:
                         break
                     if value == getattr(outcome.rules, name):
                         continue
