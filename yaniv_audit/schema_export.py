@@ -47,6 +47,12 @@ def compare_schema() -> JsonSchema:
     return compare_document()
 
 
+def fit_schema() -> JsonSchema:
+    from .fit_schema import fit_document
+
+    return fit_document()
+
+
 def openapi_document() -> JsonSchema:
     from .web.openapi import openapi  # heavy (Flask, apispec): only for this document
 
@@ -58,6 +64,7 @@ DOCUMENTS: dict[str, Callable[[], JsonSchema]] = {
     "log-event.schema.json": log_event_schema,
     "report.schema.json": report_schema,
     "compare.schema.json": compare_schema,
+    "fit.schema.json": fit_schema,
     "openapi.json": openapi_document,
 }
 

@@ -47,7 +47,7 @@ CHECKS = [
 #: can only call a string, whose meaning the server judges (a rule-set id naming no
 #: preset or a parameter out of its range, a seat nobody sits in, a log whose events do
 #: not read): a 400 or 422 naming that field, and nothing else
-JUDGED = {400: {"rules", "rule_id", "seat"}, 422: {"log"}}
+JUDGED = {400: {"rules", "rule_id", "seat", "from"}, 422: {"log"}}
 #: what else the server judges: a live table's events (an event that does not read: a 400
 #: naming its line and field), an append at a count that is not the table's (412)
 JUDGED_CODES = {"unreadable_event", "stale"}

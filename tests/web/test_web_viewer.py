@@ -800,3 +800,21 @@ def test_the_list_page_shows_a_game_another_process_stored(tmp_path: Path) -> No
     with Archive(db) as archive:
         archive.ingest([str(other)], jobs=1)
     assert f'href="/games/{fingerprint_of(other)}"' in web.get("/").get_data(as_text=True)
+
+
+def test_the_game_page_says_which_rules_fit_the_game_in_the_readers_language(
+    client: FlaskClient,
+) -> None:
+    html = client.get(f"/games/{fingerprint_of(MIDDLE)}").get_data(as_text=True)
+    section = html.split('<section class="fit-box" id="fit">', 1)[1].split("</section>", 1)[0]
+    assert "<h2>Which rules fit this game?</h2>" in section
+    assert "<li>fits israeli(pickup=any)</li>" in section
+    # the deciding event of pickup, linked to the board's step
+    assert re.search(
+        r'<li class="fit-param">pickup=any — under pickup=ends, event 5: noa took 8♥ from the '
+        r'middle of 7♥ 8♥ 9♥;[^<]*<a href="#e=5" data-step="5">event 5</a></li>',
+        section,
+    ), section
+    hebrew = client.get(f"/games/{fingerprint_of(MIDDLE)}?lang=he").get_data(as_text=True)
+    assert "<h2>אילו חוקים מתאימים למשחק הזה?</h2>" in hebrew
+    assert "מתאים ל־israeli(pickup=any)" in hebrew

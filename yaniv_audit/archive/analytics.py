@@ -364,6 +364,8 @@ REPORTS = {
     "deal-odds": "the recorded deals beside their exact odds: per rank category, longest "
     "run and hand total, the hands observed, their share, the exact share "
     "and the hands expected",
+    "house-rules": "per table or club (meta), else per players: the rule set their games "
+    "fit together (rules fit), and the games that do not fit it",
 }
 
 _SQL = {
@@ -466,6 +468,16 @@ def report(
         return _rules_impact(archive, rule_sets, players, limit)
     if name == "deal-odds":
         return _deal_odds(archive, rule_sets, players)
+    if name == "house-rules":
+        from .house_rules import house_rules  # the engine's search: only for this report
+
+        columns, rows = house_rules(archive, players)
+        fitting = sum(row[2] for row in rows)
+        summary = (
+            f"{sum(row[1] for row in rows)} games in {len(rows)} groups; {fitting} fit "
+            "their group's rule set"
+        )
+        return Table(name, columns, rows, summary)
     extra: tuple[Any, ...] = (
         _limits(archive) if name == "reductions" else (simulated,) if name == "leaderboard" else ()
     )

@@ -51,6 +51,7 @@ REPORT_NAMES = [
     "findings",
     "rules-impact",
     "deal-odds",
+    "house-rules",
 ]
 
 
@@ -118,6 +119,8 @@ def report(
     rules-impact    which games change winner under --rules R
     deal-odds       the recorded deals beside their exact odds (no audit needed: the
                     games that declared --rules R, else every game by its own rules)
+    house-rules     per table or club (meta), else per players: the rule set their
+                    games fit together, and the games that do not fit it
     """
     from ..archive import analytics  # heavy (DuckDB): imported when used
 
@@ -134,7 +137,11 @@ def report(
             f"--simulated is for the leaderboard (report {name} counts every game)"
         )
     needed = (
-        [None, *rule_sets] if name == "rules-impact" else [] if name == "deal-odds" else rule_sets
+        [None, *rule_sets]
+        if name == "rules-impact"
+        else []
+        if name in ("deal-odds", "house-rules")
+        else rule_sets
     )
     with archive_for_report(db, list(dict.fromkeys(needed))) as archive:
         table = analytics.report(

@@ -82,3 +82,12 @@ def rules_show(rule_set: str | None, as_json: bool) -> None:
 
 #: the commands this module adds to `yaniv-audit`
 COMMANDS: list[click.Command] = [rules]
+
+
+def _add_fit() -> None:
+    from .fit import rules_fit  # rules fit (cli/fit.py)
+
+    rules.add_command(rules_fit)
+
+
+_add_fit()

@@ -471,6 +471,17 @@ TEMPLATES: dict[str, str] = {
         "the {jokers} jokers at the {at:word} would stand for cards above "
         "the king (ace_high={rule[ace_high]})"
     ),
+    # rules fit (core/fit.py): the rule sets a game fits
+    "fit:fits": N_("fits {rules}"),
+    "fit:closest": N_(
+        "no rule set tried makes the log clean; the closest is {rules}, with {count} "
+        "{count:#finding|findings} left"
+    ),
+    "fit:changed": N_("changed from {start}: {names:names}"),
+    "fit:because": N_("under {name}={value}, event {seq}: {message}"),
+    "fit:left": N_("left: event {seq}: {message}"),
+    "fit:open": N_("the log cannot tell (the starting values are kept): {names:names}"),
+    "fit:replays": N_("{replays} replays of the log"),
 }
 
 #: the words a template writes in place of a value (``?WORD``, ``!WORD``) or for a value

@@ -34,7 +34,9 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..archive import default_db
 from ..core.errors import ArchiveError, LogFormatError, RulesError
-from . import i18n, pages  # noqa: F401  pages: the rules and analytics pages' routes
+
+# fit_api: the fit's endpoints (issue 39), on api_v1; pages: the rules and analytics pages'
+from . import fit_api, i18n, pages  # noqa: F401
 from . import tables as live_tables
 from .api import (
     AnyTextConverter,

@@ -16,6 +16,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from marshmallow import Schema
 
 from .. import __version__
+from ..fit_schema import FitSchema
 from . import schemas as s
 from .limits import MAX_RULE_SETS
 
@@ -126,6 +127,15 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
         "400 413 422 503",
     ),
     (
+        "/api/v1/fit",
+        "post",
+        "Which rules the log in the body fits (the answer of rules fit --json)",
+        s.FitQuery,
+        FitSchema,
+        True,
+        "400 413 422 503",
+    ),
+    (
         "/api/v1/board",
         "post",
         "The report and every step of the log in the body",
@@ -205,6 +215,15 @@ OPERATIONS: list[tuple[str, str, str, type[Schema] | None, Any, bool, str]] = [
         "An archived game under several rule sets",
         s.CompareQuery,
         s.CompareSchema,
+        False,
+        "400 404 409 422 503",
+    ),
+    (
+        "/api/v1/games/{ref}/fit",
+        "get",
+        "Which rules an archived game fits",
+        s.FitQuery,
+        FitSchema,
         False,
         "400 404 409 422 503",
     ),

@@ -601,6 +601,16 @@ class RulesQuery(Schema):
     rules = _rules()
 
 
+class FitQuery(Schema):
+    from_ = fields.String(
+        data_key="from",
+        metadata={
+            "description": "the rule-set id to start from: classic, israeli(yaniv_max=5); "
+            "default: the declared"
+        },
+    )
+
+
 class IngestQuery(Schema):
     reopen = fields.Boolean(
         metadata={

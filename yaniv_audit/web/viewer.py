@@ -35,6 +35,7 @@ from markupsafe import Markup
 from ..core.audit import compare_with_reports, finding_difference, other_tables
 from ..core.errors import LogFormatError
 from ..core.events import Log
+from ..core.fit import fit_lines, fit_log
 from ..core.merkle import tree_hash
 from ..core.replay_view import describe
 from ..core.rules import PRESETS, RuleSet
@@ -62,6 +63,7 @@ from .i18n import (
     isolated,
     names_isolated,
     names_joined,
+    translations,
 )
 from .store import base_name
 
@@ -398,11 +400,22 @@ def archived(ref: str) -> tuple[Log, str, dict[str, Any]]:
             raise unreadable(f"game {game['fingerprint']}", exc) from None
 
 
+def fit_section(log: Log) -> list[tuple[str, list[int]]] | None:
+    """ "Which rules fit this game?": the lines of ``rules fit`` in the reader's language,
+    each with the events it names (linked to the board's steps); None for a log whose
+    replay finds it unreadable (the board says so)."""
+    try:
+        found = fit_log(log)
+    except LogFormatError:
+        return None
+    return fit_lines(found, translations(current().code).ugettext, suits=True)
+
+
 @viewer.get("/games/<fingerprint>")
 def view_game(fingerprint: str) -> Response:
     def build() -> str:
         log, source, stored = archived(fingerprint)
-        return render_board(log, source, uploaded=False, stored=stored)
+        return render_board(log, source, uploaded=False, stored=stored, fit=fit_section(log))
 
     return cached_page(build)
 
