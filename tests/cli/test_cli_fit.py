@@ -100,7 +100,7 @@ def test_an_unreadable_log_is_one_line_exit_3(tmp_path: object) -> None:
     assert code == 3 and "unreadable" in out and "Traceback" not in out
 
 
-@pytest.mark.parametrize("command,output,status", QUOTED, ids=[q[0] for q in QUOTED])
+@pytest.mark.parametrize(("command", "output", "status"), QUOTED, ids=[q[0] for q in QUOTED])
 def test_docs_fit_quotes_each_sample_dispute_as_the_command_answers(
     command: str, output: str, status: str
 ) -> None:
