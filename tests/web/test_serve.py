@@ -399,3 +399,38 @@ def test_a_writer_that_cannot_wait_is_told_the_server_holds_the_archive(
         "yaniv-audit serve --db "
     ) in result.output
     assert "which reads it; a write needs it alone" in result.output
+
+
+@pytest.mark.parametrize("dev", [False, True], ids=["waitress", "dev"])
+def test_a_port_in_use_is_wrong_usage_naming_it_and_port(tmp_path: Path, dev: bool) -> None:
+    """Issue 38: a taken port said "yaniv-audit on http://..." and then "internal error",
+    exit 4; it is exit 2 naming the port and --port, and nothing says it is serving."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "yaniv_audit.cli",
+                "serve",
+                "--db",
+                str(tmp_path / "a.duckdb"),
+                "--port",
+                str(port),
+                "--workers",
+                "0",
+                *(["--dev"] if dev else []),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert "yaniv-audit on " not in done.stderr and "internal error" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith(f"yaniv-audit: cannot listen on 127.0.0.1:{port} (another program")
+    assert "--port" in last
