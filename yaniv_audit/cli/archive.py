@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,6 +23,7 @@ from .options import (
     EXIT_USAGE,
     db_option,
     open_archive,
+    writable_directory,
 )
 from .render import echo, emit_json, error_json, fail, print_rows, progress, shown
 
@@ -215,6 +217,9 @@ def export(directory: str, db: str | None, by: str) -> None:
     DuckDB, Spark, pandas and the rest read it back, e.g.
     read_parquet('DIRECTORY/games/**/*.parquet', hive_partitioning = true).
     """
+    target = Path(directory)
+    if not target.exists() or (target.is_dir() and not any(target.iterdir())):
+        writable_directory(target, "the export")  # exit 3, as every command says it
     with open_archive(db, read_only=True) as archive:
         try:
             counts = archive.export(directory, by)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from click.shell_completion import CompletionItem
@@ -140,6 +140,39 @@ def rules_or_house(spec: str | None) -> Any:
         return resolve_or_usage(spec)
     found = house_rules()
     return found[0] if found else None
+
+
+def writable_directory(directory: str | os.PathLike[str], what: str) -> None:
+    """Make ``directory`` (and its parents) and check a file can be written in it, or exit
+    3 in one line: a directory that cannot be written is the same status for every command
+    (ingest's archive, simulate's and template's logs, export's Parquet; docs/log-format.md,
+    exit status). ``what``: what was to be written there ("the games")."""
+    import tempfile
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        fail(
+            f"{directory}: cannot write {what} there ({exc.strerror or exc})",
+            EXIT_BAD_INPUT,
+        )
+
+
+def refuse_to_overwrite(path: str | os.PathLike[str], what: str, more: int = 0) -> NoReturn:
+    """Exit 2: ``path`` is there already and ``--force`` was not given (``more``: other
+    files that would be overwritten too)."""
+    others = f" (and {more} more of the files to write)" if more else ""
+    fail(
+        f"{path}: exists{others}; {what} does not overwrite it: give --force to replace "
+        "it, or another path",
+        EXIT_USAGE,
+    )
+
+
+def force_option(what: str) -> Callable[[Any], Any]:
+    return click.option("--force", is_flag=True, help=f"overwrite {what} that is there already")
 
 
 def read_log_or_exit(path: str) -> Log:

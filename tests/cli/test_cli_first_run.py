@@ -1,0 +1,80 @@
+"""What a newcomer still tripped on (issue 38): simulate overwriting logs, a directory
+that cannot be written (one exit status for every command), a .jsonl log holding a JSON
+array, a log given as the archive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from yaniv_audit.cli import cli
+
+REPLAYS = Path(__file__).resolve().parents[2] / "replays"
+
+
+def run(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+# --- simulate does not overwrite a log ------------------------------------------------
+
+
+def test_simulate_refuses_to_overwrite_a_hand_written_log_unless_force(tmp_path: Path) -> None:
+    mine = tmp_path / "mygame.jsonl"
+    mine.write_text("my own game\n")
+    refused = run("simulate", "--out", str(mine))
+    assert refused.exit_code == 2
+    assert f"{mine}: exists; simulate does not overwrite it: give --force" in refused.output
+    assert mine.read_text() == "my own game\n"
+    forced = run("simulate", "--out", str(mine), "--force")
+    assert forced.exit_code == 0 and mine.read_text().startswith('{"type":"game_started"')
+
+
+def test_simulate_refuses_to_overwrite_the_games_in_a_directory_unless_force(
+    tmp_path: Path,
+) -> None:
+    first = tmp_path / "game-00000.jsonl"
+    first.write_text("kept\n")
+    (tmp_path / "notes.txt").write_text("a file simulate does not write: no matter\n")
+    refused = run("simulate", "--games", "3", "--out", str(tmp_path))
+    assert refused.exit_code == 2 and f"{first}: exists; simulate" in refused.output
+    assert first.read_text() == "kept\n" and not (tmp_path / "game-00001.jsonl").exists()
+    (tmp_path / "game-00002.jsonl").write_text("kept too\n")
+    both = run("simulate", "--games", "3", "--out", str(tmp_path))
+    assert "(and 1 more of the files to write)" in both.output
+    assert run("simulate", "--games", "3", "--out", str(tmp_path), "--force").exit_code == 0
+    assert first.read_text() != "kept\n" and (tmp_path / "game-00001.jsonl").exists()
+    assert run("simulate", "--games", "2", "--out", str(tmp_path / "new")).exit_code == 0
+
+
+# --- a directory that cannot be written: exit 3 for every command ---------------------
+
+
+@pytest.fixture
+def unwritable(tmp_path: Path) -> Path:
+    """A directory no one can make, root included: a path under a regular file."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    return a_file / "dir"
+
+
+def test_a_directory_that_cannot_be_written_is_exit_3_for_every_command(
+    unwritable: Path, tmp_path: Path
+) -> None:
+    """docs/log-format.md, exit status: 3 for what cannot be used, an archive or a full
+    disk; ingest said 3, simulate 2 and export 2 for the same directory."""
+    archive = tmp_path / "a.duckdb"
+    assert run("ingest", "--db", str(archive), str(REPLAYS / "middle-card.jsonl")).exit_code == 0
+    said = {
+        "ingest": run("ingest", "--db", str(unwritable / "a.duckdb"), str(REPLAYS)),
+        "simulate": run("simulate", "--out", str(unwritable)),
+        "simulate one": run("simulate", "--out", str(unwritable / "one.jsonl")),
+        "export": run("export", "--db", str(archive), str(unwritable)),
+    }
+    for command, result in said.items():
+        assert result.exit_code == 3, (command, result.output)
+        assert str(unwritable) in result.output and "Not a directory" in result.output, command
