@@ -4,6 +4,7 @@ array, a log given as the archive."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,34 @@ def test_a_directory_that_cannot_be_written_is_exit_3_for_every_command(
     for command, result in said.items():
         assert result.exit_code == 3, (command, result.output)
         assert str(unwritable) in result.output and "Not a directory" in result.output, command
+
+
+# --- a log read as it is named ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["one line", "indented"])
+def test_a_jsonl_file_holding_an_array_is_said_to_be_one(
+    tmp_path: Path, indent: int | None
+) -> None:
+    events = [json.loads(line) for line in (REPLAYS / "middle-card.jsonl").read_text().splitlines()]
+    log = tmp_path / "game.jsonl"
+    log.write_text(json.dumps(events, indent=indent))
+    for command in ("audit", "validate"):
+        result = run(command, str(log))
+        assert result.exit_code == 3
+        assert "line 1: a JSON array of events" in result.output, command
+        assert "name it .json to read it as an array" in result.output, command
+    renamed = log.rename(tmp_path / "game.json")
+    assert run("audit", str(renamed)).exit_code == 1  # the sample's violation, read
+
+
+@pytest.mark.parametrize("command", [["report", "leaderboard"], ["ingest"], ["audit"]])
+def test_a_log_given_as_the_archive_is_said_to_be_a_log(tmp_path: Path, command: list[str]) -> None:
+    sheet = tmp_path / "sheet.jsonl"
+    sheet.write_bytes((REPLAYS / "middle-card.jsonl").read_bytes())
+    logs = [str(REPLAYS / "middle-card.jsonl")] if command == ["ingest"] else []
+    result = run(*command, "--db", str(sheet), *logs)
+    assert result.exit_code == 3
+    assert f"{sheet}: a game log, not an archive: --db names the DuckDB archive" in result.output
+    assert "DuckDB database" not in result.output
+    assert sheet.read_bytes() == (REPLAYS / "middle-card.jsonl").read_bytes()
