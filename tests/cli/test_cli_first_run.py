@@ -110,3 +110,38 @@ def test_a_log_given_as_the_archive_is_said_to_be_a_log(tmp_path: Path, command:
     assert f"{sheet}: a game log, not an archive: --db names the DuckDB archive" in result.output
     assert "DuckDB database" not in result.output
     assert sheet.read_bytes() == (REPLAYS / "middle-card.jsonl").read_bytes()
+
+
+# --- the rules a ruling was made under, and where they came from --------------------
+
+
+def test_the_ruling_says_which_rules_and_where_they_came_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38: the house file is found upward from here (to the project's root), and the
+    ruling's line under the verdict says the rules and their origin: the log's
+    declaration, --rules, the house file at its path, or $YANIV_AUDIT_RULES."""
+    log = str(REPLAYS / "middle-card.jsonl")
+
+    def rules_said(*args: str) -> str:
+        lines = run("audit", log, *args).stdout.splitlines()
+        assert lines[0].startswith(f"{log}: ")  # the verdict first, as ever
+        return lines[1]
+
+    assert rules_said() == "  rules: israeli — declared by the log"
+    assert rules_said("--rules", "classic") == "  rules: classic — given with --rules"
+    monkeypatch.delenv("YANIV_AUDIT_RULES")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    club = tmp_path / "club"
+    (club / ".git").mkdir(parents=True)
+    (club / "yaniv-rules.toml").write_text('base = "israeli"\nyaniv_max = 5\n')
+    (club / "games" / "friday").mkdir(parents=True)
+    monkeypatch.chdir(club / "games" / "friday")
+    house = club.resolve() / "yaniv-rules.toml"
+    assert rules_said() == f"  rules: israeli(yaniv_max=5) — from the house file {house}"
+    assert rules_said("--rules", "namu") == "  rules: namu — given with --rules"
+    monkeypatch.setenv("YANIV_AUDIT_RULES", "namu")
+    assert rules_said() == "  rules: namu — from $YANIV_AUDIT_RULES"
+    monkeypatch.chdir(tmp_path)  # above the project's root: its house file is not found
+    monkeypatch.delenv("YANIV_AUDIT_RULES")
+    assert rules_said() == "  rules: israeli — declared by the log"

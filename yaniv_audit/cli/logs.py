@@ -26,6 +26,7 @@ from .options import (
     open_archive,
     read_log_or_exit,
     resolve_or_usage,
+    rules_and_origin,
     rules_option,
     rules_or_house,
     worst,
@@ -42,6 +43,7 @@ from .render import (
     render_compare,
     render_line,
     render_report,
+    rules_line,
     shown,
     unreadable_text,
     verbosity,
@@ -189,9 +191,10 @@ def audit(
 ) -> None:
     """Replay each log under R and rule on it.
 
-    R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
-    the current directory) when there are some, else to the rules each log
-    declares.
+    R defaults to the house rules ($YANIV_AUDIT_RULES, else the nearest
+    yaniv-rules.toml, here or above up to the project's root) when there are
+    some, else to the rules each log declares; the ruling's line under the
+    verdict says which rules, and where they came from.
 
     PATH is a log file or a directory of .jsonl/.json logs. With --db, the
     archive's games are audited instead (those not yet audited under R by this
@@ -231,7 +234,7 @@ def audit(
         raise click.UsageError(
             "several --rules go with --db; to see one log under several rule sets, use compare"
         )
-    rules = rules_or_house(rules_specs[0] if rules_specs else None)
+    rules, origin = rules_and_origin(rules_specs[0] if rules_specs else None)
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
@@ -241,7 +244,9 @@ def audit(
         def render(report: dict[str, Any]) -> str:
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=True)
-            return render_report(report, strict=strict, lines=finding_lines(report), gettext=said)
+            ruling = render_report(report, strict=strict, lines=finding_lines(report), gettext=said)
+            head, _, rest = ruling.partition("\n")  # the rules, under the verdict
+            return "\n".join((head, "  " + rules_line(report["rules"]["id"], origin), rest))
     else:
 
         def render(report: dict[str, Any]) -> str:  # one line per game in bulk

@@ -119,8 +119,9 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
 
 
 def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
-    """The house rules found by default (``$YANIV_AUDIT_RULES``, else ``yaniv-rules.toml``
-    here) and where they were found, or None; a note on stderr says they are used."""
+    """The house rules found by default (``$YANIV_AUDIT_RULES``, else the nearest
+    ``yaniv-rules.toml`` from here up to the project's root) and where they were found
+    (the variable, or the file's path), or None; a note on stderr says they are used."""
     found = house_rules_spec()
     if found is None:
         return None
@@ -134,12 +135,22 @@ def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
     return rules, where
 
 
+def rules_and_origin(spec: str | None) -> tuple[Any, str]:
+    """:func:`rules_or_house`, and where the rules came from, as the ruling says it:
+    ``--rules``, the house file at its path, ``$YANIV_AUDIT_RULES``, or (rules None) the
+    log's own declaration."""
+    if spec:
+        return resolve_or_usage(spec), "given with --rules"
+    found = house_rules()
+    if found is None:
+        return None, "declared by the log"
+    rules, where = found
+    return rules, f"from {where}" if where.startswith("$") else f"from the house file {where}"
+
+
 def rules_or_house(spec: str | None) -> Any:
     """``--rules`` if given, else the house rules if found, else None (each log's own)."""
-    if spec:
-        return resolve_or_usage(spec)
-    found = house_rules()
-    return found[0] if found else None
+    return rules_and_origin(spec)[0]
 
 
 def writable_directory(directory: str | os.PathLike[str], what: str) -> None:

@@ -57,8 +57,8 @@ def rules_list(as_json: bool) -> None:
 def rules_show(rule_set: str | None, as_json: bool) -> None:
     """Every parameter of rule set R (a preset, an id or a rules file).
 
-    Without R: the house rules found by default ($YANIV_AUDIT_RULES, else
-    yaniv-rules.toml in the current directory), else israeli.
+    Without R: the house rules found by default ($YANIV_AUDIT_RULES, else the
+    nearest yaniv-rules.toml, here or above up to the project's root), else israeli.
     """
     found = None if rule_set else house_rules(say=False)
     r = found[0] if found else resolve_or_usage(rule_set or "israeli", "R")
