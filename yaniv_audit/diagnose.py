@@ -219,7 +219,7 @@ def _not_json_lines(data: bytes) -> int:
 LOG_SHAPE = (
     'one JSON object a line, the first {"type": "game_started", "format": '
     '"yaniv-log/1", "players": [...], "rules": "israeli"}, then one a move; '
-    "docs/log-format.md has the format, docs/template.jsonl a game to start from"
+    "docs/log-format.md has the format, and yaniv-audit template writes a game to start from"
 )
 
 

@@ -21,6 +21,36 @@ def run(*args: str) -> Result:
     return result
 
 
+# --- a starting log, for an installed yaniv-audit too ------------------------------------
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "docs" / "template.jsonl"
+
+
+def test_template_writes_the_starting_log_and_overwrites_nothing(tmp_path: Path) -> None:
+    assert run("template").stdout == TEMPLATE.read_text()
+    game = tmp_path / "friday.jsonl"
+    written = run("template", str(game))
+    assert written.exit_code == 0 and game.read_bytes() == TEMPLATE.read_bytes()
+    assert f"then yaniv-audit audit {game}" in written.stderr
+    game.write_text("our game, half written\n")
+    refused = run("template", str(game))
+    assert refused.exit_code == 2 and "give --force" in refused.output
+    assert game.read_text() == "our game, half written\n"
+    assert run("template", str(game), "--force").exit_code == 0
+    assert game.read_bytes() == TEMPLATE.read_bytes()
+    assert run("audit", str(game)).exit_code == 1  # the template's claims: it audits
+
+
+def test_an_unreadable_log_points_at_what_an_installed_user_has(tmp_path: Path) -> None:
+    """docs/ is not installed: the messages name `yaniv-audit template`, not
+    docs/template.jsonl."""
+    letter = tmp_path / "letter.jsonl"
+    letter.write_text("Dear club,\nthe scores of friday\nare below\n")
+    said = run("validate", str(letter)).output
+    assert "yaniv-audit template writes a game to start from" in said
+    assert "docs/template.jsonl" not in said
+
+
 # --- simulate does not overwrite a log ------------------------------------------------
 
 
@@ -75,6 +105,7 @@ def test_a_directory_that_cannot_be_written_is_exit_3_for_every_command(
         "simulate": run("simulate", "--out", str(unwritable)),
         "simulate one": run("simulate", "--out", str(unwritable / "one.jsonl")),
         "export": run("export", "--db", str(archive), str(unwritable)),
+        "template": run("template", str(unwritable / "game.jsonl")),
     }
     for command, result in said.items():
         assert result.exit_code == 3, (command, result.output)

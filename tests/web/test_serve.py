@@ -115,7 +115,7 @@ def send(
 
 def test_a_demo_start_ingests_the_samples_and_says_so(server: tuple[str, str]) -> None:
     url, said = server
-    assert "the demo archive was empty: ingested the 8 sample games of replays/" in said
+    assert "the demo archive was empty: ingested the 8 sample games (replays/" in said
     assert "waitress, 4 threads" in said and "writes need the token" in said
     # by default one per core, no more than the threads that serve
     assert f"{min(usable_cores(), 4)} audit processes" in said
@@ -196,7 +196,8 @@ def test_serve_stores_no_sample_game_in_the_users_archive(tmp_path: Path) -> Non
     assert not (tmp_path / "yaniv-archive.duckdb").exists()
     demo = serve_here(tmp_path, "--demo")
     assert demo[0].startswith(
-        "the demo archive was empty: ingested the 8 sample games of replays/ into yaniv-demo.duckdb"
+        "the demo archive was empty: ingested the 8 sample games (replays/ of yaniv-audit's "
+        "source) into yaniv-demo.duckdb"
     )
     assert "(archive yaniv-demo.duckdb," in demo[1]
     assert not (tmp_path / "yaniv-archive.duckdb").exists()

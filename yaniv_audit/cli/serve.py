@@ -67,7 +67,7 @@ DEMO_DB = "yaniv-demo.duckdb"
     "--demo",
     is_flag=True,
     help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
-    "sample games of replays/ (stored on its first start)",
+    "sample games that come with yaniv-audit (stored on its first start)",
 )
 def serve(
     host: str,
@@ -256,8 +256,9 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-#: the sample games ``serve --demo`` stores
-SAMPLES = Path(__file__).resolve().parents[2] / "replays"
+#: the sample games ``serve --demo`` stores: the package's copy of replays/*.jsonl (package
+#: data, so that an installed yaniv-audit has them; tests/test_packaging.py checks the copy)
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "games"
 
 
 def audit_left(path: str) -> None:
@@ -293,8 +294,8 @@ def holds_games(path: str) -> bool:
 
 
 def seed_archive(path: str) -> None:
-    """Ingest the sample games (replays/*.jsonl) into a missing or empty demo archive, and
-    say so."""
+    """Ingest the sample games (:data:`SAMPLES`, replays/*.jsonl as the package ships
+    them) into a missing or empty demo archive, and say so."""
     # heavy (DuckDB, Flask): imported when used
     from ..archive import Archive
     from ..web.store import ingest_into
@@ -305,8 +306,8 @@ def seed_archive(path: str) -> None:
     if not samples:
         echo(
             shown(
-                f"the demo archive {path} is empty, and the sample games (replays/ of a "
-                "checkout of yaniv-audit) are not here: ingest some logs into it with "
+                f"the demo archive {path} is empty, and the sample games ({SAMPLES} in "
+                "the package) are not here: ingest some logs into it with "
                 f"yaniv-audit ingest --db {path} LOG..."
             ),
             err=True,
@@ -319,8 +320,8 @@ def seed_archive(path: str) -> None:
         fail(str(exc), EXIT_BAD_INPUT)
     echo(
         shown(
-            f"the demo archive was empty: ingested the {result.games} sample games of "
-            f"{SAMPLES.name}/ into {path} (and audited them)"
+            f"the demo archive was empty: ingested the {result.games} sample games "
+            f"(replays/ of yaniv-audit's source) into {path} (and audited them)"
         ),
         err=True,
     )
