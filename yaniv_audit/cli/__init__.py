@@ -25,6 +25,7 @@ from .. import __version__
 from ..core.errors import InternalError, YanivAuditError
 from ..files import log_files
 from . import archive, bench, logs, proofs, reports, rules, serve, simulate, tables, template
+from .examples import add_examples
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -74,6 +75,7 @@ for _group in (logs, proofs, rules, simulate, template, bench, serve, archive, r
 
 for _command in _every_command(cli):
     verbosity_options(_command)
+add_examples(cli)  # each command's --help ends with its examples
 
 
 def main(argv: list[str] | None = None) -> None:

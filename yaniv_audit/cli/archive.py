@@ -21,6 +21,7 @@ from .options import (
     EXIT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
+    Choice,
     db_option,
     open_archive,
     writable_directory,
@@ -29,7 +30,7 @@ from .render import echo, emit_json, error_json, fail, print_rows, progress, sho
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, metavar="LOG...", type=click.Path())
 @db_option
 @click.option(
     "--jobs",
@@ -206,7 +207,7 @@ def ingest_results(directory: str, db: str | None) -> None:
 @db_option
 @click.option(
     "--by",
-    type=click.Choice(["month", "rules"]),
+    type=Choice(["month", "rules"]),
     default="month",
     show_default=True,
     help="partition by the month a game started (year=/month=) or by rule set (rules=)",
@@ -217,10 +218,10 @@ def export(directory: str, db: str | None, by: str) -> None:
     DuckDB, Spark, pandas and the rest read it back, e.g.
     read_parquet('DIRECTORY/games/**/*.parquet', hive_partitioning = true).
     """
-    target = Path(directory)
-    if not target.exists() or (target.is_dir() and not any(target.iterdir())):
-        writable_directory(target, "the export")  # exit 3, as every command says it
     with open_archive(db, read_only=True) as archive:
+        target = Path(directory)
+        if not target.exists() or (target.is_dir() and not any(target.iterdir())):
+            writable_directory(target, "the export")  # exit 3, as every command says it
         try:
             counts = archive.export(directory, by)
         except ArchiveError as exc:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 from click.shell_completion import CompletionItem
 
-from ..core.errors import ArchiveError, LogFormatError, RulesError
+from ..core.errors import ArchiveError, LogFormatError, RulesError, did_you_mean
 from ..core.rules import PRESET_SOURCES, PRESETS, names_a_preset
 from ..rules_files import HOUSE_VARIABLE, house_rules_spec, resolve_rules
 from .render import Output, fail, note
@@ -35,6 +35,20 @@ def worst(codes: list[int]) -> int:
         if code in codes:
             return code
     return EXIT_OK
+
+
+class Choice(click.Choice):  # type: ignore[type-arg]
+    """click's choice, and a "did you mean" for a near miss, as every value a command
+    reads says it (a preset, a bot, a player, a field)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            hint = did_you_mean(value, [str(c) for c in self.choices])
+            if not hint:
+                raise
+            self.fail(f"{exc.message.rstrip('.')}{hint}", param, ctx)
 
 
 def set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -15,7 +15,7 @@ def rules() -> None:
 
 
 @rules.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="the presets as one JSON array")
 def rules_list(as_json: bool) -> None:
     """Every preset, what it changes and where it comes from."""
     # presets equal by their parameters: the same rules, written down by two sources
@@ -52,8 +52,8 @@ def rules_list(as_json: bool) -> None:
 
 
 @rules.command("show")
-@click.argument("rule_set", metavar="R", required=False, shell_complete=complete_rules)
-@click.option("--json", "as_json", is_flag=True)
+@click.argument("rule_set", metavar="[R]", required=False, shell_complete=complete_rules)
+@click.option("--json", "as_json", is_flag=True, help="the rule set as one JSON object")
 def rules_show(rule_set: str | None, as_json: bool) -> None:
     """Every parameter of rule set R (a preset, an id or a rules file).
 

@@ -24,8 +24,19 @@ DEMO_DB = "yaniv-demo.duckdb"
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="the address to listen on (0.0.0.0: every network of this machine)",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=5000,
+    show_default=True,
+    help="the port to listen on (one another program holds: exit 2)",
+)
 @db_option
 @click.option(
     "--threads",

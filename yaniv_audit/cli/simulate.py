@@ -9,6 +9,7 @@ import click
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_USAGE,
+    Choice,
     force_option,
     refuse_to_overwrite,
     resolve_or_usage,
@@ -21,9 +22,23 @@ from .render import fail, note, progress
 
 @click.command()
 @rules_option()
-@click.option("--players", type=click.IntRange(2, 8), default=4, show_default=True)
-@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=4,
+    show_default=True,
+    help="players at each game",
+)
+@click.option(
+    "--games", type=click.IntRange(min=1), default=1, show_default=True, help="games to play"
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="the seed of every game's deals and bots: the same seed, the same bytes",
+)
 @click.option(
     "--bot",
     "bots",
@@ -36,7 +51,7 @@ from .render import fail, note, progress
     "record",
     default="full",
     show_default=True,
-    type=click.Choice(["full", "no_stock", "no_upcard", "hands_only", "scoresheet", "mixed"]),
+    type=Choice(["full", "no_stock", "no_upcard", "hands_only", "scoresheet", "mixed"]),
     help="what the log writes down of each round (the styles are above)",
 )
 @click.option(

@@ -25,11 +25,6 @@ def template(path: str | None, force: bool) -> None:
     Yaniv call, the hands shown, the points written down and a note. Edit the
     names, cards and points to your game, then audit it. PATH is not
     overwritten unless --force.
-
-    \b
-    Examples:
-      yaniv-audit template friday.jsonl && yaniv-audit audit friday.jsonl
-      yaniv-audit template > friday.jsonl
     """
     body = TEMPLATE.read_bytes()
     if path is None or path == "-":
