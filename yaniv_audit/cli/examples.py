@@ -19,7 +19,6 @@ EXAMPLES: dict[str, list[str]] = {
     ],
     "audit": [
         "yaniv-audit audit replays/middle-card.jsonl --rules classic",
-        "yaniv-audit audit logs/ --json > reports.jsonl",
         "yaniv-audit audit --db --exit-zero",
     ],
     "compare": [
