@@ -92,13 +92,20 @@ def test_the_typos_example_is_the_real_output(doc: str, monkeypatch: pytest.Monk
 
 
 def test_the_three_steps_show_the_template_and_its_real_ruling(
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The README's try-one-log steps, as an installed user runs them: `template
+    friday.jsonl` writes docs/template.jsonl, and `audit friday.jsonl` rules as shown."""
     readme = text("README.md")
-    steps = readme.split("## Settle a dispute in three steps", 1)[1].split("\n## ", 1)[0]
+    steps = readme.split("## Settle a dispute: try one log", 1)[1].split("\n## ", 1)[0]
     template = text("docs/template.jsonl")
     assert "\n".join("   " + line for line in template.splitlines()) in steps
-    ruling = run_here(monkeypatch, "audit", "docs/template.jsonl")
+    assert "`yaniv-audit template friday.jsonl`" in steps
+    assert "`yaniv-audit audit friday.jsonl`" in steps
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(cli, ["template", "friday.jsonl"]).exit_code == 0
+    assert (tmp_path / "friday.jsonl").read_text(encoding="utf-8") == template
+    ruling = CliRunner().invoke(cli, ["audit", "friday.jsonl"]).stdout
     assert "\n".join("   " + line for line in ruling.splitlines()) in steps
 
 
@@ -163,6 +170,31 @@ def commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, 
         else:
             found.append((" ".join((*path, name)), command))
     return found
+
+
+def test_the_readme_s_first_screen_is_what_install_try_jobs_test() -> None:
+    """Issue 38: laid out as ruff, httpie and sqlite-utils lay theirs out: what it is in
+    two lines and the two commands, then install, one log tried with its output, the
+    three jobs, the tests; the speed section keeps the current figures and its command,
+    the history is bench/RESULTS.md's."""
+    readme = text("README.md")
+    intro = readme.split("```sh", 1)[0].split("\n\n", 1)[1].strip()
+    assert len(intro.splitlines()) == 2
+    headings = re.findall(r"^## (.+)$", readme, re.M)
+    assert headings[:4] == [
+        "Install",
+        "Settle a dispute: try one log",
+        "The three jobs",
+        "Commands",
+    ]
+    assert headings.index("Test") < headings.index("Speed")
+    jobs = readme.split("## The three jobs", 1)[1].split("\n## ", 1)[0]
+    assert len(re.findall(r"^\*\*[^*]+\.\*\*", jobs, re.M)) == 3
+    speed = readme.split("## Speed", 1)[1].split("\n## ", 1)[0]
+    assert "yaniv-audit bench --games 300 --players 4" in speed
+    assert "bench/RESULTS.md" in speed and len(speed.strip().splitlines()) <= 16
+    for history in ("evening", "drifting", "before whole numbers"):
+        assert history not in speed, history
 
 
 def test_the_readme_is_a_front_page_under_200_lines() -> None:

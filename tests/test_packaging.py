@@ -129,6 +129,55 @@ def test_the_wheel_and_the_sdist_build_and_the_wheel_installs_and_runs(tmp_path:
         check=False,
     )
     assert audit.returncode == 1 and "VIOLATIONS under israeli" in audit.stdout
+    # issue 38: the installed package has the template and serve --demo's sample games
+    for sample in SAMPLES:
+        assert f"yaniv_audit/samples/games/{sample.name}" in names
+    template = subprocess.run(
+        [sys.executable, "-m", "yaniv_audit", "template", "friday.jsonl"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert template.returncode == 0, template.stderr
+    assert (tmp_path / "friday.jsonl").read_bytes() == (
+        ROOT / "docs" / "template.jsonl"
+    ).read_bytes()
+    demo = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from yaniv_audit.archive import Archive; "
+            "from yaniv_audit.cli.serve import SAMPLES, seed_archive; seed_archive(sys.argv[1]); "
+            "print(SAMPLES, Archive(sys.argv[1], read_only=True).count_games())",
+            str(tmp_path / "demo.duckdb"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    samples, games = demo.stdout.split()
+    assert samples.startswith(str(target)) and games == str(len(SAMPLES)), demo.stderr
+
+
+#: the sample games of replays/ (serve --demo's), which the package ships a copy of
+SAMPLES = sorted((ROOT / "replays").glob("*.jsonl"))
+
+
+def test_the_package_s_samples_are_the_repository_s() -> None:
+    """yaniv_audit/samples/ holds copies (package data): the sample games of replays/ and
+    docs/template.jsonl, byte for byte, and nothing else."""
+    shipped = ROOT / "yaniv_audit" / "samples"
+    assert sorted(p.name for p in (shipped / "games").iterdir()) == [p.name for p in SAMPLES]
+    for sample in SAMPLES:
+        assert (shipped / "games" / sample.name).read_bytes() == sample.read_bytes(), sample.name
+    template = (ROOT / "docs" / "template.jsonl").read_bytes()
+    assert (shipped / "template.jsonl").read_bytes() == template
 
 
 def test_the_browser_installer_says_what_to_install_and_lets_the_chain_go_on(

@@ -11,7 +11,13 @@ import pytest
 
 from yaniv_audit.core.errors import RulesError
 from yaniv_audit.core.rules import PRESETS, parse_rules
-from yaniv_audit.rules_files import HOUSE_FILE, house_rules_spec, load_rules_file, resolve_rules
+from yaniv_audit.rules_files import (
+    HOUSE_FILE,
+    house_file,
+    house_rules_spec,
+    load_rules_file,
+    resolve_rules,
+)
 
 
 def test_rules_files_refuse_out_of_range_values(tmp_path: Path) -> None:
@@ -104,14 +110,32 @@ def test_a_preset_name_is_the_preset_even_with_a_file_of_that_name_here(
 
 def test_the_house_rules_come_from_the_variable_else_the_file_here(tmp_path: Path) -> None:
     """$YANIV_AUDIT_RULES first (empty: none), else yaniv-rules.toml in the directory."""
-    assert house_rules_spec({}, tmp_path) is None
+    assert house_rules_spec({}, tmp_path, home=tmp_path) is None
     (tmp_path / HOUSE_FILE).write_text('base = "namu"\n')
-    assert house_rules_spec({}, tmp_path) == (
-        str(tmp_path / HOUSE_FILE),
-        f"{HOUSE_FILE} in the current directory",
-    )
+    found = str(tmp_path.resolve() / HOUSE_FILE)
+    assert house_rules_spec({}, tmp_path) == (found, found)
     assert house_rules_spec({"YANIV_AUDIT_RULES": "classic"}, tmp_path) == (
         "classic",
         "$YANIV_AUDIT_RULES",
     )
     assert house_rules_spec({"YANIV_AUDIT_RULES": " "}, tmp_path) is None  # turned off
+
+
+def test_the_house_file_is_looked_for_up_to_the_project_s_root(tmp_path: Path) -> None:
+    """Issue 38: as ruff and pytest do, from the current directory upward; the search
+    stops after a directory holding .git, the home directory, or the root."""
+    club = tmp_path / "club"
+    deep = club / "games" / "2026" / "friday"
+    deep.mkdir(parents=True)
+    (club / HOUSE_FILE).write_text('base = "namu"\n')
+    assert house_file(deep, home=tmp_path) == club.resolve() / HOUSE_FILE
+    assert house_rules_spec({}, deep, home=tmp_path) == (str(club.resolve() / HOUSE_FILE),) * 2
+    (deep / HOUSE_FILE).write_text('base = "classic"\n')
+    assert house_file(deep, home=tmp_path) == deep.resolve() / HOUSE_FILE  # the nearest
+    (deep / HOUSE_FILE).unlink()
+    (club / "games" / ".git").mkdir()  # a project inside the club's folder: its root
+    assert house_file(deep, home=tmp_path) is None
+    assert house_file(club / "games", home=tmp_path) is None
+    (club / "games" / ".git").rmdir()
+    assert house_file(deep, home=club / "games") is None  # the home directory: no further
+    assert house_file(deep, home=club) == club.resolve() / HOUSE_FILE  # home is looked in

@@ -342,21 +342,23 @@ def test_simulate_usage_errors(tmp_path: Path) -> None:
     assert two_in_one.exit_code == 2
 
 
-def test_an_out_that_cannot_hold_the_games_is_a_usage_error(tmp_path: Path) -> None:
+def test_an_out_that_cannot_hold_the_games_says_so(tmp_path: Path) -> None:
     """--out naming a file, or a place no directory can be made, says so (it was an
-    "internal error", exit 4)."""
+    "internal error", exit 4), with exit 3 as every command says a directory that cannot
+    be written (issue 38)."""
     runner = CliRunner()
     a_file = tmp_path / "notes.txt"
     a_file.write_text("not a folder\n")
     result = runner.invoke(cli, ["simulate", "--games", "2", "--out", str(a_file)])
-    assert result.exit_code == 2
+    assert result.exit_code == 3
     assert f"{a_file}: cannot write the games there (File exists)" in result.output
     folder = runner.invoke(cli, ["simulate", "--games", "1", "--out", str(tmp_path)])
     assert folder.exit_code == 0  # a folder for one game is fine: game-00000.jsonl
-    one_file = runner.invoke(
-        cli, ["simulate", "--games", "1", "--out", str(tmp_path / "in.jsonl" / "x.jsonl")]
-    )
-    assert one_file.exit_code == 2 and "cannot write the games there" in one_file.output
+    one_file = runner.invoke(cli, ["simulate", "--out", str(a_file / "x.jsonl")])
+    assert one_file.exit_code == 3 and "cannot write the games there" in one_file.output
+    (tmp_path / "folder.jsonl").mkdir()
+    a_folder = runner.invoke(cli, ["simulate", "--out", str(tmp_path / "folder.jsonl")])
+    assert a_folder.exit_code == 2 and "is a directory" in a_folder.output
 
 
 # --- recording styles -------------------------------------------------------------------

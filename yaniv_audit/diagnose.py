@@ -159,6 +159,9 @@ def diagnose_bytes(
     found = Diagnosis(limit=limit)
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
+    if not array and data.lstrip(b" \t\r\n").startswith(b"["):
+        found.add(Problem(1, 0, None, AN_ARRAY))
+        return found
     if not array:
         lines = _not_json_lines(data)
         if lines:
@@ -216,7 +219,15 @@ def _not_json_lines(data: bytes) -> int:
 LOG_SHAPE = (
     'one JSON object a line, the first {"type": "game_started", "format": '
     '"yaniv-log/1", "players": [...], "rules": "israeli"}, then one a move; '
-    "docs/log-format.md has the format, docs/template.jsonl a game to start from"
+    "docs/log-format.md has the format, and yaniv-audit template writes a game to start from"
+)
+
+
+#: a file not named .json that holds a JSON array (docs/log-format.md, JSON arrays)
+AN_ARRAY = (
+    "a JSON array of events, in a file read as JSON Lines (one event object a line) "
+    "because it is not named .json: name it .json to read it as an array (standard "
+    "input, -, is read as an array when it starts with [)"
 )
 
 

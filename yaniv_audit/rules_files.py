@@ -2,7 +2,7 @@
 
 The core's :mod:`~yaniv_audit.core.rules` makes rule sets from ids and values and
 reads nothing; here a ``--rules`` argument may also be a TOML or JSON file, and
-the house rules come from ``$YANIV_AUDIT_RULES`` or ``yaniv-rules.toml``
+the house rules come from ``$YANIV_AUDIT_RULES`` or the nearest ``yaniv-rules.toml``
 (docs/rules.md, house-rules files).
 """
 
@@ -17,7 +17,14 @@ from pathlib import Path
 from .core.errors import RulesError
 from .core.rules import RuleSet, names_a_preset, parse_rules, rules_from_mapping
 
-__all__ = ["HOUSE_FILE", "HOUSE_VARIABLE", "house_rules_spec", "load_rules_file", "resolve_rules"]
+__all__ = [
+    "HOUSE_FILE",
+    "HOUSE_VARIABLE",
+    "house_file",
+    "house_rules_spec",
+    "load_rules_file",
+    "resolve_rules",
+]
 
 
 def load_rules_file(path: str | Path) -> RuleSet:
@@ -58,22 +65,39 @@ def resolve_rules(spec: str) -> RuleSet:
         raise RulesError(f"{exc}; nor is there a rules file {spec} here") from None
 
 
-#: the house-rules file looked for in the current directory, and the variable that
-#: names a rule set (an id or a file) instead; set empty, it turns the default off
+#: the house-rules file looked for from the current directory up to the project's root,
+#: and the variable that names a rule set (an id or a file) instead; set empty, it turns
+#: the default off
 HOUSE_FILE, HOUSE_VARIABLE = "yaniv-rules.toml", "YANIV_AUDIT_RULES"
 
 
+def house_file(directory: str | Path = ".", home: str | Path | None = None) -> Path | None:
+    """The ``yaniv-rules.toml`` nearest ``directory``: there, else in each parent, as ruff
+    and pytest look for their settings. The search stops after a directory holding
+    ``.git`` (the project's root), the home directory (``home``, default ``~``) or the
+    file system's root, whichever comes first; the path found is absolute."""
+    start = Path(directory).resolve()
+    stop = Path(home if home is not None else Path.home()).resolve()
+    for folder in (start, *start.parents):
+        found = folder / HOUSE_FILE
+        if found.is_file():
+            return found
+        if (folder / ".git").exists() or folder == stop:
+            return None
+    return None
+
+
 def house_rules_spec(
-    environ: Mapping[str, str] | None = None, directory: str | Path = "."
+    environ: Mapping[str, str] | None = None,
+    directory: str | Path = ".",
+    home: str | Path | None = None,
 ) -> tuple[str, str] | None:
     """The house rules found by default, as (the ``--rules`` text, where it was found):
-    ``$YANIV_AUDIT_RULES`` if set (empty: none), else ``yaniv-rules.toml`` in
-    ``directory`` if there is one, else None."""
+    ``$YANIV_AUDIT_RULES`` if set (empty: none), else the :func:`house_file` nearest
+    ``directory`` (where: its absolute path), else None."""
     env = os.environ if environ is None else environ
     if HOUSE_VARIABLE in env:
         spec = env[HOUSE_VARIABLE].strip()
         return (spec, f"${HOUSE_VARIABLE}") if spec else None
-    path = Path(directory) / HOUSE_FILE
-    if path.is_file():
-        return str(path), f"{HOUSE_FILE} in the current directory"
-    return None
+    found = house_file(directory, home)
+    return (str(found), str(found)) if found is not None else None

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 sim() { yaniv-audit simulate --players "$3" --games "$4" --seed 2026 \
-          --bot careful --bot greedy --bot random --rules "$2" --out "$1"; }
+          --bot careful --bot greedy --bot random --rules "$2" --out "$1" --force; }
 for preset in israeli classic cardgames-zone namu de-wiki mcleod jhyap; do
   sim "$preset" "$preset" 3 30
 done

@@ -348,14 +348,14 @@ def test_audit_db_under_several_rule_sets_in_one_pass(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("audit", "--db", "x.duckdb", "replays"), "give either PATH... or --db, not both"),
+        (("audit", "--db", "x.duckdb", "replays"), "give either LOG... or --db, not both"),
         (
             ("audit", "replays", "--rules", "namu", "--rules", "classic"),
             "several --rules go with --db",
         ),
         (("audit", "--db", "x.duckdb", "--strict"), "--strict reports stop at the first finding"),
         (("audit", "replays", "--again"), "--again goes with --db"),
-        (("audit",), "give a log file or directory (PATH...), or --db"),
+        (("audit",), "give a log file or directory (LOG...), or --db"),
         (("report", "rules-impact", "--db", "x.duckdb"), "rules-impact needs --rules R"),
     ],
 )

@@ -115,7 +115,7 @@ def send(
 
 def test_a_demo_start_ingests_the_samples_and_says_so(server: tuple[str, str]) -> None:
     url, said = server
-    assert "the demo archive was empty: ingested the 8 sample games of replays/" in said
+    assert "the demo archive was empty: ingested the 8 sample games (replays/" in said
     assert "waitress, 4 threads" in said and "writes need the token" in said
     # by default one per core, no more than the threads that serve
     assert f"{min(usable_cores(), 4)} audit processes" in said
@@ -196,7 +196,8 @@ def test_serve_stores_no_sample_game_in_the_users_archive(tmp_path: Path) -> Non
     assert not (tmp_path / "yaniv-archive.duckdb").exists()
     demo = serve_here(tmp_path, "--demo")
     assert demo[0].startswith(
-        "the demo archive was empty: ingested the 8 sample games of replays/ into yaniv-demo.duckdb"
+        "the demo archive was empty: ingested the 8 sample games (replays/ of yaniv-audit's "
+        "source) into yaniv-demo.duckdb"
     )
     assert "(archive yaniv-demo.duckdb," in demo[1]
     assert not (tmp_path / "yaniv-archive.duckdb").exists()
@@ -399,3 +400,38 @@ def test_a_writer_that_cannot_wait_is_told_the_server_holds_the_archive(
         "yaniv-audit serve --db "
     ) in result.output
     assert "which reads it; a write needs it alone" in result.output
+
+
+@pytest.mark.parametrize("dev", [False, True], ids=["waitress", "dev"])
+def test_a_port_in_use_is_wrong_usage_naming_it_and_port(tmp_path: Path, dev: bool) -> None:
+    """Issue 38: a taken port said "yaniv-audit on http://..." and then "internal error",
+    exit 4; it is exit 2 naming the port and --port, and nothing says it is serving."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "yaniv_audit.cli",
+                "serve",
+                "--db",
+                str(tmp_path / "a.duckdb"),
+                "--port",
+                str(port),
+                "--workers",
+                "0",
+                *(["--dev"] if dev else []),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert "yaniv-audit on " not in done.stderr and "internal error" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith(f"yaniv-audit: cannot listen on 127.0.0.1:{port} (another program")
+    assert "--port" in last

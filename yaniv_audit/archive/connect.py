@@ -167,6 +167,12 @@ def connect(
         raise ArchiveError(f"{path}: no such archive (create one with yaniv-audit ingest)")
     if Path(path).is_dir():
         raise ArchiveError(f"{path}: is a directory, not an archive file")
+    if path != ":memory:" and looks_like_a_log(path):
+        raise ArchiveError(
+            f"{path}: a game log, not an archive: --db names the DuckDB archive the logs are "
+            f"stored in (yaniv-archive.duckdb by default); yaniv-audit ingest {path} stores "
+            f"this log there, yaniv-audit audit {path} rules on it alone"
+        )
     memory = memory_limit()
     try:
         if locked:
@@ -218,6 +224,19 @@ def connect(
         con.close()
         raise
     return con
+
+
+def looks_like_a_log(path: str) -> bool:
+    """Whether ``path``, given as an archive, is a log: named .jsonl or .json, or a file
+    whose text starts as JSON does (an archive's file starts with DuckDB's header)."""
+    if Path(path).suffix.lower() in (".jsonl", ".json"):
+        return True
+    try:
+        with open(path, "rb") as stream:
+            start = stream.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False
+    return start.startswith((b"{", b"["))
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None:

@@ -6,8 +6,8 @@ Exit status, every command: 0 all fine; 1 something was found; 2 wrong usage;
 The package, by command group (docs/design.md): :mod:`.render` writes every line of
 text, :mod:`.options` holds what the commands share (exit statuses, options, the rule
 set and files they name); :mod:`.logs` (validate, audit, compare, replay),
-:mod:`.proofs`, :mod:`.rules`, :mod:`.simulate`, :mod:`.bench`, :mod:`.serve`,
-:mod:`.archive` (ingest, export, checkpoint, verify, query...) and :mod:`.reports`
+:mod:`.proofs`, :mod:`.rules`, :mod:`.simulate`, :mod:`.template`, :mod:`.bench`,
+:mod:`.serve`, :mod:`.archive` (ingest, export, checkpoint, verify, query...) and :mod:`.reports`
 (report, odds) each define their commands, which this module gathers in the group
 :data:`cli`.
 """
@@ -24,7 +24,8 @@ import click
 from .. import __version__
 from ..core.errors import InternalError, YanivAuditError
 from ..files import log_files
-from . import archive, bench, logs, proofs, reports, rules, serve, simulate, tables
+from . import archive, bench, logs, proofs, reports, rules, serve, simulate, tables, template
+from .examples import add_examples
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -68,12 +69,13 @@ def _every_command(group: click.Group) -> Iterator[click.Command]:
             yield from _every_command(command)
 
 
-for _group in (logs, proofs, rules, simulate, bench, serve, archive, reports, tables):
+for _group in (logs, proofs, rules, simulate, template, bench, serve, archive, reports, tables):
     for _command in _group.COMMANDS:
         cli.add_command(_command)
 
 for _command in _every_command(cli):
     verbosity_options(_command)
+add_examples(cli)  # each command's --help ends with its examples
 
 
 def main(argv: list[str] | None = None) -> None:

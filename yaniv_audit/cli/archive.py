@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -20,14 +21,16 @@ from .options import (
     EXIT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
+    Choice,
     db_option,
     open_archive,
+    writable_directory,
 )
 from .render import echo, emit_json, error_json, fail, print_rows, progress, shown
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, metavar="LOG...", type=click.Path())
 @db_option
 @click.option(
     "--jobs",
@@ -204,7 +207,7 @@ def ingest_results(directory: str, db: str | None) -> None:
 @db_option
 @click.option(
     "--by",
-    type=click.Choice(["month", "rules"]),
+    type=Choice(["month", "rules"]),
     default="month",
     show_default=True,
     help="partition by the month a game started (year=/month=) or by rule set (rules=)",
@@ -216,6 +219,9 @@ def export(directory: str, db: str | None, by: str) -> None:
     read_parquet('DIRECTORY/games/**/*.parquet', hive_partitioning = true).
     """
     with open_archive(db, read_only=True) as archive:
+        target = Path(directory)
+        if not target.exists() or (target.is_dir() and not any(target.iterdir())):
+            writable_directory(target, "the export")  # exit 3, as every command says it
         try:
             counts = archive.export(directory, by)
         except ArchiveError as exc:

@@ -20,8 +20,20 @@ from .render import echo, emit_json, fail, progress
     show_default=True,
     help="games in the generated corpus",
 )
-@click.option("--players", type=click.IntRange(2, 8), default=4, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=4,
+    show_default=True,
+    help="players at each generated game",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="the seed of the generated corpus",
+)
 @click.option(
     "--bot",
     "bots",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.errors import LogFormatError
+from ..core.errors import LogFormatError, did_you_mean
 from ..core.messages import LANGUAGES
 from ..files import log_files
 from .options import (
@@ -23,9 +23,11 @@ from .options import (
     EXIT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
+    Choice,
     open_archive,
     read_log_or_exit,
     resolve_or_usage,
+    rules_and_origin,
     rules_option,
     rules_or_house,
     worst,
@@ -42,6 +44,7 @@ from .render import (
     render_compare,
     render_line,
     render_report,
+    rules_line,
     shown,
     unreadable_text,
     verbosity,
@@ -53,7 +56,7 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument("logs", nargs=-1, required=True, type=click.Path())
+@click.argument("logs", nargs=-1, required=True, metavar="LOG...", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per log")
 def validate(logs: tuple[str, ...], as_json: bool) -> None:
     """Check that each LOG is readable (format, fields, cards, players, order).
@@ -101,7 +104,7 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, metavar="[LOG]...", type=click.Path())
 @rules_option(multiple=True)
 @click.option("--json", "as_json", is_flag=True, help="one report per line (JSON Lines)")
 @click.option("--strict", is_flag=True, help="stop each log at its first finding")
@@ -166,7 +169,7 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
 )
 @click.option(
     "--lang",
-    type=click.Choice(LANGUAGES),
+    type=Choice(LANGUAGES),
     default=None,
     help="the language of the findings in the ruling of one log (default: $LANG's, "
     "else English); --json keeps the English message and adds nothing",
@@ -189,11 +192,12 @@ def audit(
 ) -> None:
     """Replay each log under R and rule on it.
 
-    R defaults to the house rules ($YANIV_AUDIT_RULES, else yaniv-rules.toml in
-    the current directory) when there are some, else to the rules each log
-    declares.
+    R defaults to the house rules ($YANIV_AUDIT_RULES, else the nearest
+    yaniv-rules.toml, here or above up to the project's root) when there are
+    some, else to the rules each log declares; the ruling's line under the
+    verdict says which rules, and where they came from.
 
-    PATH is a log file or a directory of .jsonl/.json logs. With --db, the
+    Each LOG is a log file or a directory of .jsonl/.json logs. With --db, the
     archive's games are audited instead (those not yet audited under R by this
     version, or all with --again) and the results stored for `report` and `query`;
     --rules may then be given several times, to audit under each in one pass. It
@@ -216,7 +220,7 @@ def audit(
         raise click.UsageError("--scheduler, --workers and --out go with --parquet")
     if db is not None:
         if paths:
-            raise click.UsageError("give either PATH... or --db, not both")
+            raise click.UsageError("give either LOG... or --db, not both")
         if strict:
             raise click.UsageError(
                 "--strict reports stop at the first finding: they are not "
@@ -226,12 +230,12 @@ def audit(
     if again:
         raise click.UsageError("--again goes with --db")
     if not paths:
-        raise click.UsageError("give a log file or directory (PATH...), or --db")
+        raise click.UsageError("give a log file or directory (LOG...), or --db")
     if len(rules_specs) > 1:
         raise click.UsageError(
             "several --rules go with --db; to see one log under several rule sets, use compare"
         )
-    rules = rules_or_house(rules_specs[0] if rules_specs else None)
+    rules, origin = rules_and_origin(rules_specs[0] if rules_specs else None)
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
@@ -241,7 +245,9 @@ def audit(
         def render(report: dict[str, Any]) -> str:
             if report["verdict"] == "unreadable":
                 return unreadable_text(report, every=True)
-            return render_report(report, strict=strict, lines=finding_lines(report), gettext=said)
+            ruling = render_report(report, strict=strict, lines=finding_lines(report), gettext=said)
+            head, _, rest = ruling.partition("\n")  # the rules, under the verdict
+            return "\n".join((head, "  " + rules_line(report["rules"]["id"], origin), rest))
     else:
 
         def render(report: dict[str, Any]) -> str:  # one line per game in bulk
@@ -387,7 +393,7 @@ def name_of(rules: RuleSet | None) -> str:
 @click.command()
 @click.argument("log", type=click.Path(dir_okay=False))
 @rules_option(multiple=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="the comparison as one JSON object")
 def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
     # heavy (the engine): imported when used, for start-up time
@@ -429,7 +435,9 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
     parsed = read_log_or_exit(log)
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
-            f"{seat!r} is not seated; players: {', '.join(parsed.players)}", param_hint="--seat"
+            f"{seat!r} is not seated; players: {', '.join(parsed.players)}"
+            + did_you_mean(seat, parsed.players),
+            param_hint="--seat",
         )
     if as_json:
         # heavy (the engine): imported when used, for start-up time

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from click.shell_completion import CompletionItem
 
-from ..core.errors import ArchiveError, LogFormatError, RulesError
+from ..core.errors import ArchiveError, LogFormatError, RulesError, did_you_mean
 from ..core.rules import PRESET_SOURCES, PRESETS, names_a_preset
 from ..rules_files import HOUSE_VARIABLE, house_rules_spec, resolve_rules
 from .render import Output, fail, note
@@ -35,6 +35,20 @@ def worst(codes: list[int]) -> int:
         if code in codes:
             return code
     return EXIT_OK
+
+
+class Choice(click.Choice):  # type: ignore[type-arg]
+    """click's choice, and a "did you mean" for a near miss, as every value a command
+    reads says it (a preset, a bot, a player, a field)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            hint = did_you_mean(value, [str(c) for c in self.choices])
+            if not hint:
+                raise
+            self.fail(f"{exc.message.rstrip('.')}{hint}", param, ctx)
 
 
 def set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -119,8 +133,9 @@ def resolve_or_usage(spec: str, hint: str = "--rules") -> Any:
 
 
 def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
-    """The house rules found by default (``$YANIV_AUDIT_RULES``, else ``yaniv-rules.toml``
-    here) and where they were found, or None; a note on stderr says they are used."""
+    """The house rules found by default (``$YANIV_AUDIT_RULES``, else the nearest
+    ``yaniv-rules.toml`` from here up to the project's root) and where they were found
+    (the variable, or the file's path), or None; a note on stderr says they are used."""
     found = house_rules_spec()
     if found is None:
         return None
@@ -134,12 +149,55 @@ def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
     return rules, where
 
 
+def rules_and_origin(spec: str | None) -> tuple[Any, str]:
+    """:func:`rules_or_house`, and where the rules came from, as the ruling says it:
+    ``--rules``, the house file at its path, ``$YANIV_AUDIT_RULES``, or (rules None) the
+    log's own declaration."""
+    if spec:
+        return resolve_or_usage(spec), "given with --rules"
+    found = house_rules()
+    if found is None:
+        return None, "declared by the log"
+    rules, where = found
+    return rules, f"from {where}" if where.startswith("$") else f"from the house file {where}"
+
+
 def rules_or_house(spec: str | None) -> Any:
     """``--rules`` if given, else the house rules if found, else None (each log's own)."""
-    if spec:
-        return resolve_or_usage(spec)
-    found = house_rules()
-    return found[0] if found else None
+    return rules_and_origin(spec)[0]
+
+
+def writable_directory(directory: str | os.PathLike[str], what: str) -> None:
+    """Make ``directory`` (and its parents) and check a file can be written in it, or exit
+    3 in one line: a directory that cannot be written is the same status for every command
+    (ingest's archive, simulate's and template's logs, export's Parquet; docs/log-format.md,
+    exit status). ``what``: what was to be written there ("the games")."""
+    import tempfile
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        fail(
+            f"{directory}: cannot write {what} there ({exc.strerror or exc})",
+            EXIT_BAD_INPUT,
+        )
+
+
+def refuse_to_overwrite(path: str | os.PathLike[str], what: str, more: int = 0) -> NoReturn:
+    """Exit 2: ``path`` is there already and ``--force`` was not given (``more``: other
+    files that would be overwritten too)."""
+    others = f" (and {more} more of the files to write)" if more else ""
+    fail(
+        f"{path}: exists{others}; {what} does not overwrite it: give --force to replace "
+        "it, or another path",
+        EXIT_USAGE,
+    )
+
+
+def force_option(what: str) -> Callable[[Any], Any]:
+    return click.option("--force", is_flag=True, help=f"overwrite {what} that is there already")
 
 
 def read_log_or_exit(path: str) -> Log:

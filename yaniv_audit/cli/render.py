@@ -490,6 +490,14 @@ def render_report(
     return "\n".join(map(shown, out))  # each a line, whatever the names in it
 
 
+def rules_line(rules_id: str, origin: str) -> str:
+    """The first line of a log's ruling: the rules it was made under and where they came
+    from (``origin``: the log's declaration, ``--rules``, the house file at its path, or
+    ``$YANIV_AUDIT_RULES``), e.g. ``rules: israeli(yaniv_max=5) — from the house file
+    /club/yaniv-rules.toml``."""
+    return shown(f"rules: {rules_id} — {origin}")
+
+
 def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> str:
     """One ruling line per game, for audits of many logs (``lines``: as for
     :func:`render_report`)."""

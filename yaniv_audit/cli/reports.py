@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..core.deal_odds import deal_odds
-from .options import db_option, open_archive, resolve_or_usage, rules_option
+from .options import Choice, db_option, open_archive, resolve_or_usage, rules_option
 from .render import csv_cell, echo, emit_json, progress, render_table, shown, shown_rows
 
 
@@ -60,7 +60,7 @@ IMPACT_SHOWN = 50
 
 
 @click.command()
-@click.argument("name", type=click.Choice(REPORT_NAMES))
+@click.argument("name", metavar="NAME", type=Choice(REPORT_NAMES))
 @db_option
 @rules_option(multiple=True)
 @click.option(
@@ -72,7 +72,7 @@ IMPACT_SHOWN = 50
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "csv"]),
+    type=Choice(["table", "json", "csv"]),
     default=None,
     help="a table (the default) with a summary line, one JSON object, or CSV",
 )
@@ -200,7 +200,7 @@ def odds() -> None:
 @click.option(
     "--players", type=click.IntRange(2, 8), default=None, help="only rounds with this many players"
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="the odds as one JSON object")
 def odds_assaf(
     total: int, db: str | None, rules_specs: str | None, players: int | None, as_json: bool
 ) -> None:

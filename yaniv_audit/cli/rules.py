@@ -15,7 +15,7 @@ def rules() -> None:
 
 
 @rules.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="the presets as one JSON array")
 def rules_list(as_json: bool) -> None:
     """Every preset, what it changes and where it comes from."""
     # presets equal by their parameters: the same rules, written down by two sources
@@ -52,13 +52,13 @@ def rules_list(as_json: bool) -> None:
 
 
 @rules.command("show")
-@click.argument("rule_set", metavar="R", required=False, shell_complete=complete_rules)
-@click.option("--json", "as_json", is_flag=True)
+@click.argument("rule_set", metavar="[R]", required=False, shell_complete=complete_rules)
+@click.option("--json", "as_json", is_flag=True, help="the rule set as one JSON object")
 def rules_show(rule_set: str | None, as_json: bool) -> None:
     """Every parameter of rule set R (a preset, an id or a rules file).
 
-    Without R: the house rules found by default ($YANIV_AUDIT_RULES, else
-    yaniv-rules.toml in the current directory), else israeli.
+    Without R: the house rules found by default ($YANIV_AUDIT_RULES, else the
+    nearest yaniv-rules.toml, here or above up to the project's root), else israeli.
     """
     found = None if rule_set else house_rules(say=False)
     r = found[0] if found else resolve_or_usage(rule_set or "israeli", "R")

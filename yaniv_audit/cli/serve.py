@@ -5,11 +5,12 @@ Flask, waitress and DuckDB are imported when the server starts, for start-up tim
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -23,8 +24,19 @@ DEMO_DB = "yaniv-demo.duckdb"
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="the address to listen on (0.0.0.0: every network of this machine)",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=5000,
+    show_default=True,
+    help="the port to listen on (one another program holds: exit 2)",
+)
 @db_option
 @click.option(
     "--threads",
@@ -66,7 +78,7 @@ DEMO_DB = "yaniv-demo.duckdb"
     "--demo",
     is_flag=True,
     help=f"serve the demo archive ({DEMO_DB} here, or --db FILE), holding the "
-    "sample games of replays/ (stored on its first start)",
+    "sample games that come with yaniv-audit (stored on its first start)",
 )
 def serve(
     host: str,
@@ -138,6 +150,11 @@ def serve(
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGINT, on_ctrl_c)
     try:
+        # bound before a worker starts and before "yaniv-audit on" is said: a port taken
+        # is a sentence and exit 2, not a server announced and then an internal error
+        server = None if dev else bound(app, host, port, threads, client_timeout)
+        if reloader_parent:  # Flask binds the port (its reloaded child is handed it)
+            check_port(host, port)
         if pool:
             pool.start()
         echo(
@@ -148,16 +165,28 @@ def serve(
             ),
             err=True,
         )
-        if dev:
+        if server is None:
             app.run(host=host, port=port, debug=False, use_reloader=True)
             return
-        # heavy (waitress): imported when used, for start-up time
-        from ..web.serving import serve as waitress_serve
+        server.run()
+    finally:
+        if pool:
+            pool.close()
+    if interrupted:
+        raise KeyboardInterrupt
 
-        limit = int(app.config["MAX_BYTES"])
+
+def bound(app: Any, host: str, port: int, threads: int, client_timeout: int) -> Any:
+    """waitress's server for ``app`` bound to ``host:port``, not yet serving; a port that
+    is taken or not allowed is wrong usage (exit 2) naming it and ``--port``."""
+    # heavy (waitress): imported when used, for start-up time
+    from ..web.serving import listening
+
+    limit = int(app.config["MAX_BYTES"])
+    try:
         # a posted log read 64 KiB at a time (waitress's default, 8 KiB, took a 600-event
         # log through its read loop eight times, about 30 % of its time in a profile)
-        waitress_serve(
+        return listening(
             app,
             host=host,
             port=port,
@@ -167,11 +196,35 @@ def serve(
             recv_bytes=1 << 16,
             **slow_client_settings(client_timeout),
         )
-    finally:
-        if pool:
-            pool.close()
-    if interrupted:
-        raise KeyboardInterrupt
+    except OSError as exc:
+        port_taken(host, port, exc)
+
+
+def check_port(host: str, port: int) -> None:
+    """For --dev (Flask binds the port itself): that ``host:port`` can be bound now."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        port_taken(host, port, exc)
+
+
+def port_taken(host: str, port: int, exc: OSError) -> NoReturn:
+    """Exit 2: the server cannot listen on ``host:port`` (taken, not allowed, no such
+    address), and what to do."""
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        why = "another program is listening on it"
+    fail(
+        f"cannot listen on {host}:{port} ({why}): give another port with --port N "
+        f"(e.g. --port {port + 1 if port < 65535 else 8000})",
+        EXIT_USAGE,
+    )
 
 
 #: connections waitress holds at once: its default, 100, let 120 clients sending a byte
@@ -214,8 +267,9 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-#: the sample games ``serve --demo`` stores
-SAMPLES = Path(__file__).resolve().parents[2] / "replays"
+#: the sample games ``serve --demo`` stores: the package's copy of replays/*.jsonl (package
+#: data, so that an installed yaniv-audit has them; tests/test_packaging.py checks the copy)
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "games"
 
 
 def audit_left(path: str) -> None:
@@ -251,8 +305,8 @@ def holds_games(path: str) -> bool:
 
 
 def seed_archive(path: str) -> None:
-    """Ingest the sample games (replays/*.jsonl) into a missing or empty demo archive, and
-    say so."""
+    """Ingest the sample games (:data:`SAMPLES`, replays/*.jsonl as the package ships
+    them) into a missing or empty demo archive, and say so."""
     # heavy (DuckDB, Flask): imported when used
     from ..archive import Archive
     from ..web.store import ingest_into
@@ -263,8 +317,8 @@ def seed_archive(path: str) -> None:
     if not samples:
         echo(
             shown(
-                f"the demo archive {path} is empty, and the sample games (replays/ of a "
-                "checkout of yaniv-audit) are not here: ingest some logs into it with "
+                f"the demo archive {path} is empty, and the sample games ({SAMPLES} in "
+                "the package) are not here: ingest some logs into it with "
                 f"yaniv-audit ingest --db {path} LOG..."
             ),
             err=True,
@@ -277,8 +331,8 @@ def seed_archive(path: str) -> None:
         fail(str(exc), EXIT_BAD_INPUT)
     echo(
         shown(
-            f"the demo archive was empty: ingested the {result.games} sample games of "
-            f"{SAMPLES.name}/ into {path} (and audited them)"
+            f"the demo archive was empty: ingested the {result.games} sample games "
+            f"(replays/ of yaniv-audit's source) into {path} (and audited them)"
         ),
         err=True,
     )

@@ -6,15 +6,39 @@ from pathlib import Path
 
 import click
 
-from .options import EXIT_BAD_INPUT, EXIT_USAGE, resolve_or_usage, rules_option, rules_or_house
+from .options import (
+    EXIT_BAD_INPUT,
+    EXIT_USAGE,
+    Choice,
+    force_option,
+    refuse_to_overwrite,
+    resolve_or_usage,
+    rules_option,
+    rules_or_house,
+    writable_directory,
+)
 from .render import fail, note, progress
 
 
 @click.command()
 @rules_option()
-@click.option("--players", type=click.IntRange(2, 8), default=4, show_default=True)
-@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=4,
+    show_default=True,
+    help="players at each game",
+)
+@click.option(
+    "--games", type=click.IntRange(min=1), default=1, show_default=True, help="games to play"
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="the seed of every game's deals and bots: the same seed, the same bytes",
+)
 @click.option(
     "--bot",
     "bots",
@@ -27,7 +51,7 @@ from .render import fail, note, progress
     "record",
     default="full",
     show_default=True,
-    type=click.Choice(["full", "no_stock", "no_upcard", "hands_only", "scoresheet", "mixed"]),
+    type=Choice(["full", "no_stock", "no_upcard", "hands_only", "scoresheet", "mixed"]),
     help="what the log writes down of each round (the styles are above)",
 )
 @click.option(
@@ -44,6 +68,7 @@ from .render import fail, note, progress
     help="processes to play the games on (default: all cores); the logs are the "
     "same bytes whatever the number",
 )
+@force_option("a log (a .jsonl file, or a directory's game-NNNNN.jsonl)")
 def simulate(
     rules_specs: str | None,
     players: int,
@@ -53,6 +78,7 @@ def simulate(
     record: str,
     out: str,
     jobs: int | None,
+    force: bool,
 ) -> None:
     """Write legal games played by bots (deterministic for the same arguments).
 
@@ -102,24 +128,17 @@ def simulate(
         raise click.BadParameter(
             "a .jsonl file holds one game; give a directory for --games > 1", param_hint="--out"
         )
-    problem = None
-    if single:
-        problem = (
-            "Is a directory"
-            if target.is_dir()
-            else None
-            if target.parent.is_dir()
-            else "No such directory"
-        )
-    else:
-        try:
-            target.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            problem = exc.strerror
-    if problem is not None:
+    if single and target.is_dir():
         raise click.BadParameter(
-            f"{out}: cannot write the games there ({problem})", param_hint="--out"
+            f"{out}: is a directory; give a directory without .jsonl for games in it, or a "
+            "file's path",
+            param_hint="--out",
         )
+    writable_directory(target.parent if single else target, "the games")
+    paths = [target] if single else [target / f"game-{game:05d}.jsonl" for game in range(games)]
+    there = [path for path in paths if path.exists()]
+    if there and not force:  # a hand-written log, or the games of an earlier run
+        refuse_to_overwrite(there[0], "simulate", len(there) - 1)
     events = 0
     work = ((rules, players, bots, seed, game, record) for game in range(games))
     with (
@@ -128,7 +147,7 @@ def simulate(
     ):
         for game, log in enumerate(bar):
             events += log.count(b"\n")
-            path = target if single else target / f"game-{game:05d}.jsonl"
+            path = paths[game]
             try:
                 path.write_bytes(log)
             except OSError as exc:  # a full disk, a folder taken away meanwhile

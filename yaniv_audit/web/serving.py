@@ -93,11 +93,17 @@ class JsonErrorChannel(HTTPChannel):
 
 def serve(app: Any, **settings: Any) -> None:
     """waitress's ``serve(app, **settings)``, quiet, its errors as the API's."""
+    listening(app, **settings).run()
+
+
+def listening(app: Any, **settings: Any) -> Any:
+    """waitress's server for ``app``, bound to its port (an :class:`OSError` when the port
+    is taken or not allowed) and not yet serving: ``.run()`` serves."""
     server = create_server(app, **settings)
     found = (
         getattr(server, "map", {}).values() if not isinstance(server, BaseWSGIServer) else [server]
     )
-    for listening in found:
-        if isinstance(listening, BaseWSGIServer):
-            listening.channel_class = JsonErrorChannel
-    server.run()
+    for one in found:
+        if isinstance(one, BaseWSGIServer):
+            one.channel_class = JsonErrorChannel
+    return server
