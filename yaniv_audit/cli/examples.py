@@ -33,6 +33,10 @@ EXAMPLES: dict[str, list[str]] = {
         "yaniv-audit rules show",
         'yaniv-audit rules show "israeli(yaniv_max=5)"',
     ],
+    "rules fit": [
+        "yaniv-audit rules fit replays/yaniv-over-limit.jsonl",
+        "yaniv-audit rules fit friday.jsonl --from classic --json",
+    ],
     "fingerprint": ["yaniv-audit fingerprint replays/wrong-score.jsonl"],
     "prove": [
         "yaniv-audit prove replays/wrong-score.jsonl --event 15 > proof.json",
