@@ -72,7 +72,7 @@ MOVES = {
 }
 NAMES = "|".join(sorted(MOVES, key=len, reverse=True))
 DOTTED = re.compile(rf"(?<![\w.]){PACKAGE}\.({NAMES})(?!\w)")
-PATHS = re.compile(rf"(?<![\w/.]){PACKAGE}/({NAMES})\.py\b")
+PATHS = re.compile(rf"(?<![\w-]){PACKAGE}/({NAMES})\.py\b")
 KEEP = "restructure: " + "keep"
 LOOSE_USE = " or LOOSE.get(place)"
 LOOSE_BLOCK = re.compile(
