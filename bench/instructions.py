@@ -46,27 +46,51 @@ GATE_CORPUS, GATE_LOGS = "replays/simulated/israeli", 6
 #: how far above the stored figure an event may cost before the gate fails
 TOLERANCE = 0.05
 
+#: what the program imports, by the checkout's layout: the layers' folders
+#: (tools/restructure.py made them), the modules loose at the package's root before them,
+#: and the layout before issue 29 (yaniv_audit/audit.py held audit_file); the codec is
+#: imported by the first audit otherwise, and is not an event's cost
+IMPORTS = {
+    "folders": (
+        "from yaniv_audit.batch.bulk import audit_file, no_gc",
+        "from yaniv_audit.core.audit import to_json_line",
+        "import yaniv_audit.io.codec",
+    ),
+    "loose": (
+        "from yaniv_audit.bulk import audit_file, no_gc",  # restructure: keep
+        "from yaniv_audit.core.audit import to_json_line",
+        "import yaniv_audit.codec",  # restructure: keep
+    ),
+    "flat": (
+        "from yaniv_audit.bulk import no_gc",  # restructure: keep
+        "from yaniv_audit.audit import audit_file, to_json_line",
+        "import yaniv_audit.codec",  # restructure: keep
+    ),
+}
 PROGRAM = """
 import sys
-from yaniv_audit.bulk import audit_file, no_gc
-from yaniv_audit.core.audit import to_json_line
-import yaniv_audit.codec  # imported by the first audit otherwise: not an event's cost
+{imports}
 for path in sys.argv[1:]:
     with no_gc():
         report = audit_file(path)
     to_json_line(report)
 """
 
-#: the layout before issue 29 (yaniv_audit/audit.py held audit_file): for comparison
-PROGRAM_FLAT = PROGRAM.replace(
-    "from yaniv_audit.bulk import audit_file, no_gc\nfrom yaniv_audit.core.audit import "
-    "to_json_line",
-    "from yaniv_audit.bulk import no_gc\nfrom yaniv_audit.audit import audit_file, to_json_line",
-)
+
+def program_for(checkout: Path) -> str:
+    package = checkout / "yaniv_audit"
+    layout = (
+        "folders"
+        if (package / "batch").is_dir()
+        else "loose"
+        if (package / "core").is_dir()
+        else "flat"
+    )
+    return PROGRAM.format(imports="\n".join(IMPORTS[layout]))
 
 
 def instructions(checkout: Path, files: list[str]) -> int:
-    program = PROGRAM if (checkout / "yaniv_audit" / "core").is_dir() else PROGRAM_FLAT
+    program = program_for(checkout)
     env = dict(os.environ, PYTHONPATH=str(checkout), PYTHONHASHSEED="0")
     with tempfile.TemporaryDirectory() as tmp:
         result = subprocess.run(

@@ -35,6 +35,42 @@ def sweep(default: int, long: int) -> int:
 
 LAPTOP = {"width": 1280, "height": 900}
 
+#: the files holding the suite's slowest tests, and their slowest test's seconds in the
+#: run that measured them (``pytest --durations=40`` on the 2-core host under a load of
+#: 12 to 21, 2026-12-06: relative figures). Their tests are marked ``slow`` and put
+#: first, the slowest file first, so that xdist hands them out first (pyproject: --dist
+#: loadgroup gives each in turn to the next free worker) and none starts late to end the
+#: run alone on one core. The default run runs them; ``-m "not slow"`` leaves them out.
+SLOW_FILES = {
+    "tests/test_instructions.py": 231,  # two processes under callgrind
+    "tests/test_lint.py": 151,  # mypy --strict on the package
+    "tests/test_docs.py": 118,  # the README's main job, twice
+    "tests/archive/test_crash.py": 67,  # kill -9 during ingest and audit
+    "tests/test_packaging.py": 54,  # builds and installs the wheel
+    "tests/web/test_browser_record.py": 46,
+    "tests/test_reader.py": 43,  # every field with every kind of value
+    "tests/web/test_schemathesis.py": 38,
+    "tests/test_distributed.py": 38,  # 300 games and a Dask cluster
+    "tests/web/test_serve.py": 37,
+    "tests/web/test_browser_board.py": 37,
+    "tests/web/test_tables_serve.py": 32,
+    "tests/archive/test_archive.py": 27,
+    "tests/web/test_web_viewer.py": 26,
+    "tests/web/test_tables.py": 24,
+    "tests/archive/test_damage.py": 23,
+    "tests/test_bulk.py": 22,
+    "tests/core/test_melds.py": 20,
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """SLOW_FILES' tests marked ``slow`` and put first, the slowest file first (each file's
+    tests kept together and in their order, so that its module fixtures are made once)."""
+    for item in items:
+        if item.nodeid.split("::")[0] in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: -SLOW_FILES.get(item.nodeid.split("::")[0], 0))
+
 
 @pytest.fixture(autouse=True)
 def no_house_rules(monkeypatch: pytest.MonkeyPatch) -> None:

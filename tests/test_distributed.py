@@ -19,18 +19,18 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import fsspec
 import pytest
 from click.testing import CliRunner, Result
-from distributed import Client, LocalCluster
 
 from yaniv_audit.archive import DERIVED
 from yaniv_audit.cli import cli
-from yaniv_audit.distributed import Summary, audit_parquet, run_audit
 from yaniv_audit.rules_files import resolve_rules
+
+if TYPE_CHECKING:  # Dask's libraries: imported by the tests that use them, not at collection
+    from yaniv_audit.distributed import Summary
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTES = sorted(str(p) for p in (ROOT / "replays").glob("*.jsonl"))
@@ -180,6 +180,8 @@ def test_the_dask_audit_gives_the_rows_of_audit_db(made: dict[str, Any]) -> None
 @pytest.fixture(scope="module")
 def cluster() -> Any:
     """A local cluster of 2 worker processes, reached by its address as a real one is."""
+    from distributed import LocalCluster
+
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as local:
@@ -189,6 +191,10 @@ def cluster() -> Any:
 def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(
     made: dict[str, Any], cluster: Any
 ) -> None:
+    from distributed import Client
+
+    from yaniv_audit.distributed import audit_parquet
+
     with Client(cluster.scheduler_address):
         reports = audit_parquet(str(made["export"]), [RULES[1]], events_per_task=5000)
         assert reports.npartitions > 2
@@ -209,6 +215,10 @@ def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(
 def test_a_worker_killed_in_the_middle_loses_and_duplicates_no_result(
     made: dict[str, Any], cluster: Any, tmp_path: Path
 ) -> None:
+    from distributed import Client
+
+    from yaniv_audit.distributed import run_audit
+
     out = tmp_path / "results"
     found: dict[str, Any] = {}
     with Client(cluster.scheduler_address) as client:
@@ -336,6 +346,11 @@ def test_audit_parquet_on_a_store_that_is_not_local_files(disputes: dict[str, Pa
     """fsspec's in-memory store, which the workers of an in-process cluster share (as
     the workers of a real cluster share a bucket): the export read from it by
     ``audit_parquet`` and by ``run_audit``, whose results are written into it."""
+    import fsspec  # Dask's libraries: imported by the tests that use them
+    from distributed import Client, LocalCluster
+
+    from yaniv_audit.distributed import audit_parquet, run_audit
+
     memory = fsspec.filesystem("memory")
     root = f"/yaniv-{uuid.uuid4().hex}"
     memory.put(str(disputes["export"]), f"{root}/export", recursive=True)

@@ -10,6 +10,10 @@ stay in the code.
 To publish another document, add a builder to :data:`DOCUMENTS`. The web API's
 OpenAPI 3.1 document (``openapi.json``) is generated the same way, by apispec
 from the API's marshmallow schemas (:mod:`yaniv_audit.web.openapi`).
+
+This module is a program, a shell beside ``cli/`` and ``web/`` (docs/design.md): it
+gathers the documents of the reading and writing layer and the web app's, and nothing of
+the package imports it (tests/test_layout.py holds both).
 """
 
 from __future__ import annotations

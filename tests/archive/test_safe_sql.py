@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
@@ -282,10 +281,9 @@ def test_no_python_variable_is_read_as_a_table(place: Path) -> None:
     ],
 )
 def test_a_statement_that_runs_forever_is_stopped(place: Path, sql: str) -> None:
+    """Stopped at the time limit, saying so (how soon: bench/query_stops.py)."""
     before = snapshot(place)
-    start = time.monotonic()
     result = run("query", sql, "--timeout", "1", "--db", str(place / "games.duckdb"))
-    assert time.monotonic() - start < 20
     assert result.exit_code == 2
     assert result.stderr == (
         "yaniv-audit: query stopped: it ran past the time limit of "
@@ -320,20 +318,16 @@ def test_a_statement_that_needs_more_memory_than_the_limit_says_so(
         "SELECT len(list(i)) FROM range(400000000) t(i)",
     ],
 )
-def test_one_huge_value_is_stopped_within_the_memory_and_time_limits(
-    place: Path, sql: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_one_huge_value_is_stopped_within_the_memory_and_time_limits(place: Path, sql: str) -> None:
     """DuckDB's memory_limit bounds only its buffers and its interrupt is heard between
-    chunks: the statement's own process is bounded by the system and killed at the limit."""
-    start = time.monotonic()
+    chunks: the statement's own process is bounded by the system and killed at the limit,
+    which the one line says (how soon: bench/query_stops.py)."""
+    before = snapshot(place)
     result = run("query", sql, "--timeout", "2", "--db", str(place / "games.duckdb"))
-    took = time.monotonic() - start
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("yaniv-audit: query stopped: "), result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    assert took < 20, f"stopped after {took:.1f} s"
-    with capsys.disabled():
-        print(f"\n{sql}: {result.stderr.strip()} ({took:.1f} s)")
+    assert snapshot(place) == before
 
 
 def test_sql_of_invalid_utf8_is_wrong_usage(place: Path) -> None:
