@@ -51,6 +51,10 @@ import sys
 from yaniv_audit.bulk import audit_file, no_gc
 from yaniv_audit.core.audit import to_json_line
 import yaniv_audit.codec  # imported by the first audit otherwise: not an event's cost
+try:
+    import yaniv_audit.streaming  # the same (a checkout before it has none)
+except ImportError:
+    pass
 for path in sys.argv[1:]:
     with no_gc():
         report = audit_file(path)

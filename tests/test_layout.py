@@ -100,7 +100,7 @@ def test_the_layout_is_read() -> None:
     assert ("yaniv_audit.core.rules", False) in {
         (t, inside) for t, inside, _ in GRAPH["yaniv_audit.core.audit"]
     }
-    assert ("yaniv_audit.codec", True) in {  # inside a function: heavy (marshmallow)
+    assert ("yaniv_audit.streaming", True) in {  # inside a function: heavy (marshmallow)
         (t, inside) for t, inside, _ in GRAPH["yaniv_audit.bulk"]
     }
 
