@@ -55,6 +55,7 @@ IMPORTS = {
         "from yaniv_audit.batch.bulk import audit_file, no_gc",
         "from yaniv_audit.core.audit import to_json_line",
         "import yaniv_audit.io.codec",
+        "import yaniv_audit.io.streaming",
     ),
     "loose": (
         "from yaniv_audit.bulk import audit_file, no_gc",  # restructure: keep
@@ -86,7 +87,10 @@ def program_for(checkout: Path) -> str:
         if (package / "core").is_dir()
         else "flat"
     )
-    return PROGRAM.format(imports="\n".join(IMPORTS[layout]))
+    imports = list(IMPORTS[layout])
+    if layout == "loose" and (package / "streaming.py").is_file():  # read the files it streams
+        imports.append("import yaniv_audit.streaming")  # restructure: keep
+    return PROGRAM.format(imports="\n".join(imports))
 
 
 def instructions(checkout: Path, files: list[str]) -> int:

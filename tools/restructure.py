@@ -64,6 +64,7 @@ MOVES = {
             "report_schema",
             "rules_files",
             "fit_schema",
+            "streaming",
             "files",
             "live",
         ),

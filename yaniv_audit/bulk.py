@@ -37,12 +37,11 @@ def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False)
     """Read and audit one file; an unreadable one gives the unreadable report."""
     # heavy (marshmallow, the engine): imported by the workers that audit, not by
     # every command that imports this module
-    from .codec import read_log
-    from .core.audit import audit_log, unreadable_report
+    from .core.audit import unreadable_report
+    from .streaming import audit_path
 
-    try:
-        log = read_log(path)
-        report = audit_log(log, rules, strict=strict)
+    try:  # folded as it is read: a long game is never held whole
+        report = audit_path(path, rules, strict=strict)
     except LogFormatError as exc:
         return unreadable_report(path, exc)
     except Exception as exc:  # a bug: name the log, so that it can be sent to us
@@ -70,6 +69,7 @@ def no_gc() -> Iterator[None]:
 PRELOAD = [
     "yaniv_audit.core.audit",
     "yaniv_audit.codec",
+    "yaniv_audit.streaming",
     "yaniv_audit.core.engine",
     "yaniv_audit.bulk",
     "yaniv_audit.simulate",

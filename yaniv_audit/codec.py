@@ -27,6 +27,7 @@ import codecs
 import json
 import re
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
@@ -200,17 +201,19 @@ def _started(wire: GameStartedWire, index: int, line: int | None) -> GameStarted
 class _LogBuilder:
     """Typed events, their leaves and the structural checks, one event at a time."""
 
-    __slots__ = ("checker", "events", "leaves", "source")
+    __slots__ = ("base", "checker", "events", "leaves", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.events: list[Event] = []
         self.leaves: list[bytes] = []
         self.checker = structure.StructureCheck()
+        #: how many events were read before ``events`` (handed on by a reader that streams)
+        self.base = 0
 
     def add(self, raw: Any, line: int | None) -> None:
         """One event, parsed exactly (big integers kept), its leaf by the definition."""
-        event = event_from_dict(raw, len(self.events), line)
+        event = event_from_dict(raw, self.base + len(self.events), line)
         problem = self.checker.check(event)
         if problem is not None:
             raise problem_error(problem)
@@ -363,10 +366,13 @@ def parse_jsonl(data: bytes, source: str) -> Log:
     return builder.finish()
 
 
-def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int) -> bool:
+def _read_wire(
+    builder: _LogBuilder, data: bytes, lines: list[bytes], start: int, before: int = 0
+) -> bool:
     """``lines[start:]`` (of ``data``) read by msgspec all at once, exactly as
     :func:`wire_event` reads each (and checked as :func:`_read_lines` would): False,
-    and nothing read, if msgspec refuses one of them or one is blank or too long."""
+    and nothing read, if msgspec refuses one of them or one is blank or too long.
+    ``before``: how many lines of the file come before ``lines[0]``."""
     rest = lines[start:]
     if rest and not rest[-1]:
         rest.pop()  # the end of the last line
@@ -383,8 +389,8 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
     checker = builder.checker
     saved = checker.state()
     check, fromisoformat, code = checker.check, datetime.fromisoformat, CODES.__getitem__
-    index = len(builder.events)
-    line = start + 1
+    index = builder.base + len(builder.events)
+    line = before + start + 1
     for event in events:
         written, at = event.index, event.at
         try:
@@ -426,12 +432,15 @@ def _read_wire(builder: _LogBuilder, data: bytes, lines: list[bytes], start: int
     return True
 
 
-def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int) -> None:
-    """``lines[start:stop]`` read one at a time (``start`` is the 0-based position)."""
+def _read_lines(
+    builder: _LogBuilder, lines: list[bytes], start: int, stop: int, before: int = 0
+) -> None:
+    """``lines[start:stop]`` read one at a time (``start`` is the 0-based position;
+    ``before``: how many lines of the file come before ``lines[0]``)."""
     events, leaves, check, add = builder.events, builder.leaves, builder.checker.check, builder.add
-    loads, exact = orjson.loads, _exact
-    for number in range(start + 1, stop + 1):
-        text = lines[number - 1]
+    loads, exact, base = orjson.loads, _exact, builder.base
+    for number in range(before + start + 1, before + stop + 1):
+        text = lines[number - before - 1]
         if len(text) > MAX_LINE_BYTES:
             size = len(text) - text.endswith(b"\r")
             if size > MAX_LINE_BYTES:
@@ -439,11 +448,11 @@ def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int)
                     f"the line is {size} bytes long; at most {MAX_LINE_BYTES} bytes (1 MiB) "
                     "are allowed",
                     line=number,
-                    index=len(events),
+                    index=base + len(events),
                 )
         if not text or text.isspace():
             continue
-        wired = wire_event(text, len(events), number) if MSGSPEC else None
+        wired = wire_event(text, base + len(events), number) if MSGSPEC else None
         if wired is not None:
             problem = check(wired[0])
             if problem is not None:
@@ -455,15 +464,15 @@ def _read_lines(builder: _LogBuilder, lines: list[bytes], start: int, stop: int)
             raw = loads(text)
         except orjson.JSONDecodeError as exc:
             raise LogFormatError(
-                _json_problem(text, exc, False), line=number, index=len(events)
+                _json_problem(text, exc, False), line=number, index=base + len(events)
             ) from None
         except (ValueError, RecursionError):
             raise LogFormatError(
                 "not valid JSON: a number or nesting too large to read",
                 line=number,
-                index=len(events),
+                index=base + len(events),
             ) from None
-        add(exact(text, raw, number, len(events)), number)
+        add(exact(text, raw, number, base + len(events)), number)
 
 
 def parse_json_array(data: bytes, source: str) -> Log:
@@ -621,3 +630,204 @@ def read_log(path: str | Path) -> Log:
     if path.suffix.lower() == ".json":
         return parse_json_array(data, str(path))
     return parse_jsonl(data, str(path))
+
+
+# --- reading as a stream ----------------------------------------------------
+
+
+class ReadWhole(Exception):
+    """A log the streaming reader leaves to :func:`read_log`: it holds a ``withdraw`` (which
+    takes back events read before it), or a ``.json`` file it cannot cut into batches of
+    whole events (not an array, invalid JSON, one event of more than a few MiB)."""
+
+
+#: a batch of events read and checked, and their leaves
+Batch = tuple[list[Event], list[bytes]]
+
+
+def stream_log(path: str | Path, chunk: int = READ_CHUNK) -> Iterator[Batch]:
+    """The events of the log file at ``path`` and their leaves, a batch at a time, read
+    ``chunk`` bytes at a time and checked as :func:`read_log` checks them (the same
+    events, leaves and errors), holding no more of the file than a batch: a JSON Lines
+    line is held to :data:`MAX_LINE_BYTES` as it is read, and a ``.json`` array is cut
+    after whole events. The caller keeps what it needs of each batch.
+
+    Raises :class:`LogFormatError` at the first problem (after the batches before it),
+    and :class:`ReadWhole` (at any batch) for a log to read with :func:`read_log`
+    instead: the batches given so far are then to be dropped. Standard input is read
+    whole (ReadWhole)."""
+    if str(path) == STDIN:
+        raise ReadWhole
+    path = Path(path)
+    try:
+        stream = path.open("rb")
+    except IsADirectoryError:
+        raise LogFormatError("is a directory, not a log file") from None
+    except FileNotFoundError:
+        raise LogFormatError("no such file") from None
+    except OSError as exc:
+        raise LogFormatError(f"cannot read the file ({exc.strerror or exc})") from None
+    with stream:
+        builder = _LogBuilder(str(path))
+        batches = (
+            _array_batches(builder, stream, chunk)
+            if path.suffix.lower() == ".json"
+            else _line_batches(builder, stream, chunk)
+        )
+        checker = builder.checker
+        try:
+            for _ in batches:
+                if builder.events:
+                    yield builder.events, builder.leaves
+                builder.base += len(builder.events)
+                builder.events, builder.leaves = [], []
+                checker.drop_trail()
+        except structure.TrailDropped:
+            raise ReadWhole from None
+        except OSError as exc:
+            raise LogFormatError(f"cannot read the file ({exc.strerror or exc})") from None
+    problem = checker.finish()
+    if problem is not None:
+        raise problem_error(problem)
+
+
+def count_events(path: str | Path, chunk: int = READ_CHUNK) -> int:
+    """How many events the log at ``path`` holds, read as :func:`stream_log` reads it
+    (:func:`read_log` for what that leaves to it); LogFormatError as read_log."""
+    try:
+        return sum(len(events) for events, _ in stream_log(path, chunk))
+    except ReadWhole:
+        return len(read_log(path).events)
+
+
+def _line_batches(builder: _LogBuilder, stream: BinaryIO, chunk: int) -> Iterator[None]:
+    """Read the JSON Lines of ``stream`` into ``builder``, ``chunk`` bytes at a time: one
+    step for each chunk's whole lines. A line longer than :data:`MAX_LINE_BYTES` is
+    refused (:class:`LongLineError`) once at most ``chunk`` bytes past the cap are read."""
+    assert 0 < chunk <= MAX_LINE_BYTES
+    carry = b""  # the line under way
+    before = 0  # lines given before it
+    first = True  # no event read yet
+    block = stream.read(chunk)
+    if block.startswith(codecs.BOM_UTF8):
+        block = block[3:]
+    while block:
+        data = carry + block if carry else block
+        block = stream.read(chunk)
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            carry = data
+            if len(carry) > MAX_LINE_BYTES + 1:  # too long already, whatever comes next
+                _too_long(builder, before)
+            continue
+        end = data.find(b"\n")
+        if end > MAX_LINE_BYTES and not (end == MAX_LINE_BYTES + 1 and data[end - 1] == 13):
+            _too_long(builder, before)
+        carry, whole = data[cut + 1 :], data[: cut + 1]
+        lines = whole.split(b"\n")
+        first = _read_block(builder, whole, lines, before, first)
+        before += len(lines) - 1
+        yield None
+    size = len(carry)
+    if size > MAX_LINE_BYTES and not (size == MAX_LINE_BYTES + 1 and carry[-1] == 13):
+        _too_long(builder, before)
+    if carry:
+        _read_block(builder, carry, [carry], before, first)
+        yield None
+
+
+def _read_block(
+    builder: _LogBuilder, data: bytes, lines: list[bytes], before: int, first: bool
+) -> bool:
+    """``lines`` (of ``data``, after ``before`` lines) read as :func:`parse_jsonl` reads a
+    file's (``first``: no event read yet); whether still no event is read."""
+    start = 0
+    if first:
+        while start < len(lines) and (not lines[start] or lines[start].isspace()):
+            start += 1
+        if start == len(lines) or (start == len(lines) - 1 and not lines[start]):
+            return True  # blank lines only
+        start += 1
+        _read_lines(builder, lines, 0, start, before)
+    if not (MSGSPEC and _read_wire(builder, data, lines, start, before)):
+        _read_lines(builder, lines, start, len(lines), before)
+    return False
+
+
+def _too_long(builder: _LogBuilder, before: int) -> NoReturn:
+    error = LongLineError(before + 1, b"")
+    error.index = builder.base + len(builder.events)
+    raise error
+
+
+#: where a ``.json`` array may be cut: after an object, before the next (or the end)
+_CUT = re.compile(rb"\}[ \t\r\n]*[,\]]")
+
+
+def _array_batches(builder: _LogBuilder, stream: BinaryIO, chunk: int) -> Iterator[None]:
+    """Read the ``.json`` array of ``stream`` into ``builder``, a batch of whole events a
+    step (:func:`array_parts`), each read as :func:`parse_json_array` reads a file (the
+    exact reading of long numbers, their check, then the events in order)."""
+    for text, parsed in array_parts(stream, chunk):
+        _read_items(builder, text, parsed)
+        yield None
+
+
+def array_parts(stream: BinaryIO, chunk: int = READ_CHUNK) -> Iterator[tuple[bytes, Any]]:
+    """A ``.json`` array read ``chunk`` bytes at a time, cut into arrays of whole events:
+    each part's text and (None for the last, not parsed yet) its items as orjson reads
+    them. The text is cut after an object at a point where what comes before is a valid
+    JSON array once closed (only a cut between two events is: one inside a string leaves
+    it open, one inside an event leaves a bracket open). ReadWhole: not an array, or no
+    cut found in a few chunks (invalid JSON, or one event of megabytes)."""
+    data = stream.read(chunk)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[3:]
+    data = data.lstrip(b" \t\r\n")
+    if not data.startswith(b"["):
+        raise ReadWhole
+    data = data[1:]
+    while True:
+        more = stream.read(chunk)
+        if not more:
+            yield b"[" + data, None
+            return
+        data += more
+        parsed, cut, tries = None, len(data), 8
+        while tries:  # the last cuts first
+            cut = data.rfind(b"}", 0, cut)
+            if cut < 0:
+                break
+            if _CUT.match(data, cut) is None:
+                continue
+            tries -= 1
+            try:
+                parsed = orjson.loads(b"[" + data[: cut + 1] + b"]")
+            except orjson.JSONDecodeError:
+                continue
+            cut += 1
+            break
+        if parsed is None:
+            if len(data) > 2 * chunk + MAX_LINE_BYTES:
+                raise ReadWhole  # one event of megabytes, or invalid JSON
+            continue  # read on
+        tail = data[cut:].lstrip(b" \t\r\n")
+        if tail.startswith(b","):
+            yield b"[" + data[:cut] + b"]", parsed
+            data = tail[1:]
+
+
+def _read_items(builder: _LogBuilder, text: bytes, parsed: Any = None) -> None:
+    """A batch of a ``.json`` array (``text``, a whole array) read as
+    :func:`parse_json_array` reads a file's."""
+    try:
+        raw = _loads(text) if parsed is None or _LONG_DIGITS.search(text) else parsed
+    except (ValueError, RecursionError):
+        raise ReadWhole from None  # read_log says where, in the file's lines
+    if not isinstance(raw, list):
+        raise ReadWhole
+    if _LONG_DIGITS.search(text) is not None:
+        for index, item in enumerate(raw, builder.base + len(builder.events)):
+            check_numbers(item, None, index)
+    for item in raw:
+        builder.add(item, None)

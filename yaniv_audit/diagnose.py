@@ -30,17 +30,20 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from .codec import (
+    _LONG_DIGITS,
     FORMAT,
     MAX_LINE_BYTES,
     STDIN,
     LongLineError,
+    ReadWhole,
     _json_problem,
     _loads,
+    array_parts,
     event_from_dict,
     read_capped,
     stdin_bytes,
@@ -128,6 +131,12 @@ def diagnose(
             array = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
         else:
             array = Path(path).suffix.lower() == ".json"
+            if array:  # read as a stream, up to the count's end: not held whole
+                streamed = _diagnose_array(Path(path), limit)
+                if streamed is not None:
+                    if not streamed.total and error is not None:
+                        streamed.add(from_error(error))
+                    return streamed
             with Path(path).open("rb") as stream:
                 data = stream.read() if array else read_capped(stream)
     except LongLineError as long_line:
@@ -151,11 +160,41 @@ def from_error(error: LogFormatError, hint: str | None = None) -> Problem:
     )
 
 
+def _diagnose_array(path: Path, limit: int) -> Diagnosis | None:
+    """:func:`diagnose_bytes` of a ``.json`` file read a part at a time
+    (:func:`~yaniv_audit.codec.array_parts`), reading no further once the count stops;
+    None when the file is to be read whole (not an array, invalid JSON)."""
+    found = Diagnosis(limit=limit)
+
+    def items(stream: BinaryIO) -> Iterator[tuple[Any, int | None, int]]:
+        index = 0
+        for text, parsed in array_parts(stream):
+            if parsed is None or _LONG_DIGITS.search(text) is not None:
+                parsed = _loads(text)  # exact long numbers; a JSON error: read whole
+            for item in parsed:
+                yield item, None, index
+                index += 1
+
+    try:
+        with path.open("rb") as stream:
+            return diagnose_bytes(b"", array=True, limit=limit, items=items(stream))
+    except (ReadWhole, ValueError, RecursionError):  # orjson's JSONDecodeError is a ValueError
+        return None
+    except OSError:
+        return found
+
+
 def diagnose_bytes(
-    data: bytes, *, array: bool = False, limit: int = LIMIT, complete: bool = True
+    data: bytes,
+    *,
+    array: bool = False,
+    limit: int = LIMIT,
+    complete: bool = True,
+    items: Iterator[tuple[Any, int | None, int]] | None = None,
 ) -> Diagnosis:
     """Every problem of a log's bytes: a JSON array of events if ``array``, else JSON Lines
-    (not ``complete``: the start of a log, whose end is not judged)."""
+    (not ``complete``: the start of a log, whose end is not judged). ``items``: the
+    events' parsed values, lines and indexes, read already (``data`` is then unused)."""
     found = Diagnosis(limit=limit)
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
@@ -168,7 +207,7 @@ def diagnose_bytes(
             found.add(Problem(1, 0, None, not_a_log(lines)))
             return found
     check = _Checks(found)
-    for raw, line, index in _items(data, array, found):
+    for raw, line, index in items if items is not None else _items(data, array, found):
         check.event(raw, line, index)
         if found.total >= COUNT_MAX:
             found.stopped = True

@@ -702,7 +702,7 @@ def test_an_internal_error_is_one_line_and_exit_4(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise KeyError("omer")
 
-    monkeypatch.setattr(yaniv_audit.core.audit, "audit_log", broken)
+    monkeypatch.setattr(yaniv_audit.core.audit, "report_of", broken)
     path = replay_path("wrong-score")
     with pytest.raises(SystemExit) as exit_info:
         main(["audit", path, "--jobs", "1"])

@@ -40,6 +40,7 @@ from .errors import YanivAuditError
 __all__ = [
     "HASH_SIZE",
     "ProofError",
+    "TreeHasher",
     "consistency_path",
     "inclusion_path",
     "is_consistency_proof",
@@ -129,6 +130,59 @@ def _root_of_hashes(level: list[bytes]) -> bytes:
 def tree_hash(leaves: Sequence[bytes]) -> bytes:
     """MTH(leaves) of RFC 6962 section 2.1; the empty tree is SHA-256 of nothing."""
     return _root_of_hashes(_hash_leaves(leaves))
+
+
+class TreeHasher:
+    """:func:`tree_hash` of leaves given a batch at a time, holding no leaf: the hashes of
+    at most :attr:`BLOCK` leaves, and the root of each full block of that many before
+    them (perfect subtrees of RFC 6962's tree, as it splits at the largest power of two).
+
+    >>> leaves = [b"%d" % n for n in range(10)]
+    >>> hasher = TreeHasher(block=4)
+    >>> hasher.extend(leaves[:3]); hasher.extend(leaves[3:])
+    >>> hasher.root() == tree_hash(leaves), hasher.size
+    (True, 10)
+    """
+
+    __slots__ = ("block", "blocks", "pending", "size")
+
+    #: leaves a block (a power of two)
+    BLOCK = 1 << 12
+
+    def __init__(self, block: int = BLOCK) -> None:
+        assert block > 0 and block & (block - 1) == 0, "a power of two"
+        self.block = block
+        #: the hashes of the leaves past the last full block
+        self.pending: list[bytes] = []
+        #: the roots of the perfect subtrees of the full blocks, largest first
+        #: (a compact range: (size, root))
+        self.blocks: list[tuple[int, bytes]] = []
+        self.size = 0
+
+    def extend(self, leaves: Sequence[bytes]) -> None:
+        pending, block = self.pending, self.block
+        pending += _hash_leaves(leaves)
+        self.size += len(leaves)
+        while len(pending) >= block:
+            self._push(block, _root_of_hashes(pending[:block]))
+            del pending[:block]
+
+    def _push(self, size: int, root: bytes) -> None:
+        blocks = self.blocks
+        blocks.append((size, root))
+        while len(blocks) > 1 and blocks[-1][0] == blocks[-2][0]:
+            (_, right), (size, left) = blocks.pop(), blocks.pop()
+            blocks.append((2 * size, node_hash(left, right)))
+
+    def root(self) -> bytes:
+        """The tree hash of every leaf given so far."""
+        if not self.blocks:
+            return _root_of_hashes(list(self.pending))
+        root = _root_of_hashes(list(self.pending)) if self.pending else None
+        for _, left in reversed(self.blocks):
+            root = left if root is None else node_hash(left, root)
+        assert root is not None
+        return root
 
 
 def _split(n: int) -> int:

@@ -135,6 +135,11 @@ def all_seated(event: Event, seated: frozenset[str]) -> bool:
     return all(player in seated for _, player in named_players(event))
 
 
+class TrailDropped(Exception):
+    """A ``withdraw`` met by a fold that let the events before it go
+    (:meth:`StructureCheck.drop_trail`): the log must be read whole."""
+
+
 class StructureCheck:
     """The fold state of the structural checks: the seats, the round under way and
     what its deal recorded. :meth:`check` each event in order, then :meth:`finish`.
@@ -146,6 +151,7 @@ class StructureCheck:
     """
 
     __slots__ = (
+        "dropped",
         "game",
         "hands",
         "plan",
@@ -175,6 +181,8 @@ class StructureCheck:
         #: the withdrawals (None until the first withdraw), worked out up to trail[planned]
         self.plan: WithdrawalPlan | None = None
         self.planned = 0
+        #: whether :meth:`drop_trail` let events go (a withdrawal then cannot be folded)
+        self.dropped = False
 
     def state(self) -> tuple[Any, ...]:
         """Everything the fold holds, for :meth:`restore`."""
@@ -248,8 +256,20 @@ class StructureCheck:
             self._withdraw(event)
         return None
 
+    def drop_trail(self) -> None:
+        """Let the events checked so far go, for a reader that streams a log it holds no
+        more of: the fold then keeps no event. A ``withdraw`` met after this raises
+        :class:`TrailDropped` (the reader reads the log whole instead)."""
+        if self.plan is not None:
+            raise TrailDropped
+        self.trail = []
+        self.planned = 0
+        self.dropped = True
+
     def _withdraw(self, event: Withdraw) -> None:
         """Work out what ``event`` takes back; if anything, fold the standing entries again."""
+        if self.dropped:
+            raise TrailDropped
         if self.plan is None:
             self.plan = WithdrawalPlan()
         plan, trail = self.plan, self.trail
