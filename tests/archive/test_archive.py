@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas  # the test extra's dask[dataframe] brings it, pyarrow with the install
 import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
 from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
+from yaniv_audit.archive.export import EXPORTED
 from yaniv_audit.bulk import audit_file
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.cli import reports as cli_reports
@@ -723,6 +725,34 @@ def test_export_writes_partitioned_parquet_that_reads_back(
             ).fetchall()
             assert sorted(map(repr, got)) == sorted(map(repr, rows)), table
     assert (out / "games" / partition).is_dir()
+
+
+@pytest.mark.parametrize("by", ["month", "rules"])
+def test_pandas_and_duckdb_read_every_exported_table(
+    archive_path: Path, tmp_path: Path, by: str
+) -> None:
+    """What `export --help` promises: pandas (pyarrow) reads each table's folder as it
+    is, with the hand-written logs' games (no date: under year=0/month=0) among the rest."""
+    out = tmp_path / "export"
+    result = run("export", str(out), "--by", by, db=archive_path)
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect()
+    with Archive(archive_path, read_only=True) as archive:
+        for table in EXPORTED:
+            (rows,) = archive.query(f"SELECT count(*) FROM {table}")[1][0]
+            assert rows, f"the corpus leaves {table} empty: nothing read back"
+            frame = pandas.read_parquet(out / table)
+            assert len(frame) == rows, table
+            (got,) = con.execute(
+                f"SELECT count(*) FROM read_parquet('{out / table}/**/*.parquet', "
+                "hive_partitioning = true)"
+            ).fetchone() or (0,)
+            assert got == rows, table
+            if by == "month" and table == "games":
+                undated = frame[frame["started_at"].isna()]
+                assert len(undated), "the corpus has hand-written logs without a date"
+                assert set(undated["year"]) == {0} and set(undated["month"]) == {0}
+    assert not list(out.glob("**/*__HIVE_DEFAULT_PARTITION__*"))
 
 
 def test_export_refuses_a_directory_with_files(archive_path: Path, tmp_path: Path) -> None:
