@@ -581,8 +581,8 @@ def _rules_impact(
     columns, rows = _run(archive, RULES_IMPACT, rule_sets, players, simulated, limit)
     keys = [None if r is None else r.key for r in rule_sets]
     labels = [label(r) for r in rule_sets]
-    seen = [keys, labels, players, simulated]
-    counts = {under: counted for under, *counted in archive.query(RULES_IMPACT_SEEN, seen)[1]}
+    asked = [keys, labels, players, simulated]
+    counts = {under: counted for under, *counted in archive.query(RULES_IMPACT_SEEN, asked)[1]}
     parts = []
     for name in labels:
         seen, unplayable, winner, verdict = counts.get(name, (0, 0, 0, 0))
