@@ -1579,7 +1579,8 @@
     if (r.end === null) return wrap;
     const grid = el("table", "rec-round-table");
     const top = el("tr");
-    ["", t("hand"), t("points"), t("score")].forEach((h) => top.appendChild(el("th", null, h)));
+    top.appendChild(el("td")); // the corner above the names: no header of anything
+    [t("hand"), t("points"), t("score")].forEach((h) => top.appendChild(el("th", null, h)));
     grid.appendChild(top);
     Object.keys(r.totals).forEach((p) => {
       const row = el("tr");
