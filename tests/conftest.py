@@ -142,11 +142,21 @@ def chromium_path() -> str:
     return found
 
 
+#: a six-player game (two decks), 20 rounds: the longest page a table gives a phone
+SIX_PLAYERS = REPLAYS / "simulated" / "two-decks" / "game-00006.jsonl"
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The hand-written disputes, archived and audited, served."""
+    yield from serving(tmp_path_factory, sorted(REPLAYS.glob("*.jsonl")))
+
+
+def serving(tmp_path_factory: pytest.TempPathFactory, logs: list[Path]) -> Iterator[str]:
+    """A server of an archive of ``logs`` (ingested and audited): its base URL."""
     db = tmp_path_factory.mktemp("browser") / "games.duckdb"
     with Archive(db) as archive:
-        archive.ingest([str(p) for p in sorted(REPLAYS.glob("*.jsonl"))], jobs=1)
+        archive.ingest([str(p) for p in logs], jobs=1)
         list(archive.audit(jobs=1))
     # werkzeug's threads are not counted as waitress's are: room for every page's stream
     # of a live table (a closed page's holds its place until the server next writes to it)

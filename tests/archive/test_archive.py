@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas  # the test extra's dask[dataframe] brings it, pyarrow with the install
 import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
 from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
+from yaniv_audit.archive.export import EXPORTED
 from yaniv_audit.bulk import audit_file
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.cli import reports as cli_reports
@@ -417,7 +419,7 @@ def test_assaf_risk_counts_every_yaniv_call(
                 total = r["totals"][r["caller"]]
                 calls[total] += 1
                 assafed[total] += bool(r["assaf"])
-    table = analytics.report(archive, "assaf-risk")
+    table = analytics.report(archive, "assaf-risk", simulated=True)
     assert table.columns == ["called_total", "calls", "assafed", "risk_pct"]
     assert [(t, c, a) for t, c, a, _ in table.rows] == [
         (t, calls[t], assafed[t]) for t in sorted(calls)
@@ -467,22 +469,47 @@ def test_the_leaderboard_leaves_simulated_games_out_unless_asked(archive_path: P
     assert {"dana", "omer", "yossi"} <= people
     every = run("report", "leaderboard", "--simulated", db=archive_path).output.splitlines()
     assert "left out" not in every[0] and "ana" in {line.split()[0] for line in every[3:]}
-    wrong = run("report", "players", "--simulated", db=archive_path)
-    assert wrong.exit_code == 2 and "--simulated is for the leaderboard" in wrong.output
+
+
+@pytest.mark.parametrize("name", [n for n in analytics.REPORTS if n != "rules-impact"])
+def test_every_report_counts_the_games_people_played_unless_asked(
+    archive_path: Path, name: str
+) -> None:
+    """Bots and people counted one way: every report reads the games people played,
+    says how many simulated games it left out, and --simulated counts them (a bot named
+    ben and a person named ben are not one row)."""
+    bots = len(CORPUS) - len(list(REPLAYS.glob("*.jsonl")))
+    people = run("report", name, db=archive_path)
+    assert people.exit_code == 0, people.output
+    assert f"(the {bots} simulated games left out); --simulated counts them" in people.output
+    every = run("report", name, "--simulated", db=archive_path)
+    assert every.exit_code == 0, every.output
+    assert "left out" not in every.output.splitlines()[0]
+    data = json.loads(run("report", name, "--json", db=archive_path).output)
+    if name in ("players", "leaderboard"):
+        assert not {"ana", "carmel"} & {row["player"] for row in data["rows"]}  # bots only
+    if name == "seat-advantage":
+        assert min(row["seat"] for row in data["rows"]) == 1  # numbered as at a table
+
+
+def test_odds_count_the_games_people_played_unless_asked(archive_path: Path) -> None:
+    people = json.loads(run("odds", "assaf", "5", "--json", db=archive_path).output)
+    every = json.loads(run("odds", "assaf", "5", "--json", "--simulated", db=archive_path).output)
+    assert people["calls"] < every["calls"]
 
 
 def test_findings_report_matches_the_findings(
     archive: Archive, file_reports: dict[str, dict[str, Any]]
 ) -> None:
     codes = Counter((f["code"], f["kind"]) for r in chosen(file_reports) for f in r["findings"])
-    table = analytics.report(archive, "findings")
+    table = analytics.report(archive, "findings", simulated=True)
     assert {(code, kind): n for code, kind, n, _ in table.rows} == dict(codes)
 
 
 def test_rules_impact_matches_compare(archive: Archive) -> None:
     namu = resolve_rules("namu")
     list(archive.audit(namu))
-    table = analytics.report(archive, "rules-impact", namu)
+    table = analytics.report(archive, "rules-impact", namu, simulated=True)
     by_game = {row[0]: row for row in table.rows}
     for path in sorted(REPLAYS.glob("*.jsonl")):
         log = read_log(path)
@@ -501,13 +528,16 @@ def test_rules_impact_matches_compare(archive: Archive) -> None:
 
 
 def test_odds_match_the_assaf_risk_row(archive: Archive) -> None:
-    table = analytics.report(archive, "assaf-risk")
+    table = analytics.report(archive, "assaf-risk", simulated=True)
     total, calls, assafed, _ = table.rows[-1]
-    result = analytics.odds(archive, total)
+    result = analytics.odds(archive, total, simulated=True)
     assert (result.calls, result.assafed) == (calls, assafed)
     low, high = result.interval or (0, 0)
     assert low <= assafed / calls <= high
-    assert analytics.odds(archive, 99).text() == "no Yaniv was called at 99 in this archive"
+    assert (
+        analytics.odds(archive, 99, simulated=True).text()
+        == "no Yaniv was called at 99 in this archive"
+    )
 
 
 def test_wilson_interval_of_no_assaf_in_42_calls() -> None:
@@ -726,6 +756,34 @@ def test_export_writes_partitioned_parquet_that_reads_back(
     assert (out / "games" / partition).is_dir()
 
 
+@pytest.mark.parametrize("by", ["month", "rules"])
+def test_pandas_and_duckdb_read_every_exported_table(
+    archive_path: Path, tmp_path: Path, by: str
+) -> None:
+    """What `export --help` promises: pandas (pyarrow) reads each table's folder as it
+    is, with the hand-written logs' games (no date: under year=0/month=0) among the rest."""
+    out = tmp_path / "export"
+    result = run("export", str(out), "--by", by, db=archive_path)
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect()
+    with Archive(archive_path, read_only=True) as archive:
+        for table in EXPORTED:
+            (rows,) = archive.query(f"SELECT count(*) FROM {table}")[1][0]
+            assert rows, f"the corpus leaves {table} empty: nothing read back"
+            frame = pandas.read_parquet(out / table)
+            assert len(frame) == rows, table
+            (got,) = con.execute(
+                f"SELECT count(*) FROM read_parquet('{out / table}/**/*.parquet', "
+                "hive_partitioning = true)"
+            ).fetchone() or (0,)
+            assert got == rows, table
+            if by == "month" and table == "games":
+                undated = frame[frame["started_at"].isna()]
+                assert len(undated), "the corpus has hand-written logs without a date"
+                assert set(undated["year"]) == {0} and set(undated["month"]) == {0}
+    assert not list(out.glob("**/*__HIVE_DEFAULT_PARTITION__*"))
+
+
 def test_export_refuses_a_directory_with_files(archive_path: Path, tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("mine\n")
     result = run("export", str(tmp_path), db=archive_path)
@@ -840,7 +898,7 @@ def test_a_continued_game_is_linked_to_the_version_it_extends(tmp_path: Path) ->
         calls = sum(1 for r in whole["rounds"] if r["end"] == "yaniv")
         rewritten = audit_file(str(logs["rewritten"]))
         assert rewritten["verdict"] == "corrupt"  # 6D was never in omer's hand: left out
-        table = analytics.report(archive, "assaf-risk")
+        table = analytics.report(archive, "assaf-risk", simulated=True)
         assert sum(row[1] for row in table.rows) == calls
 
 
@@ -1439,7 +1497,7 @@ def test_players_report(archive: Archive, file_reports: dict[str, dict[str, Any]
                 want[r["caller"]]["suffered"] += bool(r["assaf"])
             for p in r["assaf"]:
                 want[p]["made"] += 1
-    table = analytics.report(archive, "players")
+    table = analytics.report(archive, "players", simulated=True)
     assert table.columns == [
         "player",
         "games",
@@ -1496,7 +1554,7 @@ def test_rounds_report(archive: Archive, file_reports: dict[str, dict[str, Any]]
             c["unfinished"] += r["end"] is None
             if r["end"] is not None and r["round"] in per_round:
                 turns.setdefault(key, []).append(per_round[r["round"]])
-    table = analytics.report(archive, "rounds")
+    table = analytics.report(archive, "rounds", simulated=True)
     assert table.columns == [
         "rules_key",
         "players",
@@ -1556,7 +1614,7 @@ def test_pickups_report(archive: Archive, file_reports: dict[str, dict[str, Any]
             rank = name if name in ("JK", "unknown") else name[0]
             (pile if event.source == "pile" else stock)[rank] += 1
             (pile if event.source == "pile" else stock)["all"] += 1
-    table = analytics.report(archive, "pickups")
+    table = analytics.report(archive, "pickups", simulated=True)
     assert table.columns == ["card", "pile", "stock", "pile_pct"]
     got = {card: (p, s) for card, p, s, _ in table.rows}
     assert got == {card: (pile[card], stock[card]) for card in set(pile) | set(stock)}
@@ -1613,7 +1671,7 @@ def test_deal_odds_report(archive: Archive) -> None:
                 c["ranks", category] += 1
                 c["runs", f"run{run}" if run else "none"] += 1
                 c["totals", str(sum(card_values(rules)[x] for x in hand))] += 1
-    table = analytics.report(archive, "deal-odds")
+    table = analytics.report(archive, "deal-odds", simulated=True)
     assert table.columns == [
         "rules",
         "kind",
@@ -1639,7 +1697,7 @@ def test_deal_odds_report(archive: Archive) -> None:
     whole_hands = sum(n for c in seen.values() for (kind, _), n in c.items() if kind == "ranks")
     assert table.summary.startswith(f"{whole_hands} recorded deals, each category beside")
     # one rule set: only the games that declared it
-    only = analytics.report(archive, "deal-odds", resolve_rules(most))
+    only = analytics.report(archive, "deal-odds", resolve_rules(most), simulated=True)
     assert {r[0] for r in only.rows} == {most}
     assert sum(r[3] for r in only.rows if r[1] == "ranks") == hands
 
@@ -1648,17 +1706,17 @@ def test_seat_advantage_report(archive: Archive, file_reports: dict[str, dict[st
     want: dict[tuple[int, int], Counter[str]] = {}
     for report in chosen(file_reports):
         seats = list(report["final"]["scores"])
-        for seat, p in enumerate(seats):
+        for seat, p in enumerate(seats, start=1):  # numbered as at a table: 1 is the first
             c = want.setdefault((len(seats), seat), Counter())
             c["games"] += report["final"]["finished"]
             c["wins"] += p in report["final"]["winners"]
         for r in report["rounds"]:
             if r["end"] is None:
                 continue
-            c = want.setdefault((len(seats), seats.index(r["starter"])), Counter())
+            c = want.setdefault((len(seats), seats.index(r["starter"]) + 1), Counter())
             c["opened"] += 1
             c["opened_won"] += r["starter"] in r["winners"]
-    table = analytics.report(archive, "seat-advantage")
+    table = analytics.report(archive, "seat-advantage", simulated=True)
     assert table.columns == [
         "players",
         "seat",
@@ -1718,7 +1776,7 @@ def test_reductions_report(archive: Archive, file_reports: dict[str, dict[str, A
         "victor_saved",
     ]
     want = expected_reductions(chosen(file_reports))
-    table = analytics.report(archive, "reductions")
+    table = analytics.report(archive, "reductions", simulated=True)
     assert table.columns == columns
     assert {row[:3]: row[3:] for row in table.rows} == {
         k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"]) for k, c in want.items()
@@ -1729,7 +1787,7 @@ def test_reductions_report(archive: Archive, file_reports: dict[str, dict[str, A
     list(archive.audit(reach))
     reports = [audit_file(path, reach) for path in CORPUS]
     want = expected_reductions([r for r in reports if r["verdict"] != "corrupt"])
-    table = analytics.report(archive, "reductions", reach)
+    table = analytics.report(archive, "reductions", reach, simulated=True)
     assert {row[:3]: row[3:] for row in table.rows} == {
         k: (c["reductions"], c["saved"], c["victor"], c["victor_saved"]) for k, c in want.items()
     }
@@ -1746,7 +1804,7 @@ def test_violations_report(archive: Archive, file_reports: dict[str, dict[str, A
             key = (f["code"], f["kind"], f["player"])
             counts[key] += 1
             games.setdefault(key, set()).add(report["fingerprint"])
-    table = analytics.report(archive, "violations")
+    table = analytics.report(archive, "violations", simulated=True)
     assert table.columns == ["code", "kind", "player", "findings", "games"]
     assert {row[:3]: row[3:] for row in table.rows} == {
         k: (n, len(games[k])) for k, n in counts.items()
@@ -1768,10 +1826,10 @@ def test_several_rule_sets_give_the_report_under_each(archive: Archive) -> None:
         "assaf-risk",
         "findings",
     ):
-        both = analytics.report(archive, name, [None, namu])
+        both = analytics.report(archive, name, [None, namu], simulated=True)
         assert both.columns[0] == "rules"
-        declared = analytics.report(archive, name)
-        under_namu = analytics.report(archive, name, namu)
+        declared = analytics.report(archive, name, simulated=True)
+        under_namu = analytics.report(archive, name, namu, simulated=True)
         assert both.columns[1:] == declared.columns
         assert [row[1:] for row in both.rows if row[0] == "declared"] == declared.rows, name
         assert [row[1:] for row in both.rows if row[0] == "namu"] == under_namu.rows, name
@@ -1783,7 +1841,7 @@ def test_players_filter_keeps_games_of_that_many_players(
     archive: Archive, file_reports: dict[str, dict[str, Any]]
 ) -> None:
     four = [r for r in chosen(file_reports) if len(r["final"]["scores"]) == 4]
-    table = analytics.report(archive, "rounds", players=4)
+    table = analytics.report(archive, "rounds", players=4, simulated=True)
     assert sum(row[2] for row in table.rows) == len(four) > 0
     assert {row[1] for row in table.rows} == {4}
 
@@ -1834,7 +1892,9 @@ def test_rounds_report_counts_how_rounds_end_under_round_ends(tmp_path: Path) ->
     ends = Counter(
         r["end"] for report in reports if report["verdict"] != "corrupt" for r in report["rounds"]
     )
-    data = json.loads(run("report", "rounds", "--json", db=db).stdout)  # audits them first
+    data = json.loads(
+        run("report", "rounds", "--json", "--simulated", db=db).stdout
+    )  # audits them first
     got: Counter[str | None] = Counter()
     for row in data["rows"]:
         got["yaniv"] += row["yaniv"]

@@ -444,3 +444,49 @@ def test_a_game_recorded_on_a_phone_in_hebrew_in_few_taps(
         f"a totals round of 3 players {totals_taps}, a round fixed after Undo {fix_taps}, in all "
         f"{tap.count}"
     )
+
+
+def test_after_a_draw_the_slap_offer_comes_into_view_below_the_round_header(
+    server: str, phone: Page, screenshot: Callable[[Page, str], Path]
+) -> None:
+    """slap_down: the draw that offers a slap is tapped low on the page; the pile and the
+    new slap button come into view, not under the sticky round header."""
+    page = phone
+    events = simulate_game(
+        resolve_rules("israeli(slap_down=true)"), 3, ["careful"], seed=1, record="no_stock"
+    )
+    slap = next(i for i, e in enumerate(events) if e["type"] == "slap")
+    dealt, moves = events[1], events[2:slap]
+    start(page, server, ["ana", "ben", "carmel"], "israeli(slap_down=true)")
+    tap = Taps(page)
+    tap("#mode-moves")
+    settled(page)
+    if page.input_value("#starter") != dealt["starter"]:
+        page.select_option("#starter", dealt["starter"])
+        settled(page)
+    for player in page.locator("#entry .rec-seat").evaluate_all(
+        "seats => seats.map(s => s.dataset.player)"
+    ):
+        for card in [dealt["upcard"]] if player == "upcard" else dealt["hands"][player]:
+            tap(f"#picker-cards [data-card='{card}']")
+    settled(page)
+    for event in moves:
+        if event["type"] == "discard":
+            for card in event["cards"]:
+                tap(f".rec-hand-pick [data-card='{card}']:not(.chosen)")
+        elif event["source"] == "pile":
+            tap(f".rec-pile.previous [data-card='{event['card']}']")
+        else:
+            tap(f"#picker-cards [data-card='{event['card']}']")
+        settled(page)
+    offer = page.locator("#entry button", has_text="slaps")
+    assert offer.count() == 1
+    page.wait_for_timeout(100)  # the scroll waits for the frame the entry is drawn in
+    head = page.locator(".rec-head").bounding_box()
+    pile = page.locator(".rec-tabletop").bounding_box()
+    button = offer.bounding_box()
+    assert head and pile and button
+    under = head["y"] + head["height"]
+    assert pile["y"] >= under - 1, f"the pile is under the round header ({pile['y']} < {under})"
+    assert under <= button["y"] and button["y"] + button["height"] <= 844 - 8
+    shot(page, screenshot, "record-slap-offer-phone")

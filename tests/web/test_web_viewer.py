@@ -419,6 +419,18 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
     assert any(c.startswith("under namu: ") for c in changes)
 
 
+def test_compare_where_a_user_tries_it_leads_to_the_games_compare_page(
+    client: FlaskClient,
+) -> None:
+    """/compare/<fingerprint> (as /games/<fingerprint>/compare is read aloud) is not a 404."""
+    fingerprint = fingerprint_of(REPLAYS / "clean-assaf-reduction.jsonl")
+    answer = client.get(f"/compare/{fingerprint}?rules=namu&lang=he")
+    assert answer.status_code == 301
+    assert answer.headers["Location"] == f"/games/{fingerprint}/compare?rules=namu&lang=he"
+    page = client.get(f"/compare/{fingerprint}", follow_redirects=True)
+    assert page.status_code == 200 and b'id="compare"' in page.data
+
+
 def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
     path = MIDDLE
     url = f"/games/{fingerprint_of(path)}/compare?rules=israeli&rules=namu"

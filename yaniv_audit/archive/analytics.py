@@ -10,7 +10,9 @@ violations count as the engine rescored them.
 
 Each query takes the same first parameters: ``$1`` the rule-set keys to read
 (a NULL element: each game's declared rules), ``$2`` their labels (the
-``rules`` column), ``$3`` a number of players or NULL (see each report).
+``rules`` column), ``$3`` a number of players or NULL (see each report), ``$4``
+whether to count the games ``yaniv-audit simulate`` wrote (bots playing): every
+report leaves them out unless asked, so that a club's figures are about its people.
 """
 
 from __future__ import annotations
@@ -25,10 +27,24 @@ from ..core.rules import RuleSet, parse_rules
 from . import SIMULATED, Archive
 
 
+def _people(asked: str) -> str:
+    """SQL: game ``g`` was played by people, or parameter ``asked`` asks for the
+    simulated games too."""
+    return (
+        f"({asked} OR NOT EXISTS (SELECT 1 FROM events e "
+        f"WHERE e.game_no = g.game_no AND e.seq = 0 AND {SIMULATED}))"
+    )
+
+
+#: SQL: game ``g`` was played by people, or $4 asks for the simulated games too
+PEOPLE = _people("$4")
+
+
 def _chosen(game_players: bool) -> str:
     """The CTE ``chosen``: the audits a report reads, one per game and rule set asked
     for, with the label of the rule set (``rules``) and the game's number of seated
-    players (``seated``); ``game_players``: only games of $3 players when $3 is given."""
+    players (``seated``); ``game_players``: only games of $3 players when $3 is given;
+    the simulated games only when $4 is true."""
     only = " AND ($3 IS NULL OR len(g.players) = $3)" if game_players else ""
     return f"""
 chosen AS (
@@ -38,7 +54,7 @@ chosen AS (
     CROSS JOIN latest_games g
     JOIN audits a ON a.game_no = g.game_no
                  AND a.rules_key = coalesce(w.want, g.rules_key)
-    WHERE a.verdict <> 'corrupt'{only}
+    WHERE a.verdict <> 'corrupt' AND {PEOPLE}{only}
 )"""
 
 
@@ -47,16 +63,13 @@ CHOSEN = _chosen(True)
 #: the same, every game ($3 filters the rounds instead)
 CHOSEN_ALL = _chosen(False)
 
-#: the games ``yaniv-audit simulate`` wrote (bots playing): the leaderboard leaves them
-#: out unless asked, so that a club's table is about its people
+#: the games ``yaniv-audit simulate`` wrote (bots playing)
 BOTS = f"bots AS (SELECT e.game_no FROM events e WHERE e.seq = 0 AND {SIMULATED})"
 
 #: per player, by wins: games played, finished, won (as the players report and the
-#: summary of ``audit --db`` count them); ``$4``: count the simulated games too
+#: summary of ``audit --db`` count them)
 LEADERBOARD = f"""
-WITH {CHOSEN.replace("chosen AS", "asked AS", 1)},
-{BOTS},
-chosen AS (SELECT * FROM asked WHERE $4 OR game_no NOT IN (SELECT game_no FROM bots)),
+WITH {CHOSEN},
 calls AS (
     SELECT c.rules, r.caller AS player, count(*) AS yanivs,
            count(*) FILTER (WHERE r.assafed) AS assafed
@@ -87,7 +100,8 @@ LEFT JOIN made ON made.rules = c.rules AND made.player = s.player
 GROUP BY c.rules, s.player
 ORDER BY c.rules, wins DESC, win_pct DESC NULLS LAST, s.player
 """
-#: the simulated games among those the leaderboard would read (how many it leaves out)
+#: the simulated games among those a report would read with $4 true (how many it
+#: leaves out without)
 SIMULATED_GAMES = f"""
 WITH {CHOSEN}, {BOTS}
 SELECT count(DISTINCT game_no) FROM chosen WHERE game_no IN (SELECT game_no FROM bots)
@@ -117,7 +131,7 @@ ORDER BY c.rules, findings DESC, f.code
 #: per rule set asked for ($1, never NULL here): each latest game compared between its
 #: declared rules and that rule set, and how its winner or verdict changes (``change``,
 #: NULL: it does not)
-RULES_IMPACT_PAIRS = """
+RULES_IMPACT_PAIRS = f"""
 SELECT w.rules, g.game_id, g.rules_id AS declared, d.verdict AS declared_verdict,
        d.winners AS declared_winners, o.verdict AS other_verdict,
        o.winners AS other_winners,
@@ -129,15 +143,15 @@ FROM (SELECT unnest($1::VARCHAR[]) AS want, unnest($2::VARCHAR[]) AS rules) w
 CROSS JOIN latest_games g
 JOIN audits d ON d.game_no = g.game_no AND d.rules_key = g.rules_key
 JOIN audits o ON o.game_no = g.game_no AND o.rules_key = w.want
-WHERE d.verdict <> 'corrupt' AND ($3 IS NULL OR len(g.players) = $3)
+WHERE d.verdict <> 'corrupt' AND ($3 IS NULL OR len(g.players) = $3) AND {PEOPLE}
 """
-#: the games that change; ``$4``: at most this many per rule set (the first by game_no;
+#: the games that change; ``$5``: at most this many per rule set (the first by game_no;
 #: NULL: all)
 RULES_IMPACT = f"""
 SELECT rules, game_id, declared, declared_verdict, declared_winners, other_verdict,
        other_winners, change
 FROM ({RULES_IMPACT_PAIRS}) WHERE change IS NOT NULL
-QUALIFY $4 IS NULL OR row_number() OVER (PARTITION BY rules ORDER BY game_no) <= $4
+QUALIFY $5 IS NULL OR row_number() OVER (PARTITION BY rules ORDER BY game_no) <= $5
 ORDER BY rules, game_no
 """
 #: how many games each rule set of $1 was compared on, and how many change and how
@@ -151,7 +165,7 @@ ODDS = f"""
 WITH {CHOSEN_ALL}
 SELECT count(*) AS calls, count(*) FILTER (WHERE r.assafed) AS assafed
 FROM rounds r JOIN chosen USING (game_no, rules_key)
-WHERE r."end" = 'yaniv' AND r.caller_total = $4 AND ($3 IS NULL OR r.players = $3)
+WHERE r."end" = 'yaniv' AND r.caller_total = $5 AND ($3 IS NULL OR r.players = $3)
 """
 
 #: per player: games played, finished, won; scored rounds and the average points a
@@ -253,7 +267,8 @@ FROM summed
 ORDER BY rules, every DESC, pile DESC, card
 """
 
-#: by the players seated and the seat (0: the first player of game_started): finished
+#: by the players seated and the seat (1: the first player of game_started, as a table
+#: counts; the archive's own ``seat`` columns count from 0): finished
 #: games and wins, and the rounds opened from that seat (played to their end) and won
 #: by the player who opened them
 SEAT_ADVANTAGE = f"""
@@ -272,7 +287,7 @@ openings AS (
     WHERE p.opened AND p.points IS NOT NULL
     GROUP BY ALL
 )
-SELECT s.rules, s.seated AS players, s.seat, s.games, s.wins,
+SELECT s.rules, s.seated AS players, s.seat + 1 AS seat, s.games, s.wins,
        round(100.0 * s.wins / nullif(s.games, 0), 1) AS win_pct,
        coalesce(o.rounds_opened, 0) AS rounds_opened,
        coalesce(o.opened_won, 0) AS opened_won,
@@ -285,12 +300,12 @@ ORDER BY s.rules, players, s.seat
 #: reduced_to): how often, how often it saved the player from elimination (reduced_from
 #: itself would have put them out: above score_limit, or at it with limit_rule=reach),
 #: and Victor calls (the caller, Assafed, landed on the reduction)
-#: ($4, $5, $6: each rule set's key, limit_rule and score_limit, from :data:`LIMITS`)
+#: ($5, $6, $7: each rule set's key, limit_rule and score_limit, from :data:`LIMITS`)
 REDUCTIONS = f"""
 WITH {CHOSEN},
 limits AS (
-    SELECT unnest($4::VARCHAR[]) AS rules_key, unnest($5::VARCHAR[]) AS limit_rule,
-           unnest($6::INTEGER[]) AS score_limit
+    SELECT unnest($5::VARCHAR[]) AS rules_key, unnest($6::VARCHAR[]) AS limit_rule,
+           unnest($7::INTEGER[]) AS score_limit
 ),
 reduced AS (
     SELECT c.rules, c.rules_key, p.reduced_from, p.score_after AS reduced_to,
@@ -332,12 +347,13 @@ ORDER BY c.rules, findings DESC, f.code, f.player NULLS LAST
 
 #: report name -> what it shows
 #: the recorded deals of the latest version of each game, by the rules it declared
-#: (``$1``: rule-set keys, a NULL element for every game; ``$3``: players seated)
-DEALS = """
+#: (``$1``: rule-set keys, a NULL element for every game; ``$2``: players seated; ``$3``:
+#: the simulated games too)
+DEALS = f"""
 SELECT g.rules_id, g.rules_key, d.cards, d.ranks, d.run, d.total, count(*) AS hands
 FROM deals d JOIN latest_games g USING (game_no)
 WHERE ($1 IS NULL OR list_contains($1::VARCHAR[], g.rules_key))
-  AND ($2 IS NULL OR len(g.players) = $2)
+  AND ($2 IS NULL OR len(g.players) = $2) AND {_people("$3")}
 GROUP BY ALL
 """
 
@@ -354,8 +370,7 @@ REPORTS = {
     "elimination, Victor calls (an Assafed Yaniv landing on it)",
     "violations": "findings by code and by player, most first",
     "leaderboard": "players by wins: games, finished games, wins, win %, average final "
-    "score, Yaniv calls, times Assafed, Assafs made; the games people played "
-    "(simulated games only when asked)",
+    "score, Yaniv calls, times Assafed, Assafs made",
     "assaf-risk": "for each hand total a Yaniv was called at: calls, how many were Assafed, "
     "the risk in %",
     "findings": "finding codes by how often they occur, and in how many games",
@@ -391,7 +406,7 @@ class Table:
     summary: str
     #: rows left out (rules-impact with a ``limit``)
     more: int = 0
-    #: simulated games left out (the leaderboard, unless asked to count them)
+    #: simulated games left out (unless asked to count them)
     bots_left_out: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -430,13 +445,15 @@ def _run(
     sql: str,
     rule_sets: Sequence[RuleSet | None],
     players: int | None,
+    simulated: bool,
     *extra: Any,
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Columns and rows of a report's SQL, rule set by rule set in the order asked;
     without the ``rules`` column when there is one rule set."""
     labels = [label(r) for r in rule_sets]
     columns, rows = archive.query(
-        sql, [[None if r is None else r.key for r in rule_sets], labels, players, *extra]
+        sql,
+        [[None if r is None else r.key for r in rule_sets], labels, players, simulated, *extra],
     )
     if len(rule_sets) == 1:
         return columns[1:], [row[1:] for row in rows]
@@ -456,35 +473,52 @@ def report(
     """Report ``name`` of :data:`REPORTS` under one rule set or several (the games must
     be audited under them; for rules-impact under the declared rules too). ``limit``:
     rules-impact lists at most that many games of each rule set (the summary counts all).
-    ``simulated``: the leaderboard counts the games bots played too (else it leaves them
-    out and its summary says how many: a club's leaderboard is about its people)."""
+    ``simulated``: count the games bots played too (else every report leaves them out
+    and its summary says how many: a club's figures are about its people)."""
     if name not in REPORTS:
         raise ValueError(f"unknown report {name!r}; expected one of {', '.join(REPORTS)}")
     rule_sets = rule_sets_of(rules)
-    under = _under(rule_sets)
     if name == "rules-impact":
         if None in rule_sets:
             raise ValueError("rules-impact needs --rules R: the rule set to compare with")
-        return _rules_impact(archive, rule_sets, players, limit)
-    if name == "deal-odds":
-        return _deal_odds(archive, rule_sets, players)
-    if name == "house-rules":
+        table = _rules_impact(archive, rule_sets, players, limit, simulated)
+    elif name == "deal-odds":
+        table = _deal_odds(archive, rule_sets, players, simulated)
+    elif name == "house-rules":
         from .house_rules import house_rules  # the engine's search: only for this report
 
-        columns, rows = house_rules(archive, players)
+        columns, rows = house_rules(archive, players, simulated)
         fitting = sum(row[2] for row in rows)
         summary = (
             f"{sum(row[1] for row in rows)} games in {len(rows)} groups; {fitting} fit "
             "their group's rule set"
         )
-        return Table(name, columns, rows, summary)
-    extra: tuple[Any, ...] = (
-        _limits(archive) if name == "reductions" else (simulated,) if name == "leaderboard" else ()
-    )
-    columns, rows = _run(archive, _SQL[name], rule_sets, players, *extra)
+        table = Table(name, columns, rows, summary)
+    else:
+        table = _report(archive, name, rule_sets, players, simulated)
+    if simulated:
+        return table
+    keys = [[None if r is None else r.key for r in rule_sets], [label(r) for r in rule_sets]]
+    ((left,),) = archive.query(SIMULATED_GAMES, [*keys, players, True])[1]
+    if not left:
+        return table
+    summary = f"{table.summary} (the {left} simulated game{'s' if left != 1 else ''} left out)"
+    return Table(table.name, table.columns, table.rows, summary, table.more, left)
+
+
+def _report(
+    archive: Archive,
+    name: str,
+    rule_sets: list[RuleSet | None],
+    players: int | None,
+    simulated: bool,
+) -> Table:
+    """A report of :data:`_SQL`, with its summary."""
+    under = _under(rule_sets)
+    extra: tuple[Any, ...] = _limits(archive) if name == "reductions" else ()
+    columns, rows = _run(archive, _SQL[name], rule_sets, players, simulated, *extra)
     col = {c: i for i, c in enumerate(columns)}
     who = f" with {players} players" if players else ""
-    left = 0
 
     def total(column: str) -> int:
         return sum(row[col[column]] or 0 for row in rows)
@@ -499,15 +533,6 @@ def report(
     elif name in ("leaderboard", "players"):
         names = {row[col["player"]] for row in rows}
         summary = f"{len(names)} players, in games{who} under {under}"
-        if name == "leaderboard" and not simulated:
-            keys = [
-                [None if r is None else r.key for r in rule_sets],
-                [label(r) for r in rule_sets],
-                players,
-            ]
-            ((left,),) = archive.query(SIMULATED_GAMES, keys)[1]
-            if left:
-                summary += f" (the {left} simulated game{'s' if left != 1 else ''} left out)"
     elif name == "rounds":
         summary = (
             f"{total('rounds')} rounds of {total('games')} games{who}: "
@@ -542,11 +567,11 @@ def report(
             f"{total('findings')} findings, {len(rows)} by code and player, in "
             f"games{who} under {under}"
         )
-    return Table(name, columns, rows, summary, bots_left_out=left)
+    return Table(name, columns, rows, summary)
 
 
 def _limits(archive: Archive) -> tuple[list[str], list[str | None], list[int | None]]:
-    """The parameters of :data:`REDUCTIONS` (``$4``, ``$5``, ``$6``): each audited rule
+    """The parameters of :data:`REDUCTIONS` (``$5``, ``$6``, ``$7``): each audited rule
     set's key, limit_rule and score_limit, read from the report of one of its audits
     (reading them from every report took most of the report's time)."""
     keys, rules, limits = [], [], []
@@ -559,15 +584,17 @@ def _limits(archive: Archive) -> tuple[list[str], list[str | None], list[int | N
 
 
 def _rules_impact(
-    archive: Archive, rule_sets: list[RuleSet | None], players: int | None, limit: int | None
+    archive: Archive,
+    rule_sets: list[RuleSet | None],
+    players: int | None,
+    limit: int | None,
+    simulated: bool,
 ) -> Table:
-    columns, rows = _run(archive, RULES_IMPACT, rule_sets, players, limit)
+    columns, rows = _run(archive, RULES_IMPACT, rule_sets, players, simulated, limit)
     keys = [None if r is None else r.key for r in rule_sets]
     labels = [label(r) for r in rule_sets]
-    counts = {
-        under: counted
-        for under, *counted in archive.query(RULES_IMPACT_SEEN, [keys, labels, players])[1]
-    }
+    asked = [keys, labels, players, simulated]
+    counts = {under: counted for under, *counted in archive.query(RULES_IMPACT_SEEN, asked)[1]}
     parts = []
     for name in labels:
         seen, unplayable, winner, verdict = counts.get(name, (0, 0, 0, 0))
@@ -582,12 +609,14 @@ def _rules_impact(
     return Table("rules-impact", columns, rows, "; ".join(parts), changed - len(rows))
 
 
-def _deal_odds(archive: Archive, rule_sets: list[RuleSet | None], players: int | None) -> Table:
+def _deal_odds(
+    archive: Archive, rule_sets: list[RuleSet | None], players: int | None, simulated: bool
+) -> Table:
     """Each rule set's recorded deals (the games that declared it; None: every game, by
     the rules it declared) beside the exact odds of :func:`yaniv_audit.core.deal_odds.deal_odds`.
     Only whole hands count (``hand_size`` cards)."""
     keys = None if None in rule_sets else [r.key for r in rule_sets if r is not None]
-    _, found = archive.query(DEALS, [keys, players])
+    _, found = archive.query(DEALS, [keys, players, simulated])
     groups: dict[str, tuple[RuleSet, str]] = {}  # rules_key -> (rules, the rules column)
     for rules in rule_sets:
         if rules is not None:
@@ -678,11 +707,17 @@ class Odds:
 
 
 def odds(
-    archive: Archive, total: int, players: int | None = None, rules: RuleSet | None = None
+    archive: Archive,
+    total: int,
+    players: int | None = None,
+    rules: RuleSet | None = None,
+    *,
+    simulated: bool = False,
 ) -> Odds:
-    """The archive's Assaf risk of calling Yaniv at ``total``."""
+    """The archive's Assaf risk of calling Yaniv at ``total``, in the games people played
+    (``simulated``: the bots' too)."""
     _, rows = archive.query(
-        ODDS, [[None if rules is None else rules.key], [label(rules)], players, total]
+        ODDS, [[None if rules is None else rules.key], [label(rules)], players, simulated, total]
     )
     calls, assafed = rows[0] if rows else (0, 0)
     return Odds(total, players, int(calls), int(assafed))

@@ -28,6 +28,8 @@ EXPORTED = (
 )
 #: how ``export`` can partition the Parquet files
 EXPORT_BY = ("month", "rules")
+#: the year and month partition of a game without a start time (no real year or month)
+UNDATED = 0
 
 
 def _export_select(table: str, by: str) -> tuple[str, list[str]]:
@@ -37,7 +39,13 @@ def _export_select(table: str, by: str) -> tuple[str, list[str]]:
     # the events carry their game's fingerprint and declared rules: audited without `games`
     extra = ", g.fingerprint, g.rules_key, g.rules_id" if table == "events" else ""
     if by == "month":
-        columns = f"year({game}.started_at) AS year, month({game}.started_at) AS month"
+        # a game without a date (a hand-written log) goes under year=0/month=0: a null would
+        # make DuckDB write __HIVE_DEFAULT_PARTITION__, which pyarrow (pandas) cannot read
+        # back with the dated partitions ("Cannot yet unify dictionaries with nulls")
+        columns = (
+            f"coalesce(year({game}.started_at), {UNDATED}) AS year, "
+            f"coalesce(month({game}.started_at), {UNDATED}) AS month"
+        )
         names = ["year", "month"]
     else:
         key = f"{game}.rules_key" if table in ("games", "events", "deals") else "t.rules_key"
@@ -50,7 +58,8 @@ class Exporting(ArchiveBase):
 
     def export(self, target: str | Path, by: str = "month") -> dict[str, int]:
         """Every table as Parquet files under ``target``, partitioned Hive-style by the
-        month the game started (``year=/month=``) or by rule set (``rules=``); rows per table.
+        month the game started (``year=/month=``; ``year=0/month=0`` for a game without a
+        date) or by rule set (``rules=``); rows per table.
 
         Under ``rules`` the games and events go by the rules each game declared,
         the derived tables by the rules they were audited under. Every row of a game's

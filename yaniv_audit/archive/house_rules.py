@@ -18,24 +18,27 @@ from ..codec import parse_jsonl
 from ..core.audit import replay_log
 from ..core.errors import LogFormatError
 from ..core.fit import Fit, fit_log, fit_together
-from . import Archive
+from . import SIMULATED, Archive
 
-GAMES = """
+GAMES = f"""
 SELECT g.fingerprint, g.game_id, g.players,
        coalesce(json_extract_string(e.event, '$.meta.table'),
                 json_extract_string(e.event, '$.meta.club')) AS place
 FROM latest_games g JOIN events e ON e.game_no = g.game_no AND e.seq = 0
-WHERE ($1 IS NULL OR len(g.players) = $1)
+WHERE ($1 IS NULL OR len(g.players) = $1) AND ($2 OR NOT coalesce({SIMULATED}, false))
 ORDER BY g.game_no
 """
 
 COLUMNS = ["group", "games", "fit", "rules", "do_not_fit"]
 
 
-def house_rules(archive: Archive, players: int | None) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """The report's columns and rows: one row a group, the most games first."""
+def house_rules(
+    archive: Archive, players: int | None, simulated: bool = False
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The report's columns and rows: one row a group, the most games first (the games
+    bots played only with ``simulated``, as every report)."""
     groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for fingerprint, game_id, seated, place in archive.query(GAMES, [players])[1]:
+    for fingerprint, game_id, seated, place in archive.query(GAMES, [players, simulated])[1]:
         key = f"table {place}" if place else "players " + ", ".join(sorted(seated))
         groups[key].append((fingerprint, game_id))
     rows: list[tuple[Any, ...]] = []

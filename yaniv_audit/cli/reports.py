@@ -87,7 +87,8 @@ IMPACT_SHOWN = 50
 @click.option(
     "--simulated",
     is_flag=True,
-    help="leaderboard: count the games bots played (yaniv-audit simulate) too",
+    help="count the games bots played (yaniv-audit simulate) too; without it every "
+    "report counts the games people played",
 )
 def report(
     name: str,
@@ -103,8 +104,8 @@ def report(
 
     Each game counts once (its latest version), under its declared rules or
     under --rules R; several --rules give the report under each, with a rules
-    column. Corrupt games are left out, and so are the games bots played from the
-    leaderboard (--simulated counts them).
+    column. Corrupt games are left out, and so are the games bots played
+    (--simulated counts them). Seats are numbered from 1, the first player of the log.
 
     \b
     players         per player: games, wins, points per round, Yanivs, Assafs, eliminations
@@ -113,7 +114,7 @@ def report(
     seat-advantage  win rate by seat, and the round win rate of the player who opens
     reductions      reductions that saved a player from elimination; Victor calls
     violations      findings by code and by player
-    leaderboard     players by wins, with Yaniv calls and Assafs (people's games)
+    leaderboard     players by wins, with Yaniv calls and Assafs
     assaf-risk      how often a Yaniv at each total was Assafed
     findings        which rules get broken, how often
     rules-impact    which games change winner under --rules R
@@ -132,10 +133,6 @@ def report(
         raise click.UsageError("rules-impact needs --rules R, the rule set to compare with")
     if every and name != "rules-impact":
         raise click.UsageError(f"--all is for rules-impact (report {name} lists every row)")
-    if simulated and name != "leaderboard":
-        raise click.UsageError(
-            f"--simulated is for the leaderboard (report {name} counts every game)"
-        )
     needed = (
         [None, *rule_sets]
         if name == "rules-impact"
@@ -201,15 +198,23 @@ def odds() -> None:
     "--players", type=click.IntRange(2, 8), default=None, help="only rounds with this many players"
 )
 @click.option("--json", "as_json", is_flag=True, help="the odds as one JSON object")
+@click.option(
+    "--simulated", is_flag=True, help="count the games bots played (yaniv-audit simulate) too"
+)
 def odds_assaf(
-    total: int, db: str | None, rules_specs: str | None, players: int | None, as_json: bool
+    total: int,
+    db: str | None,
+    rules_specs: str | None,
+    players: int | None,
+    as_json: bool,
+    simulated: bool,
 ) -> None:
-    """How often a Yaniv called at TOTAL was Assafed in the archive's games."""
+    """How often a Yaniv called at TOTAL was Assafed in the games people played."""
     from ..archive import analytics  # heavy (DuckDB): imported when used
 
     rules = resolve_or_usage(rules_specs) if rules_specs else None
     with archive_for_report(db, [rules]) as archive:
-        result = analytics.odds(archive, total, players, rules)
+        result = analytics.odds(archive, total, players, rules, simulated=simulated)
     if as_json:
         emit_json(result.to_json())
     else:

@@ -250,7 +250,7 @@ def score_chart(
     if not rounds:
         return None
     params = report["rules"]["params"]
-    left, right, top, bottom = 36, 12, 10, 26
+    left, right, top, bottom = 46, 12, 10, 30  # room for 3-digit scores at 13 px on a phone
     limit = params.get("score_limit") or 0
     reductions = {int(k): v for k, v in (params.get("reductions") or {}).items()}
     top_score = max(max(r["scores"].values(), default=0) for r in rounds)

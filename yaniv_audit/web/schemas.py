@@ -637,8 +637,9 @@ class ReportQuery(Schema):
     )
     simulated = fields.Boolean(
         metadata={
-            "description": "leaderboard: count the games bots played (yaniv-audit simulate) "
-            "too; by default they are left out and the summary says how many"
+            "description": "count the games bots played (yaniv-audit simulate) too; by "
+            "default every report counts the games people played and its summary says how "
+            "many simulated games it left out"
         }
     )
 

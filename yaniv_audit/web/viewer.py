@@ -436,6 +436,16 @@ def game_log_file(fingerprint: str) -> Response:
     )
 
 
+@viewer.get("/compare/<fingerprint>")
+def compare_elsewhere(fingerprint: str) -> Response:
+    """``/compare/<fingerprint>``, where a user tries it: the game's comparison page."""
+    query = request.query_string.decode("ascii", "replace")  # every rules=, kept as sent
+    target = url_for("viewer.compare_game", fingerprint=fingerprint) + (
+        f"?{query}" if query else ""
+    )
+    return redirect(target, 301)  # type: ignore[return-value]
+
+
 @viewer.get("/games/<fingerprint>/compare")
 def compare_game(fingerprint: str) -> str:
     log, source, _ = archived(fingerprint)

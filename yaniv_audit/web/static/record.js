@@ -1392,11 +1392,27 @@
     if (s.pile.length) top.appendChild(pileBlock(t("Pile top"), s.pile[s.pile.length - 1], "top"));
     top.appendChild(el("span", "rec-stock", t("Stock: %(n)s", { n: s.stock })));
     box.appendChild(top);
+    return top;
+  }
+
+  // A slap offered after a draw: the pile and the slap buttons come into view below the
+  // sticky round header (the page stayed where the draw was tapped, and they sat under
+  // it). Once per offer, so that tapping the cards further down is not pulled back up.
+  let slapShown = "";
+  function revealSlap(top, offer) {
+    if (!offer || offer === slapShown) { slapShown = offer; return; }
+    slapShown = offer;
+    requestAnimationFrame(() => {
+      const head = document.querySelector(".rec-head");
+      const under = head ? head.getBoundingClientRect().bottom : 0;
+      const at = top.getBoundingClientRect().top;
+      if (at < under + 4 || at > window.innerHeight * 0.6) window.scrollBy({ top: at - under - 8 });
+    });
   }
 
   function turnEntry(box, d) {
     const s = table.state;
-    tableTop(box);
+    const top = tableTop(box);
     const dealt = Object.keys(s.hands);
     box.appendChild(select("mover", t("Who moves"), dealt.map((p) =>
       [p, p === s.up ? p + " " + t("(their turn)") : p]), d.player, (v) => {
@@ -1409,6 +1425,7 @@
       changed();
     }));
     const slaps = table.next.moves.filter((m) => m.type === "slap");
+    revealSlap(top, slaps.map((m) => saved.events.length + ":" + m.player + m.card).join(" "));
     slaps.forEach((m) => {
       box.appendChild(button(t("%(player)s slaps %(card)s", { player: m.player, card: cardText(m.card) }), "rec-go alt", () =>
         write([{ type: "slap", player: m.player, card: m.card }])));
@@ -1579,7 +1596,8 @@
     if (r.end === null) return wrap;
     const grid = el("table", "rec-round-table");
     const top = el("tr");
-    ["", t("hand"), t("points"), t("score")].forEach((h) => top.appendChild(el("th", null, h)));
+    top.appendChild(el("td")); // the corner above the names: no header of anything
+    [t("hand"), t("points"), t("score")].forEach((h) => top.appendChild(el("th", null, h)));
     grid.appendChild(top);
     Object.keys(r.totals).forEach((p) => {
       const row = el("tr");
