@@ -128,7 +128,7 @@ def test_the_wheel_and_the_sdist_build_and_the_wheel_installs_and_runs(tmp_path:
         timeout=120,
         check=False,
     )
-    assert audit.returncode == 1 and "VIOLATIONS under israeli" in audit.stdout
+    assert audit.returncode == 1 and "RULES BROKEN under israeli" in audit.stdout
 
 
 def test_the_browser_installer_says_what_to_install_and_lets_the_chain_go_on(

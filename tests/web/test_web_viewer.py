@@ -243,7 +243,8 @@ def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskCli
     assert data["steps"][3]["move"]["seqs"] == [2]
     # the struck entry is said in words too, not by its look alone
     item = re.search(r'<li id="ev-2" class="withdrawn">(.*?)</li>', page, re.S)
-    assert item and "<del><bdi>a</bdi> throws KD</del>" in item.group(1)
+    # in the page's language, as the whole move list (it was English on a German page)
+    assert item and "<del><bdi>a</bdi>: wirft KD</del>" in item.group(1)
     assert "(zurückgenommen durch 3, zählt nicht)" in item.group(1)
     assert '<li id="ev-4" class="">' in page  # the throw written again stands
 

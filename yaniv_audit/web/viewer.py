@@ -36,8 +36,9 @@ from ..core.audit import compare_with_reports, finding_difference, other_tables
 from ..core.errors import LogFormatError
 from ..core.events import Log
 from ..core.merkle import tree_hash
-from ..core.replay_view import describe
 from ..core.rules import PRESETS, RuleSet
+from ..core.sentences import move_phrase
+from ..lang import Words
 from .api import (
     answer,
     cache,
@@ -156,8 +157,11 @@ def render_board(log: Log, source: str, **links: Any) -> str:
     # every name isolated: marked in the moves' and findings' words, then each in a <bdi>
     # (the page) or given by seat (the script); a name's U+202E reverses only the name
     marks = NameMarks(game["players"], names)
+    # the move list in the page's language (the report's JSON keeps the English text)
+    words = Words(current().code)
     moves = [
-        marks.html(describe(event, seat, log.players, name=marks.mark)) for event in log.events
+        marks.html(words.phrase(move_phrase(event, seat, log.players, name=marks.mark)))
+        for event in log.events
     ]
     return render_template(
         "board.html",
