@@ -431,8 +431,8 @@ def test_compare_text_shows_both_rule_sets_and_what_changes() -> None:
     assert re.search(r"^  israeli\s+rules broken\s+winner: unfinished", result.output, re.M)
     assert re.search(r"^  namu\s+clean\s+winner: unfinished", result.output, re.M)
     assert (
-        "What changes:\n  - under namu, 1 finding removed (draw.pile_card of noa at event 5)\n"
-        "  - under namu the verdict is clean instead of violations"
+        "What changes:\n  - under namu: findings removed: draw.pile_card at event 5\n"
+        "  - under namu: the verdict is clean instead of rules broken"
     ) in result.output
 
 
@@ -500,7 +500,7 @@ def test_compare_names_the_points_and_the_winner_that_change() -> None:
     text = run(
         "compare", replay_path("double-assaf"), "--rules", "de-wiki", "--rules", "israeli"
     ).output
-    assert "  - under israeli, in round 1 jonas scores 35 instead of 45" in text
+    assert "  - under israeli: in round 1 jonas scores 35 instead of 45" in text
 
 
 def test_compare_without_rules_meets_the_declared_rules_with_every_other_preset() -> None:
@@ -527,7 +527,7 @@ def test_compare_without_rules_meets_the_declared_rules_with_every_other_preset(
     }  # the slaps are illegal
     text = run("compare", replay_path("slap-down")).output
     # the slaps, and udi's draw of the 8H that the slap not allowed left beneath the throw
-    assert "under israeli, 3 findings added (slap.not_allowed of rami at event 4" in text
+    assert "under israeli: findings added: slap.not_allowed at event 4" in text
     same = run(
         "compare",
         replay_path("slap-down"),

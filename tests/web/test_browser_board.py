@@ -87,7 +87,7 @@ def test_in_hebrew_the_board_mirrors(server: str, phone: Page, screenshot: Shot)
     assert phone.get_attribute("html", "dir") == "rtl"
     no_sideways_scroll(phone)
     assert phone.text_content("#position") == "מהלך 40 מתוך 74"
-    assert phone.text_content("#event-text") == "omer זורק 5♦"
+    assert phone.text_content("#event-text") == "omer: זריקה 5♦"
     swipe(phone, 120)  # left to right: forward in Hebrew
     assert phone.text_content("#position") == "מהלך 41 מתוך 74"
     phone.keyboard.press("ArrowLeft")  # the arrow pointing the way the line reads

@@ -139,7 +139,7 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     assert (
-        '<span class="verdict violations" id="verdict" data-verdict="violations">violations'
+        '<span class="verdict violations" id="verdict" data-verdict="violations">rules broken'
         "</span>" in html
     )
     assert "<bdi>noa</bdi> took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
@@ -424,7 +424,7 @@ def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
     path = MIDDLE
     url = f"/games/{fingerprint_of(path)}/compare?rules=israeli&rules=namu"
     html = client.get(url).get_data(as_text=True)
-    assert "under namu: the verdict is clean instead of violations" in html
+    assert "under namu: the verdict is clean instead of rules broken" in html
     expected = compare_log(read_log(path), [resolve_rules("israeli"), resolve_rules("namu")])
     assert client.get("/api/v1" + url).get_json() == json.loads(json.dumps(expected))
     sent = client.post("/api/v1/compare?rules=israeli&rules=namu", data=path.read_bytes())

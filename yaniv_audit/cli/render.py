@@ -618,16 +618,8 @@ def render_compare(result: dict[str, Any], words: Words = ENGLISH) -> str:
         by_rules: dict[str, list[dict[str, Any]]] = {}
         for c in changes:
             by_rules.setdefault(c["rules"], []).append(c)
-        # English: the report's own message; another language: the change's data said
-        lines.extend(
-            "  - "
-            + (
-                str(c["message"])
-                if words.gettext is None
-                else words.phrase(change_phrase(c, by_rules[c["rules"]]))
-            )
-            for c in changes
-        )
+        # the change's data said (as the compare page says it), never its message
+        lines.extend("  - " + words.phrase(change_phrase(c, by_rules[c["rules"]])) for c in changes)
     else:
         lines.append(words.say("say.compare_none"))
     return "\n".join(map(shown, lines))

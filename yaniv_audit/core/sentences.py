@@ -121,8 +121,9 @@ SENTENCES: dict[str, str] = {
     "say.change_wins_over": N_("{who:and} {who:#wins|win} and the game is over{why}"),
     "say.change_wins": N_("{who:and} {who:#wins|win} instead of {from:and}{why}"),
     "say.change_final": N_("the final scores are {scores:scores}"),
-    "say.change_findings_added": N_("findings added: {list:names}"),
-    "say.change_findings_removed": N_("findings removed: {list:names}"),
+    "say.change_findings_added": N_("findings added: {list:phrases_comma}"),
+    "say.change_findings_removed": N_("findings removed: {list:phrases_comma}"),
+    "say.finding_at": N_("{code} at event {seq}"),
     "say.why": ": {what}",
     "say.score_moved": N_("{player} {to} instead of {from}"),
     "say.points_new": N_("{player} scores {to} (nothing under the baseline)"),
@@ -330,7 +331,10 @@ def _clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()
         return phrase("say.change_final", scores=after)
     if field == "findings":
         parts = [
-            phrase(key, list=[f"{f['code']}@{f['seq']}" for f in params[name]])
+            phrase(
+                key,
+                list=[phrase("say.finding_at", code=f["code"], seq=f["seq"]) for f in params[name]],
+            )
             for name, key in (
                 ("added", "say.change_findings_added"),
                 ("removed", "say.change_findings_removed"),

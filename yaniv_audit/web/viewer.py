@@ -37,7 +37,7 @@ from ..core.errors import LogFormatError
 from ..core.events import Log
 from ..core.merkle import tree_hash
 from ..core.rules import PRESETS, RuleSet
-from ..core.sentences import move_phrase
+from ..core.sentences import KIND_WORDS, kind_word, move_phrase, verdict_word
 from ..lang import Words
 from .api import (
     answer,
@@ -76,19 +76,13 @@ viewer = Blueprint(
 
 GAMES_PER_PAGE = 50
 
-#: a verdict and a finding's kind as the pages say them (the reports keep the English)
+#: a verdict and a finding's kind as the pages say them: the one plain name of each
+#: kind of trouble, as the command line says it (the reports keep their own words)
 VERDICT_LABELS = {
-    "clean": N_("clean"),
-    "claims": N_("claims"),
-    "violations": N_("violations"),
-    "corrupt": N_("corrupt"),
-    "unreadable": N_("unreadable"),
+    v: KIND_WORDS[verdict_word(v)]
+    for v in ("clean", "claims", "violations", "corrupt", "unreadable")
 }
-KIND_LABELS = {
-    "violation": N_("violation"),
-    "inconsistency": N_("inconsistency"),
-    "claim": N_("claim"),
-}
+KIND_LABELS = {k: KIND_WORDS[kind_word(k)] for k in ("violation", "inconsistency", "claim")}
 
 
 @viewer.app_context_processor
