@@ -993,3 +993,28 @@ def test_a_newline_in_a_file_or_player_name_forges_no_line(tmp_path: Path) -> No
         in outputs["validate"].output
     )
     assert "ariel\\nfriday.jsonl: CLEAN" in outputs["report csv"].output
+
+
+def test_a_scoresheet_round_without_hands_or_totals_says_it_cannot_be_checked(
+    tmp_path: Path,
+) -> None:
+    """A round the table wrote down without its hands or totals (no showdown) is not
+    said to be scored by the rules: its story says its numbers cannot be checked."""
+    log = tmp_path / "no-hands.jsonl"
+    events = [
+        {
+            "type": "game_started",
+            "format": "yaniv-log/1",
+            "players": ["dana", "lior", "omer"],
+            "rules": "israeli",
+        },
+        {"type": "round_started", "round": 1, "starter": "dana"},
+        {"type": "round_ended", "round": 1, "points": {"dana": 5, "lior": 21, "omer": 0}},
+    ]
+    log.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    out = run("audit", str(log), "--exit-zero").output
+    assert (
+        "Round 1 (opened by dana, scoresheet only): its numbers cannot be checked: the log "
+        "has neither its hands nor its totals (no showdown)."
+    ) in out
+    assert "not scored (no Yaniv" not in out

@@ -67,8 +67,8 @@ SENTENCES: dict[str, str] = {
         "not scored: the replay stopped at event {seq} (the log is impossible from there on)."
     ),
     "say.round_unchecked": N_(
-        "the numbers of this round cannot be checked: the log has neither its hands nor "
-        "its totals. Points as written: {points:scores}. Scores: {scores:scores}."
+        "its numbers cannot be checked: the log has neither its hands nor its totals "
+        "(no showdown). Scores: {scores:scores}."
     ),
     "say.round_scored": N_("{how}. Hands: {totals:scores}. Points: {points:scores}{drops:concat}."),
     "say.round_scores": N_("Scores: {scores:scores}."),
@@ -211,13 +211,13 @@ def round_story(
 
 def _story(r: Mapping[str, Any], stop: Mapping[str, Any] | None, strict: bool) -> dict[str, Any]:
     if r["end"] is None:
+        if stop is None and not r["moves_checked"]:  # a scoresheet round without its hands
+            return phrase("say.round_unchecked", scores=r["scores"])
         if stop is None:
             return phrase("say.round_unscored")
         cut = strict and stop["kind"] != "inconsistency"
         return phrase("say.round_stopped_strict" if cut else "say.round_stopped", seq=stop["seq"])
     totals: dict[str, int] = r["totals"]
-    if not totals:  # a scoresheet round with neither hands nor totals: nothing to check
-        return phrase("say.round_unchecked", points=r["points"], scores=r["scores"])
     caller = r["caller"]
     if caller is not None and caller not in totals:
         how = phrase("say.caller_out", caller=caller, winners=r["winners"])
