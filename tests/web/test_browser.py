@@ -58,7 +58,7 @@ def test_next_finding_jumps_to_the_broken_move_and_marks_it(server: str, page: P
     assert page.locator("#ticks .tick").count() == 1
     page.click("#next-finding")
     assert position(page) == "event 5 of 23"
-    assert page.text_content("#event-text") == "noa takes 8♥ from the pile"
+    assert page.text_content("#event-text") == "noa draws 8♥ from the pile"
     finding = page.text_content("#step-findings li") or ""
     assert "draw.pile_card" in finding and "only 7♥ or 9♥ may be taken (pickup=ends)" in finding
     assert page.get_attribute("#ev-5", "class") == "flagged current"
@@ -68,7 +68,7 @@ def test_next_finding_jumps_to_the_broken_move_and_marks_it(server: str, page: P
 
 def test_a_link_to_an_event_opens_there_and_the_lists_navigate(server: str, page: Page) -> None:
     page.goto(game_url(server, MIDDLE) + "#e=21")
-    assert page.text_content("#event-text") == "ariel calls Yaniv at 4"
+    assert page.text_content("#event-text") == "ariel calls Yaniv (4)"
     page.click("#moves a[data-step='3']")
     assert position(page) == "event 3 of 23"
     page.click("#findings a[data-step='5']")

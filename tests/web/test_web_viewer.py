@@ -145,7 +145,7 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     assert "<bdi>noa</bdi> took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
     assert (
         '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5"><bdi>noa</bdi> draws '
-        "8H from the pile</a></li>" in html
+        '<span class="chip red">8♥</span> from the pile</a></li>' in html
     )
     data = embedded(html)
     expected = json.loads(json.dumps(board(read_log(MIDDLE))))  # as JSON carries it
@@ -244,7 +244,9 @@ def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskCli
     # the struck entry is said in words too, not by its look alone
     item = re.search(r'<li id="ev-2" class="withdrawn">(.*?)</li>', page, re.S)
     # in the page's language, as the whole move list (it was English on a German page)
-    assert item and "<del><bdi>a</bdi>: wirft KD</del>" in item.group(1)
+    assert item and '<del><bdi>a</bdi>: wirft <span class="chip red">K♦</span></del>' in item.group(
+        1
+    )
     assert "(zurückgenommen durch 3, zählt nicht)" in item.group(1)
     assert '<li id="ev-4" class="">' in page  # the throw written again stands
 

@@ -23,6 +23,7 @@ reads without JavaScript.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -34,7 +35,7 @@ from markupsafe import Markup
 
 from ..core.audit import compare_with_reports, finding_difference, other_tables
 from ..core.errors import LogFormatError
-from ..core.events import Log
+from ..core.events import Event, Log, Note
 from ..core.merkle import tree_hash
 from ..core.rules import PRESETS, RuleSet
 from ..core.sentences import KIND_WORDS, kind_word, move_phrase, verdict_word
@@ -58,6 +59,7 @@ from .explain import explain, score_chart
 from .i18n import (
     N_,
     NameMarks,
+    bdi,
     current,
     gettext,
     isolated,
@@ -151,12 +153,10 @@ def render_board(log: Log, source: str, **links: Any) -> str:
     # every name isolated: marked in the moves' and findings' words, then each in a <bdi>
     # (the page) or given by seat (the script); a name's U+202E reverses only the name
     marks = NameMarks(game["players"], names)
-    # the move list in the page's language (the report's JSON keeps the English text)
-    words = Words(current().code)
-    moves = [
-        marks.html(words.phrase(move_phrase(event, seat, log.players, name=marks.mark)))
-        for event in log.events
-    ]
+    # the move list in the page's language, cards as chips (the report's JSON keeps the
+    # English text); the board's script shows the same sentences, it makes none
+    words = Words(current().code, suits=True)
+    moves = [move_html(event, seat, log, marks, words) for event in log.events]
     return render_template(
         "board.html",
         data=data,
@@ -209,6 +209,39 @@ def writing_allowed() -> bool:
 def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]:
     """The rule parameters that decided a finding (its ``params["rule"]``)."""
     return [p for p in finding.get("params", {}).get("rule", {}) if p in params]
+
+
+#: where a table's own words (a note's text) go in a move's sentence
+_OWN = "\ue002"
+
+
+def move_html(event: Event, seat: str | None, log: Log, marks: NameMarks, words: Words) -> Markup:
+    """A move in the page's language: names isolated, cards as chips, a note's own words
+    isolated in their own direction and kept as the table wrote them."""
+    said = move_phrase(event, seat, log.players, name=marks.mark)
+    own = said.get("text") if isinstance(event, Note) else None
+    if own is not None:
+        said = {**said, "text": _OWN}
+    html = str(chips(marks.html(words.phrase(said))))
+    if own is not None:
+        html = html.replace(_OWN, str(bdi(own)))
+    return Markup(html)
+
+
+#: a card as a sentence of the board writes it (8♥, 10♣, JK)
+_CARD = re.compile("(?<![\\w♣♦♥♠])(?:(10|[2-9AJQK])([♣♦♥♠])|JK)(?![\\w♣♦♥♠])")
+_COLOUR = {"♣": "black", "♦": "red", "♥": "red", "♠": "black"}
+
+
+def chips(html: Markup) -> Markup:
+    """The cards of a sentence (escaped HTML) as chips in their colour, as the board
+    draws them."""
+
+    def chip(match: re.Match[str]) -> str:
+        colour = _COLOUR[match.group(2)] if match.group(2) else "joker"
+        return f'<span class="chip {colour}">{match.group(0)}</span>'
+
+    return Markup(_CARD.sub(chip, str(html)))
 
 
 def game_title(
