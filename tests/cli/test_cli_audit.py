@@ -887,7 +887,7 @@ def test_the_ruling_says_the_findings_in_the_language_asked(
         "  סיבוב 1 (פתיחה: ariel, המהלכים נבדקו): קריאת יניב של ariel עם 4, וניצחון "
         "בסיבוב. ידיים: ariel 4, noa 7, ben 9. נקודות: ariel 0, noa 7, ben 9. ניקוד: "
         "ariel 0, noa 7, ben 9.",
-        "    הפרת כלל באירוע 5 (שורה 6): noa לקח 8H מאמצע 7H 8H 9H; "
+        "    הפרת כלל באירוע 5 (שורה 6): noa: לקיחת 8H מאמצע 7H 8H 9H; "
         "מותר לקחת רק 7H או 9H (pickup=ends) [draw.pile_card]",
         "  תוצאה: המשחק לא הסתיים. הניקוד עד כה: ariel 0, noa 7, ben 9.",
     ]

@@ -215,7 +215,7 @@ def test_cards_are_written_as_the_reader_writes_them() -> None:
         "omer took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken (pickup=ends)"
     )
     assert render("draw.pile_card", params, translations("he").ugettext, suits=True) == (
-        "omer לקח 8♥ מאמצע 7♥ 8♥ 9♥; מותר לקחת רק 7♥ או 9♥ (pickup=ends)"
+        "omer: לקיחת 8♥ מאמצע 7♥ 8♥ 9♥; מותר לקחת רק 7♥ או 9♥ (pickup=ends)"
     )
     assert [card_text(c, True) for c in ("TC", "JK", None)] == ["10♣", "JK", "??"]
 
