@@ -128,7 +128,7 @@ def test_the_wheel_and_the_sdist_build_and_the_wheel_installs_and_runs(tmp_path:
         timeout=120,
         check=False,
     )
-    assert audit.returncode == 1 and "VIOLATIONS under israeli" in audit.stdout
+    assert audit.returncode == 1 and "RULES BROKEN under israeli" in audit.stdout
     # issue 38: the installed package has the template and serve --demo's sample games
     for sample in SAMPLES:
         assert f"yaniv_audit/samples/games/{sample.name}" in names

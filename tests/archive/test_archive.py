@@ -262,7 +262,7 @@ def test_cli_audit_db_prints_rulings_and_exits_by_the_worst(
     assert result.exit_code == 3  # one corrupt game
     assert f"{len(CORPUS)} games: " in result.output
     assert (
-        f"{REPLAYS / 'yaniv-over-limit.jsonl'}: VIOLATIONS under classic (1 violation; "
+        f"{REPLAYS / 'yaniv-over-limit.jsonl'}: RULES BROKEN under classic (1 × rule broken; "
         "first: yaniv.threshold"
     ) in result.output  # named by the file it came from
     result = run("audit", "--db", str(db))

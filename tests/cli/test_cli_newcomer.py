@@ -41,7 +41,7 @@ def as_json_log(tmp_path: Path, name: str, change: Any = None) -> str:
 
 def test_a_ruling_gives_the_file_line_of_each_finding() -> None:
     out = run("audit", "--jobs", "1", replay("wrong-score")).output
-    assert "CLAIM claim.points at event 15 (line 16): yossi was written down" in out
+    assert "WRONG CLAIM at event 15 (line 16): yossi was written down" in out
 
 
 def test_a_bulk_line_gives_the_file_line_of_the_first_finding() -> None:
@@ -53,13 +53,13 @@ def test_blank_lines_count_in_the_file_line(tmp_path: Path) -> None:
     path = tmp_path / "spaced.jsonl"
     path.write_text("\n\n" + Path(replay("middle-card")).read_text().replace("\n", "\n\n"))
     out = run("audit", "--jobs", "1", str(path)).output
-    assert "draw.pile_card at event 5 (line 13):" in out
+    assert "RULE BROKEN at event 5 (line 13):" in out and "[draw.pile_card]" in out
 
 
 def test_a_json_log_is_named_by_event_everywhere(tmp_path: Path) -> None:
     good = as_json_log(tmp_path, "middle-card")
     out = run("audit", "--jobs", "1", good).output
-    assert "draw.pile_card at event 5:" in out and "(line" not in out
+    assert "RULE BROKEN at event 5:" in out and "(line" not in out
 
     def typo(events: list[dict[str, Any]]) -> None:
         events[3]["cards"] = ["5Z"]
@@ -102,7 +102,7 @@ def test_a_handful_of_files_is_audited_without_a_worker_pool(
     monkeypatch.setattr(bulk, "worker_pool", no_pool)
     result = run("audit", *(replay(n) for n in ("middle-card", "wrong-score", "two-decks")))
     assert result.exit_code == 1
-    assert "3 games: 1 clean, 1 with claims only, 1 with violations" in result.output
+    assert "3 games: 1 clean, 1 with wrong claims only, 1 with rules broken" in result.output
 
 
 def test_more_work_than_the_pool_costs_goes_to_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -235,7 +235,7 @@ def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
 def test_verdicts_are_in_colour_on_a_terminal_unless_no_color() -> None:
     args = ["audit", "--jobs", "1", replay("middle-card"), replay("two-decks")]
     shown = on_a_terminal(*args)
-    assert "\x1b[31mVIOLATIONS\x1b[0m" in shown and "\x1b[32mCLEAN\x1b[0m" in shown
+    assert "\x1b[31mRULES BROKEN\x1b[0m" in shown and "\x1b[32mCLEAN\x1b[0m" in shown
     assert "\x1b[" not in on_a_terminal(*args, env={"NO_COLOR": "1"})
     assert "\x1b[" not in run(*args).output  # not a terminal
 
@@ -273,7 +273,7 @@ def test_a_house_rules_file_here_is_the_default_rule_set(
     house = tmp_path.resolve() / "yaniv-rules.toml"
     assert f"rules: israeli(pickup=any), the house rules of {house}" in result.stderr
     assert (
-        "VIOLATIONS under israeli "
+        "RULES BROKEN under israeli "
         in run("audit", replay("middle-card"), "--rules", "israeli").output
     )  # --rules overrides
     shown = run("rules", "show").output.splitlines()
@@ -296,7 +296,7 @@ def test_the_variable_names_the_house_rules_and_empty_turns_them_off(
     (tmp_path / "yaniv-rules.toml").write_text('base = "namu"\n')
     assert "CLEAN under namu " in run("audit", replay("middle-card")).output
     off = run("audit", replay("middle-card"), env={"YANIV_AUDIT_RULES": ""})
-    assert "VIOLATIONS under israeli " in off.output  # the log's own rules
+    assert "RULES BROKEN under israeli " in off.output  # the log's own rules
     named = run("audit", replay("middle-card"), env={"YANIV_AUDIT_RULES": "namu"})
     assert "CLEAN under namu " in named.output
     bad = run("audit", replay("middle-card"), env={"YANIV_AUDIT_RULES": "nmu"})
@@ -343,12 +343,13 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert (
-        lines[0] == "6 games: 4 clean, 1 with claims only, 1 with violations, 0 corrupt, "
+        lines[0]
+        == "6 games: 4 clean, 1 with wrong claims only, 1 with rules broken, 0 impossible, "
         "0 unreadable"
     )
     assert lines[1] == "Not clean (2):"
-    assert lines[2].startswith(f"  {replay('middle-card')}: VIOLATIONS under israeli")
-    assert lines[3].startswith(f"  {replay('wrong-score')}: CLAIMS under israeli")
+    assert lines[2].startswith(f"  {replay('middle-card')}: RULES BROKEN under israeli")
+    assert lines[3].startswith(f"  {replay('wrong-score')}: WRONG CLAIMS under israeli")
     assert lines[4] == (
         "Players of the 3 games played by people, by wins (the 3 simulated games left out):"
     )
@@ -369,7 +370,7 @@ def test_a_file_named_like_a_preset_does_not_hide_it(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "classic").write_text("a shopping list\n")
     result = run("audit", replay("middle-card"), "--rules", "classic")
-    assert "VIOLATIONS under classic" in result.stdout
+    assert "RULES BROKEN under classic" in result.stdout
     assert (
         "rules: classic is the preset, not the file classic here (to read the file, give "
         "--rules ./classic)"

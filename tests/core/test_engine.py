@@ -15,8 +15,8 @@ from yaniv_audit.core.engine import Replay
 from yaniv_audit.core.events import Draw, Reshuffle
 from yaniv_audit.core.messages import render
 from yaniv_audit.core.rules import parse_rules
+from yaniv_audit.lang import translations
 from yaniv_audit.simulate import simulate_game, to_jsonl
-from yaniv_audit.web.i18n import translations
 
 # --- a clean round --------------------------------------------------------
 

@@ -16,8 +16,9 @@ import pytest
 
 from yaniv_audit.bulk import audit_file
 from yaniv_audit.cli.render import render_report
-from yaniv_audit.core.messages import LANGUAGES, render
-from yaniv_audit.web.i18n import translations
+from yaniv_audit.core.messages import render
+from yaniv_audit.lang import CODES as LANGUAGES
+from yaniv_audit.lang import translations
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "fidelity3"
 

@@ -16,9 +16,9 @@ from builders import HANDS, STOCK, UPCARD, LogBuilder, standard
 from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.errors import LogFormatError
-from yaniv_audit.core.messages import OR, TEMPLATES, WORDS, card_text, render, template_key
+from yaniv_audit.core.messages import AND, OR, TEMPLATES, WORDS, card_text, render, template_key
 from yaniv_audit.core.rules import PRESETS
-from yaniv_audit.web.i18n import read_catalogue, translations
+from yaniv_audit.lang import read_catalogue, translations
 
 LANGS = ("he", "ru", "de", "ko")
 
@@ -137,8 +137,14 @@ def test_every_finding_is_its_template_filled_from_its_params() -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_template_has_a_translation_with_the_same_placeholders(lang: str) -> None:
+    """Every key, the findings' and every other sentence's of a ruling (the round
+    stories, verdicts, compare's changes, moves), is in all five languages (a template
+    of placeholders and marks alone, ``{parts:sentences}``, has no words to translate)."""
     catalogue = {str(m.id): m for m in read_catalogue(lang) if m.id}
-    for key, english in [*TEMPLATES.items(), *WORDS.items(), ("or", OR)]:
+    assert "say.round" in TEMPLATES and "move.discard" in TEMPLATES  # the sentences too
+    for key, english in [*TEMPLATES.items(), *WORDS.items(), ("or", OR), ("and", AND)]:
+        if not re.search(r"[A-Za-z]", re.sub(r"\{[^}]*\}", "", english)):
+            continue
         message = catalogue.get(english)
         assert message is not None and message.string and not message.fuzzy, (lang, key)
         assert fields(str(message.string)) <= fields(english), (lang, key, message.string)
@@ -209,7 +215,7 @@ def test_cards_are_written_as_the_reader_writes_them() -> None:
         "omer took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken (pickup=ends)"
     )
     assert render("draw.pile_card", params, translations("he").ugettext, suits=True) == (
-        "omer לקח 8♥ מאמצע 7♥ 8♥ 9♥; מותר לקחת רק 7♥ או 9♥ (pickup=ends)"
+        "omer: לקיחת 8♥ מאמצע 7♥ 8♥ 9♥; מותר לקחת רק 7♥ או 9♥ (pickup=ends)"
     )
     assert [card_text(c, True) for c in ("TC", "JK", None)] == ["10♣", "JK", "??"]
 

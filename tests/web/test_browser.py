@@ -58,7 +58,7 @@ def test_next_finding_jumps_to_the_broken_move_and_marks_it(server: str, page: P
     assert page.locator("#ticks .tick").count() == 1
     page.click("#next-finding")
     assert position(page) == "event 5 of 23"
-    assert page.text_content("#event-text") == "noa takes 8♥ from the pile"
+    assert page.text_content("#event-text") == "noa draws 8♥ from the pile"
     finding = page.text_content("#step-findings li") or ""
     assert "draw.pile_card" in finding and "only 7♥ or 9♥ may be taken (pickup=ends)" in finding
     assert page.get_attribute("#ev-5", "class") == "flagged current"
@@ -68,7 +68,7 @@ def test_next_finding_jumps_to_the_broken_move_and_marks_it(server: str, page: P
 
 def test_a_link_to_an_event_opens_there_and_the_lists_navigate(server: str, page: Page) -> None:
     page.goto(game_url(server, MIDDLE) + "#e=21")
-    assert page.text_content("#event-text") == "ariel calls Yaniv at 4"
+    assert page.text_content("#event-text") == "ariel calls Yaniv (4)"
     page.click("#moves a[data-step='3']")
     assert position(page) == "event 3 of 23"
     page.click("#findings a[data-step='5']")
@@ -85,7 +85,7 @@ def test_one_seats_view_hides_the_other_hands(server: str, page: Page) -> None:
 
 def test_other_rules_from_the_form(server: str, page: Page) -> None:
     page.goto(game_url(server, MIDDLE))
-    assert page.text_content("#verdict") == "violations"
+    assert page.text_content("#verdict") == "rules broken"
     page.click("details.tools summary")
     page.fill("input[name=rules]", "namu")
     with page.expect_navigation():  # to the new page, loaded: its scripts drew the ticks
@@ -103,7 +103,7 @@ def test_open_a_log_file_from_the_start_page(server: str, page: Page) -> None:
     # (a click before that was lost: seen once in CI), so wait for the page's load.
     with page.expect_navigation():
         page.click("#check-log")
-    assert page.text_content("#verdict") == "corrupt"
+    assert page.text_content("#verdict") == "impossible"
     page.click("#next-finding")
     texts = page.locator("#step-findings li").all_inner_texts()
     assert "card.not_in_hand" in texts[0]

@@ -87,7 +87,7 @@ def test_in_hebrew_the_board_mirrors(server: str, phone: Page, screenshot: Shot)
     assert phone.get_attribute("html", "dir") == "rtl"
     no_sideways_scroll(phone)
     assert phone.text_content("#position") == "מהלך 40 מתוך 74"
-    assert phone.text_content("#event-text") == "omer זורק 5♦"
+    assert phone.text_content("#event-text") == "omer: זריקה 5♦"
     swipe(phone, 120)  # left to right: forward in Hebrew
     assert phone.text_content("#position") == "מהלך 41 מתוך 74"
     phone.keyboard.press("ArrowLeft")  # the arrow pointing the way the line reads
@@ -123,7 +123,7 @@ def test_on_a_laptop_keys_step_events_rounds_and_findings(
     assert page.url.endswith("#e=73")
     page.evaluate("location.hash = '#e=26'")
     expect(page.locator("#position")).to_have_text("event 26 of 74")
-    assert page.text_content("#event-text") == "dana calls Yaniv at 5"
+    assert page.text_content("#event-text") == "dana calls Yaniv (5)"
     # every round's score in words, its parameters linked to the rules page
     words = page.text_content("#round-2") or ""
     assert "omer called Yaniv at 6; dana had 6, lior had 4: Assaf." in words
@@ -307,7 +307,9 @@ def test_a_withdrawn_entry_is_struck_through_and_said_in_words(server: str, page
     expect(page.locator("#event-text")).to_contain_text("(withdrawn by 3, not counted)")
     expect(page.locator("#ev-2 del")).to_have_count(1)
     page.keyboard.press("ArrowRight")  # the withdrawal says what it takes back
-    expect(page.locator("#event-text")).to_have_text("the table takes back 2")
+    expect(page.locator("#event-text")).to_have_text(
+        "the table takes back 2 (a asked): meant to throw the nines"
+    )
 
 
 def test_a_note_is_said_in_the_page_language_with_the_table_s_own_words(
@@ -418,4 +420,4 @@ def test_a_link_to_the_step_is_copied_for_the_table(server: str, page: Page) -> 
     assert copied == game_url(server, ASSAF, "#e=26")
     page.goto(server + "/")
     page.goto(copied)  # opened anew: at that event
-    assert page.text_content("#event-text") == "dana calls Yaniv at 5"
+    assert page.text_content("#event-text") == "dana calls Yaniv (5)"

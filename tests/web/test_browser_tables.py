@@ -149,7 +149,7 @@ def test_a_move_recorded_on_one_phone_shows_on_another_within_a_second(
     sent(recorder)
     watcher.wait_for_selector("#follow[data-seq='7']", timeout=1000, state="attached")
     assert "claim.points" in watcher.inner_text("#findings")
-    assert watcher.inner_text("#verdict") == "claims"
+    assert watcher.inner_text("#verdict") == "wrong claims"
     for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
         watcher.set_viewport_size(viewport)
         screenshot(watcher, f"table-follow-{size}")

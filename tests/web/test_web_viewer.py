@@ -139,13 +139,13 @@ def test_board_of_an_archived_game_marks_its_finding(client: FlaskClient) -> Non
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     assert (
-        '<span class="verdict violations" id="verdict" data-verdict="violations">violations'
+        '<span class="verdict violations" id="verdict" data-verdict="violations">rules broken'
         "</span>" in html
     )
     assert "<bdi>noa</bdi> took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken" in html
     assert (
         '<li id="ev-5" class="flagged"><a href="#e=5" data-step="5"><bdi>noa</bdi> draws '
-        "8H from the pile</a></li>" in html
+        '<span class="chip red">8♥</span> from the pile</a></li>' in html
     )
     data = embedded(html)
     expected = json.loads(json.dumps(board(read_log(MIDDLE))))  # as JSON carries it
@@ -243,7 +243,10 @@ def test_withdrawn_entries_are_struck_through_and_said_in_words(client: FlaskCli
     assert data["steps"][3]["move"]["seqs"] == [2]
     # the struck entry is said in words too, not by its look alone
     item = re.search(r'<li id="ev-2" class="withdrawn">(.*?)</li>', page, re.S)
-    assert item and "<del><bdi>a</bdi> throws KD</del>" in item.group(1)
+    # in the page's language, as the whole move list (it was English on a German page)
+    assert item and '<del><bdi>a</bdi>: wirft <span class="chip red">K♦</span></del>' in item.group(
+        1
+    )
     assert "(zurückgenommen durch 3, zählt nicht)" in item.group(1)
     assert '<li id="ev-4" class="">' in page  # the throw written again stands
 
@@ -435,7 +438,7 @@ def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:
     path = MIDDLE
     url = f"/games/{fingerprint_of(path)}/compare?rules=israeli&rules=namu"
     html = client.get(url).get_data(as_text=True)
-    assert "under namu: the verdict is clean instead of violations" in html
+    assert "under namu: the verdict is clean instead of rules broken" in html
     expected = compare_log(read_log(path), [resolve_rules("israeli"), resolve_rules("namu")])
     assert client.get("/api/v1" + url).get_json() == json.loads(json.dumps(expected))
     sent = client.post("/api/v1/compare?rules=israeli&rules=namu", data=path.read_bytes())

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..core.messages import LANGUAGES
+from .logs import lang_option
 from .options import EXIT_BAD_INPUT, EXIT_OK, read_log_or_exit, resolve_or_usage
 from .render import echo, emit_json
 
@@ -27,12 +27,7 @@ EXIT_FOUND = 1
 @click.option(
     "--json", "as_json", is_flag=True, help="the answer as data (schemas/fit.schema.json)"
 )
-@click.option(
-    "--lang",
-    type=click.Choice(LANGUAGES),
-    default=None,
-    help="the language of the answer (default: $LANG's, else English); --json is English",
-)
+@lang_option
 def rules_fit(log: str, start: str | None, as_json: bool, lang: str | None) -> None:
     """Which rules fit LOG: the rule sets under which it audits clean, as the smallest
     changes from R, each parameter the log decides with its values and the events
@@ -45,12 +40,13 @@ def rules_fit(log: str, start: str | None, as_json: bool, lang: str | None) -> N
     from ..core.fit import fit_lines, fit_log  # the engine: imported when used
     from .logs import language_of
 
+    words = language_of(lang)
     rules = resolve_or_usage(start, "--from") if start else None
     found = fit_log(read_log_or_exit(log), rules)
     if as_json:
         emit_json(found.to_json())
     else:
-        for text, _ in fit_lines(found, language_of(lang)):
+        for text, _ in fit_lines(found, words.gettext, suits=words.suits):
             echo(text)
     if found.clean:
         sys.exit(EXIT_OK)

@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import LogFormatError, did_you_mean
-from ..core.messages import LANGUAGES
 from ..files import log_files
+from ..lang import CODES, Words, from_environment
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
-    Choice,
     open_archive,
     read_log_or_exit,
     resolve_or_usage,
@@ -103,6 +102,18 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
     sys.exit(worst(codes))
 
 
+def lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--lang``: the language of the text a command writes."""
+    return click.option(
+        "--lang",
+        type=click.Choice(CODES),
+        default=None,
+        help="the language of the ruling (default: $LANGUAGE's, $LC_ALL's, $LC_MESSAGES' "
+        "or $LANG's, as gettext programs read them, else English); --json keeps the "
+        "English message and adds nothing",
+    )(f)
+
+
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[LOG]...", type=click.Path())
 @rules_option(multiple=True)
@@ -167,13 +178,7 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
     metavar="DIR",
     help="with --parquet: the new or empty directory of the results",
 )
-@click.option(
-    "--lang",
-    type=Choice(LANGUAGES),
-    default=None,
-    help="the language of the findings in the ruling of one log (default: $LANG's, "
-    "else English); --json keeps the English message and adds nothing",
-)
+@lang_option
 def audit(
     paths: tuple[str, ...],
     rules_specs: tuple[str, ...],
@@ -239,21 +244,22 @@ def audit(
     files = log_files(paths)
     if not files:
         fail("no .jsonl or .json logs found in " + ", ".join(paths), EXIT_USAGE)
+    words = language_of(lang)
     if len(files) == 1:
-        said = language_of(lang)
 
         def render(report: dict[str, Any]) -> str:
             if report["verdict"] == "unreadable":
-                return unreadable_text(report, every=True)
-            ruling = render_report(report, strict=strict, lines=finding_lines(report), gettext=said)
+                return unreadable_text(report, every=True, words=words)
+            ruling = render_report(report, strict=strict, lines=finding_lines(report), words=words)
             head, _, rest = ruling.partition("\n")  # the rules, under the verdict
-            return "\n".join((head, "  " + rules_line(report["rules"]["id"], origin), rest))
+            rules_said = rules_line(report["rules"]["id"], origin, words)
+            return "\n".join((head, "  " + rules_said, rest))
     else:
 
         def render(report: dict[str, Any]) -> str:  # one line per game in bulk
             if report["verdict"] == "unreadable":
-                return unreadable_text(report, every=False)
-            return render_line(report, finding_lines(report))
+                return unreadable_text(report, every=False, words=words)
+            return render_line(report, finding_lines(report), words)
 
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
@@ -269,21 +275,15 @@ def audit(
             verbose=True,
         )
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
-        codes = print_reports(reports, len(files), as_json, render)
+        codes = print_reports(reports, len(files), as_json, render, words=words)
     sys.exit(EXIT_OK if exit_zero else worst(codes))
 
 
-def language_of(lang: str | None) -> Callable[[str], str] | None:
-    """The catalogue's gettext of ``--lang``, else of ``$LANG`` (``he_IL.UTF-8``: Hebrew);
-    None for English, the findings' own words."""
-    if lang is None:
-        wanted = os.environ.get("LANG", "")[:2].lower()
-        lang = wanted if wanted in LANGUAGES else "en"
-    if lang == "en":
-        return None
-    from ..web.i18n import translations  # Babel and the catalogues: only for another language
-
-    return translations(lang).ugettext
+def language_of(lang: str | None) -> Words:
+    """The words of ``--lang``, else of the environment as gettext reads it
+    (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``: ``he_IL.UTF-8`` is Hebrew); the
+    catalogue is read only for a language other than English, and never Flask."""
+    return Words(lang if lang is not None else from_environment(os.environ))
 
 
 def audit_on_dask(
@@ -394,7 +394,8 @@ def name_of(rules: RuleSet | None) -> str:
 @click.argument("log", type=click.Path(dir_okay=False))
 @rules_option(multiple=True)
 @click.option("--json", "as_json", is_flag=True, help="the comparison as one JSON object")
-def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
+@lang_option
+def compare(log: str, rules_specs: tuple[str, ...], as_json: bool, lang: str | None) -> None:
     """The same LOG under several rule sets side by side (the first --rules is the baseline)."""
     # heavy (the engine): imported when used, for start-up time
     from ..core.audit import EXIT_BY_VERDICT, compare_log
@@ -408,7 +409,7 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     if as_json:
         emit_json(result)
     else:
-        echo(render_compare(result))
+        echo(render_compare(result, language_of(lang)))
     sys.exit(worst([EXIT_BY_VERDICT[r["verdict"]] for r in result["results"]]))
 
 
@@ -422,7 +423,10 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool) -> None:
     is_flag=True,
     help="one JSON line per event: the event, the table after it, its findings",
 )
-def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -> None:
+@lang_option
+def replay(
+    log: str, rules_specs: str | None, seat: str | None, as_json: bool, lang: str | None
+) -> None:
     """Show LOG step by step: hands (or one seat's view), the top throw, stock, scores.
 
     R defaults as for audit: the house rules if any, else the rules LOG declares.
@@ -451,16 +455,23 @@ def replay(log: str, rules_specs: str | None, seat: str | None, as_json: bool) -
         except LogFormatError as exc:
             fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
         sys.exit(EXIT_BY_VERDICT[verdict_of(fold.findings)])
+    words = language_of(lang)
     declared = parsed.game.rules.id
     given = "--rules" if rules_specs else "the house rules"
     if rules is None:
-        echo(shown(f"{log}: replayed under {declared}, the rules the log declares"))
+        echo(shown(words.say("say.replayed", file=log, rules=declared)))
     elif rules.id == declared:
-        echo(shown(f"{log}: replayed under {rules.id} ({given}), the rules the log declares"))
+        echo(shown(words.say("say.replayed_given", file=log, rules=rules.id, given=given)))
     else:
-        echo(shown(f"{log}: replayed under {rules.id} ({given}); the log declares {declared}"))
+        echo(
+            shown(
+                words.say(
+                    "say.replayed_other", file=log, rules=rules.id, given=given, declared=declared
+                )
+            )
+        )
     try:
-        for line in render_steps(parsed, rules, seat=seat):
+        for line in render_steps(parsed, rules, seat=seat, say=words.phrase):
             echo(shown(line))
         verdict = verdict_of(replay_log(parsed, rules).findings)
     except LogFormatError as exc:

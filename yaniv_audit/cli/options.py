@@ -149,17 +149,17 @@ def house_rules(*, say: bool = True) -> tuple[Any, str] | None:
     return rules, where
 
 
-def rules_and_origin(spec: str | None) -> tuple[Any, str]:
-    """:func:`rules_or_house`, and where the rules came from, as the ruling says it:
-    ``--rules``, the house file at its path, ``$YANIV_AUDIT_RULES``, or (rules None) the
-    log's own declaration."""
+def rules_and_origin(spec: str | None) -> tuple[Any, tuple[str, str]]:
+    """:func:`rules_or_house`, and where the rules came from, as the ruling says it (a
+    sentence's key and the path it names): ``--rules``, the house file at its path,
+    ``$YANIV_AUDIT_RULES``, or (rules None) the log's own declaration."""
     if spec:
-        return resolve_or_usage(spec), "given with --rules"
+        return resolve_or_usage(spec), ("say.rules_given", "")
     found = house_rules()
     if found is None:
-        return None, "declared by the log"
+        return None, ("say.rules_declared", "")
     rules, where = found
-    return rules, f"from {where}" if where.startswith("$") else f"from the house file {where}"
+    return rules, ("say.rules_variable" if where.startswith("$") else "say.rules_house", where)
 
 
 def rules_or_house(spec: str | None) -> Any:

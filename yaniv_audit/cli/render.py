@@ -22,7 +22,11 @@ import click
 import orjson
 
 from ..core.errors import LogFormatError
-from ..core.messages import Translate, player_names, render
+from ..core.sentences import finding_line, kind_word, result, round_story, verdict_word
+from ..lang import Words
+
+#: English, the rulings' words when no language is asked for
+ENGLISH = Words()
 
 
 class Output:
@@ -70,31 +74,50 @@ _COLOURS = {
     "CLEAN": ("green", False),
     "OK": ("green", False),
     "VALID": ("green", False),
-    "CLAIMS": ("yellow", False),
-    "CLAIM": ("yellow", False),
-    "VIOLATIONS": ("red", False),
-    "VIOLATION": ("red", False),
-    "CORRUPT": ("magenta", True),
-    "IMPOSSIBLE": ("magenta", True),
     "UNREADABLE": ("magenta", True),
     "INVALID": ("red", True),
 }
+#: the colour of each verdict and kind of finding, by its key (:mod:`..core.sentences`)
+_KIND_COLOURS = {
+    "verdict.clean": ("green", False),
+    "verdict.claims": ("yellow", False),
+    "kind.claim": ("yellow", False),
+    "verdict.violations": ("red", False),
+    "kind.violation": ("red", False),
+    "verdict.corrupt": ("magenta", True),
+    "kind.inconsistency": ("magenta", True),
+    "verdict.unreadable": ("magenta", True),
+}
+#: the words painted, in every language a ruling was said in (:func:`painted_words`)
+_PAINTED: dict[str, tuple[str, bool]] = {}
+
+
+def painted_words(words: Words) -> None:
+    """Colour the verdict and kind names as ``words`` says them (in capitals, as the
+    rulings write them)."""
+    for key, colour in _KIND_COLOURS.items():
+        for said in {words.say("say.upword", word=key), words.say("say.word", word=key)}:
+            _PAINTED.setdefault(said, colour)
 
 
 def paint(line: str) -> str:
-    """A line of a ruling with its verdict word (CLEAN, VIOLATIONS, ...; the mark of a
+    """A line of a ruling with its verdict word (CLEAN, RULES BROKEN, ...; the kind of a
     finding) in colour when :func:`colour_on` (through :func:`echo`'s ``painted``)."""
     if not colour_on():
         return line
-    match = re.search(
-        r"(?:^|: |^    )(CLEAN|CLAIMS?|VIOLATIONS?|CORRUPT|IMPOSSIBLE|"
-        r"UNREADABLE|ok|unreadable|valid|invalid)\b",
-        line,
+    if not _PAINTED:
+        painted_words(ENGLISH)
+    names = "|".join(
+        re.escape(w)
+        for w in sorted(
+            {*_PAINTED, *_COLOURS, "ok", "unreadable", "valid", "invalid"}, key=len, reverse=True
+        )
     )
+    match = re.search(rf"(?:^|: |^    |^      !! )({names})(?=\W|$)", line)
     if match is None:
         return line
     word = match.group(1)
-    colour, bold = _COLOURS[word.upper()]
+    colour, bold = _PAINTED.get(word) or _COLOURS[word.upper()]
     start, end = match.span(1)
     return line[:start] + click.style(word, fg=colour, bold=bold or None) + line[end:]
 
@@ -189,20 +212,22 @@ def error_json(exc: LogFormatError) -> dict[str, Any]:
     return out
 
 
-def verdict_line(games: int, counts: dict[str, int], rule_sets: Sequence[str] = ()) -> str:
+def verdict_line(
+    games: int, counts: dict[str, int], rule_sets: Sequence[str] = (), words: Words = ENGLISH
+) -> str:
     """The summary's first line: the games (each once) and their verdicts, and, under
     several ``rule_sets``, how many audits (a game and a rule set each) that makes."""
     audits = sum(counts.values())
     under = (
-        f", {audits} audits under {len(rule_sets)} rule sets ({', '.join(rule_sets)})"
+        words.say("say.summary_under", audits=audits, sets=len(rule_sets), names=list(rule_sets))
         if len(rule_sets) > 1
         else ""
     )
-    return (
-        f"{games} game{'s' if games != 1 else ''}{under}: {counts.get('clean', 0)} clean, "
-        f"{counts.get('claims', 0)} with claims only, "
-        f"{counts.get('violations', 0)} with violations, "
-        f"{counts.get('corrupt', 0)} corrupt, {counts.get('unreadable', 0)} unreadable"
+    return words.say(
+        "say.summary",
+        games=games,
+        under=under,
+        **{v: counts.get(v, 0) for v in ("clean", "claims", "violations", "corrupt", "unreadable")},
     )
 
 
@@ -213,6 +238,7 @@ def print_reports(
     render: Callable[[dict[str, Any]], str],
     games: int | None = None,
     rule_sets: Sequence[str] = (),
+    words: Words = ENGLISH,
 ) -> list[int]:
     """Print each report (and a summary when there are several); their exit codes.
 
@@ -234,7 +260,10 @@ def print_reports(
             elif verdict != "clean" or verbosity() >= 0:
                 write(render(report), painted=True)
     if count > 1 or not codes:
-        echo(verdict_line(len(codes) if games is None else games, counts, rule_sets), err=as_json)
+        echo(
+            verdict_line(len(codes) if games is None else games, counts, rule_sets, words),
+            err=as_json,
+        )
     return codes
 
 
@@ -246,7 +275,7 @@ def finding_lines(report: dict[str, Any]) -> list[int] | None:
     return event_lines(report["file"]) if report["findings"] else None
 
 
-def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
+def unreadable_text(report: dict[str, Any], *, every: bool, words: Words = ENGLISH) -> str:
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
     # heavy (the engine, marshmallow): imported when used, for start-up time
@@ -255,7 +284,7 @@ def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
     source = report["file"]
     found = diagnose(source)
     if not found.total:  # unreadable to the replay only: its one error
-        return render_report(report)
+        return render_report(report, words=words)
     if every:
         return "\n".join(map(shown, render(source, found, "UNREADABLE")))
     more = found.total - 1
@@ -439,144 +468,130 @@ def csv_cell(value: Any) -> Any:
 
 # --- rulings: the text of audit and compare reports ---------------------------
 
-#: a finding's kind (the report's ``kind``) as the ruling marks it
-MARK = {"violation": "VIOLATION", "inconsistency": "IMPOSSIBLE", "claim": "CLAIM"}
-
 
 def render_report(
     report: dict[str, Any],
     *,
     strict: bool = False,
     lines: Sequence[int] | None = None,
-    gettext: Translate | None = None,
+    words: Words = ENGLISH,
 ) -> str:
-    """A ruling a person reads: round by round, each finding with its rule.
+    """A ruling a person reads: round by round, each finding with its rule, every word
+    in ``words``' language (``audit --lang``; names, cards and codes as the log has them).
 
     ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
-    the file line of each event, to say where a finding is in the file too. ``gettext``:
-    a language's catalogue, to say the findings in it (``audit --lang``).
+    the file line of each event, to say where a finding is in the file too.
     """
+    painted_words(words)
     source = report.get("file", report.get("game_id", ""))
     if report["verdict"] == "unreadable":
         err = report["error"]
         # the "line" of a .json log's error is its event index
-        word = "event" if str(source).lower().endswith(".json") else "line"
-        where = f"{word} {err['line']}: " if err.get("line") is not None else ""
-        return shown(f"{source}: UNREADABLE: {where}{err['message']}")
+        key = "say.unreadable"
+        if err.get("line") is not None:
+            json_log = str(source).lower().endswith(".json")
+            key = "say.unreadable_event" if json_log else "say.unreadable_at"
+        return shown(
+            words.say(
+                key,
+                file=source,
+                verdict=verdict_word("unreadable"),
+                line=err.get("line"),
+                text=err["message"],
+            )
+        )
     out = [
-        f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-        f" (game {game_name(report)})"
+        words.say(
+            "say.head",
+            file=source,
+            verdict=verdict_word(report["verdict"]),
+            rules=report["rules"]["id"],
+            game=game_name(report),
+        )
     ]
     by_round: dict[int | None, list[dict[str, Any]]] = {}
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
-        out.append(_finding_line(f, lines, gettext))
+        out.append(_finding_line(f, lines, words))
     findings = report["findings"]
     stop = (
         findings[-1] if findings and (strict or findings[-1]["kind"] == "inconsistency") else None
     )
     for r in report["rounds"]:
         cut = stop if stop is not None and stop["round"] == r["round"] else None
-        out.append("  " + _round_line(r, cut, strict))
+        out.append("  " + words.phrase(round_story(r, cut, strict)))
         for f in by_round.get(r["round"], []):
-            out.append(_finding_line(f, lines, gettext))
-    final = report["final"]
-    scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
-    if final["finished"]:
-        out.append(f"  Result: {player_names(final['winners'])} won. Final scores: {scores}.")
-    else:
-        out.append(f"  Result: unfinished. Scores so far: {scores}.")
+            out.append(_finding_line(f, lines, words))
+    out.append("  " + words.phrase(result(report["final"])))
     return "\n".join(map(shown, out))  # each a line, whatever the names in it
 
 
-def rules_line(rules_id: str, origin: str) -> str:
-    """The first line of a log's ruling: the rules it was made under and where they came
-    from (``origin``: the log's declaration, ``--rules``, the house file at its path, or
-    ``$YANIV_AUDIT_RULES``), e.g. ``rules: israeli(yaniv_max=5) — from the house file
-    /club/yaniv-rules.toml``."""
-    return shown(f"rules: {rules_id} — {origin}")
+def rules_line(rules_id: str, origin: tuple[str, str], words: Words = ENGLISH) -> str:
+    """The line under a log's verdict: the rules it was ruled under and where they came
+    from (``origin``: the sentence of the log's declaration, ``--rules``, the house file
+    at its path, or ``$YANIV_AUDIT_RULES``, and that path), e.g. ``rules:
+    israeli(yaniv_max=5) — from the house file /club/yaniv-rules.toml``."""
+    key, where = origin
+    return shown(words.say(key, rules=rules_id, where=where))
 
 
-def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> str:
+def render_line(
+    report: dict[str, Any], lines: Sequence[int] | None = None, words: Words = ENGLISH
+) -> str:
     """One ruling line per game, for audits of many logs (``lines``: as for
     :func:`render_report`)."""
+    painted_words(words)
     source = report.get("file", report.get("game_id", ""))
     if report["verdict"] == "unreadable":
-        return render_report(report)
+        return render_report(report, words=words)
     findings = report["findings"]
     counts: dict[str, int] = {}
     for f in findings:
         counts[f["kind"]] = counts.get(f["kind"], 0) + 1
-    what = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in counts.items())
-    first = (
-        f"; first: {findings[0]['code']} at {_at(findings[0]['seq'], lines)}" if findings else ""
+    found = (
+        words.say(
+            "say.line_found",
+            counts=", ".join(
+                words.say("say.count", n=n, kind=kind_word(kind)) for kind, n in counts.items()
+            ),
+            code=findings[0]["code"],
+            at=_at(findings[0]["seq"], lines, words),
+        )
+        if findings
+        else ""
     )
     final = report["final"]
-    played = len(report["rounds"])
-    result = (
-        f"{player_names(final['winners'])} won"
+    said = (
+        words.say("say.line_won", winners=final["winners"])
         if final["finished"]
-        else f"unfinished after {played} round{'' if played == 1 else 's'}"
+        else words.say("say.line_unfinished", rounds=len(report["rounds"]))
     )
     return shown(
-        f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
-        f"{' (' + what + first + ')' if findings else ''}; {result}"
+        words.say(
+            "say.line",
+            file=source,
+            verdict=verdict_word(report["verdict"]),
+            rules=report["rules"]["id"],
+            found=found,
+            result=said,
+        )
     )
 
 
 def _finding_line(
-    f: dict[str, Any], lines: Sequence[int] | None = None, gettext: Translate | None = None
+    f: dict[str, Any], lines: Sequence[int] | None = None, words: Words = ENGLISH
 ) -> str:
-    said = f["message"] if gettext is None else render(f["code"], f["params"], gettext)
-    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
+    seq = f["seq"]
+    line = lines[seq] if lines is not None and 0 <= seq < len(lines) else None
+    return "    " + words.phrase(finding_line(f, line))
 
 
-def _at(seq: int, lines: Sequence[int] | None) -> str:
+def _at(seq: int, lines: Sequence[int] | None, words: Words = ENGLISH) -> str:
     """``event 17 (line 18)``: where a finding is, in the log and in its file."""
     if lines is None or not 0 <= seq < len(lines):
-        return f"event {seq}"
-    return f"event {seq} (line {lines[seq]})"
-
-
-def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None, strict: bool = False) -> str:
-    """One round of the ruling; ``stop``: the finding at which the replay stopped in it."""
-    head = f"Round {r['round']} (opened by {r['starter']}"
-    head += ", moves checked)" if r["moves_checked"] else ", scoresheet only)"
-    if r["end"] is None:
-        if stop is None:
-            return head + ": not scored (no Yaniv, showdown or exhausted stock ended it)."
-        why = (
-            "--strict stops at the first finding"
-            if strict and stop["kind"] != "inconsistency"
-            else "the log is impossible from there on"
-        )
-        return head + f": not scored: the replay stopped at event {stop['seq']} ({why})."
-    totals = ", ".join(f"{p} {t}" for p, t in r["totals"].items())
-    caller = r["caller"]
-    if caller is not None and caller not in r["totals"]:
-        how = (
-            f"{caller} called Yaniv but is out, so the call takes no part; lowest hand "
-            f"{player_names(r['winners'])}"
-        )
-    elif r["end"] == "stock":
-        how = f"the stock ran out; lowest hand {player_names(r['winners'])}"
-    elif r["assaf"]:
-        how = (
-            f"{caller} called Yaniv at {r['totals'][caller]} and was Assafed by "
-            f"{player_names(r['assaf'])}"
-        )
-    else:
-        how = f"{caller} called Yaniv at {r['totals'][caller]} and won"
-    text = f"{head}: {how}. Hands: {totals}. Points: " + ", ".join(
-        f"{p} {v}" for p, v in r["points"].items()
-    )
-    for red in r["reductions"]:
-        text += f"; {red['player']} landed on {red['from']} and drops to {red['to']}"
-    text += ". Scores: " + ", ".join(f"{p} {s}" for p, s in r["scores"].items()) + "."
-    if r["out"]:
-        text += f" Out: {player_names(r['out'])}."
-    return text
+        return words.say("say.at", seq=seq)
+    return words.say("say.at_line", seq=seq, line=lines[seq])
 
 
 def game_name(result: dict[str, Any]) -> str:
@@ -586,19 +601,34 @@ def game_name(result: dict[str, Any]) -> str:
     return game[:16] if game == result["fingerprint"] else game
 
 
-def render_compare(result: dict[str, Any]) -> str:
-    lines = [f"game {game_name(result)}: baseline {result['baseline']}"]
+def render_compare(result: dict[str, Any], words: Words = ENGLISH) -> str:
+    # heavy (the engine): imported when used, for start-up time
+    from ..core.sentences import change_phrase
+
+    painted_words(words)
+    lines = [words.say("say.compare_head", game=game_name(result), baseline=result["baseline"])]
     width = max(len(x["rules"]["id"]) for x in result["results"])
-    for x in result["results"]:
+    verdicts = [words.say("say.word", word=verdict_word(x["verdict"])) for x in result["results"]]
+    vwidth = max(10, *map(len, verdicts))
+    for x, verdict in zip(result["results"], verdicts, strict=True):
         final = x["final"]
-        who = player_names(final["winners"]) if final["finished"] else "unfinished"
-        scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
-        lines.append(
-            f"  {x['rules']['id']:{width}}  {x['verdict']:10}  winner: {who:12}  scores: {scores}"
+        who = (
+            ", ".join(final["winners"])
+            if final["finished"]
+            else words.say("say.word", word="unfinished")
         )
-    if result["changes"]:
-        lines.append("What changes:")
-        lines.extend(f"  - {c['message']}" for c in result["changes"])
+        lines.append(
+            f"  {x['rules']['id']:{width}}  {verdict:{vwidth}}  "
+            + words.say("say.compare_row", who=f"{who:12}", scores=final["scores"])
+        )
+    changes = result["changes"]
+    if changes:
+        lines.append(words.say("say.compare_changes"))
+        by_rules: dict[str, list[dict[str, Any]]] = {}
+        for c in changes:
+            by_rules.setdefault(c["rules"], []).append(c)
+        # the change's data said (as the compare page says it), never its message
+        lines.extend("  - " + words.phrase(change_phrase(c, by_rules[c["rules"]])) for c in changes)
     else:
-        lines.append("Nothing changes: every rule set gives the same rounds and result.")
+        lines.append(words.say("say.compare_none"))
     return "\n".join(map(shown, lines))

@@ -17,10 +17,13 @@ cards, lists and plurals its own way:
 
 - ``card`` one card, ``cards`` a list of cards (``8H`` in the report, ``8♥`` on pages);
 - ``names`` a list joined by commas, ``or`` / ``or_cards`` a list joined by the
-  language's "or";
+  language's "or", ``and`` by its "and";
 - ``scores`` a ``{player: score}`` mapping as ``dana 23, omer 40``;
-- ``phrases`` a list of phrases, each filled from its own dict, joined by ``"; "``;
-- ``word`` a value that is itself one of the words of :data:`WORDS`;
+- ``phrases`` a list of phrases, each filled from its own dict, joined by ``"; "``
+  (``sentences``: by a space, ``phrases_comma``: by ``", "``, ``concat``: by nothing);
+  a value ``{"finding": code, "params": ...}`` is a finding's message;
+- ``word`` a value that is itself one of the words of :data:`WORDS` (``upword``: in
+  capitals, where the language has them);
 - ``#one|many`` picks by the count of the value (a number or a list's length);
 - a trailing ``?WORD`` writes the word of :data:`WORDS` instead of a value that is
   ``None`` or empty, ``!WORD`` only instead of ``None``.
@@ -28,9 +31,10 @@ cards, lists and plurals its own way:
 Other values are written as the report writes them: ``true``, ``false``, ``null``.
 
 The English templates live here (the core reads no catalogue and imports no Babel);
-their translations are in the pages' gettext catalogues (``web/translations``, keyed
-by the English template, as every other string of the pages), and a reader passes
-its ``gettext`` to :func:`render`.
+every other sentence of a ruling is in :mod:`.sentences`. Their translations are in the
+language layer's gettext catalogues (``yaniv_audit/lang/translations``, keyed by the
+English template, as every other string of the pages and the command line), and a
+reader passes its ``gettext`` to :func:`render` (:class:`yaniv_audit.lang.Words`).
 """
 
 from __future__ import annotations
@@ -43,12 +47,10 @@ from .cards import NAMES, Card
 
 Translate = Callable[[str], str]
 
-#: the languages a finding is said in: English, and the pages' catalogues
-LANGUAGES = ("en", "he", "ru", "de", "ko")
-
 
 def N_(text: str) -> str:
-    """Marks a template for the catalogues (``python -m yaniv_audit.web.catalogues update``)."""
+    """Marks a text for the catalogues (``python -m yaniv_audit.lang.catalogues update``):
+    the one marker of the package (:mod:`yaniv_audit.lang` gives it to the shells)."""
     return text
 
 
@@ -504,6 +506,9 @@ WORDS: dict[str, str] = {
     "reshuffled stock": N_("the reshuffled stock"),
 }
 OR = N_(" or ")
+AND = N_(" and ")
+#: the joins of a list of phrases: sentences, a list, a run of clauses
+_JOINS = {"sentences": " ", "phrases_comma": ", ", "concat": ""}
 _SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
@@ -547,6 +552,12 @@ class _Formatter(string.Formatter):
             return " ".join(card_text(c, self.suits) for c in value)
         if spec == "names":
             return ", ".join(map(str, value))
+        if spec == "and":
+            return self.gettext(AND).join(map(str, value))
+        if spec == "upword":
+            return self.gettext(WORDS[value]).upper()
+        if spec in _JOINS:
+            return _JOINS[spec].join(self.fill(item["phrase"], item) for item in value)
         if spec == "or":
             return self.gettext(OR).join(value)
         if spec == "or_cards":
@@ -559,6 +570,8 @@ class _Formatter(string.Formatter):
             return self.gettext(WORDS[value])
         if isinstance(value, dict) and "phrase" in value:
             return self.fill(value["phrase"], value)
+        if isinstance(value, dict) and "finding" in value:  # a finding within a sentence
+            return self.fill(template_key(value["finding"], value["params"]), value["params"])
         if value is True or value is False:
             return "true" if value else "false"
         if value is None:

@@ -1,7 +1,9 @@
-"""The viewer's languages: English, Hebrew (right to left), Russian, German and Korean.
+"""The pages' languages: English, Hebrew (right to left), Russian, German and Korean.
 
-Every page is written in English and translated through gettext catalogues (Babel),
-one per language: ``yaniv_audit/web/translations/<lang>/LC_MESSAGES/messages.po``.
+The languages and the catalogues are the language layer's (:mod:`yaniv_audit.lang`,
+which has no Flask in it); this module gives a request its language. Every page is
+written in English and translated through the gettext catalogues (Babel), one per
+language: ``yaniv_audit/lang/translations/<lang>/LC_MESSAGES/messages.po``.
 The ``.po`` files are the only copy (no compiled ``.mo`` in the repository): they are
 read when the app starts.
 
@@ -24,7 +26,7 @@ How to mark a string:
 
 How to add or change strings: mark them, then run
 
-    python -m yaniv_audit.web.catalogues update
+    python -m yaniv_audit.lang.catalogues update
 
 which extracts every marked string (templates, Python, JavaScript) and merges it into
 the four catalogues, keeping the translations already there. Then fill in each new
@@ -36,78 +38,42 @@ own words are translated as the tables say them: Yaniv (יניב, Яниv, 야�
 
 from __future__ import annotations
 
-import io
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
 from flask import Flask, g, request
 from markupsafe import Markup, escape
 
-from ..core.messages import render
+from ..lang import (
+    CATALOGUES,
+    DEFAULT,
+    DOMAIN,
+    LANGUAGES,
+    N_,
+    Language,
+    po_path,
+    read_catalogue,
+    render,
+    translations,
+)
 
-HERE = Path(__file__).resolve().parent
-CATALOGUES = HERE / "translations"
-DOMAIN = "messages"
+__all__ = [
+    "CATALOGUES",
+    "DEFAULT",
+    "DOMAIN",
+    "LANGUAGES",
+    "N_",
+    "Language",
+    "po_path",
+    "read_catalogue",
+    "translations",
+]
 
-
-@dataclass(frozen=True)
-class Language:
-    code: str
-    name: str  # in the language itself, for the switcher
-    rtl: bool = False
-
-    @property
-    def dir(self) -> str:
-        return "rtl" if self.rtl else "ltr"
-
-
-LANGUAGES = {
-    lang.code: lang
-    for lang in (
-        Language("en", "English"),
-        Language("he", "עברית", rtl=True),
-        Language("ru", "Русский"),
-        Language("de", "Deutsch"),
-        Language("ko", "한국어"),
-    )
-}
-DEFAULT = "en"
 COOKIE = "lang"
-
-
-def N_(message: str) -> str:
-    """Marks a string for translation where it is defined; gettext() translates it later."""
-    return message
-
-
-def po_path(code: str) -> Path:
-    return CATALOGUES / code / "LC_MESSAGES" / f"{DOMAIN}.po"
-
-
-def read_catalogue(code: str) -> Catalog:
-    with po_path(code).open("rb") as handle:
-        return read_po(handle, locale=code, domain=DOMAIN)
-
-
-@cache
-def translations(code: str) -> Translations:
-    """The compiled catalogue of one language (English: the strings as written)."""
-    if code == DEFAULT:
-        return Translations()
-    buffer = io.BytesIO()
-    write_mo(buffer, read_catalogue(code))
-    buffer.seek(0)
-    return Translations(buffer, domain=DOMAIN)
 
 
 @cache

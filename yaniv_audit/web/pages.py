@@ -31,6 +31,7 @@ from markupsafe import Markup, escape
 from ..archive import analytics
 from ..archive.analytics import Odds
 from ..core.rules import PARAMS, PRESET_SOURCES, PRESETS, format_value
+from ..core.sentences import KIND_WORDS, kind_word
 from .api import store
 from .errors import ApiError
 from .i18n import N_, gettext
@@ -426,9 +427,7 @@ COLUMNS: dict[str, str] = {
 }
 #: the words the reports write as values (a finding's kind, the pickups' total row)
 VALUE_WORDS: dict[str, str] = {
-    "violation": N_("violation"),
-    "claim": N_("claim"),
-    "inconsistency": N_("inconsistency"),
+    **{k: KIND_WORDS[kind_word(k)] for k in ("violation", "claim", "inconsistency")},
     "all": N_("all"),
     "unknown": N_("unknown"),
 }

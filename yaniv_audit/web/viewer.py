@@ -23,6 +23,7 @@ reads without JavaScript.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -34,11 +35,12 @@ from markupsafe import Markup
 
 from ..core.audit import compare_with_reports, finding_difference, other_tables
 from ..core.errors import LogFormatError
-from ..core.events import Log
+from ..core.events import Event, Log, Note
 from ..core.fit import fit_lines, fit_log
 from ..core.merkle import tree_hash
-from ..core.replay_view import describe
 from ..core.rules import PRESETS, RuleSet
+from ..core.sentences import KIND_WORDS, kind_word, move_phrase, verdict_word
+from ..lang import Words
 from .api import (
     answer,
     cache,
@@ -58,6 +60,7 @@ from .explain import explain, score_chart
 from .i18n import (
     N_,
     NameMarks,
+    bdi,
     current,
     gettext,
     isolated,
@@ -77,19 +80,13 @@ viewer = Blueprint(
 
 GAMES_PER_PAGE = 50
 
-#: a verdict and a finding's kind as the pages say them (the reports keep the English)
+#: a verdict and a finding's kind as the pages say them: the one plain name of each
+#: kind of trouble, as the command line says it (the reports keep their own words)
 VERDICT_LABELS = {
-    "clean": N_("clean"),
-    "claims": N_("claims"),
-    "violations": N_("violations"),
-    "corrupt": N_("corrupt"),
-    "unreadable": N_("unreadable"),
+    v: KIND_WORDS[verdict_word(v)]
+    for v in ("clean", "claims", "violations", "corrupt", "unreadable")
 }
-KIND_LABELS = {
-    "violation": N_("violation"),
-    "inconsistency": N_("inconsistency"),
-    "claim": N_("claim"),
-}
+KIND_LABELS = {k: KIND_WORDS[kind_word(k)] for k in ("violation", "inconsistency", "claim")}
 
 
 @viewer.app_context_processor
@@ -158,9 +155,10 @@ def render_board(log: Log, source: str, **links: Any) -> str:
     # every name isolated: marked in the moves' and findings' words, then each in a <bdi>
     # (the page) or given by seat (the script); a name's U+202E reverses only the name
     marks = NameMarks(game["players"], names)
-    moves = [
-        marks.html(describe(event, seat, log.players, name=marks.mark)) for event in log.events
-    ]
+    # the move list in the page's language, cards as chips (the report's JSON keeps the
+    # English text); the board's script shows the same sentences, it makes none
+    words = Words(current().code, suits=True)
+    moves = [move_html(event, seat, log, marks, words) for event in log.events]
     return render_template(
         "board.html",
         data=data,
@@ -213,6 +211,39 @@ def writing_allowed() -> bool:
 def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]:
     """The rule parameters that decided a finding (its ``params["rule"]``)."""
     return [p for p in finding.get("params", {}).get("rule", {}) if p in params]
+
+
+#: where a table's own words (a note's text) go in a move's sentence
+_OWN = "\ue002"
+
+
+def move_html(event: Event, seat: str | None, log: Log, marks: NameMarks, words: Words) -> Markup:
+    """A move in the page's language: names isolated, cards as chips, a note's own words
+    isolated in their own direction and kept as the table wrote them."""
+    said = move_phrase(event, seat, log.players, name=marks.mark)
+    own = said.get("text") if isinstance(event, Note) else None
+    if own is not None:
+        said = {**said, "text": _OWN}
+    html = str(chips(marks.html(words.phrase(said))))
+    if own is not None:
+        html = html.replace(_OWN, str(bdi(own)))
+    return Markup(html)
+
+
+#: a card as a sentence of the board writes it (8♥, 10♣, JK)
+_CARD = re.compile("(?<![\\w♣♦♥♠])(?:(10|[2-9AJQK])([♣♦♥♠])|JK)(?![\\w♣♦♥♠])")
+_COLOUR = {"♣": "black", "♦": "red", "♥": "red", "♠": "black"}
+
+
+def chips(html: Markup) -> Markup:
+    """The cards of a sentence (escaped HTML) as chips in their colour, as the board
+    draws them."""
+
+    def chip(match: re.Match[str]) -> str:
+        colour = _COLOUR[match.group(2)] if match.group(2) else "joker"
+        return f'<span class="chip {colour}">{match.group(0)}</span>'
+
+    return Markup(_CARD.sub(chip, str(html)))
 
 
 def game_title(

@@ -24,9 +24,9 @@
   const SUITS = { C: ["\u2663", "black"], D: ["\u2666", "red"], H: ["\u2665", "red"], S: ["\u2660", "black"] };
   const $ = (id) => document.getElementById(id);
   // the words of the report, in the page's language
-  const WORDS = { clean: t("clean"), claims: t("claims"), violations: t("violations"),
-    corrupt: t("corrupt"), violation: t("violation"), inconsistency: t("inconsistency"),
-    claim: t("claim") };
+  const WORDS = { clean: t("clean"), claims: t("wrong claims"), violations: t("rules broken"),
+    corrupt: t("impossible"), violation: t("rule broken"), inconsistency: t("impossible"),
+    claim: t("wrong claim") };
 
   let saved = load(); // {events, entries: [[first, last]], draft, mode, table, sent, outbox}
   const HOLDER = "yaniv-audit-phone/1"; // who holds this phone (said on its entries)

@@ -14,8 +14,8 @@
   const id = root.dataset.table;
   const base = "/api/v1/tables/" + encodeURIComponent(id);
   const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
-  const WORDS = { clean: t("clean"), claims: t("claims"), violations: t("violations"), corrupt: t("corrupt"),
-    violation: t("violation"), inconsistency: t("inconsistency"), claim: t("claim") };
+  const WORDS = { clean: t("clean"), claims: t("wrong claims"), violations: t("rules broken"), corrupt: t("impossible"),
+    violation: t("rule broken"), inconsistency: t("impossible"), claim: t("wrong claim") };
   let events = []; // the entries, in order
   let reading = null;
   let again = false;

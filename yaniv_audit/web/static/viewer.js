@@ -50,73 +50,13 @@
     return box;
   }
 
-  // a card in a sentence: 7♥ in its colour
-  function inline(list) {
-    const box = el("span", "inline-cards");
-    list.forEach((c, k) => {
-      if (k) box.appendChild(document.createTextNode(" "));
-      const suit = SUITS[c.slice(-1)];
-      box.appendChild(el("span", "chip " + (c === "JK" ? "joker" : suit ? suit[1] : ""), cardText(c)));
-    });
-    return box;
-  }
-
-  // the sentence of one event, in the page's language, names isolated, cards as chips
+  // the sentence of one event: the server's, in the page's language (the move list it
+  // wrote: names isolated, cards as chips, a withdrawn entry struck and said in words);
+  // no sentence is made here
   function sentence(step) {
-    const m = step.move || {};
-    const parts = [];
-    const fill = (template, values) => { parts.push(...tNodes(template, values)); };
-    const who = m.player ? name(m.player) : null;
-    switch (step.type) {
-      case "discard": fill(t("%(player)s throws %(cards)s"), { player: who, cards: inline(m.cards) }); break;
-      case "draw":
-        // a swap written on a stock draw does not count (draw.swap): the stock draw does
-        if (m.swap && m.source === "pile") fill(t("%(player)s swaps %(card)s for the joker"), { player: who, card: inline([m.swap]) });
-        else if (!m.cards.length) fill(t("%(player)s draws a card from the stock"), { player: who });
-        else fill(m.source === "pile" ? t("%(player)s takes %(cards)s from the pile") : t("%(player)s draws %(cards)s from the stock"),
-                  { player: who, cards: inline(m.cards) });
-        break;
-      case "slap": fill(t("%(player)s slaps %(cards)s down"), { player: who, cards: inline(m.cards) }); break;
-      case "yaniv":
-        if (m.total === undefined || m.total === null) fill(t("%(player)s calls Yaniv"), { player: who });
-        else fill(t("%(player)s calls Yaniv at %(total)s"), { player: who, total: m.total });
-        break;
-      case "round_started":
-        if (!m.recorded) fill(t("round %(n)s, %(player)s opens (moves not recorded)"), { n: m.round, player: who });
-        else if (m.cards.length) fill(t("round %(n)s dealt, %(player)s opens, upcard %(cards)s"), { n: m.round, player: who, cards: inline(m.cards) });
-        else fill(t("round %(n)s dealt, %(player)s opens"), { n: m.round, player: who });
-        break;
-      case "showdown":
-        if (who) fill(t("showdown: %(player)s's call, the hands are laid down"), { player: who });
-        else fill(t("showdown: the stock ran out, the hands are laid down"), {});
-        break;
-      case "round_ended": fill(t("round %(n)s written down"), { n: m.round }); break;
-      case "reshuffle": fill(t("the pile is shuffled into a new stock"), {}); break;
-      case "game_started": {
-        const players = el("span", "players-line");
-        (m.players || []).forEach((p, k) => { if (k) players.appendChild(document.createTextNode(", ")); players.appendChild(name(p)); });
-        fill(t("game starts: %(players)s under %(rules)s"), { players, rules: m.rules });
-        break;
-      }
-      case "game_ended": fill(t("the game ends"), {}); break;
-      case "withdraw": fill(t("the table takes back %(seqs)s"), { seqs: (m.seqs || []).join(", ") }); break;
-      case "note": {
-        // the note's words are the table's own, in their own direction
-        const said = document.createElement("bdi");
-        said.textContent = m.text;
-        if (who) fill(t("note by %(player)s: %(text)s"), { player: who, text: said });
-        else fill(t("note: %(text)s"), { text: said });
-        break;
-      }
-      default: parts.push(document.createTextNode(step.text));
-    }
-    if (step.withdrawn_by !== null && step.withdrawn_by !== undefined) {
-      // struck through, and said in words: not by its colour alone
-      const struck = document.createElement("del");
-      struck.append(...parts);
-      return [struck, document.createTextNode(" " + t("(withdrawn by %(n)s, not counted)", { n: step.withdrawn_by }))];
-    }
-    return parts;
+    const said = document.querySelector('#moves a[data-step="' + step.index + '"]');
+    if (!said) return [document.createTextNode(step.text)];
+    return Array.from(said.childNodes, (n) => n.cloneNode(true));
   }
 
   function drawPlayers(step) {
@@ -338,12 +278,6 @@
     if (rtl) tick.style.right = at; else tick.style.left = at;
     tick.title = t("finding at event %(n)s", { n: index });
     ticks.appendChild(tick);
-  });
-
-  // the move list in the page's language, cards as chips (the server wrote it in English)
-  document.querySelectorAll("#moves a[data-step]").forEach((a) => {
-    const step = steps[Number(a.dataset.step)];
-    if (step && step.index === Number(a.dataset.step)) a.replaceChildren(...sentence(step));
   });
 
   const fromHash = /^#e=(\d+)$/.exec(location.hash);
