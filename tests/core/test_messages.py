@@ -16,7 +16,15 @@ from builders import HANDS, STOCK, UPCARD, LogBuilder, standard
 from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.errors import LogFormatError
-from yaniv_audit.core.messages import OR, TEMPLATES, WORDS, card_text, render, template_key
+from yaniv_audit.core.messages import (
+    OR,
+    RULE_WORDS,
+    TEMPLATES,
+    WORDS,
+    card_text,
+    render,
+    template_key,
+)
 from yaniv_audit.core.rules import PRESETS
 from yaniv_audit.web.i18n import read_catalogue, translations
 
@@ -138,7 +146,7 @@ def test_every_finding_is_its_template_filled_from_its_params() -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_template_has_a_translation_with_the_same_placeholders(lang: str) -> None:
     catalogue = {str(m.id): m for m in read_catalogue(lang) if m.id}
-    for key, english in [*TEMPLATES.items(), *WORDS.items(), ("or", OR)]:
+    for key, english in [*TEMPLATES.items(), *WORDS.items(), *RULE_WORDS.items(), ("or", OR)]:
         message = catalogue.get(english)
         assert message is not None and message.string and not message.fuzzy, (lang, key)
         assert fields(str(message.string)) <= fields(english), (lang, key, message.string)

@@ -409,7 +409,14 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
     )
     # the findings each rule set adds, listed under it with their messages
     added = re.findall(r'<li class="added">.*?#e=(\d+)">.*?<code>([\w.]+)</code>', html)
-    assert {f"{code}@{seq}" for seq, code in added} == {
+    # (a rule set that cannot replay the log: the finding that stopped it)
+    stops = {
+        f"{r['unreplayable']['code']}@{r['unreplayable']['seq']}"
+        for r in expected["results"]
+        if "unreplayable" in r
+    }
+    assert stops == {"card.not_in_deck@45"}
+    assert {f"{code}@{seq}" for seq, code in added} == stops | {
         f
         for c in expected["changes"]
         if c["field"] == "findings"
@@ -417,6 +424,10 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
         if f not in c["from"]
     }
     assert any(c.startswith("under namu: ") for c in changes)
+    # namu's deck has no jokers: shown as a game it cannot replay, with why, never as scores
+    assert "cannot be replayed: at event 45, lior names JK" in html_lib.unescape(html)
+    # each change says why, in plain words
+    assert "because under classic Yaniv may be called at 5 or less (yaniv_max=5)" in html
 
 
 def test_compare_chosen_rules_and_its_api(client: FlaskClient) -> None:

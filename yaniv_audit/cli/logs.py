@@ -11,12 +11,13 @@ import os
 import shlex
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..core.errors import LogFormatError
 from ..core.messages import LANGUAGES
+from ..core.report import AnyReport, audited, is_unreadable
 from ..files import log_files
 from .options import (
     EXIT_BAD_INPUT,
@@ -238,15 +239,17 @@ def audit(
     if len(files) == 1:
         said = language_of(lang)
 
-        def render(report: dict[str, Any]) -> str:
-            if report["verdict"] == "unreadable":
+        def render(report: AnyReport) -> str:
+            if is_unreadable(report):
                 return unreadable_text(report, every=True)
+            report = audited(report)
             return render_report(report, strict=strict, lines=finding_lines(report), gettext=said)
     else:
 
-        def render(report: dict[str, Any]) -> str:  # one line per game in bulk
-            if report["verdict"] == "unreadable":
+        def render(report: AnyReport) -> str:  # one line per game in bulk
+            if is_unreadable(report):
                 return unreadable_text(report, every=False)
+            report = audited(report)
             return render_line(report, finding_lines(report))
 
     if "-" in files:

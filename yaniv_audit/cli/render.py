@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, NoReturn
@@ -22,7 +22,17 @@ import click
 import orjson
 
 from ..core.errors import LogFormatError
-from ..core.messages import Translate, player_names, render
+from ..core.messages import Translate, player_names, render, template_key
+from ..core.report import (
+    AnyReport,
+    AuditReport,
+    Comparison,
+    Finding,
+    Round,
+    Unreadable,
+    audited,
+    is_unreadable,
+)
 
 
 class Output:
@@ -210,7 +220,7 @@ def print_reports(
     reports: Any,
     count: int,
     as_json: bool,
-    render: Callable[[dict[str, Any]], str],
+    render: Callable[[AnyReport], str],
     games: int | None = None,
     rule_sets: Sequence[str] = (),
 ) -> list[int]:
@@ -238,7 +248,7 @@ def print_reports(
     return codes
 
 
-def finding_lines(report: dict[str, Any]) -> list[int] | None:
+def finding_lines(report: AuditReport) -> list[int] | None:
     """The file line of each event of a report's log, when it has findings to place."""
     # heavy (marshmallow): imported when used, for start-up time
     from ..diagnose import event_lines
@@ -246,7 +256,7 @@ def finding_lines(report: dict[str, Any]) -> list[int] | None:
     return event_lines(report["file"]) if report["findings"] else None
 
 
-def unreadable_text(report: dict[str, Any], *, every: bool) -> str:
+def unreadable_text(report: Unreadable, *, every: bool) -> str:
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
     # heavy (the engine, marshmallow): imported when used, for start-up time
@@ -444,7 +454,7 @@ MARK = {"violation": "VIOLATION", "inconsistency": "IMPOSSIBLE", "claim": "CLAIM
 
 
 def render_report(
-    report: dict[str, Any],
+    report: AnyReport,
     *,
     strict: bool = False,
     lines: Sequence[int] | None = None,
@@ -456,18 +466,23 @@ def render_report(
     the file line of each event, to say where a finding is in the file too. ``gettext``:
     a language's catalogue, to say the findings in it (``audit --lang``).
     """
-    source = report.get("file", report.get("game_id", ""))
-    if report["verdict"] == "unreadable":
+    if is_unreadable(report):
         err = report["error"]
+        source: object = report["file"]
         # the "line" of a .json log's error is its event index
         word = "event" if str(source).lower().endswith(".json") else "line"
         where = f"{word} {err['line']}: " if err.get("line") is not None else ""
         return shown(f"{source}: UNREADABLE: {where}{err['message']}")
+    report = audited(report)
+    source = report.get("file", report["game_id"])
     out = [
         f"{source}: {report['verdict'].upper()} under {report['rules']['id']}"
         f" (game {game_name(report)})"
     ]
-    by_round: dict[int | None, list[dict[str, Any]]] = {}
+    ruling = report.get("ruling")
+    if ruling is not None:  # the line a table reads aloud
+        out.append("  " + render(ruling["key"], ruling["params"], gettext))
+    by_round: dict[int | None, list[Finding]] = {}
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
@@ -479,6 +494,8 @@ def render_report(
     for r in report["rounds"]:
         cut = stop if stop is not None and stop["round"] == r["round"] else None
         out.append("  " + _round_line(r, cut, strict))
+        if r.get("rule"):
+            out.append("    " + render("story:rule", {"rule": r["rule"]}, gettext))
         for f in by_round.get(r["round"], []):
             out.append(_finding_line(f, lines, gettext))
     final = report["final"]
@@ -490,12 +507,13 @@ def render_report(
     return "\n".join(map(shown, out))  # each a line, whatever the names in it
 
 
-def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> str:
+def render_line(report: AnyReport, lines: Sequence[int] | None = None) -> str:
     """One ruling line per game, for audits of many logs (``lines``: as for
     :func:`render_report`)."""
-    source = report.get("file", report.get("game_id", ""))
-    if report["verdict"] == "unreadable":
+    if is_unreadable(report):
         return render_report(report)
+    report = audited(report)
+    source = report.get("file", report["game_id"])
     findings = report["findings"]
     counts: dict[str, int] = {}
     for f in findings:
@@ -518,9 +536,10 @@ def render_line(report: dict[str, Any], lines: Sequence[int] | None = None) -> s
 
 
 def _finding_line(
-    f: dict[str, Any], lines: Sequence[int] | None = None, gettext: Translate | None = None
+    f: Finding, lines: Sequence[int] | None = None, gettext: Translate | None = None
 ) -> str:
-    said = f["message"] if gettext is None else render(f["code"], f["params"], gettext)
+    params = f.get("params")
+    said = f["message"] if gettext is None or params is None else render(f["code"], params, gettext)
     return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
 
 
@@ -531,7 +550,7 @@ def _at(seq: int, lines: Sequence[int] | None) -> str:
     return f"event {seq} (line {lines[seq]})"
 
 
-def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None, strict: bool = False) -> str:
+def _round_line(r: Round, stop: Finding | None = None, strict: bool = False) -> str:
     """One round of the ruling; ``stop``: the finding at which the replay stopped in it."""
     head = f"Round {r['round']} (opened by {r['starter']}"
     head += ", moves checked)" if r["moves_checked"] else ", scoresheet only)"
@@ -554,11 +573,13 @@ def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None, strict: b
     elif r["end"] == "stock":
         how = f"the stock ran out; lowest hand {player_names(r['winners'])}"
     elif r["assaf"]:
+        assert caller is not None  # a Yaniv ended it
         how = (
             f"{caller} called Yaniv at {r['totals'][caller]} and was Assafed by "
             f"{player_names(r['assaf'])}"
         )
     else:
+        assert caller is not None  # a Yaniv ended it
         how = f"{caller} called Yaniv at {r['totals'][caller]} and won"
     text = f"{head}: {how}. Hands: {totals}. Points: " + ", ".join(
         f"{p} {v}" for p, v in r["points"].items()
@@ -571,26 +592,49 @@ def _round_line(r: dict[str, Any], stop: dict[str, Any] | None = None, strict: b
     return text
 
 
-def game_name(result: dict[str, Any]) -> str:
+def game_name(result: AuditReport | Comparison | Mapping[str, Any]) -> str:
     """A report's or a comparison's game: its own id, or, for a game named by its
     fingerprint, the fingerprint's first 16 digits."""
     game: str = result["game_id"]
     return game[:16] if game == result["fingerprint"] else game
 
 
-def render_compare(result: dict[str, Any]) -> str:
+def render_compare(result: Comparison) -> str:
     lines = [f"game {game_name(result)}: baseline {result['baseline']}"]
     width = max(len(x["rules"]["id"]) for x in result["results"])
     for x in result["results"]:
         final = x["final"]
+        stop = x.get("unreplayable")
+        if stop is not None:  # no scores: they would be those of the part replayed
+            why = render(
+                "result:unreplayable",
+                {
+                    "seq": stop["seq"],
+                    "reason": {
+                        "phrase": template_key(stop["code"], stop["params"]),
+                        **stop["params"],
+                    },
+                },
+            )
+            lines.append(f"  {x['rules']['id']:{width}}  {x['verdict']:10}  {why}")
+            continue
         who = player_names(final["winners"]) if final["finished"] else "unfinished"
         scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
         lines.append(
             f"  {x['rules']['id']:{width}}  {x['verdict']:10}  winner: {who:12}  scores: {scores}"
         )
     if result["changes"]:
+        params = {x["rules"]["id"]: x["rules"]["params"] for x in result["results"]}
         lines.append("What changes:")
-        lines.extend(f"  - {c['message']}" for c in result["changes"])
+        for c in result["changes"]:
+            lines.append(f"  - {c['message']}")
+            because = c.get("because")
+            if because and c["field"] != "replay":
+                values = params[c["rules"]]
+                rule = {name: values[name] for name in because}
+                lines.append(
+                    "      " + render("change:because", {"rules": c["rules"], "rule": rule})
+                )
     else:
         lines.append("Nothing changes: every rule set gives the same rounds and result.")
     return "\n".join(map(shown, lines))

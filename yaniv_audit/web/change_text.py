@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .i18n import N_, gettext, ngettext
+from ..core.messages import render, template_key
+from .i18n import N_, current, gettext, ngettext, translations
 
 VERDICTS = {
     "clean": N_("clean"),
@@ -40,9 +41,35 @@ def change_text(change: Mapping[str, Any], changes: Iterable[Mapping[str, Any]] 
     )
 
 
+def said(key: str, params: Mapping[str, Any]) -> str:
+    """A template of core/messages.py in this request's language, cards as the board
+    draws them."""
+    return render(key, params, translations(current().code).ugettext, suits=True)
+
+
+def because_text(change: Mapping[str, Any], params: Mapping[str, Mapping[str, Any]]) -> str:
+    """Why a change happens, in this request's language: the parameters it names
+    (``because``) with their values under its rule set (``params``: each rule set's
+    parameters by id) in plain words; empty when it names none."""
+    because = change.get("because")
+    if not because or change["field"] == "replay":
+        return ""
+    values = params[change["rules"]]
+    rule = {name: values[name] for name in because}
+    return said("change:because", {"rules": change["rules"], "rule": rule})
+
+
+def unreplayable_text(stop: Mapping[str, Any]) -> str:
+    """Why a rule set cannot replay the log (a comparison's ``unreplayable``)."""
+    reason = {"phrase": template_key(stop["code"], stop["params"]), **stop["params"]}
+    return said("result:unreplayable", {"seq": stop["seq"], "reason": reason})
+
+
 def clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()) -> str:
     field, n = change["field"], change["round"]
     before, after, params = change["from"], change["to"], change.get("params", {})
+    if field == "replay":
+        return said("change:unreplayable", params)
     if field == "verdict":
         return gettext(
             "the verdict is %(to)s instead of %(from)s",
