@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.messages import render, template_key
+from ..core.report import Change, Unreplayable
 from .i18n import N_, current, gettext, ngettext, translations
 
 VERDICTS = {
@@ -33,7 +34,7 @@ def names(players: Sequence[str] | None) -> str:
     )
 
 
-def change_text(change: Mapping[str, Any], changes: Iterable[Mapping[str, Any]] = ()) -> str:
+def change_text(change: Change, changes: Iterable[Change] = ()) -> str:
     """One change of a comparison in this request's language (``changes``: all of its
     rule set's, which the final winner's sentence gives its reason from)."""
     return gettext(
@@ -47,7 +48,7 @@ def said(key: str, params: Mapping[str, Any]) -> str:
     return render(key, params, translations(current().code).ugettext, suits=True)
 
 
-def because_text(change: Mapping[str, Any], params: Mapping[str, Mapping[str, Any]]) -> str:
+def because_text(change: Change, params: Mapping[str, Mapping[str, Any]]) -> str:
     """Why a change happens, in this request's language: the parameters it names
     (``because``) with their values under its rule set (``params``: each rule set's
     parameters by id) in plain words; empty when it names none."""
@@ -59,13 +60,13 @@ def because_text(change: Mapping[str, Any], params: Mapping[str, Mapping[str, An
     return said("change:because", {"rules": change["rules"], "rule": rule})
 
 
-def unreplayable_text(stop: Mapping[str, Any]) -> str:
+def unreplayable_text(stop: Unreplayable) -> str:
     """Why a rule set cannot replay the log (a comparison's ``unreplayable``)."""
     reason = {"phrase": template_key(stop["code"], stop["params"]), **stop["params"]}
     return said("result:unreplayable", {"seq": stop["seq"], "reason": reason})
 
 
-def clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()) -> str:
+def clause(change: Change, changes: Sequence[Change] = ()) -> str:
     field, n = change["field"], change["round"]
     before, after, params = change["from"], change["to"], change.get("params", {})
     if field == "replay":
