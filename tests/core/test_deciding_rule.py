@@ -84,6 +84,11 @@ def test_the_text_ruling_opens_with_the_read_aloud_line_and_names_each_rounds_ru
     assert lines[3] == (
         "    deciding rule: a tie is no Assaf: the caller wins (assaf_on_tie=false)"
     )
+    # each finding, too, with the rule that decided it in plain words
+    assert lines[4].startswith("    CLAIM claim.points at event ")
+    assert lines[5] == (
+        "      deciding rule: a tie is no Assaf: the caller wins (assaf_on_tie=false)"
+    )
 
 
 def test_a_score_claim_that_merges_two_differences_says_each() -> None:

@@ -22,7 +22,7 @@ import click
 import orjson
 
 from ..core.errors import LogFormatError
-from ..core.messages import Translate, player_names, render, template_key
+from ..core.messages import Translate, player_names, render, rule_of, template_key
 from ..core.report import (
     AnyReport,
     AuditReport,
@@ -486,7 +486,7 @@ def render_report(
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
-        out.append(_finding_line(f, lines, gettext))
+        out.extend(_finding_lines(f, lines, gettext))
     findings = report["findings"]
     stop = (
         findings[-1] if findings and (strict or findings[-1]["kind"] == "inconsistency") else None
@@ -497,7 +497,7 @@ def render_report(
         if r.get("rule"):
             out.append("    " + render("story:rule", {"rule": r["rule"]}, gettext))
         for f in by_round.get(r["round"], []):
-            out.append(_finding_line(f, lines, gettext))
+            out.extend(_finding_lines(f, lines, gettext))
     final = report["final"]
     scores = ", ".join(f"{p} {s}" for p, s in final["scores"].items())
     if final["finished"]:
@@ -535,12 +535,30 @@ def render_line(report: AnyReport, lines: Sequence[int] | None = None) -> str:
     )
 
 
-def _finding_line(
+def _finding_lines(
     f: Finding, lines: Sequence[int] | None = None, gettext: Translate | None = None
-) -> str:
+) -> list[str]:
+    """A finding of the ruling, and under it the rule parameters that decided it in plain
+    words (its params' ``rule``, and its phrases')."""
     params = f.get("params")
     said = f["message"] if gettext is None or params is None else render(f["code"], params, gettext)
-    return f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"
+    out = [f"    {MARK[f['kind']]} {f['code']} at {_at(f['seq'], lines)}: {said}"]
+    rule = deciding_rule(params) if params is not None else {}
+    if rule:
+        out.append("      " + render("story:rule", {"rule": rule}, gettext))
+    return out
+
+
+def deciding_rule(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule parameters a finding's params name: its ``rule``, its phrases' and the
+    phrases of its lists (a slap's reasons, a score's parts)."""
+    rule = rule_of(params)
+    for value in params.values():
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, Mapping) and "phrase" in item:
+                    rule.update(deciding_rule(item))
+    return rule
 
 
 def _at(seq: int, lines: Sequence[int] | None) -> str:
