@@ -248,7 +248,7 @@ class Chart:
 
 
 def score_chart(
-    report: Mapping[str, Any], players: Sequence[str], *, width: int = 640, height: int = 260
+    report: AuditReport, players: Sequence[str], *, width: int = 640, height: int = 260
 ) -> Chart | None:
     """The running score of every player across the rounds (round 0: everyone at 0),
     with the score limit and the reduction totals as guides; Assafed callers and
