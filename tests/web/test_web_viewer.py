@@ -811,3 +811,9 @@ def test_the_list_page_shows_a_game_another_process_stored(tmp_path: Path) -> No
     with Archive(db) as archive:
         archive.ingest([str(other)], jobs=1)
     assert f'href="/games/{fingerprint_of(other)}"' in web.get("/").get_data(as_text=True)
+
+
+def test_the_board_opens_with_the_line_a_table_reads_aloud(client: FlaskClient) -> None:
+    html = client.get(f"/games/{fingerprint_of(MIDDLE)}?lang=de").get_data(as_text=True)
+    (line,) = re.findall(r'<p class="read-aloud" id="read-aloud">(.*?)</p>', html)
+    assert line == "Nach israeli verstößt das Protokoll 1-mal gegen die Regeln."

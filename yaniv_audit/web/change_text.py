@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.messages import render, template_key
-from ..core.report import Change, Unreplayable
+from ..core.report import Change, Ruling, Unreplayable
 from .i18n import N_, current, gettext, ngettext, translations
 
 VERDICTS = {
@@ -58,6 +58,12 @@ def because_text(change: Change, params: Mapping[str, Mapping[str, Any]]) -> str
     values = params[change["rules"]]
     rule = {name: values[name] for name in because}
     return said("change:because", {"rules": change["rules"], "rule": rule})
+
+
+def ruling_text(ruling: Ruling) -> str:
+    """The ruling's first line, which a table reads aloud (a report's ``ruling``), in this
+    request's language."""
+    return said(ruling["key"], ruling["params"])
 
 
 def unreplayable_text(stop: Unreplayable) -> str:
