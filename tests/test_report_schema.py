@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,10 @@ from jsonschema import Draft202012Validator
 
 from yaniv_audit import ENGINE
 from yaniv_audit.cli import cli
+from yaniv_audit.core import report as report_types
 from yaniv_audit.core.engine import CLAIM, INCONSISTENCY, VIOLATION
 from yaniv_audit.core.rules import PARAMS, PRESETS
-from yaniv_audit.report_schema import ALL_CODES, CODES, COMPARE, REPORT
+from yaniv_audit.report_schema import ALL_CODES, CODES, COMPARE, REPORT, type_mismatches
 from yaniv_audit.schema_export import SCHEMAS_DIR
 from yaniv_audit.simulate import simulate_game, to_jsonl
 
@@ -394,3 +396,27 @@ def test_a_broken_compare_output_is_refused(compare_validator: Draft202012Valida
         breaks(broken)
         assert errors_of(compare_validator, broken) != [], broken
         assert COMPARE.validate(broken) != {}
+
+
+def test_the_schemas_describe_the_report_type_key_by_key() -> None:
+    """schemas/ is generated from report_schema.py, which is checked against the one
+    definition of the report (core/report.py): every key, whether it is required, its
+    kind and whether it may be null."""
+    assert type_mismatches() == []
+    assert "because" in typing.get_type_hints(report_types.Change)
+    assert "ruling" in report_types.AuditReport.__optional_keys__
+
+
+def test_a_schema_that_disagrees_with_the_type_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    from yaniv_audit import report_schema
+
+    monkeypatch.setattr(
+        report_schema,
+        "TYPED",
+        (
+            (report_types.Final, report_schema.FinalSchema),
+            (report_types.Round, report_schema.CompareRoundSchema),
+        ),
+    )
+    problems = report_schema.type_mismatches()
+    assert "Round.starter: only in the type" in problems

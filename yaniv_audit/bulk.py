@@ -21,19 +21,20 @@ from multiprocessing import forkserver, resource_tracker
 from typing import Any
 
 from .core.errors import InternalError, LogFormatError
+from .core.report import AnyReport
 from .core.rules import RuleSet
 
 Job = tuple[str, "RuleSet | None", bool]
 
 
-def audit_one(job: Job) -> dict[str, Any]:
+def audit_one(job: Job) -> AnyReport:
     """The report of one file (the unreadable report when it cannot be read)."""
     path, rules, strict = job
     with no_gc():
         return audit_file(path, rules, strict=strict)
 
 
-def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False) -> dict[str, Any]:
+def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False) -> AnyReport:
     """Read and audit one file; an unreadable one gives the unreadable report."""
     # heavy (marshmallow, the engine): imported by the workers that audit, not by
     # every command that imports this module

@@ -19,10 +19,12 @@ else ``clean``).
 
 from __future__ import annotations
 
+import typing
 from typing import Any, ClassVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from .core import report as report_types
 from .core.rules import PARAMS, Param
 from .json_schema import DRAFT, object_schema
 from .log_schema import StrictInteger
@@ -77,7 +79,8 @@ VERDICTS = ("clean", "claims", "violations", "corrupt")
 #: the kind that makes each verdict, worst first
 VERDICT_KIND = {"corrupt": "inconsistency", "violations": "violation", "claims": "claim"}
 ROUND_ENDS = ("yaniv", "stock")
-CHANGE_FIELDS = ("verdict", "findings", "round", "winners", "points", "scores")
+CHANGE_FIELDS = ("verdict", "findings", "round", "winners", "points", "scores", "replay")
+PARAM_NAMES = tuple(p.name for p in PARAMS)
 FINGERPRINT = r"^[0-9a-f]{64}$"
 ENGINE_PATTERN = r"^yaniv-audit \S+$"
 
@@ -248,6 +251,39 @@ class RoundSchema(_Closed):
     reductions = fields.List(fields.Nested(ReductionSchema), required=True)
     scores = _by_player(required=True, metadata={"description": "running, after reductions"})
     out = _players(required=True, metadata={"description": "who went out in this round"})
+    rule = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(PARAM_NAMES)),
+        metadata={
+            "description": "the rule parameters that decided the round's story, with their "
+            "values: reshuffle (the stock ended it), assaf_on_tie (a hand equal to the "
+            "caller's), the Assaf's assaf_penalty or assaf_multi_penalty, assaf_adds_hand "
+            "and assaf_scoring, reductions, score_limit and limit_rule (a player out); "
+            "{} when none did (docs/findings.md)"
+        },
+    )
+
+
+class RulingSchema(_Closed):
+    """The ruling's first line, which a table reads aloud, as data."""
+
+    key = fields.String(
+        required=True,
+        validate=validate.OneOf(
+            [f"ruling:{v}" for v in ("clean", "claims", "violations", "violations_claims")]
+            + ["ruling:corrupt"]
+        ),
+        metadata={"description": "its template (yaniv_audit/core/messages.py)"},
+    )
+    params = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata={
+            "description": "rules (the rule set's id); count (the claims, or the "
+            "violations); claims; seq (corrupt: the impossible event); disputes: for each "
+            "claim, a phrase saying the number the rules give, the one written and why "
+            "(its deciding rule parameters with their values)"
+        },
+    )
 
 
 class WithdrawnSchema(_Closed):
@@ -338,6 +374,10 @@ class AuditReportSchema(_Closed):
         validate=validate.OneOf(VERDICTS),
         metadata={"description": "the worst kind found"},
     )
+    ruling = fields.Nested(
+        RulingSchema,
+        metadata={"description": "the ruling's first line as data (every report has it)"},
+    )
     findings = fields.List(fields.Nested(FindingSchema), required=True)
     rounds = fields.List(fields.Nested(RoundSchema), required=True)
     final = fields.Nested(FinalSchema, required=True)
@@ -414,6 +454,22 @@ class CompareResultSchema(_Closed):
     verdict = fields.String(required=True, validate=validate.OneOf(VERDICTS))
     rounds = fields.List(fields.Nested(CompareRoundSchema), required=True)
     final = fields.Nested(FinalSchema, required=True)
+    unreplayable = fields.Nested(
+        "UnreplayableSchema",
+        metadata={
+            "description": "only when the log cannot be replayed under this rule set: where "
+            "and why; its rounds and final are then those of the part replayed"
+        },
+    )
+
+
+class UnreplayableSchema(_Closed):
+    """Where the replay under a rule set stopped: the impossible event's finding."""
+
+    seq = _count(required=True)
+    code = fields.String(required=True, validate=validate.OneOf(CODES["inconsistency"]))
+    message = fields.String(required=True, validate=validate.Length(min=1))
+    params = fields.Dict(keys=fields.String(), required=True)
 
 
 class ChangeSchema(_Closed):
@@ -447,13 +503,23 @@ class ChangeSchema(_Closed):
             "scores of a round: players, whose running score moved; "
             "the final winners: finished, and because (the index in "
             "changes of the change that decided it, or null); findings: "
-            "added and removed, each {seq, code, player}"
+            "added and removed, each {seq, code, player}; replay (the rule set cannot "
+            "replay the log): rules, seq and reason, the finding that stopped it"
         },
     )
     message = fields.String(
         required=True,
         validate=validate.Length(min=1),
         metadata={"description": "in English, from the fields and params"},
+    )
+    because = fields.List(
+        fields.String(validate=validate.OneOf(PARAM_NAMES)),
+        required=True,
+        metadata={
+            "description": "the rule parameters that differ between the two rule sets and "
+            "decide this change (the deciding rule of the findings, of the round, of the "
+            "game's end); [] when none is named"
+        },
     )
 
 
@@ -508,3 +574,76 @@ def compare_document() -> JsonSchema:
     }
     doc.update({k: v for k, v in object_schema(COMPARE).items() if k != "description"})
     return doc
+
+
+# --- the types the schemas describe --------------------------------------------------
+
+#: each type of :mod:`yaniv_audit.core.report` and the schema that describes it
+TYPED: tuple[tuple[Any, type[Schema]], ...] = (
+    (report_types.Rules, RulesSchema),
+    (report_types.Ruling, RulingSchema),
+    (report_types.Finding, FindingSchema),
+    (report_types.Reduction, ReductionSchema),
+    (report_types.Round, RoundSchema),
+    (report_types.Final, FinalSchema),
+    (report_types.Withdrawn, WithdrawnSchema),
+    (report_types.AuditReport, AuditReportSchema),
+    (report_types.Error, ErrorSchema),
+    (report_types.Unreadable, UnreadableSchema),
+    (report_types.CompareRound, CompareRoundSchema),
+    (report_types.Unreplayable, UnreplayableSchema),
+    (report_types.RuleSetResult, CompareResultSchema),
+    (report_types.Change, ChangeSchema),
+    (report_types.Comparison, CompareSchema),
+)
+
+_KINDS: dict[type, tuple[type[fields.Field[Any]], ...]] = {
+    bool: (fields.Boolean,),
+    int: (fields.Integer,),
+    str: (fields.String,),
+    list: (fields.List,),
+    dict: (fields.Dict, fields.Nested),
+}
+
+
+def _kind(hint: Any) -> tuple[type | None, bool]:
+    """A type hint's JSON kind (None: any) and whether it allows null."""
+    args = typing.get_args(hint)
+    nullable = type(None) in args
+    if nullable:
+        (hint,) = [a for a in args if a is not type(None)]
+    if hint is Any:
+        return None, nullable
+    if typing.is_typeddict(hint):
+        return dict, nullable
+    origin = typing.get_origin(hint) or hint
+    return origin, nullable
+
+
+def type_mismatches() -> list[str]:
+    """Where a schema and the type it describes disagree: a key one has and the other
+    lacks, a key required in one only, a value of another kind or nullability."""
+    out: list[str] = []
+    for typed, schema_class in TYPED:
+        schema = schema_class()
+        declared = {f.data_key or name: f for name, f in schema.fields.items()}
+        hints = typing.get_type_hints(typed)
+        name = typed.__name__
+        for key in sorted(set(declared) ^ set(hints)):
+            where = "the type" if key in hints else schema_class.__name__
+            out.append(f"{name}.{key}: only in {where}")
+        for key in sorted(set(declared) & set(hints)):
+            field = declared[key]
+            required = key in typed.__required_keys__
+            if required != field.required:
+                out.append(
+                    f"{name}.{key}: required in {'the type' if required else 'the schema'} only"
+                )
+            kind, nullable = _kind(hints[key])
+            if kind is not None and not isinstance(field, _KINDS.get(kind, (fields.Raw,))):
+                out.append(f"{name}.{key}: {kind.__name__} in the type, {type(field).__name__}")
+            if nullable != bool(field.allow_none) and kind is not None:
+                out.append(
+                    f"{name}.{key}: null {'allowed' if nullable else 'refused'} in the type only"
+                )
+    return out

@@ -28,6 +28,7 @@ from .core.engine import HANDLERS, Replay, StopReplay
 from .core.errors import InconsistentLogError, LogFormatError
 from .core.events import GameStarted, Log
 from .core.merkle import TreeHasher
+from .core.report import AuditReport
 from .core.rules import RuleSet
 
 
@@ -78,7 +79,7 @@ def audit_path(
     *,
     strict: bool = False,
     chunk: int = READ_CHUNK,
-) -> dict[str, Any]:
+) -> AuditReport:
     """The audit report of the log file at ``path``, read ``chunk`` bytes at a time and
     folded as it is read: :func:`~yaniv_audit.core.audit.audit_log` of
     :func:`~yaniv_audit.codec.read_log`'s log, with the same errors (LogFormatError).
@@ -92,9 +93,7 @@ def audit_path(
         return audit.audit_log(read_log(path), rules, strict=strict)
 
 
-def _audit_stream(
-    path: str | Path, rules: RuleSet | None, strict: bool, chunk: int
-) -> dict[str, Any]:
+def _audit_stream(path: str | Path, rules: RuleSet | None, strict: bool, chunk: int) -> AuditReport:
     hasher = TreeHasher()
     replay: Replay | None = None
     game: GameStarted | None = None
@@ -132,5 +131,5 @@ def _audit_stream(
     report = audit.report_of(Log(str(path), (game,), ()), replay, hasher.root().hex())
     if rounds:
         rounds += [b"%b" % dumps(r) for r in report["rounds"]]
-        report["rounds"] = Rounds.of_json(rounds)
+        report["rounds"] = Rounds.of_json(rounds)  # a list of the rounds, kept as their JSON
     return report

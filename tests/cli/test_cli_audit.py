@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 LOGS = sorted(REPLAYS.glob("*.jsonl"))
 REPORT_KEYS = {
+    "ruling",
     "file",
     "engine",
     "game_id",
@@ -45,6 +46,7 @@ ROUND_KEYS = {
     "reductions",
     "scores",
     "out",
+    "rule",
 }
 GAME = {
     "type": "game_started",
@@ -432,7 +434,9 @@ def test_compare_text_shows_both_rule_sets_and_what_changes() -> None:
     assert re.search(r"^  namu\s+clean\s+winner: unfinished", result.output, re.M)
     assert (
         "What changes:\n  - under namu: findings removed: draw.pile_card at event 5\n"
-        "  - under namu: the verdict is clean instead of rules broken"
+        "      because under namu any card of the previous throw may be taken (pickup=any)\n"
+        "  - under namu: the verdict is clean instead of rules broken\n"
+        "      because under namu any card of the previous throw may be taken (pickup=any)"
     ) in result.output
 
 
@@ -470,6 +474,7 @@ def test_compare_json_has_baseline_results_and_changes() -> None:
                 "removed": [{"seq": 5, "code": "draw.pile_card", "player": "noa"}],
             },
             "message": "under namu, 1 finding removed (draw.pile_card of noa at event 5)",
+            "because": ["pickup"],
         },
         {
             "rules": "namu",
@@ -479,6 +484,7 @@ def test_compare_json_has_baseline_results_and_changes() -> None:
             "to": "clean",
             "params": {},
             "message": "under namu the verdict is clean instead of violations",
+            "because": ["pickup"],
         },
     ]
 

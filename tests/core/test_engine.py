@@ -54,6 +54,7 @@ def test_a_clean_round_is_clean_and_scored() -> None:
         "reductions": [],
         "scores": {"dana": 19, "lior": 18, "omer": 0},
         "out": [],
+        "rule": {},  # a Yaniv won outright: no rule parameter decided it
     }
     assert report["final"] == {
         "scores": {"dana": 19, "lior": 18, "omer": 0},

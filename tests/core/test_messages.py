@@ -16,7 +16,16 @@ from builders import HANDS, STOCK, UPCARD, LogBuilder, standard
 from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.errors import LogFormatError
-from yaniv_audit.core.messages import AND, OR, TEMPLATES, WORDS, card_text, render, template_key
+from yaniv_audit.core.messages import (
+    AND,
+    OR,
+    RULE_WORDS,
+    TEMPLATES,
+    WORDS,
+    card_text,
+    render,
+    template_key,
+)
 from yaniv_audit.core.rules import PRESETS
 from yaniv_audit.lang import read_catalogue, translations
 
@@ -142,7 +151,13 @@ def test_every_template_has_a_translation_with_the_same_placeholders(lang: str) 
     of placeholders and marks alone, ``{parts:sentences}``, has no words to translate)."""
     catalogue = {str(m.id): m for m in read_catalogue(lang) if m.id}
     assert "say.round" in TEMPLATES and "move.discard" in TEMPLATES  # the sentences too
-    for key, english in [*TEMPLATES.items(), *WORDS.items(), ("or", OR), ("and", AND)]:
+    for key, english in [
+        *TEMPLATES.items(),
+        *WORDS.items(),
+        *RULE_WORDS.items(),
+        ("or", OR),
+        ("and", AND),
+    ]:
         if not re.search(r"[A-Za-z]", re.sub(r"\{[^}]*\}", "", english)):
             continue
         message = catalogue.get(english)

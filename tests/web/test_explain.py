@@ -100,3 +100,14 @@ def test_the_chart_draws_the_running_scores_with_the_limit() -> None:
     assert [m["kind"] for m in omer["marks"]] == ["assaf", "reduction"]
     assert [g["kind"] for g in chart.guides] == ["limit", "reduction", "reduction"]
     assert chart.ymax >= 213
+
+
+def test_a_tie_that_is_no_assaf_names_its_rule_in_plain_words(english: None) -> None:
+    from tests.builders import tie_dispute
+
+    report = tie_dispute().audit("israeli(assaf_on_tie=false)")
+    (why,) = explain(report, {})
+    assert "assaf_on_tie" in why.params
+    assert "deciding rule: a tie is no Assaf: the caller wins (assaf_on_tie=false)" in " ".join(
+        str(s) for s in why.sentences
+    )

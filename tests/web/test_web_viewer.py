@@ -412,7 +412,14 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
     )
     # the findings each rule set adds, listed under it with their messages
     added = re.findall(r'<li class="added">.*?#e=(\d+)">.*?<code>([\w.]+)</code>', html)
-    assert {f"{code}@{seq}" for seq, code in added} == {
+    # (a rule set that cannot replay the log: the finding that stopped it)
+    stops = {
+        f"{r['unreplayable']['code']}@{r['unreplayable']['seq']}"
+        for r in expected["results"]
+        if "unreplayable" in r
+    }
+    assert stops == {"card.not_in_deck@45"}
+    assert {f"{code}@{seq}" for seq, code in added} == stops | {
         f
         for c in expected["changes"]
         if c["field"] == "findings"
@@ -420,6 +427,10 @@ def test_compare_page_shows_every_other_table(client: FlaskClient) -> None:
         if f not in c["from"]
     }
     assert any(c.startswith("under namu: ") for c in changes)
+    # namu's deck has no jokers: shown as a game it cannot replay, with why, never as scores
+    assert "cannot be replayed: at event 45, lior names JK" in html_lib.unescape(html)
+    # each change says why, in plain words
+    assert "because under classic Yaniv may be called at 5 or less (yaniv_max=5)" in html
 
 
 def test_compare_where_a_user_tries_it_leads_to_the_games_compare_page(
@@ -833,3 +844,9 @@ def test_the_game_page_says_which_rules_fit_the_game_in_the_readers_language(
     hebrew = client.get(f"/games/{fingerprint_of(MIDDLE)}?lang=he").get_data(as_text=True)
     assert "<h2>אילו חוקים מתאימים למשחק הזה?</h2>" in hebrew
     assert "מתאים ל־israeli(pickup=any)" in hebrew
+
+
+def test_the_board_opens_with_the_line_a_table_reads_aloud(client: FlaskClient) -> None:
+    html = client.get(f"/games/{fingerprint_of(MIDDLE)}?lang=de").get_data(as_text=True)
+    (line,) = re.findall(r'<p class="read-aloud" id="read-aloud">(.*?)</p>', html)
+    assert line == "Nach israeli verstößt das Protokoll 1-mal gegen die Regeln."

@@ -18,6 +18,7 @@ import duckdb
 from .. import ENGINE
 from ..bulk import mapped, no_gc
 from ..core.errors import ArchiveError, LogFormatError
+from ..core.report import AnyReport, AuditReport
 from ..core.rules import RuleSet
 from .base import (
     READ_BATCH,
@@ -38,7 +39,7 @@ from .schema import DERIVED
 DERIVED_BATCH, DERIVED_GAMES = 50_000, 5_000
 
 
-def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> list[dict[str, Any]]:
+def audit_archived(job: tuple[str, str, bytes, Sequence[RuleSet | None]]) -> list[AnyReport]:
     """The reports of one archived game under each rule set (None: its declared rules),
     rebuilt from its stored events, read once; their ``file`` is the file the game was
     ingested from."""
@@ -54,7 +55,7 @@ class AuditedGame:
 
     game_no: int
     simulated: bool
-    reports: list[dict[str, Any]]
+    reports: list[AnyReport]
 
 
 def audit_for_archive(
@@ -78,7 +79,7 @@ def audit_for_archive(
 
 def _audit_stored(
     fingerprint: str, source: str, data: bytes, rule_sets: Sequence[RuleSet | None]
-) -> list[dict[str, Any]]:
+) -> list[AnyReport]:
     # heavy (the engine, marshmallow): only where logs are audited
     from ..codec import parse_jsonl
     from ..core.audit import audit_log, unreadable_report
@@ -87,7 +88,7 @@ def _audit_stored(
         log = parse_jsonl(data, source)
     except LogFormatError as exc:  # stored events no longer read: the archive was altered
         return [unreadable_report(source, exc)]
-    reports = []
+    reports: list[AnyReport] = []
     for rules in rule_sets:
         report = audit_log(log, rules, fingerprint=fingerprint)
         report["file"] = source
@@ -134,7 +135,7 @@ class Auditing(ArchiveBase):
         games: Sequence[int] | None = None,
         jobs: int | None = None,
         progress: Progress = _no_progress,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[AnyReport]:
         """Audit the archived games not yet audited under ``rules`` (None: each game's
         declared rules; ``again``: every game; ``games``: those the caller has just
         listed with :meth:`games_to_audit`) and store the results; yields each report."""
@@ -153,7 +154,7 @@ class Auditing(ArchiveBase):
         *,
         jobs: int | None = None,
         progress: Progress = _no_progress,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[AnyReport]:
         """Audit each game under the rule sets that list it in ``todo``, in one pass over
         the archive (each game read and parsed once, on ``jobs`` processes), and store the
         results; yields each report, game by game, in the order of ``todo``'s rule sets."""
@@ -285,7 +286,7 @@ class Auditing(ArchiveBase):
 
     def _store_audits(
         self,
-        reports: list[dict[str, Any]],
+        reports: Sequence[AuditReport],
         number_of: dict[str, int],
         audited_at: Sequence[datetime] | None = None,
     ) -> None:

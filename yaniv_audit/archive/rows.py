@@ -30,6 +30,7 @@ from ..core.events import (
     RoundStarted,
     Slap,
 )
+from ..core.report import AnyReport, AuditReport, audited, is_unreadable
 from ..core.rules import RuleSet, parse_rules
 from .base import NO_EXTENSIONS
 from .schema import DERIVED, DERIVED_TABLES
@@ -193,7 +194,7 @@ def deal_table(rows: list[tuple[Any, ...]]) -> pa.Table:
 
 
 def derived_rows(
-    report: dict[str, Any],
+    report: AuditReport,
     game_no: int,
     keys: dict[str, str] | None = None,
 ) -> dict[str, list[tuple[Any, ...]]]:
@@ -258,7 +259,7 @@ def derived_rows(
 
 
 def player_round_rows(
-    report: dict[str, Any],
+    report: AuditReport,
     key: str,
     game: int | str,
 ) -> list[tuple[Any, ...]]:
@@ -302,7 +303,7 @@ def player_round_rows(
 
 def add_derived(
     rows: dict[str, list[tuple[Any, ...]]],
-    report: dict[str, Any],
+    report: AnyReport,
     game_no: int,
     keys: dict[str, str],
     audited_at: datetime,
@@ -310,9 +311,9 @@ def add_derived(
     """Add the rows a report gives each derived table (:func:`derived_rows`, its
     ``audits`` row stamped ``audited_at``) to ``rows``; an unreadable report gives none
     (verify tells what happened to the game)."""
-    if report["verdict"] == "unreadable":
+    if is_unreadable(report):
         return
-    derived = derived_rows(report, game_no, keys)
+    derived = derived_rows(audited(report), game_no, keys)
     derived["audits"] = [(*derived["audits"][0], audited_at)]
     for table, found in derived.items():
         rows[table].extend(found)

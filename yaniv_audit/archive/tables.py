@@ -29,6 +29,7 @@ import duckdb
 
 from ..core.audit import to_json_line
 from ..core.events import EVENT_TYPES_BY_CLASS, Event, GameStarted, RoundStarted
+from ..core.report import AuditReport
 from ..core.rules import RuleSet
 from .base import _insert, _one, insert_sql, transaction
 from .rows import deal_rows, derived_rows, event_columns, opening_md5
@@ -219,7 +220,7 @@ def _refresh(
     fingerprint: str,
     count: int,
     game: GameStarted,
-    report: dict[str, Any] | None,
+    report: AuditReport | None,
     derived: bool = True,
 ) -> None:
     """The game's row and its audit brought forward to its latest entries; with
@@ -279,7 +280,7 @@ def create_table(
     game: GameStarted,
     leaf: bytes,
     fingerprint: str,
-    report: dict[str, Any] | None,
+    report: AuditReport | None,
 ) -> int:
     """Store a new table opened with ``game`` (its leaf and fingerprint): its game and its
     row, in one transaction; its game_no."""
@@ -326,7 +327,7 @@ def append_entries(
     all_leaves: Sequence[bytes],
     start: int,
     fingerprint: str,
-    report: dict[str, Any] | None,
+    report: AuditReport | None,
     answer: tuple[str, bytes] | None = None,
     derived: bool = True,
     before: str | None = None,
@@ -364,7 +365,7 @@ def close_table(
     fingerprint: str,
     count: int,
     game: GameStarted,
-    report: dict[str, Any] | None,
+    report: AuditReport | None,
 ) -> datetime:
     """Close a table (no more appends), its game's rows brought forward whole; when it was
     closed."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import LogFormatError, did_you_mean
+from ..core.report import AnyReport, audited, is_unreadable
 from ..files import log_files
 from ..lang import CODES, Words, from_environment
 from .options import (
@@ -247,18 +248,20 @@ def audit(
     words = language_of(lang)
     if len(files) == 1:
 
-        def render(report: dict[str, Any]) -> str:
-            if report["verdict"] == "unreadable":
+        def render(report: AnyReport) -> str:
+            if is_unreadable(report):
                 return unreadable_text(report, every=True, words=words)
+            report = audited(report)
             ruling = render_report(report, strict=strict, lines=finding_lines(report), words=words)
             head, _, rest = ruling.partition("\n")  # the rules, under the verdict
             rules_said = rules_line(report["rules"]["id"], origin, words)
             return "\n".join((head, "  " + rules_said, rest))
     else:
 
-        def render(report: dict[str, Any]) -> str:  # one line per game in bulk
-            if report["verdict"] == "unreadable":
+        def render(report: AnyReport) -> str:  # one line per game in bulk
+            if is_unreadable(report):
                 return unreadable_text(report, every=False, words=words)
+            report = audited(report)
             return render_line(report, finding_lines(report), words)
 
     if "-" in files:

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, NoReturn
@@ -22,6 +22,16 @@ import click
 import orjson
 
 from ..core.errors import LogFormatError
+from ..core.messages import rule_of, template_key
+from ..core.report import (
+    AnyReport,
+    AuditReport,
+    Comparison,
+    Finding,
+    Unreadable,
+    audited,
+    is_unreadable,
+)
 from ..core.sentences import finding_line, kind_word, result, round_story, verdict_word
 from ..lang import Words
 
@@ -235,7 +245,7 @@ def print_reports(
     reports: Any,
     count: int,
     as_json: bool,
-    render: Callable[[dict[str, Any]], str],
+    render: Callable[[AnyReport], str],
     games: int | None = None,
     rule_sets: Sequence[str] = (),
     words: Words = ENGLISH,
@@ -267,7 +277,7 @@ def print_reports(
     return codes
 
 
-def finding_lines(report: dict[str, Any]) -> list[int] | None:
+def finding_lines(report: AuditReport) -> list[int] | None:
     """The file line of each event of a report's log, when it has findings to place."""
     # heavy (marshmallow): imported when used, for start-up time
     from ..diagnose import event_lines
@@ -275,7 +285,7 @@ def finding_lines(report: dict[str, Any]) -> list[int] | None:
     return event_lines(report["file"]) if report["findings"] else None
 
 
-def unreadable_text(report: dict[str, Any], *, every: bool, words: Words = ENGLISH) -> str:
+def unreadable_text(report: Unreadable, *, every: bool, words: Words = ENGLISH) -> str:
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
     # heavy (the engine, marshmallow): imported when used, for start-up time
@@ -470,7 +480,7 @@ def csv_cell(value: Any) -> Any:
 
 
 def render_report(
-    report: dict[str, Any],
+    report: AnyReport,
     *,
     strict: bool = False,
     lines: Sequence[int] | None = None,
@@ -483,9 +493,9 @@ def render_report(
     the file line of each event, to say where a finding is in the file too.
     """
     painted_words(words)
-    source = report.get("file", report.get("game_id", ""))
-    if report["verdict"] == "unreadable":
+    if is_unreadable(report):
         err = report["error"]
+        source: object = report["file"]
         # the "line" of a .json log's error is its event index
         key = "say.unreadable"
         if err.get("line") is not None:
@@ -500,6 +510,8 @@ def render_report(
                 text=err["message"],
             )
         )
+    report = audited(report)
+    source = report.get("file", report["game_id"])
     out = [
         words.say(
             "say.head",
@@ -509,11 +521,14 @@ def render_report(
             game=game_name(report),
         )
     ]
-    by_round: dict[int | None, list[dict[str, Any]]] = {}
+    ruling = report.get("ruling")
+    if ruling is not None:  # the line a table reads aloud
+        out.append("  " + words.say(ruling["key"], **ruling["params"]))
+    by_round: dict[int | None, list[Finding]] = {}
     for f in report["findings"]:
         by_round.setdefault(f["round"], []).append(f)
     for f in by_round.get(None, []):
-        out.append(_finding_line(f, lines, words))
+        out.extend(_finding_lines(f, lines, words))
     findings = report["findings"]
     stop = (
         findings[-1] if findings and (strict or findings[-1]["kind"] == "inconsistency") else None
@@ -521,8 +536,10 @@ def render_report(
     for r in report["rounds"]:
         cut = stop if stop is not None and stop["round"] == r["round"] else None
         out.append("  " + words.phrase(round_story(r, cut, strict)))
+        if r.get("rule"):
+            out.append("    " + words.say("story:rule", rule=r["rule"]))
         for f in by_round.get(r["round"], []):
-            out.append(_finding_line(f, lines, words))
+            out.extend(_finding_lines(f, lines, words))
     out.append("  " + words.phrase(result(report["final"])))
     return "\n".join(map(shown, out))  # each a line, whatever the names in it
 
@@ -537,14 +554,15 @@ def rules_line(rules_id: str, origin: tuple[str, str], words: Words = ENGLISH) -
 
 
 def render_line(
-    report: dict[str, Any], lines: Sequence[int] | None = None, words: Words = ENGLISH
+    report: AnyReport, lines: Sequence[int] | None = None, words: Words = ENGLISH
 ) -> str:
     """One ruling line per game, for audits of many logs (``lines``: as for
     :func:`render_report`)."""
     painted_words(words)
-    source = report.get("file", report.get("game_id", ""))
-    if report["verdict"] == "unreadable":
+    if is_unreadable(report):
         return render_report(report, words=words)
+    report = audited(report)
+    source = report.get("file", report["game_id"])
     findings = report["findings"]
     counts: dict[str, int] = {}
     for f in findings:
@@ -579,12 +597,31 @@ def render_line(
     )
 
 
-def _finding_line(
-    f: dict[str, Any], lines: Sequence[int] | None = None, words: Words = ENGLISH
-) -> str:
+def _finding_lines(
+    f: Finding, lines: Sequence[int] | None = None, words: Words = ENGLISH
+) -> list[str]:
+    """A finding of the ruling, and under it the rule parameters that decided it in plain
+    words (its params' ``rule``, and its phrases')."""
     seq = f["seq"]
     line = lines[seq] if lines is not None and 0 <= seq < len(lines) else None
-    return "    " + words.phrase(finding_line(f, line))
+    out = ["    " + words.phrase(finding_line(f, line))]
+    params = f.get("params")
+    rule = deciding_rule(params) if params is not None else {}
+    if rule:
+        out.append("      " + words.say("story:rule", rule=rule))
+    return out
+
+
+def deciding_rule(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule parameters a finding's params name: its ``rule``, its phrases' and the
+    phrases of its lists (a slap's reasons, a score's parts)."""
+    rule = rule_of(params)
+    for value in params.values():
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, Mapping) and "phrase" in item:
+                    rule.update(deciding_rule(item))
+    return rule
 
 
 def _at(seq: int, lines: Sequence[int] | None, words: Words = ENGLISH) -> str:
@@ -594,14 +631,14 @@ def _at(seq: int, lines: Sequence[int] | None, words: Words = ENGLISH) -> str:
     return words.say("say.at_line", seq=seq, line=lines[seq])
 
 
-def game_name(result: dict[str, Any]) -> str:
+def game_name(result: AuditReport | Comparison | Mapping[str, Any]) -> str:
     """A report's or a comparison's game: its own id, or, for a game named by its
     fingerprint, the fingerprint's first 16 digits."""
     game: str = result["game_id"]
     return game[:16] if game == result["fingerprint"] else game
 
 
-def render_compare(result: dict[str, Any], words: Words = ENGLISH) -> str:
+def render_compare(result: Comparison, words: Words = ENGLISH) -> str:
     # heavy (the engine): imported when used, for start-up time
     from ..core.sentences import change_phrase
 
@@ -612,6 +649,12 @@ def render_compare(result: dict[str, Any], words: Words = ENGLISH) -> str:
     vwidth = max(10, *map(len, verdicts))
     for x, verdict in zip(result["results"], verdicts, strict=True):
         final = x["final"]
+        stop = x.get("unreplayable")
+        if stop is not None:  # no scores: they would be those of the part replayed
+            reason = {"phrase": template_key(stop["code"], stop["params"]), **stop["params"]}
+            why = words.say("result:unreplayable", seq=stop["seq"], reason=reason)
+            lines.append(f"  {x['rules']['id']:{width}}  {verdict:{vwidth}}  {why}")
+            continue
         who = (
             ", ".join(final["winners"])
             if final["finished"]
@@ -623,12 +666,19 @@ def render_compare(result: dict[str, Any], words: Words = ENGLISH) -> str:
         )
     changes = result["changes"]
     if changes:
+        params = {x["rules"]["id"]: x["rules"]["params"] for x in result["results"]}
         lines.append(words.say("say.compare_changes"))
-        by_rules: dict[str, list[dict[str, Any]]] = {}
+        by_rules: dict[str, list[Any]] = {}
         for c in changes:
             by_rules.setdefault(c["rules"], []).append(c)
-        # the change's data said (as the compare page says it), never its message
-        lines.extend("  - " + words.phrase(change_phrase(c, by_rules[c["rules"]])) for c in changes)
+        for c in changes:
+            # the change's data said (as the compare page says it), never its message
+            lines.append("  - " + words.phrase(change_phrase(c, by_rules[c["rules"]])))
+            because = c.get("because")
+            if because and c["field"] != "replay":
+                values = params[c["rules"]]
+                rule = {name: values[name] for name in because}
+                lines.append("      " + words.say("change:because", rules=c["rules"], rule=rule))
     else:
         lines.append(words.say("say.compare_none"))
     return "\n".join(map(shown, lines))

@@ -21,7 +21,20 @@ from .engine import CLAIM, INCONSISTENCY, VIOLATION, Finding, Replay, RoundRecor
 from .errors import InconsistentLogError, LogFormatError
 from .events import Log
 from .merkle import tree_hash
-from .messages import player_names
+from .messages import player_names, render, rule_of, template_key
+from .report import (
+    AuditReport,
+    Change,
+    Comparison,
+    Final,
+    Round,
+    Rules,
+    RuleSetResult,
+    Ruling,
+    Unreadable,
+    Withdrawn,
+)
+from .report import Finding as ReportFinding
 from .rules import PRESETS, RuleSet
 
 VERDICTS = ("clean", "claims", "violations", "corrupt")
@@ -60,7 +73,46 @@ def replay_log(log: Log, rules: RuleSet | None = None, *, strict: bool = False) 
     return replay
 
 
-def round_json(record: RoundRecord) -> dict[str, Any]:
+#: what decides that a round is played at all: the end of the game
+GAME_END = ("score_limit", "limit_rule", "game_end", "rounds", "reductions")
+#: what moves the scores after a round's points
+SCORES_ONLY = ("score_limit", "limit_rule", "reductions")
+#: what decides a hand's total
+CARD_VALUES = ("face_values", "joker_value", "wild_jacks")
+
+
+def round_rule(record: RoundRecord, params: dict[str, Any]) -> dict[str, Any]:
+    """The rule parameters that decided round ``record``'s story, with their values (as
+    ``params``, the rule set's JSON, holds them): how it ended (``reshuffle`` when the
+    stock ended it), a hand equal to the caller's (``assaf_on_tie``: an Assaf or the
+    caller's win), the Assaf's points, a reduction, a player going out."""
+    score = record.score
+    if score is None:
+        return {}
+    names: list[str] = []
+    if record.end == "stock":
+        names.append("reshuffle")
+    caller, totals = score.caller, score.totals
+    if caller is not None and caller in totals:
+        mark = totals[caller]
+        if any(t == mark for p, t in totals.items() if p != caller):
+            names.append("assaf_on_tie")
+    if score.assaf:
+        several = params["assaf_multi_penalty"] is not None and len(score.assaf) > 1
+        names += [
+            "assaf_multi_penalty" if several else "assaf_penalty",
+            "assaf_adds_hand",
+            "assaf_scoring",
+        ]
+    if score.reductions:
+        names.append("reductions")
+    if record.out:
+        names += ["score_limit", "limit_rule"]
+    return {name: params[name] for name in names}
+
+
+def round_json(record: RoundRecord, params: dict[str, Any] | None = None) -> Round:
+    """A round of the report (``params``: the rule set's, to name the deciding ones)."""
     score = record.score
     return {
         "round": record.round,
@@ -77,10 +129,11 @@ def round_json(record: RoundRecord) -> dict[str, Any]:
         else [],
         "scores": dict(record.scores),
         "out": list(record.out),
+        "rule": round_rule(record, params) if params is not None else {},
     }
 
 
-def final_json(replay: Replay) -> dict[str, Any]:
+def final_json(replay: Replay) -> Final:
     return {
         "scores": dict(replay.scores),
         "finished": replay.finished,
@@ -89,7 +142,7 @@ def final_json(replay: Replay) -> dict[str, Any]:
     }
 
 
-def rules_json(rules: RuleSet) -> dict[str, Any]:
+def rules_json(rules: RuleSet) -> Rules:
     return {"id": rules.id, "params": rules.params()}
 
 
@@ -99,7 +152,7 @@ def audit_log(
     *,
     strict: bool = False,
     fingerprint: str | None = None,
-) -> dict[str, Any]:
+) -> AuditReport:
     """The audit report of a readable log.
 
     Raises LogFormatError if the replay finds the log unreadable.
@@ -107,32 +160,97 @@ def audit_log(
     return report_of(log, replay_log(log, rules, strict=strict), fingerprint)
 
 
-def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> dict[str, Any]:
+def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> AuditReport:
     """The audit report of ``log`` from its finished ``replay``."""
     fingerprint = fingerprint or tree_hash(log.leaves).hex()
-    return {
+    rules = rules_json(replay.rules)
+    verdict = verdict_of(replay.findings)
+    report: AuditReport = {
         "engine": ENGINE,
         "game_id": log.game.game_id or fingerprint,
         "fingerprint": fingerprint,
-        "rules": rules_json(replay.rules),
-        "verdict": verdict_of(replay.findings),
+        "rules": rules,
+        "verdict": verdict,
+        "ruling": ruling_of(verdict, replay.findings, rules["id"]),
         "findings": [f.to_json() for f in replay.findings],
-        "rounds": [round_json(r) for r in replay.records],
+        "rounds": [round_json(r, rules["params"]) for r in replay.records],
         "final": final_json(replay),
-        **withdrawn_json(log),
     }
+    withdrawn = withdrawn_json(log)
+    if withdrawn:
+        report["withdrawn"] = withdrawn
+    return report
 
 
-def withdrawn_json(log: Log) -> dict[str, Any]:
+def ruling_of(verdict: str, findings: Sequence[Finding], rules: str) -> Ruling:
+    """The ruling's first line, which a table reads aloud, as data: its template's
+    ``key`` (``ruling:<verdict>``, core/messages.py) and ``params``: the verdict and, for
+    each number the table wrote that the rules do not give, who is right and by which
+    rule (a ``dispute`` phrase)."""
+    if verdict == "corrupt":
+        return {"key": "ruling:corrupt", "params": {"rules": rules, "seq": findings[-1].seq}}
+    claims = [f for f in findings if f.kind == CLAIM]
+    disputes = [dispute(f) for f in claims]
+    if verdict == "clean":
+        return {"key": "ruling:clean", "params": {"rules": rules}}
+    if verdict == "claims":
+        params = {"rules": rules, "count": len(claims), "disputes": disputes}
+        return {"key": "ruling:claims", "params": params}
+    broken = sum(f.kind == VIOLATION for f in findings)
+    if not claims:
+        return {"key": "ruling:violations", "params": {"rules": rules, "count": broken}}
+    params = {"rules": rules, "count": broken, "claims": len(claims), "disputes": disputes}
+    return {"key": "ruling:violations_claims", "params": params}
+
+
+_WHY = {"caller": "why:caller", "not_ended": "why:not_ended"}
+
+
+def dispute(finding: Finding) -> dict[str, Any]:
+    """One claim of the table as the ruling's first line says it (a phrase of
+    core/messages.py): the number the rules give, the one written, and why."""
+    params = finding.params
+    code, case = finding.code, params.get("case")
+    if code == "claim.points":
+        rule = params.get("rule")
+        why = (
+            {"phrase": "why:rules", "rule": rule}
+            if rule
+            else {"phrase": _WHY.get(str(case), "why:hand")}
+        )
+        return {
+            "phrase": "dispute:points",
+            **{k: params[k] for k in ("round", "player", "right", "written")},
+            "why": why,
+        }
+    if code == "claim.scores":
+        end = "" if params["round"] is not None else "_end"
+        shown = {k: params[k] for k in ("round", "player", "right", "written")}
+        if params.get("parts"):
+            why = {"phrase": "why:parts", "parts": params["parts"]}
+        elif params.get("rule"):
+            why = {"phrase": "why:rules", "rule": params["rule"]}
+        else:
+            return {"phrase": f"dispute:scores{end}", **shown}
+        return {"phrase": f"dispute:scores{end}_why", **shown, "why": why}
+    if code == "claim.winner":
+        if case == "undecided":
+            return {"phrase": "dispute:undecided"}
+        return {"phrase": "dispute:winner", "winners": params["winners"], "named": params["named"]}
+    return {"phrase": template_key(code, params), **params}
+
+
+def withdrawn_json(log: Log) -> list[Withdrawn]:
     """The report's ``withdrawn`` list (each entry taken back and the withdrawal that took
-    it back), for a log that holds withdrawals; nothing for one that holds none."""
+    it back), for a log that holds withdrawals; empty (no ``withdrawn`` in the report) for
+    one that holds none."""
     plan = log.withdrawals
     if plan is None or not plan.withdrawn:
-        return {}
-    return {"withdrawn": [{"seq": seq, "by": by} for seq, by in sorted(plan.withdrawn.items())]}
+        return []
+    return [{"seq": seq, "by": by} for seq, by in sorted(plan.withdrawn.items())]
 
 
-def unreadable_report(source: str, error: LogFormatError) -> dict[str, Any]:
+def unreadable_report(source: str, error: LogFormatError) -> Unreadable:
     return {
         "file": source,
         "verdict": "unreadable",
@@ -155,7 +273,7 @@ def other_tables(log: Log) -> list[RuleSet]:
     return sets
 
 
-def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
+def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> Comparison:
     """The same log under several rule sets, side by side (the first is the baseline;
     none given: the declared rules against every preset with other parameters)."""
     return compare_with_reports(log, rule_sets)[0]
@@ -164,7 +282,7 @@ def compare_log(log: Log, rule_sets: Sequence[RuleSet]) -> dict[str, Any]:
 def compare_with_reports(
     log: Log,
     rule_sets: Sequence[RuleSet],
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+) -> tuple[Comparison, list[AuditReport]]:
     """:func:`compare_log`'s comparison and the audit report under each rule set."""
     fingerprint = tree_hash(log.leaves).hex()
     sets = list(rule_sets) or other_tables(log)
@@ -173,22 +291,44 @@ def compare_with_reports(
     for rules in sets:
         report = audit_log(log, rules, fingerprint=fingerprint)
         reports.append(report)
-        results.append(
-            {
-                "rules": report["rules"],
-                "verdict": report["verdict"],
-                "rounds": [
-                    {k: r[k] for k in ("round", "points", "scores", "winners")}
-                    for r in report["rounds"]
-                ],
-                "final": report["final"],
+        result: RuleSetResult = {
+            "rules": report["rules"],
+            "verdict": report["verdict"],
+            "rounds": [
+                {
+                    "round": r["round"],
+                    "points": r["points"],
+                    "scores": r["scores"],
+                    "winners": r["winners"],
+                }
+                for r in report["rounds"]
+            ],
+            "final": report["final"],
+        }
+        if report["verdict"] == "corrupt":
+            stop = report["findings"][-1]
+            result["unreplayable"] = {
+                "seq": stop["seq"],
+                "code": stop["code"],
+                "message": stop["message"],
+                "params": stop.get("params", {}),
             }
-        )
+        results.append(result)
     base = results[0]
-    changes: list[dict[str, Any]] = []
+    played: dict[int, list[str]] = {}
+    for result in results:
+        for r in result["rounds"]:
+            played.setdefault(r["round"], []).append(result["rules"]["id"])
+    changes: list[Change] = []
     for other, report in zip(results[1:], reports[1:], strict=True):
-        changes.extend(_finding_changes(reports[0], report))
-        changes.extend(_changes(base, other))
+        if "unreplayable" in other and "unreplayable" not in base:
+            changes.append(_unreplayable(reports[0], other))
+            continue
+        found = _finding_changes(reports[0], report)
+        more = _changes(base, other, played)
+        _because(found + more, reports[0], report)
+        changes.extend(found)
+        changes.extend(more)
     return {
         "game_id": log.game.game_id or fingerprint,
         "fingerprint": fingerprint,
@@ -198,19 +338,110 @@ def compare_with_reports(
     }, reports
 
 
+def _unreplayable(base: AuditReport, other: RuleSetResult) -> Change:
+    """The one change of a rule set under which the log cannot be replayed (its replay
+    stopped at an impossible event): that, and why; no scores, which would be the
+    scores of the part replayed."""
+    stop = other["unreplayable"]
+    rid = other["rules"]["id"]
+    params = {
+        "rules": rid,
+        "seq": stop["seq"],
+        "reason": {"phrase": template_key(stop["code"], stop["params"]), **stop["params"]},
+    }
+    return {
+        "rules": rid,
+        "round": None,
+        "field": "replay",
+        "from": True,
+        "to": False,
+        "params": params,
+        "message": f"under {rid} " + render("change:unreplayable", params),
+        "because": _differing(
+            rule_of_finding(stop["params"]), base["rules"]["params"], other["rules"]["params"]
+        ),
+    }
+
+
+def rule_of_finding(params: dict[str, Any]) -> list[str]:
+    """The rule parameters a finding's params name (its ``rule`` and its phrases')."""
+    names = list(rule_of(params))
+    for value in params.values():
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict) and "phrase" in item:
+                    names += rule_of_finding(item)
+    return names
+
+
+def _differing(names: Any, base: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    """Of ``names``, those whose values differ between the two rule sets (once each)."""
+    return [n for n in dict.fromkeys(names) if base.get(n) != other.get(n)]
+
+
+def _because(changes: list[Change], base: AuditReport, other: AuditReport) -> None:
+    """Give each change of ``other`` against ``base`` its ``because``: the parameters that
+    differ between the two rule sets and decide it: the deciding rule of the findings it
+    adds or removes, of the round it is about (under either), of a hand's total when the
+    totals differ, of the game's end for a round played under one only; the final result
+    the reasons of the changes before it."""
+    a, b = base["rules"]["params"], other["rules"]["params"]
+    rounds_a = {r["round"]: r for r in base["rounds"]}
+    rounds_b = {r["round"]: r for r in other["rounds"]}
+
+    def of_round(n: int) -> list[str]:
+        names: list[str] = []
+        ra, rb = rounds_a.get(n), rounds_b.get(n)
+        for r in (ra, rb):
+            if r is not None:
+                names += r.get("rule", {})
+        if ra is not None and rb is not None and ra["totals"] != rb["totals"]:
+            names += CARD_VALUES
+        return names
+
+    findings: list[str] = []
+    said: list[str] = []
+    for change in changes:
+        field, n = change["field"], change["round"]
+        names: list[str] = []
+        if field == "findings":
+            seen = {
+                (f["seq"], f["code"], f.get("player"))
+                for f in [*change["params"]["added"], *change["params"]["removed"]]
+            }
+            for report in (base, other):
+                for f in report["findings"]:
+                    if (f["seq"], f["code"], f["player"]) in seen:
+                        names += rule_of_finding(f["params"])
+            findings = names
+        elif field == "verdict":
+            names = findings
+        elif field == "round" and n is not None:
+            names = [*GAME_END, *of_round(n - 1)]
+        elif n is not None:
+            names = of_round(n)
+            if field != "scores":  # a reduction or a player out moves scores, not points
+                names = [x for x in names if x not in SCORES_ONLY]
+        else:  # the final winners and scores: the reasons of the rounds' changes
+            names = [*said, *GAME_END] if field == "winners" else said
+        change["because"] = _differing(names, a, b)
+        if n is not None:
+            said += change["because"]
+
+
 def finding_difference(
-    base: list[dict[str, Any]],
-    other: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    base: list[ReportFinding],
+    other: list[ReportFinding],
+) -> tuple[list[ReportFinding], list[ReportFinding]]:
     """The findings ``other`` adds to ``base`` and those it removes, each counted once: a
     finding is its event, code and player (its message names the rules' parameters, so it
     is not compared), and the same one twice at an event is matched twice. Two players'
     points wrong at one round_ended are two findings, not one."""
 
     def unmatched(
-        mine: list[dict[str, Any]],
-        theirs: list[dict[str, Any]],
-    ) -> list[dict[str, Any]]:
+        mine: list[ReportFinding],
+        theirs: list[ReportFinding],
+    ) -> list[ReportFinding]:
         left = Counter(_finding_key(f) for f in theirs)
         out = []
         for f in mine:
@@ -224,20 +455,20 @@ def finding_difference(
     return unmatched(other, base), unmatched(base, other)
 
 
-def _finding_key(finding: dict[str, Any]) -> tuple[int, str, str | None]:
+def _finding_key(finding: ReportFinding) -> tuple[int, str, str | None]:
     return finding["seq"], finding["code"], finding.get("player")
 
 
-def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+def _finding_changes(base: AuditReport, other: AuditReport) -> list[Change]:
     """The findings ``other`` adds and removes against ``base`` (:func:`finding_difference`)."""
     added, removed = finding_difference(base["findings"], other["findings"])
     if not added and not removed:
         return []
     rid = other["rules"]["id"]
 
-    def listed(items: list[dict[str, Any]]) -> str:
+    def listed(items: list[ReportFinding]) -> str:
         shown = ", ".join(
-            f"{f['code']}{' of ' + f['player'] if f.get('player') else ''} at event {f['seq']}"
+            f"{f['code']}{' of ' + str(f['player']) if f['player'] else ''} at event {f['seq']}"
             for f in items[:3]
         )
         return shown + (f" and {len(items) - 3} more" if len(items) > 3 else "")
@@ -251,7 +482,7 @@ def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[s
         what = "" if added else f" finding{'s' if len(removed) != 1 else ''}"
         parts.append(f"{len(removed)}{what} removed ({listed(removed)})")
 
-    def keys(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def keys(items: list[ReportFinding]) -> list[dict[str, Any]]:
         return [{"seq": f["seq"], "code": f["code"], "player": f.get("player")} for f in items]
 
     return [
@@ -263,18 +494,21 @@ def _finding_changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[s
             "to": [f"{f['code']}@{f['seq']}" for f in other["findings"]],
             "params": {"added": keys(added), "removed": keys(removed)},
             "message": f"under {rid}, " + " and ".join(parts),
+            "because": [],  # _because gives it
         }
     ]
 
 
-def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]]:
+def _changes(
+    base: RuleSetResult, other: RuleSetResult, played: dict[int, list[str]] | None = None
+) -> list[Change]:
     """What ``other`` changes against ``base``: verdict, rounds, winners, final scores.
 
     Score changes are reported where the difference from the baseline
     changes, so one different round gives one entry, not one per later round.
     """
     rid = other["rules"]["id"]
-    out: list[dict[str, Any]] = []
+    out: list[Change] = []
     said: list[str] = []  # each change's message after its "under <rules>"
 
     def change(
@@ -295,6 +529,7 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
                 "to": b,
                 "params": params,
                 "message": f"under {rid}{',' if comma else ''} {text}",
+                "because": [],  # _because gives it
             }
         )
         said.append(text)
@@ -316,15 +551,21 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
         if a is None or b is None:
             later = [m for m in numbers if m >= n]
             which = f"round {n}" if len(later) == 1 else f"rounds {n}-{later[-1]}"
-            played = "played only" if b is None else "only played"
+            only = rid if b is not None else base["rules"]["id"]
+            # every rule set compared that plays it, not the two of this change only
+            under = (played or {}).get(n) or [only]
+            where = (
+                f"played under {' and '.join(under)}"
+                if len(under) > 1
+                else f"{'played only' if b is None else 'only played'} under {under[0]}"
+            )
             change(
                 n,
                 "round",
                 a is not None,
                 b is not None,
                 f"{which} {'are' if len(later) > 1 else 'is'} "
-                f"{'not played' if b is None else 'played'} "
-                f"({played} under {rid if b is not None else base['rules']['id']})",
+                f"{'not played' if b is None else 'played'} ({where})",
                 first=n,
                 last=later[-1],
             )
@@ -373,7 +614,7 @@ def _changes(base: dict[str, Any], other: dict[str, Any]) -> list[dict[str, Any]
             (i for i, c in enumerate(out) if c["field"] in ("points", "winners", "round")), None
         )
         why = "" if first is None else ": " + said[first]
-        reason = {"finished": fb["finished"], "because": first}
+        reason: dict[str, Any] = {"finished": fb["finished"], "because": first}
         verb = "wins" if len(fb["winners"]) == 1 else "win"
         if fb["winners"] and fa["winners"]:
             change(

@@ -387,6 +387,50 @@ TEMPLATES: dict[str, str] = {
         "the table named {named:names} as the winner; the rules give "
         "{winners:names} (scores: {scores:scores})"
     ),
+    "claim.scores:round_parts": N_(
+        "{player}'s score after round {round} was written as {written}; the rules give "
+        "{right} ({parts:phrases})"
+    ),
+    # phrases: the parts of a score claim that merges several differences
+    "part:points": N_(
+        "{by:signed} from the points of round {round} ({written} written, the rules give {right})"
+    ),
+    "part:sum": N_("{by:signed} from a wrong sum ({before} + {points} written as {written})"),
+    # the ruling's first line, which a table reads aloud (the report's ruling)
+    "ruling:clean": N_("Under {rules} every move and every number the table wrote is right."),
+    "ruling:claims": N_(
+        "Under {rules} every move is right, but the table wrote down {count} "
+        "thing{count:#|s} the rules do not give: {disputes:phrases}."
+    ),
+    "ruling:violations": N_("Under {rules} the log breaks the rules {count} time{count:#|s}."),
+    "ruling:violations_claims": N_(
+        "Under {rules} the log breaks the rules {count} time{count:#|s}, and the "
+        "table wrote down {claims} thing{claims:#|s} the rules do not give: "
+        "{disputes:phrases}."
+    ),
+    "ruling:corrupt": N_(
+        "Under {rules} the log cannot be what happened: event {seq} is impossible."
+    ),
+    # phrases: one disputed number of the ruling, who is right and by which rule
+    "dispute:points": N_("in round {round} {player}'s {right} is right, not {written}: {why}"),
+    "dispute:scores": N_("after round {round} {player}'s score is {right}, not {written}"),
+    "dispute:scores_why": N_(
+        "after round {round} {player}'s score is {right}, not {written}: {why}"
+    ),
+    "dispute:scores_end": N_("at the end {player}'s score is {right}, not {written}"),
+    "dispute:scores_end_why": N_("at the end {player}'s score is {right}, not {written}: {why}"),
+    "dispute:winner": N_("{winners:names} won, not {named:names}"),
+    "dispute:undecided": N_("the game is not over under these rules"),
+    "why:rules": N_("{rule:rules}"),
+    "why:caller": N_("the caller scores 0"),
+    "why:hand": N_("their hand counts"),
+    "why:not_ended": N_("nothing ended the round"),
+    "why:parts": N_("{parts:phrases}"),
+    # the rule that decided a round of the ruling, and a change of compare
+    "story:rule": N_("deciding rule: {rule:rules}"),
+    "change:because": N_("because under {rules} {rule:rules}"),
+    "change:unreplayable": N_("the log cannot be replayed: at event {seq}, {reason}"),
+    "result:unreplayable": N_("cannot be replayed: at event {seq}, {reason}"),
     # phrases: where a card is
     "where:held": N_("{players:names} {players:#holds|hold} {card:card}"),
     "where:pile": N_("{card:card} lies on the pile (in {layer:cards})"),
@@ -486,6 +530,87 @@ TEMPLATES: dict[str, str] = {
     "fit:replays": N_("{replays} replays of the log"),
 }
 
+#: a rule parameter's value in plain words (the rules page's, docs/rules.md), by
+#: ``name=value`` (a choice, true or false, null, an empty table) or by ``name`` (a
+#: number, as ``{value}``): what the ``rules`` spec writes before ``(name=value)``
+RULE_WORDS: dict[str, str] = {
+    "decks": N_("{value} standard deck{value:#|s} shuffled together"),
+    "jokers=0": N_("the deck has no jokers"),
+    "jokers": N_("the deck has {value} joker{value:#|s} a deck"),
+    "hand_size": N_("each player is dealt {value} cards"),
+    "face_values=flat": N_("jacks, queens and kings count 10"),
+    "face_values=ranked": N_("jacks count 11, queens 12, kings 13"),
+    "joker_value": N_("a joker in hand counts {value}"),
+    "wild_jacks=true": N_("jacks are wild"),
+    "wild_jacks=false": N_("jacks are not wild"),
+    "set_min": N_("a set needs at least {value} cards"),
+    "set_max": N_("a set has at most {value} cards"),
+    "run_min": N_("a run needs at least {value} cards"),
+    "run_max": N_("a run has at most {value} cards"),
+    "run_max=null": N_("a run may be as long as it goes"),
+    "ace_high=true": N_("the ace may stand above the king"),
+    "ace_high=false": N_("the ace is low only"),
+    "run_wrap=true": N_("runs go round the corner"),
+    "run_wrap=false": N_("runs do not go round the corner"),
+    "jokers_in_runs=true": N_("a joker may stand in a run"),
+    "jokers_in_runs=false": N_("a joker may not stand in a run"),
+    "jokers_in_sets=true": N_("a joker may stand in a set"),
+    "jokers_in_sets=false": N_("a joker may not stand in a set"),
+    "pickup=ends": N_("only the first or the last card of the previous throw may be taken"),
+    "pickup=any": N_("any card of the previous throw may be taken"),
+    "pickup=ends_of_runs": N_("the ends of a run, or any card of a set, may be taken"),
+    "pile_needs_combo=true": N_("the pile may be drawn from only after throwing two cards"),
+    "pile_needs_combo=false": N_("the pile may be drawn from after any throw"),
+    "slap_down=true": N_("a matching card may be slapped down after a stock draw"),
+    "slap_down=false": N_("no card may be slapped down"),
+    "joker_swap=true": N_("a joker may be swapped out of the previous run"),
+    "joker_swap=false": N_("no joker may be swapped out of a run"),
+    "reshuffle=keep_last_throw": N_("an empty stock is refilled from the pile"),
+    "reshuffle=round_ends": N_("an empty stock ends the round and every hand counts"),
+    "yaniv_max": N_("Yaniv may be called at {value} or less"),
+    "assaf_on_tie=true": N_("a tie is an Assaf"),
+    "assaf_on_tie=false": N_("a tie is no Assaf: the caller wins"),
+    "assaf_penalty": N_("an Assafed caller is penalised {value} points"),
+    "assaf_multi_penalty": N_("several Assafers penalise the caller {value} points each"),
+    "assaf_multi_penalty=null": N_("several Assafers penalise the caller once"),
+    "assaf_adds_hand=true": N_("an Assafed caller scores their hand and the penalty"),
+    "assaf_adds_hand=false": N_("an Assafed caller scores the penalty alone"),
+    "assaf_scoring=lowest_wins": N_(
+        "on an Assaf the lowest Assafers score 0 and the others their hands"
+    ),
+    "assaf_scoring=all_count": N_("on an Assaf everyone but the caller scores their hand"),
+    "assaf_scoring=others_zero": N_("on an Assaf only the caller scores"),
+    "score_limit": N_("the score limit is {value}"),
+    "limit_rule=exceed": N_("a player above the limit is out"),
+    "limit_rule=reach": N_("a player who reaches the limit is out"),
+    "game_end=elimination": N_("the last player still in wins"),
+    "game_end=first_out": N_("the game ends when the first player goes out"),
+    "game_end=rounds": N_("the game ends after a fixed number of rounds"),
+    "rounds": N_("the game lasts {value} rounds"),
+    "rounds=null": N_("the game has no fixed number of rounds"),
+    "reductions": N_("a score that lands on a score of the table drops to its value"),
+    "reductions={}": N_("no score drops"),
+    "starter=round_winner": N_("the round's winner opens the next round"),
+    "starter=next_seat": N_("the next seat opens the next round"),
+    "starter=caller": N_("the caller opens the next round"),
+    "starter=free": N_("anyone may open the next round"),
+}
+
+
+def rule_value(value: Any) -> str:
+    """A rule parameter's value as a rule-set id writes it: ``true``, ``null``, ``5``,
+    ``{100:50,200:100}`` (a table as the report holds it, or as pairs)."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{k}:{v}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "{" + ",".join(f"{k}:{v}" for k, v in value) + "}"
+    return str(value)
+
+
 #: the words a template writes in place of a value (``?WORD``, ``!WORD``) or for a value
 #: that is a word (``word``), by the value or word as the templates name it
 WORDS: dict[str, str] = {
@@ -568,6 +693,10 @@ class _Formatter(string.Formatter):
             return ", ".join(f"{p} {s}" for p, s in value.items())
         if spec == "word":
             return self.gettext(WORDS[value])
+        if spec == "signed":
+            return f"{value:+d}"
+        if spec == "rules":
+            return "; ".join(self.rule(name, v) for name, v in value.items())
         if isinstance(value, dict) and "phrase" in value:
             return self.fill(value["phrase"], value)
         if isinstance(value, dict) and "finding" in value:  # a finding within a sentence
@@ -577,6 +706,15 @@ class _Formatter(string.Formatter):
         if value is None:
             return "null"
         return str(value)
+
+    def rule(self, name: str, value: Any) -> str:
+        """One rule parameter in plain words, then its id: ``a tie is an Assaf
+        (assaf_on_tie=true)``."""
+        written = rule_value(value)
+        words = RULE_WORDS.get(f"{name}={written}") or RULE_WORDS.get(name)
+        if words is None:
+            return f"{name}={written}"
+        return f"{self.vformat(self.gettext(words), (), {'value': value})} ({name}={written})"
 
     def fill(self, key: str, params: Mapping[str, Any]) -> str:
         return self.vformat(self.gettext(TEMPLATES[key]), (), params)
@@ -592,6 +730,15 @@ def render(
     unless a reader's ``gettext`` (its catalogue) and ``suits`` (8♥) are given."""
     formatter = _ENGLISH if gettext is None and not suits else _Formatter(gettext or _same, suits)
     return formatter.fill(template_key(code, params), params)
+
+
+def rule_text(
+    rule: Mapping[str, Any], gettext: Translate | None = None, *, suits: bool = False
+) -> str:
+    """Rule parameters in plain words, each with its id: ``a tie is an Assaf
+    (assaf_on_tie=true)``, in English unless a reader's ``gettext`` is given."""
+    formatter = _ENGLISH if gettext is None and not suits else _Formatter(gettext or _same, suits)
+    return "; ".join(formatter.rule(name, value) for name, value in rule.items())
 
 
 def phrase(key: str, **params: Any) -> dict[str, Any]:

@@ -277,6 +277,8 @@ def change_phrase(
 def _clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     field, n = change["field"], change["round"]
     before, after, params = change["from"], change["to"], change.get("params", {})
+    if field == "replay":  # the rule set cannot replay the log: why, never scores
+        return phrase("change:unreplayable", **params)
     if field == "verdict":
         return phrase(
             "say.change_verdict", to=verdict_word(after), **{"from": verdict_word(before)}

@@ -47,7 +47,7 @@ from .api import (
     wants_json,
 )
 from .cache import DEFAULT_BYTES, AnswerCache
-from .change_text import change_text
+from .change_text import because_text, change_text, ruling_text, unreplayable_text
 from .errors import ApiError
 from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_EVENTS
 from .store import DEFAULT_IDLE, Store
@@ -187,6 +187,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(viewer)
     i18n.init_app(app)
     app.jinja_env.globals["change_text"] = change_text  # compare's changes, in words
+    app.jinja_env.globals["because_text"] = because_text  # and why each happens
+    app.jinja_env.globals["unreplayable_text"] = unreplayable_text
+    app.jinja_env.globals["ruling_text"] = ruling_text  # the line a table reads aloud
     for old, new in LEGACY:
         app.add_url_rule(old, f"legacy{old}", _redirect_to(new), methods=["GET", "POST", "HEAD"])
 

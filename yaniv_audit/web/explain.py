@@ -18,7 +18,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .i18n import bdi, gettext
+from ..core.messages import render
+from ..core.report import AuditReport, Round
+from .i18n import bdi, current, gettext, translations
 
 #: the page that explains the parameters, one anchor per parameter
 RULES_PAGE = "/rules"
@@ -47,9 +49,7 @@ class Explained:
     params: list[str] = field(default_factory=list)
 
 
-def explain_round(
-    rnd: Mapping[str, Any], params: Mapping[str, Any], names: Mapping[str, str]
-) -> Explained:
+def explain_round(rnd: Round, params: Mapping[str, Any], names: Mapping[str, str]) -> Explained:
     """The sentences that say how round ``rnd`` (a report's round) was scored."""
     out = Explained(rnd["round"])
     say = out.sentences.append
@@ -164,6 +164,13 @@ def explain_round(
                 rule=param("limit_rule"),
             )
         )
+    # the round's deciding rule parameters no sentence above named (a tie that is no
+    # Assaf under assaf_on_tie=false), in plain words
+    decided = {k: v for k, v in rnd.get("rule", {}).items() if k not in out.params}
+    if decided:
+        used(*decided)
+        gettext_of = translations(current().code).ugettext
+        say(Markup.escape(render("story:rule", {"rule": decided}, gettext_of, suits=True)))
     return out
 
 
@@ -213,7 +220,7 @@ def _caller_on_assaf(
     )
 
 
-def explain(report: Mapping[str, Any], names: Mapping[str, str]) -> list[Explained]:
+def explain(report: AuditReport, names: Mapping[str, str]) -> list[Explained]:
     """Every round of ``report`` explained."""
     params = report["rules"]["params"]
     return [explain_round(r, params, names) for r in report["rounds"]]
@@ -241,7 +248,7 @@ class Chart:
 
 
 def score_chart(
-    report: Mapping[str, Any], players: Sequence[str], *, width: int = 640, height: int = 260
+    report: AuditReport, players: Sequence[str], *, width: int = 640, height: int = 260
 ) -> Chart | None:
     """The running score of every player across the rounds (round 0: everyone at 0),
     with the score limit and the reduction totals as guides; Assafed callers and

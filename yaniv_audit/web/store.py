@@ -44,6 +44,7 @@ from ..archive import LATEST, Archive, IngestResult, writer_waiting
 from ..codec import parse_jsonl
 from ..core.errors import ArchiveError
 from ..core.events import Log
+from ..core.report import AuditReport
 
 #: seconds without a request after which the archive is closed (so another process
 #: can write to it)
@@ -238,7 +239,7 @@ class Reader:
         )[1]
         return [json.loads(event) for (event,) in rows]
 
-    def stored_audit(self, fingerprint: str, rules_key: str) -> dict[str, Any] | None:
+    def stored_audit(self, fingerprint: str, rules_key: str) -> AuditReport | None:
         """The audit report stored for a game under a rule set by this engine, if any."""
         rows = self.archive.query(
             f"SELECT a.report FROM audits a JOIN games g ON {AUDIT_OF_GAME} "
@@ -247,7 +248,7 @@ class Reader:
         )[1]
         if not rows:
             return None
-        report: dict[str, Any] = json.loads(rows[0][0])
+        report: AuditReport = json.loads(rows[0][0])
         report.pop("file", None)  # the server's path to the file it was ingested from
         return report
 

@@ -24,7 +24,7 @@ reads without JavaScript.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
@@ -38,6 +38,7 @@ from ..core.errors import LogFormatError
 from ..core.events import Event, Log, Note
 from ..core.fit import fit_lines, fit_log
 from ..core.merkle import tree_hash
+from ..core.report import AuditReport, Comparison
 from ..core.rules import PRESETS, RuleSet
 from ..core.sentences import KIND_WORDS, kind_word, move_phrase, verdict_word
 from ..lang import Words
@@ -494,6 +495,7 @@ def compare_game(fingerprint: str) -> str:
         presets=list(PRESETS),
         columns=compare_columns(result, reports, players),
         finding_changes=finding_changes(reports),
+        rule_params={x["rules"]["id"]: x["rules"]["params"] for x in result["results"]},
         bars=final_bars(result, players),
         title=game_title(
             log.game.game_id, result["fingerprint"], players, dict(log.game.meta or {}), log.game.at
@@ -504,7 +506,7 @@ def compare_game(fingerprint: str) -> str:
 
 
 def compare_columns(
-    result: dict[str, Any], reports: list[dict[str, Any]], players: list[str]
+    result: Comparison, reports: Sequence[AuditReport], players: list[str]
 ) -> list[dict[str, Any]]:
     """Each rule set's column of the comparison, every cell marked where it differs
     from the baseline (the first): a score lower than the baseline's is better."""
@@ -512,19 +514,24 @@ def compare_columns(
     columns = []
     for res, report in zip(result["results"], reports, strict=True):
         scores = {}
+        # a rule set that cannot replay the log has no scores (what it replayed is no game)
+        stop = res.get("unreplayable") if "unreplayable" not in base else None
         for p in players:
             a, b = base["final"]["scores"].get(p), res["final"]["scores"].get(p)
+            if stop is not None:
+                b = None
             trend = "" if a == b or a is None or b is None else (" better" if b < a else " worse")
             scores[p] = {
                 "value": b,
                 "base": a,
-                "differs": a != b,
+                "differs": a != b and stop is None,
                 "trend": trend,
                 "out": p in res["final"]["out"],
             }
         columns.append(
             {
                 "id": res["rules"]["id"],
+                "unreplayable": stop,
                 "verdict": res["verdict"],
                 "verdict_differs": res["verdict"] != base["verdict"],
                 "winners": res["final"]["winners"],
@@ -541,7 +548,7 @@ def compare_columns(
     return columns
 
 
-def finding_changes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def finding_changes(reports: Sequence[AuditReport]) -> list[dict[str, Any]]:
     """Per rule set after the baseline: the findings it adds and removes, each with its
     message (:func:`yaniv_audit.core.audit.finding_difference`: one each, two at one event
     are two)."""
@@ -552,10 +559,12 @@ def finding_changes(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def final_bars(result: dict[str, Any], players: list[str], width: int = 640) -> dict[str, Any]:
+def final_bars(result: Comparison, players: list[str], width: int = 640) -> dict[str, Any]:
     """A grouped bar chart's geometry: per player, one bar per rule set (its final score),
     with each rule set's score limit marked on the bars."""
-    sets = result["results"]
+    replayed = "unreplayable" in result["results"][0]
+    # a rule set that cannot replay the log has no final scores to draw
+    sets = [r for r in result["results"] if replayed or "unreplayable" not in r]
     top = max([max(r["final"]["scores"].values(), default=0) for r in sets] + [10])
     top = int(-(-top * 1.1 // 10) * 10)
     left, right, head, foot, height = 10, 10, 10, 36, 240

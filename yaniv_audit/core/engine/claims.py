@@ -43,12 +43,19 @@ class TableClaims(ReplayBase):
                         **why,
                     )
         if event.scores is not None:
-            self._check_scores(event, event.scores, r.number)
+            self._check_scores(event, event.scores, r.number, event.points)
 
     def _points_reason(self, score: RoundScore, p: str) -> dict[str, Any]:
-        """Why the rules give ``p`` their points: the params of claim.points' case."""
+        """Why the rules give ``p`` their points: the params of claim.points' case, its
+        ``rule`` the parameters that decided them (``assaf_on_tie`` first where a hand
+        equal to the caller's decided whether there was an Assaf)."""
         rules = self.rules
-        if p == score.caller and score.assaf:
+        caller = score.caller
+        mark = score.totals.get(caller) if caller is not None else None
+        # a tie with the caller: assaf_on_tie decided the round (the caller's, and the tied)
+        tied = mark is not None and any(t == mark for q, t in score.totals.items() if q != caller)
+        tie = ("assaf_on_tie",) if tied and (p == caller or score.totals.get(p) == mark) else ()
+        if p == caller and score.assaf:
             hand = "hand_" if rules.assaf_adds_hand else ""
             n = len(score.assaf)
             if rules.assaf_multi_penalty is not None and n > 1:
@@ -57,35 +64,52 @@ class TableClaims(ReplayBase):
                     "hand": score.totals[p],
                     "assafers": n,
                     "penalty": n * rules.assaf_multi_penalty,
-                    "rule": self._rule("assaf_multi_penalty", "assaf_adds_hand"),
+                    "rule": self._rule(*tie, "assaf_multi_penalty", "assaf_adds_hand"),
                 }
             return {
                 "case": hand + "assaf_penalty",
                 "hand": score.totals[p],
-                "rule": self._rule("assaf_penalty", "assaf_adds_hand"),
+                "rule": self._rule(*tie, "assaf_penalty", "assaf_adds_hand"),
             }
-        if p == score.caller:
-            return {"case": "caller"}
+        if p == caller:
+            return {"case": "caller", "rule": self._rule(*tie)} if tie else {"case": "caller"}
         if p in score.assaf:
-            return {"case": "assaf", "rule": self._rule("assaf_scoring")}
-        return {"case": "hand", "hand": score.totals.get(p, 0)}
+            return {"case": "assaf", "rule": self._rule(*tie, "assaf_scoring")}
+        why = {"case": "hand", "hand": score.totals.get(p, 0)}
+        if score.assaf:  # the others' points on an Assaf are assaf_scoring's
+            return {**why, "rule": self._rule(*tie, "assaf_scoring")}
+        return {**why, "rule": self._rule(*tie)} if tie else why
 
-    def _check_scores(self, event: Event, written: dict[str, int], after: int | None) -> None:
-        """The scores written after round ``after`` (None: at the end)."""
+    def _check_scores(
+        self,
+        event: Event,
+        written: dict[str, int],
+        after: int | None,
+        points: dict[str, int] | None = None,
+    ) -> None:
+        """The scores written after round ``after`` (None: at the end), beside the round's
+        ``points`` written with them (a wrong score that merges a wrong point count and a
+        wrong sum is said as its parts)."""
         for p, value in written.items():
             right = self.scores.get(p, 0)
             diff = value - right
-            if diff and diff != self.written_diff.get(p, 0):
+            before = self.written_diff.get(p, 0)
+            if diff and diff != before:
                 params: dict[str, Any] = {"case": "round" if after is not None else "end"}
                 score = self.round.score if self.round else None
+                reduced = False
                 if score is not None:
                     for who, frm, to in score.reductions:
                         if who == p:
+                            reduced = True
                             params = {
                                 "case": params["case"].removesuffix("_reduced") + "_reduced",
                                 "reduced_from": frm,
                                 "reduced_to": to,
+                                "rule": self._rule("reductions"),
                             }
+                if not reduced and after is not None and score is not None and points:
+                    params = self._score_parts(p, value, right, diff - before, score, points)
                 self._claim(
                     event,
                     "claim.scores",
@@ -97,6 +121,51 @@ class TableClaims(ReplayBase):
                     **params,
                 )
             self.written_diff[p] = diff
+
+    def _score_parts(
+        self,
+        p: str,
+        value: int,
+        right: int,
+        moved: int,
+        score: RoundScore,
+        points: dict[str, int],
+    ) -> dict[str, Any]:
+        """claim.scores' params after a round whose points were written too: when the
+        score's new difference (``moved``) is not the points' own, its parts (the
+        round's points, the sum of the written score and points)."""
+        plain: dict[str, Any] = {"case": "round"}
+        if p not in points:
+            return plain
+        rules_points = score.points.get(p, 0)
+        by_points = points[p] - rules_points
+        by_sum = moved - by_points
+        if not by_points or not by_sum:
+            return plain
+        # the score written before this round: the rules' less this round's points,
+        # and the difference the table carried from before
+        earlier = right - rules_points + (self.written_diff.get(p, 0))
+        why = self._points_reason(score, p)
+        return {
+            "case": "round_parts",
+            "parts": [
+                {
+                    "phrase": "part:points",
+                    "by": by_points,
+                    "round": self.round.number if self.round else None,
+                    "written": points[p],
+                    "right": rules_points,
+                    **({"rule": why["rule"]} if "rule" in why else {}),
+                },
+                {
+                    "phrase": "part:sum",
+                    "by": by_sum,
+                    "before": earlier,
+                    "points": points[p],
+                    "written": value,
+                },
+            ],
+        }
 
     def _game_ended(self, event: GameEnded) -> None:
         self._end_pending_exhaustion()

@@ -18,6 +18,7 @@ from ..cards import NAMES, Card, format_cards
 from ..events import Showdown
 from ..melds import Meld
 from ..messages import render
+from ..report import Finding as ReportFinding
 from ..scoring import RoundScore
 
 VIOLATION, INCONSISTENCY, CLAIM = "violation", "inconsistency", "claim"
@@ -44,7 +45,7 @@ class Finding:
     def message(self) -> str:
         return render(self.code, self.params)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReportFinding:
         return {
             "seq": self.seq,
             "round": self.round,
