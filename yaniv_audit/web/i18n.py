@@ -32,7 +32,7 @@ which extracts every marked string (templates, Python, JavaScript) and merges it
 the four catalogues, keeping the translations already there. Then fill in each new
 ``msgstr`` (an empty one shows English, and tests/web/test_i18n.py fails until every
 string is translated in every language and the catalogues are current). The game's
-own words are translated as the tables say them: Yaniv (יניב, Яниv, 야니브), Assaf
+own words are translated as the tables say them: Yaniv (יניב, Янив, 야니브), Assaf
 (אסף, Асаф, 아사프).
 """
 
