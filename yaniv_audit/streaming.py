@@ -23,7 +23,7 @@ import orjson
 
 from .codec import READ_CHUNK, ReadWhole, read_log, stream_log
 from .core import audit
-from .core.audit import round_json
+from .core.audit import round_json, rules_json
 from .core.engine import HANDLERS, Replay, StopReplay
 from .core.errors import InconsistentLogError, LogFormatError
 from .core.events import GameStarted, Log
@@ -100,6 +100,7 @@ def _audit_stream(path: str | Path, rules: RuleSet | None, strict: bool, chunk: 
     stopped = False  # the replay stopped (an inconsistency, --strict)
     unreadable: LogFormatError | None = None  # what the replay found, raised at the end
     rounds: list[bytes] = []
+    params: dict[str, Any] | None = None  # the rules' parameters, which each round's rule names
     handlers, dumps = HANDLERS, orjson.dumps
     for events, leaves in stream_log(path, chunk):
         hasher.extend(leaves)
@@ -120,7 +121,9 @@ def _audit_stream(path: str | Path, rules: RuleSet | None, strict: bool, chunk: 
         records = replay.records
         if len(records) > KEEP_ROUNDS:  # every round but the last is over: kept as its JSON
             # a copy of the exact size: orjson's own buffer takes 4 KiB a round
-            rounds += [b"%b" % dumps(round_json(record)) for record in records[:-1]]
+            if params is None:
+                params = rules_json(replay.rules)["params"]
+            rounds += [b"%b" % dumps(round_json(record, params)) for record in records[:-1]]
             del records[:-1]
     if unreadable is not None:
         raise unreadable

@@ -890,11 +890,14 @@ def test_the_ruling_says_the_findings_in_the_language_asked(
     # (tests/golden holds every line, in every language)
     assert hebrew.splitlines() == [
         f"{log}: הפרות כללים לפי israeli (משחק d454a4a5a6e99848)",
+        "  חוקים: israeli — כפי שהוצהרו ביומן",
+        "  לפי israeli היומן מפר את החוקים (מספר ההפרות: 1).",
         "  סיבוב 1 (פתיחה: ariel, המהלכים נבדקו): קריאת יניב של ariel עם 4, וניצחון "
         "בסיבוב. ידיים: ariel 4, noa 7, ben 9. נקודות: ariel 0, noa 7, ben 9. ניקוד: "
         "ariel 0, noa 7, ben 9.",
         "    הפרת כלל באירוע 5 (שורה 6): noa: לקיחת 8H מאמצע 7H 8H 9H; "
         "מותר לקחת רק 7H או 9H (pickup=ends) [draw.pile_card]",
+        "      החוק שהכריע: מותר לקחת רק את הקלף הראשון או האחרון של הזריקה הקודמת (pickup=ends)",
         "  תוצאה: המשחק לא הסתיים. הניקוד עד כה: ariel 0, noa 7, ben 9.",
     ]
     monkeypatch.setenv("LANG", "de_DE.UTF-8")

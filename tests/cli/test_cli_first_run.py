@@ -143,6 +143,19 @@ def test_a_log_given_as_the_archive_is_said_to_be_a_log(tmp_path: Path, command:
     assert sheet.read_bytes() == (REPLAYS / "middle-card.jsonl").read_bytes()
 
 
+def test_an_archive_whose_checksum_starts_with_a_brace_is_no_log(tmp_path: Path) -> None:
+    """A DuckDB file starts with an 8-byte checksum, any byte at all (a `{` too: the
+    suite once met one), then DUCK: it is an archive, however its first byte reads."""
+    from yaniv_audit.archive.connect import looks_like_a_log
+
+    archive = tmp_path / "live.duckdb"
+    archive.write_bytes(b"{\n [\t\r {" + b"DUCK" + bytes(52))  # 8 bytes, then DUCK
+    assert not looks_like_a_log(str(archive))
+    unnamed = tmp_path / "sheet.txt"
+    unnamed.write_bytes(b"\xef\xbb\xbf  " + (REPLAYS / "middle-card.jsonl").read_bytes())
+    assert looks_like_a_log(str(unnamed))
+
+
 # --- the rules a ruling was made under, and where they came from --------------------
 
 

@@ -77,16 +77,17 @@ def test_the_text_ruling_opens_with_the_read_aloud_line_and_names_each_rounds_ru
         cli, ["audit", str(tmp_path / "tie.jsonl"), "--rules", "israeli(assaf_on_tie=false)"]
     )
     lines = result.output.splitlines()
-    assert "tie.jsonl: CLAIMS under israeli(assaf_on_tie=false)" in lines[0]
-    assert lines[1].startswith("  Under israeli(assaf_on_tie=false) every move is right")
-    assert lines[1].endswith("a tie is no Assaf: the caller wins (assaf_on_tie=false).")
-    assert lines[2].startswith("  Round 1 ")
-    assert lines[3] == (
+    assert "tie.jsonl: WRONG CLAIMS under israeli(assaf_on_tie=false)" in lines[0]
+    assert lines[1] == "  rules: israeli(assaf_on_tie=false) — given with --rules"
+    assert lines[2].startswith("  Under israeli(assaf_on_tie=false) every move is right")
+    assert lines[2].endswith("a tie is no Assaf: the caller wins (assaf_on_tie=false).")
+    assert lines[3].startswith("  Round 1 ")
+    assert lines[4] == (
         "    deciding rule: a tie is no Assaf: the caller wins (assaf_on_tie=false)"
     )
     # each finding, too, with the rule that decided it in plain words
-    assert lines[4].startswith("    CLAIM claim.points at event ")
-    assert lines[5] == (
+    assert lines[5].startswith("    WRONG CLAIM at event ") and lines[5].endswith("[claim.points]")
+    assert lines[6] == (
         "      deciding rule: a tie is no Assaf: the caller wins (assaf_on_tie=false)"
     )
 

@@ -228,15 +228,18 @@ def connect(
 
 def looks_like_a_log(path: str) -> bool:
     """Whether ``path``, given as an archive, is a log: named .jsonl or .json, or a file
-    whose text starts as JSON does (an archive's file starts with DuckDB's header)."""
+    whose text starts as JSON does. A DuckDB file is never one: its header is a checksum
+    of 8 bytes, which may be anything (a ``{`` too), then ``DUCK``."""
     if Path(path).suffix.lower() in (".jsonl", ".json"):
         return True
     try:
         with open(path, "rb") as stream:
-            start = stream.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+            head = stream.read(64)
     except OSError:
         return False
-    return start.startswith((b"{", b"["))
+    if head[8:12] == b"DUCK":
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None:
