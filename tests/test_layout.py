@@ -203,8 +203,9 @@ def test_every_module_is_in_a_layer() -> None:
 
 
 def test_every_import_goes_down_the_layers() -> None:
-    """core <- language <- reading and writing <- many logs <- shells: no module imports from a layer
-    above its own, nor a shell from another shell but where SHELL_CROSSINGS says why."""
+    """core <- language <- reading and writing <- many logs <- shells: no module imports
+    from a layer above its own, nor a shell from another shell but where SHELL_CROSSINGS
+    says why."""
     assert wrong_direction(graph()) == []
     # the check finds an import up a layer, and one from shell to shell
     up = {"yaniv_audit.core.cards": [("yaniv_audit.archive", True, 1)]}

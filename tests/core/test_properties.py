@@ -526,3 +526,17 @@ def test_a_slap_that_is_not_allowed_is_one_finding_and_takes_no_turn(
     assert [f for f in found if f[1] == "slap.not_allowed"] == [(at, "slap.not_allowed")], found
     assert not [f for f in found if f[1].startswith("turn.")], found
     assert all(seq >= at for seq, _ in found), found
+
+
+def test_a_refused_slap_leaves_the_card_just_drawn_to_slap() -> None:
+    """Found by the property above: ana draws 9H from the stock, slaps KH (refused: not
+    the card drawn), then slaps 9H. The refused slap changes nothing else, so the 9H slap
+    is allowed: one slap.not_allowed, at the KH."""
+    plain = game("namu(slap_down=true)", 3, 7621, 0, "full")
+    slapped = with_a_slap(plain, 540, 0)
+    assert slapped is not None
+    events, at = slapped
+    assert events[at]["card"] == "KH" and events[at + 1] == {**events[at + 1], "card": "9H"}
+    report = audit_events(events)
+    refused = [(f["seq"], f["code"]) for f in report["findings"] if f["code"].startswith("slap.")]
+    assert refused == [(at, "slap.not_allowed")]

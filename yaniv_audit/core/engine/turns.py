@@ -195,11 +195,10 @@ class Turns(ReplayBase):
                 top.meld = joined
             else:
                 top.cards.append(card)
-        else:
-            self._slap_not_allowed(r, event, own)
-        if own:
-            r.drew_from_stock = False
+            r.drew_from_stock = False  # one slap a draw
             r.last_drawn = None
+        else:  # refused, it changes nothing else: the card just drawn may still be slapped
+            self._slap_not_allowed(r, event, own)
 
     def _slap_not_allowed(self, r: RoundState, event: Slap, own: bool) -> None:
         """A slap that is not allowed: one ``slap.not_allowed`` naming every reason, and
