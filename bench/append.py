@@ -106,9 +106,9 @@ def main() -> None:
 
 
 def fold_alone(lines: list[bytes]) -> list[float]:
-    """The median cost of :class:`~yaniv_audit.live.LiveGame`'s append and state around
+    """The median cost of :class:`~yaniv_audit.io.live.LiveGame`'s append and state around
     each point, the two games in turn."""
-    from yaniv_audit.live import LiveGame
+    from yaniv_audit.io.live import LiveGame
 
     games = [LiveGame("short"), LiveGame("long")]
     for game, point in zip(games, POINTS, strict=True):

@@ -21,11 +21,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from yaniv_audit.codec import parse_jsonl
+from yaniv_audit.batch.simulate import simulate_game, to_jsonl_bytes
 from yaniv_audit.core.events import Log
 from yaniv_audit.core.fit import Fit, fit_lines, fit_log
 from yaniv_audit.core.rules import PARAMS, RuleSet, parse_rules
-from yaniv_audit.simulate import simulate_game, to_jsonl_bytes
+from yaniv_audit.io.codec import parse_jsonl
 
 
 def long_game(rules: RuleSet, events: int, record: str) -> Log:

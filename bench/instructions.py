@@ -47,7 +47,7 @@ GATE_CORPUS, GATE_LOGS = "replays/simulated/israeli", 6
 TOLERANCE = 0.05
 
 #: what the program imports, by the checkout's layout: the layers' folders
-#: (tools/restructure.py made them), the modules loose at the package's root before them,
+#: (io/, batch/), the modules loose at the package's root before them,
 #: and the layout before issue 29 (yaniv_audit/audit.py held audit_file); the codec is
 #: imported by the first audit otherwise, and is not an event's cost
 IMPORTS = {
@@ -58,14 +58,14 @@ IMPORTS = {
         "import yaniv_audit.io.streaming",
     ),
     "loose": (
-        "from yaniv_audit.bulk import audit_file, no_gc",  # restructure: keep
+        "from yaniv_audit.bulk import audit_file, no_gc",
         "from yaniv_audit.core.audit import to_json_line",
-        "import yaniv_audit.codec",  # restructure: keep
+        "import yaniv_audit.codec",
     ),
     "flat": (
-        "from yaniv_audit.bulk import no_gc",  # restructure: keep
+        "from yaniv_audit.bulk import no_gc",
         "from yaniv_audit.audit import audit_file, to_json_line",
-        "import yaniv_audit.codec",  # restructure: keep
+        "import yaniv_audit.codec",
     ),
 }
 PROGRAM = """
@@ -89,7 +89,7 @@ def program_for(checkout: Path) -> str:
     )
     imports = list(IMPORTS[layout])
     if layout == "loose" and (package / "streaming.py").is_file():  # read the files it streams
-        imports.append("import yaniv_audit.streaming")  # restructure: keep
+        imports.append("import yaniv_audit.streaming")
     return PROGRAM.format(imports="\n".join(imports))
 
 

@@ -22,7 +22,6 @@ import json
 import time
 from pathlib import Path
 
-from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core import melds
 from yaniv_audit.core.cards import parse_cards
 from yaniv_audit.core.engine import Replay
@@ -30,6 +29,7 @@ from yaniv_audit.core.events import Log
 from yaniv_audit.core.melds import legal_throws
 from yaniv_audit.core.rules import RuleSet, parse_rules
 from yaniv_audit.core.table_state import THROWS_LISTED, table_state
+from yaniv_audit.io.codec import parse_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = ROOT.parent / "shared" / "attacks" / "614-bytes-16-jokers.jsonl"

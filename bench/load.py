@@ -80,8 +80,8 @@ def free_port() -> int:
 
 def fingerprint(path: Path) -> str:
     sys.path.insert(0, str(ROOT))
-    from yaniv_audit.codec import read_log
     from yaniv_audit.core.merkle import tree_hash
+    from yaniv_audit.io.codec import read_log
 
     return tree_hash(read_log(path).leaves).hex()
 

@@ -202,8 +202,8 @@ def boards(
 
 def board_fingerprint() -> str:
     sys.path.insert(0, str(ROOT))
-    from yaniv_audit.codec import read_log
     from yaniv_audit.core.merkle import tree_hash
+    from yaniv_audit.io.codec import read_log
 
     return tree_hash(read_log(BOARD_GAME).leaves).hex()
 

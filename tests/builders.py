@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.cards import NAMES, deck_counts, parse_card
 from yaniv_audit.core.events import Log
 from yaniv_audit.core.rules import parse_rules, rules_from_mapping
+from yaniv_audit.io.codec import parse_jsonl
 
 
 def cards(text: str) -> list[str]:

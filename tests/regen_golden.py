@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from yaniv_audit.bulk import audit_file
+from yaniv_audit.batch.bulk import audit_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit import bench
-from yaniv_audit.bench import interleaved, parse_floor
-from yaniv_audit.chess_bench import (
+from yaniv_audit.batch import bench
+from yaniv_audit.batch.bench import interleaved, parse_floor
+from yaniv_audit.batch.chess_bench import (
     INSTALL_HINT,
     MAX_PLIES,
     chess_run,

@@ -69,7 +69,7 @@ def test_workers_exit_when_the_parent_is_killed() -> None:
 def test_a_slow_consumer_holds_a_bounded_number_of_results() -> None:
     """Workers run ahead of a slow consumer by at most the window, whatever the corpus
     size: the memory of ingest and audit --db does not grow with the number of games."""
-    from yaniv_audit.bulk import _Bounded, chunk_size, worker_pool
+    from yaniv_audit.batch.bulk import _Bounded, chunk_size, worker_pool
 
     taken = 0
 
@@ -219,7 +219,7 @@ def test_ctrl_c_while_the_fork_server_starts_is_not_lost(monkeypatch: pytest.Mon
     up (it was ignored then, and ``simulate`` went on to write every game)."""
     from multiprocessing import forkserver
 
-    from yaniv_audit import bulk
+    from yaniv_audit.batch import bulk
 
     def starting() -> None:
         os.kill(os.getpid(), signal.SIGINT)

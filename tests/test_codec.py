@@ -8,16 +8,6 @@ from typing import Any
 
 import pytest
 
-from yaniv_audit.codec import (
-    MAX_LINE_BYTES,
-    READ_CHUNK,
-    LongLineError,
-    event_from_dict,
-    parse_json_array,
-    parse_jsonl,
-    read_capped,
-    read_log,
-)
 from yaniv_audit.core.canonical import canonical_bytes, normalize_event
 from yaniv_audit.core.cards import parse_card, parse_cards
 from yaniv_audit.core.errors import LogFormatError
@@ -35,6 +25,16 @@ from yaniv_audit.core.events import (
     Yaniv,
 )
 from yaniv_audit.core.rules import make_rules, parse_rules
+from yaniv_audit.io.codec import (
+    MAX_LINE_BYTES,
+    READ_CHUNK,
+    LongLineError,
+    event_from_dict,
+    parse_json_array,
+    parse_jsonl,
+    read_capped,
+    read_log,
+)
 
 GAME = {
     "type": "game_started",

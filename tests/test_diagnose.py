@@ -10,9 +10,9 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from yaniv_audit import diagnose as diagnose_module
 from yaniv_audit.cli import cli
-from yaniv_audit.diagnose import LIMIT, diagnose
+from yaniv_audit.io import diagnose as diagnose_module
+from yaniv_audit.io.diagnose import LIMIT, diagnose
 
 REPLAYS = Path(__file__).resolve().parents[1] / "replays"
 

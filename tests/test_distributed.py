@@ -27,10 +27,10 @@ from click.testing import CliRunner, Result
 
 from yaniv_audit.archive import DERIVED
 from yaniv_audit.cli import cli
-from yaniv_audit.rules_files import resolve_rules
+from yaniv_audit.io.rules_files import resolve_rules
 
 if TYPE_CHECKING:  # Dask's libraries: imported by the tests that use them, not at collection
-    from yaniv_audit.distributed import Summary
+    from yaniv_audit.batch.distributed import Summary
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTES = sorted(str(p) for p in (ROOT / "replays").glob("*.jsonl"))
@@ -193,7 +193,7 @@ def test_audit_parquet_gives_the_audits_rows_as_a_dask_dataframe(
 ) -> None:
     from distributed import Client
 
-    from yaniv_audit.distributed import audit_parquet
+    from yaniv_audit.batch.distributed import audit_parquet
 
     with Client(cluster.scheduler_address):
         reports = audit_parquet(str(made["export"]), [RULES[1]], events_per_task=5000)
@@ -217,7 +217,7 @@ def test_a_worker_killed_in_the_middle_loses_and_duplicates_no_result(
 ) -> None:
     from distributed import Client
 
-    from yaniv_audit.distributed import run_audit
+    from yaniv_audit.batch.distributed import run_audit
 
     out = tmp_path / "results"
     found: dict[str, Any] = {}
@@ -349,7 +349,7 @@ def test_audit_parquet_on_a_store_that_is_not_local_files(disputes: dict[str, Pa
     import fsspec  # Dask's libraries: imported by the tests that use them
     from distributed import Client, LocalCluster
 
-    from yaniv_audit.distributed import audit_parquet, run_audit
+    from yaniv_audit.batch.distributed import audit_parquet, run_audit
 
     memory = fsspec.filesystem("memory")
     root = f"/yaniv-{uuid.uuid4().hex}"
@@ -486,7 +486,7 @@ def test_an_out_that_cannot_be_written_is_said_in_one_line(
 def test_without_dask_the_command_says_how_to_install_it(
     disputes: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.delitem(sys.modules, "yaniv_audit.distributed")
+    monkeypatch.delitem(sys.modules, "yaniv_audit.batch.distributed")
     monkeypatch.setitem(sys.modules, "dask", None)
     done = run("audit", "--parquet", str(disputes["export"]), "--out", str(tmp_path / "out"))
     assert done.exit_code == 2

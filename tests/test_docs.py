@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.core.rules import PARAMS, PRESET_SOURCES, PRESETS
-from yaniv_audit.report_schema import CODES
+from yaniv_audit.io.report_schema import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

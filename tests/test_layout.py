@@ -117,29 +117,6 @@ FOLDERS = {
 #: yaniv_audit.schema_export``: the writer of schemas/, which asks the web app for its
 #: OpenAPI document)
 AT_THE_ROOT = {"yaniv_audit": "core", "__main__": "shells", "schema_export": "shells"}
-# -- the modules still loose at the root (tools/restructure.py moves them into io/ and
-# batch/, and takes these lines out) --
-LOOSE = {
-    **dict.fromkeys(
-        (
-            "codec",
-            "log_schema",
-            "diagnose",
-            "json_schema",
-            "report_schema",
-            "fit_schema",
-            "streaming",
-            "rules_files",
-        ),
-        "reading and writing",
-    ),
-    **dict.fromkeys(("files", "live"), "reading and writing"),
-    **dict.fromkeys(
-        ("bulk", "distributed", "simulate", "bench", "chess_bench", "fit_sweep"),
-        "many logs",
-    ),
-}
-# -- end of the loose modules --
 #: a shell imports another shell only here (the importing module, the shell it imports,
 #: why); a shell is a folder of the root (cli, web) or a program at the root
 SHELL_CROSSINGS = {
@@ -160,7 +137,7 @@ def unit(name: str) -> str:
 def layer(name: str) -> str | None:
     """The layer of the package's module ``name`` (None: in none)."""
     place = unit(name)
-    return FOLDERS.get(place) or AT_THE_ROOT.get(place) or LOOSE.get(place)
+    return FOLDERS.get(place) or AT_THE_ROOT.get(place)
 
 
 def wrong_direction(found: dict[str, list[tuple[str, bool, int]]]) -> list[str]:
@@ -184,7 +161,7 @@ def test_the_layout_is_read() -> None:
     assert {
         "yaniv_audit.core.engine",
         "yaniv_audit.core.rules",
-        "yaniv_audit.codec",
+        "yaniv_audit.io.codec",
         "yaniv_audit.cli",
         "yaniv_audit.web",
         "yaniv_audit.archive",
@@ -192,8 +169,8 @@ def test_the_layout_is_read() -> None:
     assert ("yaniv_audit.core.rules", False) in {
         (t, inside) for t, inside, _ in graph()["yaniv_audit.core.audit"]
     }
-    assert ("yaniv_audit.streaming", True) in {  # inside a function: heavy (marshmallow)
-        (t, inside) for t, inside, _ in graph()["yaniv_audit.bulk"]
+    assert ("yaniv_audit.io.streaming", True) in {  # inside a function: heavy (marshmallow)
+        (t, inside) for t, inside, _ in graph()["yaniv_audit.batch.bulk"]
     }
 
 

@@ -16,15 +16,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from msgspec.structs import fields as struct_fields
 
-from yaniv_audit import codec
-from yaniv_audit.codec import event_from_dict, parse_json_array, parse_jsonl, read_log
+from yaniv_audit.batch.simulate import simulate_game, to_jsonl
 from yaniv_audit.core.canonical import canonical_bytes, canonical_leaf, json_plain, normalize_event
 from yaniv_audit.core.cards import NAMES
 from yaniv_audit.core.errors import LogFormatError
 from yaniv_audit.core.events import EVENT_TYPES, PARSED_TYPES
 from yaniv_audit.core.rules import PRESETS
-from yaniv_audit.log_schema import SCHEMAS, slow_event_from_dict
-from yaniv_audit.simulate import simulate_game, to_jsonl
+from yaniv_audit.io import codec
+from yaniv_audit.io.codec import event_from_dict, parse_json_array, parse_jsonl, read_log
+from yaniv_audit.io.log_schema import SCHEMAS, slow_event_from_dict
 
 INDEX, LINE = 4, 5
 AT = "2024-05-01T20:15:00+03:00"

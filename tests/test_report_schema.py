@@ -15,13 +15,13 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from yaniv_audit import ENGINE
+from yaniv_audit.batch.simulate import simulate_game, to_jsonl
 from yaniv_audit.cli import cli
 from yaniv_audit.core import report as report_types
 from yaniv_audit.core.engine import CLAIM, INCONSISTENCY, VIOLATION
 from yaniv_audit.core.rules import PARAMS, PRESETS
-from yaniv_audit.report_schema import ALL_CODES, CODES, COMPARE, REPORT, type_mismatches
+from yaniv_audit.io.report_schema import ALL_CODES, CODES, COMPARE, REPORT, type_mismatches
 from yaniv_audit.schema_export import SCHEMAS_DIR
-from yaniv_audit.simulate import simulate_game, to_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
@@ -408,7 +408,7 @@ def test_the_schemas_describe_the_report_type_key_by_key() -> None:
 
 
 def test_a_schema_that_disagrees_with_the_type_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
-    from yaniv_audit import report_schema
+    from yaniv_audit.io import report_schema
 
     monkeypatch.setattr(
         report_schema,

@@ -1,4 +1,4 @@
-"""Rules files and the house rules found by default (yaniv_audit/rules_files.py): TOML and
+"""Rules files and the house rules found by default (yaniv_audit/io/rules_files.py): TOML and
 JSON files, every problem listed under the file's name, a preset's name never hidden by a
 file of that name. The command line's side (notes, exit statuses, $YANIV_AUDIT_RULES,
 yaniv-rules.toml) is in tests/cli/."""
@@ -11,7 +11,7 @@ import pytest
 
 from yaniv_audit.core.errors import RulesError
 from yaniv_audit.core.rules import PRESETS, parse_rules
-from yaniv_audit.rules_files import (
+from yaniv_audit.io.rules_files import (
     HOUSE_FILE,
     house_file,
     house_rules_spec,

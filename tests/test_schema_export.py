@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from marshmallow import Schema, fields, validate
 
-from yaniv_audit.codec import event_from_dict
 from yaniv_audit.core.cards import _LOOKUP, is_card_text
 from yaniv_audit.core.errors import LogFormatError
-from yaniv_audit.json_schema import field_schema, object_schema
-from yaniv_audit.log_schema import CardField
+from yaniv_audit.io.codec import event_from_dict
+from yaniv_audit.io.json_schema import field_schema, object_schema
+from yaniv_audit.io.log_schema import CardField
 from yaniv_audit.schema_export import (
     DOCUMENTS,
     SCHEMAS_DIR,

@@ -13,13 +13,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from yaniv_audit.bulk import audit_file
-from yaniv_audit.cli import cli
-from yaniv_audit.codec import parse_jsonl, read_log
-from yaniv_audit.core.cards import JOKER
-from yaniv_audit.core.engine import DrawOption, Move, Replay, Throw
-from yaniv_audit.core.rules import PRESETS, parse_rules
-from yaniv_audit.simulate import (
+from yaniv_audit.batch.bulk import audit_file
+from yaniv_audit.batch.simulate import (
     BOTS,
     RandomBot,
     Rng,
@@ -28,6 +23,11 @@ from yaniv_audit.simulate import (
     simulate_game,
     to_jsonl,
 )
+from yaniv_audit.cli import cli
+from yaniv_audit.core.cards import JOKER
+from yaniv_audit.core.engine import DrawOption, Move, Replay, Throw
+from yaniv_audit.core.rules import PRESETS, parse_rules
+from yaniv_audit.io.codec import parse_jsonl, read_log
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -78,7 +78,7 @@ def test_rng_is_splitmix64() -> None:
 
 def test_same_arguments_give_identical_logs_in_two_processes(tmp_path: Path) -> None:
     script = (
-        "import sys, hashlib; from yaniv_audit.simulate import simulate_game, to_jsonl;"
+        "import sys, hashlib; from yaniv_audit.batch.simulate import simulate_game, to_jsonl;"
         "from yaniv_audit.core.rules import parse_rules;"
         "t = ''.join(to_jsonl(simulate_game(parse_rules('classic'), 3, "
         "['random', 'careful'], 42, g)) for g in range(3));"
@@ -495,7 +495,7 @@ def test_an_unknown_style_is_refused() -> None:
 
 
 def test_the_command_offers_every_style() -> None:
-    from yaniv_audit.simulate import RECORD_STYLES
+    from yaniv_audit.batch.simulate import RECORD_STYLES
 
     option = next(p for p in cli.commands["simulate"].params if p.name == "record")
     assert tuple(option.type.choices) == RECORD_STYLES  # type: ignore[attr-defined]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.bulk import audit_file
+from yaniv_audit.batch.bulk import audit_file
+from yaniv_audit.batch.simulate import simulate_game, to_jsonl
 from yaniv_audit.core.rules import parse_rules
-from yaniv_audit.simulate import simulate_game, to_jsonl
 
 FOLDER = Path(__file__).resolve().parent.parent / "replays" / "simulated"
 GAMES = sorted(FOLDER.rglob("*.jsonl"))

@@ -1,4 +1,4 @@
-"""The audit as the file is read (yaniv_audit/streaming.py, codec.stream_log): the same
+"""The audit as the file is read (yaniv_audit/io/streaming.py, codec.stream_log): the same
 reports, byte for byte, as the log read whole, for every log of the repository read in
 batches of a few hundred bytes; a line of a gigabyte and an array of empty objects
 refused in bounded memory."""
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.bulk import audit_file
-from yaniv_audit.codec import ReadWhole, count_events, read_log, stream_log
+from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.core.audit import audit_log, to_json_line, unreadable_report
 from yaniv_audit.core.errors import LogFormatError
-from yaniv_audit.streaming import Rounds, audit_path
+from yaniv_audit.io.codec import ReadWhole, count_events, read_log, stream_log
+from yaniv_audit.io.streaming import Rounds, audit_path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = sorted(
@@ -200,7 +200,7 @@ def as_arrays(tmp_path: Path) -> list[Path]:
 
 
 def test_every_log_as_a_json_array_gives_the_same_report_and_diagnosis(tmp_path: Path) -> None:
-    from yaniv_audit.diagnose import diagnose, diagnose_bytes
+    from yaniv_audit.io.diagnose import diagnose, diagnose_bytes
 
     arrays = as_arrays(tmp_path)
     assert len(arrays) > 200
@@ -211,7 +211,7 @@ def test_every_log_as_a_json_array_gives_the_same_report_and_diagnosis(tmp_path:
 
 
 def test_an_array_of_empty_objects_is_refused_at_its_first_event(tmp_path: Path) -> None:
-    from yaniv_audit.diagnose import COUNT_MAX, diagnose
+    from yaniv_audit.io.diagnose import COUNT_MAX, diagnose
 
     array = tmp_path / "empty.json"
     array.write_bytes(b"[" + b",".join([b"{}"] * 300_000) + b"]")

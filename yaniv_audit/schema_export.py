@@ -4,7 +4,7 @@ from the marshmallow schemas so that the two cannot drift apart.
 ``python -m yaniv_audit.schema_export`` rewrites ``schemas/``; with ``--check`` it
 writes nothing and exits 1 if a checked-in file is stale (CI runs that).
 
-The converter from marshmallow is :mod:`yaniv_audit.json_schema`. Checks JSON Schema
+The converter from marshmallow is :mod:`yaniv_audit.io.json_schema`. Checks JSON Schema
 cannot state (a rule set's combinations, nesting depth, ``seq`` equal to the position)
 stay in the code.
 To publish another document, add a builder to :data:`DOCUMENTS`. The web API's
@@ -25,9 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .core.events import FORMAT
-from .json_schema import JsonSchema, tagged_union
-from .log_schema import SCHEMAS
-from .report_schema import compare_document, report_document, type_mismatches
+from .io.json_schema import JsonSchema, tagged_union
+from .io.log_schema import SCHEMAS
+from .io.report_schema import compare_document, report_document, type_mismatches
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
@@ -35,7 +35,7 @@ SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 def log_event_schema() -> JsonSchema:
     doc = tagged_union(f"An event of a {FORMAT} log (one line of a .jsonl file)", SCHEMAS)
     doc["description"] = (
-        "Generated from yaniv_audit/log_schema.py by `python -m yaniv_audit.schema_export`; "
+        "Generated from yaniv_audit/io/log_schema.py by `python -m yaniv_audit.schema_export`; "
         "do not edit. See docs/log-format.md. Not stated here: seq equal to the "
         "event's position, rule-set combinations, nesting depth (64), and the structural "
         "checks of yaniv_audit/core/structure.py."
@@ -52,7 +52,7 @@ def compare_schema() -> JsonSchema:
 
 
 def fit_schema() -> JsonSchema:
-    from .fit_schema import fit_document
+    from .io.fit_schema import fit_document
 
     return fit_document()
 

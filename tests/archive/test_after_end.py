@@ -12,8 +12,8 @@ from click.testing import CliRunner, Result
 from yaniv_audit.archive import Archive, analytics
 from yaniv_audit.archive.versions import ended
 from yaniv_audit.cli import cli
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.io.codec import read_log
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ROOT / "replays" / "clean-assaf-reduction.jsonl"

@@ -23,14 +23,14 @@ from conftest import held_open_by_another_process
 
 from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
 from yaniv_audit.archive.export import EXPORTED
-from yaniv_audit.bulk import audit_file
+from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.cli import reports as cli_reports
-from yaniv_audit.codec import parse_jsonl, read_log
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.errors import ArchiveError
 from yaniv_audit.core.merkle import tree_hash
-from yaniv_audit.rules_files import resolve_rules
+from yaniv_audit.io.codec import parse_jsonl, read_log
+from yaniv_audit.io.rules_files import resolve_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from conftest import REPLAYS
 
 from yaniv_audit.archive import Archive, analytics
+from yaniv_audit.batch.simulate import simulate_game, to_jsonl
 from yaniv_audit.cli import cli
 from yaniv_audit.core.rules import PRESETS
-from yaniv_audit.simulate import simulate_game, to_jsonl
 
 
 def at_table(lines: list[dict[str, object]], table: str) -> str:

@@ -13,7 +13,7 @@ from conftest import REPLAYS, ROOT
 from jsonschema import Draft202012Validator
 
 from yaniv_audit.cli import cli
-from yaniv_audit.fit_schema import FIT
+from yaniv_audit.io.fit_schema import FIT
 from yaniv_audit.schema_export import SCHEMAS_DIR
 
 DOC = ROOT / "docs" / "fit.md"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from yaniv_audit import bulk
+from yaniv_audit.batch import bulk
 from yaniv_audit.cli import cli
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"

@@ -7,9 +7,9 @@ from pathlib import Path
 from builders import LogBuilder, tie_dispute
 
 from yaniv_audit.cli.render import render_compare
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.audit import compare_log
 from yaniv_audit.core.rules import parse_rules
+from yaniv_audit.io.codec import read_log
 
 
 def assaf_game() -> LogBuilder:

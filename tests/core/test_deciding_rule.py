@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from tests.builders import LogBuilder, findings, tie_dispute
 from yaniv_audit.cli import cli
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.audit import compare_log
 from yaniv_audit.core.messages import render, rule_text
 from yaniv_audit.core.rules import parse_rules
+from yaniv_audit.io.codec import read_log
 from yaniv_audit.web.viewer import compare_columns, final_bars
 
 ROOT = Path(__file__).resolve().parents[2]

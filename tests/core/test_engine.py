@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 from builders import HANDS, STOCK, UPCARD, LogBuilder, codes, findings, standard
 
-from yaniv_audit.codec import parse_jsonl
+from yaniv_audit.batch.simulate import simulate_game, to_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.cards import parse_card
 from yaniv_audit.core.engine import Replay
 from yaniv_audit.core.events import Draw, Reshuffle
 from yaniv_audit.core.messages import render
 from yaniv_audit.core.rules import parse_rules
+from yaniv_audit.io.codec import parse_jsonl
 from yaniv_audit.lang import translations
-from yaniv_audit.simulate import simulate_game, to_jsonl
 
 # --- a clean round --------------------------------------------------------
 

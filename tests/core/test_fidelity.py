@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from yaniv_audit.bulk import audit_file
+from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.cli.render import render_report
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.io.codec import read_log
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "fidelity"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from test_fidelity import RULINGS2 as RULINGS
 
-from yaniv_audit.bulk import audit_file
+from yaniv_audit.batch.bulk import audit_file
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "fidelity2"
 

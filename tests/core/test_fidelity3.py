@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from yaniv_audit.bulk import audit_file
+from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.cli.render import render_report
 from yaniv_audit.core.messages import render
 from yaniv_audit.lang import CODES as LANGUAGES
@@ -97,8 +97,8 @@ def test_one_slap_not_allowed_names_every_reason_in_every_language() -> None:
 
 
 def test_a_repeated_showdown_with_another_caller_or_total_is_a_claim_each() -> None:
-    from yaniv_audit.codec import parse_jsonl
     from yaniv_audit.core.audit import audit_log
+    from yaniv_audit.io.codec import parse_jsonl
 
     first = '{"type":"showdown","caller":"a","hands":{"a":["AS"]},"totals":{"b":12,"c":9}}'
     again = '{"type":"showdown","caller":"b","hands":{"a":["AS"]},"totals":{"b":12,"c":19}}'
@@ -127,8 +127,8 @@ def test_a_repeated_showdown_with_another_caller_or_total_is_a_claim_each() -> N
 
 def _deciding_round(*repeats: str, yaniv: bool = False) -> list[tuple[int, str]]:
     """A scoresheet round that decides the game (b goes past 10), its showdown then ``repeats``."""
-    from yaniv_audit.codec import parse_jsonl
     from yaniv_audit.core.audit import audit_log
+    from yaniv_audit.io.codec import parse_jsonl
 
     lines = [
         '{"type":"game_started","format":"yaniv-log/1","players":["a","b"],'

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from conftest import LONG, REPLAYS
 
-from yaniv_audit.codec import read_log
+from yaniv_audit.batch.fit_sweep import report, sweep
 from yaniv_audit.core import fit
 from yaniv_audit.core.audit import replay_log
 from yaniv_audit.core.fit import contains, fit_log, fitted_sets
 from yaniv_audit.core.rules import parse_rules
-from yaniv_audit.fit_sweep import report, sweep
+from yaniv_audit.io.codec import read_log
 
 
 def test_a_call_above_the_declared_limit_fits_a_higher_yaniv_max() -> None:
@@ -94,7 +94,8 @@ def test_every_rule_set_of_an_answer_audits_clean() -> None:
 
 
 def test_simulated_games_fit_the_rules_they_were_played_under() -> None:
-    # the long sweep: YANIV_AUDIT_LONG=1, or python -m yaniv_audit.fit_sweep (bench/RESULTS.md)
+    # the long sweep: YANIV_AUDIT_LONG=1, or python -m yaniv_audit.batch.fit_sweep
+    # (bench/RESULTS.md)
     result = sweep(500, 200) if LONG else sweep(12, 6)
     assert not result.failures, report(result)
     assert result.games >= (500 if LONG else 12) * 0.9

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.bulk import audit_file
+from yaniv_audit.batch.bulk import audit_file
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

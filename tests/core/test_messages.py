@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from builders import HANDS, STOCK, UPCARD, LogBuilder, standard
 
-from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.errors import LogFormatError
 from yaniv_audit.core.messages import (
@@ -27,6 +26,7 @@ from yaniv_audit.core.messages import (
     template_key,
 )
 from yaniv_audit.core.rules import PRESETS
+from yaniv_audit.io.codec import parse_jsonl
 from yaniv_audit.lang import read_catalogue, translations
 
 LANGS = ("he", "ru", "de", "ko")

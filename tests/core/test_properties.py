@@ -23,13 +23,13 @@ from conftest import LONG
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from yaniv_audit.codec import parse_jsonl
+from yaniv_audit.batch.simulate import RECORD_STYLES, simulate_game, to_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.cards import NAMES
 from yaniv_audit.core.engine import Replay
 from yaniv_audit.core.errors import LogFormatError
 from yaniv_audit.core.rules import PRESETS, parse_rules
-from yaniv_audit.simulate import RECORD_STYLES, simulate_game, to_jsonl
+from yaniv_audit.io.codec import parse_jsonl
 
 LONG_FACTOR = 25
 MAX_ROUNDS = 12 if LONG else 6
@@ -335,7 +335,7 @@ def test_games_under_any_house_rules_audit_clean(
     seed: int,  # type: ignore[no-untyped-def]
     style: str,
 ) -> None:
-    from yaniv_audit.simulate import SimulationError
+    from yaniv_audit.batch.simulate import SimulationError
 
     try:
         events = simulate_game(

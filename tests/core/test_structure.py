@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from yaniv_audit.codec import event_from_dict, parse_json_array, parse_jsonl, read_log
 from yaniv_audit.core.cards import parse_card
 from yaniv_audit.core.errors import LogFormatError
 from yaniv_audit.core.events import (
@@ -28,6 +27,7 @@ from yaniv_audit.core.structure import (
     first_problem,
     named_players,
 )
+from yaniv_audit.io.codec import event_from_dict, parse_json_array, parse_jsonl, read_log
 
 GAME = {
     "type": "game_started",

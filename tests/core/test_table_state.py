@@ -12,12 +12,12 @@ import pytest
 from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator
 
-from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log, replay_log
 from yaniv_audit.core.errors import LogFormatError
 from yaniv_audit.core.events import Log
 from yaniv_audit.core.rules import parse_rules
 from yaniv_audit.core.table_state import table_state
+from yaniv_audit.io.codec import parse_jsonl
 from yaniv_audit.web import create_app
 from yaniv_audit.web.openapi import openapi
 

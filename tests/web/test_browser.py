@@ -10,8 +10,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.io.codec import read_log
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"

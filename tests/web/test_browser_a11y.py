@@ -14,8 +14,8 @@ import pytest
 from conftest import LAPTOP, PHONE, REPLAYS, SIX_PLAYERS, serving
 from playwright.sync_api import Browser, Page
 
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.io.codec import read_log
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tests" / ".axe" / "node_modules" / "axe-core" / "axe.min.js"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from yaniv_audit.codec import read_log
+from yaniv_audit.batch.simulate import simulate_game, to_jsonl
 from yaniv_audit.core.merkle import tree_hash
-from yaniv_audit.rules_files import resolve_rules
-from yaniv_audit.simulate import simulate_game, to_jsonl
+from yaniv_audit.io.codec import read_log
+from yaniv_audit.io.rules_files import resolve_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"

@@ -17,8 +17,8 @@ import pytest
 from conftest import LAPTOP, PHONE, REPLAYS, SIX_PLAYERS, checked_page, serving
 from playwright.sync_api import Browser, Page
 
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.io.codec import read_log
 
 SIX = "/games/" + tree_hash(read_log(SIX_PLAYERS).leaves).hex()
 Shot = Callable[[Page, str], Path]

@@ -11,9 +11,9 @@ from pathlib import Path
 from conftest import LAPTOP, PHONE
 from playwright.sync_api import Page, ViewportSize
 
-from yaniv_audit.bulk import audit_file
-from yaniv_audit.rules_files import resolve_rules
-from yaniv_audit.simulate import simulate_game
+from yaniv_audit.batch.bulk import audit_file
+from yaniv_audit.batch.simulate import simulate_game
+from yaniv_audit.io.rules_files import resolve_rules
 
 RULES = "israeli(score_limit=100)"
 

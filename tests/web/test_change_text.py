@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.audit import compare_log, other_tables
+from yaniv_audit.io.codec import read_log
 from yaniv_audit.web import create_app
 from yaniv_audit.web.change_text import change_text
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.errors import LogFormatError
+from yaniv_audit.io.codec import read_log
 from yaniv_audit.web import create_app
 from yaniv_audit.web.explain import explain, score_chart
 

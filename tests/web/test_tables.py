@@ -13,11 +13,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
 from yaniv_audit.core.merkle import tree_hash
 from yaniv_audit.core.table_state import table_state
-from yaniv_audit.live import CompactRange
+from yaniv_audit.io.codec import parse_jsonl
+from yaniv_audit.io.live import CompactRange
 from yaniv_audit.web import create_app
 from yaniv_audit.web.ratelimit import RateLimit
 

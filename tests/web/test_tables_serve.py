@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from test_serve import FRIDAY, free_port, send, start_serve
 
-from yaniv_audit.codec import parse_jsonl
 from yaniv_audit.core.audit import audit_log
+from yaniv_audit.io.codec import parse_jsonl
 
 LINES = FRIDAY.read_bytes().splitlines()
 

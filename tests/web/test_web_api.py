@@ -19,11 +19,11 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_openapi
 
 from yaniv_audit.archive import Archive, analytics
-from yaniv_audit.bulk import audit_file
-from yaniv_audit.codec import read_log
+from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.core.audit import compare_log
 from yaniv_audit.core.merkle import tree_hash
-from yaniv_audit.rules_files import resolve_rules
+from yaniv_audit.io.codec import read_log
+from yaniv_audit.io.rules_files import resolve_rules
 from yaniv_audit.schema_export import SCHEMAS_DIR
 from yaniv_audit.web import create_app
 from yaniv_audit.web.board import board

@@ -16,8 +16,8 @@ from jsonschema import Draft202012Validator
 
 from yaniv_audit.archive import Archive
 from yaniv_audit.cli import cli
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.merkle import tree_hash
+from yaniv_audit.io.codec import read_log
 from yaniv_audit.schema_export import SCHEMAS_DIR
 from yaniv_audit.web import create_app, fit_api
 

@@ -22,10 +22,10 @@ from conftest import held_open_by_another_process
 from flask.testing import FlaskClient
 
 from yaniv_audit.archive import Archive
-from yaniv_audit.codec import read_log
 from yaniv_audit.core.audit import compare_log
 from yaniv_audit.core.merkle import tree_hash
-from yaniv_audit.rules_files import resolve_rules
+from yaniv_audit.io.codec import read_log
+from yaniv_audit.io.rules_files import resolve_rules
 from yaniv_audit.web import create_app
 from yaniv_audit.web.board import HIDDEN, PILE_SHOWN, board
 

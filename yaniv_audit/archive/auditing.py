@@ -1,7 +1,7 @@
 """The bulk audit of the archive (``audit --db``): the stored logs read back a batch at a
 time and audited on worker processes under each rule set asked for, and the derived rows
 written (:data:`~yaniv_audit.archive.schema.DERIVED`); the results of ``audit --parquet``
-(:mod:`yaniv_audit.distributed`) stored the same way.
+(:mod:`yaniv_audit.batch.distributed`) stored the same way.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from .. import ENGINE
-from ..bulk import mapped, no_gc
+from ..batch.bulk import mapped, no_gc
 from ..core.errors import ArchiveError, LogFormatError
 from ..core.report import AnyReport, AuditReport
 from ..core.rules import RuleSet
@@ -81,8 +81,8 @@ def _audit_stored(
     fingerprint: str, source: str, data: bytes, rule_sets: Sequence[RuleSet | None]
 ) -> list[AnyReport]:
     # heavy (the engine, marshmallow): only where logs are audited
-    from ..codec import parse_jsonl
     from ..core.audit import audit_log, unreadable_report
+    from ..io.codec import parse_jsonl
 
     try:
         log = parse_jsonl(data, source)

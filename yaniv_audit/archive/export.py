@@ -65,7 +65,7 @@ class Exporting(ArchiveBase):
         the derived tables by the rules they were audited under. Every row of a game's
         events carries the game's partition values, so a game never spans partitions,
         and its ``fingerprint``, ``rules_key`` and ``rules_id`` (declared), so the events
-        alone can be audited elsewhere (:mod:`yaniv_audit.distributed`).
+        alone can be audited elsewhere (:mod:`yaniv_audit.batch.distributed`).
         """
         if by not in EXPORT_BY:
             raise ValueError(f"unknown partitioning {by!r}; expected {' or '.join(EXPORT_BY)}")

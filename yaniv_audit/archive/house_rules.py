@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ..codec import parse_jsonl
 from ..core.audit import replay_log
 from ..core.errors import LogFormatError
 from ..core.fit import Fit, fit_log, fit_together
+from ..io.codec import parse_jsonl
 from . import SIMULATED, Archive
 
 GAMES = f"""

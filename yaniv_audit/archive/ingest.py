@@ -15,7 +15,7 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
-from ..bulk import mapped, no_gc
+from ..batch.bulk import mapped, no_gc
 from ..core.errors import LogFormatError
 from ..core.merkle import tree_hash
 from .base import Progress, _insert, _no_progress, _one, transaction, writer_thread
@@ -67,7 +67,7 @@ def read_for_ingest(path: str) -> IngestRow | Refused:
 
 
 def _read_for_ingest(path: str) -> IngestRow | Refused:
-    from ..codec import read_log  # heavy (marshmallow): only where logs are read
+    from ..io.codec import read_log  # heavy (marshmallow): only where logs are read
 
     try:
         log = read_log(path)

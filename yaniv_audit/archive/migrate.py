@@ -164,7 +164,7 @@ class Migration(Versions):
     def _fill_deals(self) -> None:
         """Fill ``deals`` of an archive ingested before it was kept, from the stored
         round_started events (:func:`deal_rows`)."""
-        from ..codec import parse_jsonl  # heavy (marshmallow): only where logs are read
+        from ..io.codec import parse_jsonl  # heavy (marshmallow): only where logs are read
 
         con = self.con
         numbers = [

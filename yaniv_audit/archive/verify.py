@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from .. import ENGINE
-from ..bulk import mapped, no_gc
+from ..batch.bulk import mapped, no_gc
 from ..core.errors import ArchiveError, LogFormatError
 from ..core.merkle import tree_hash
 from ..core.rules import RuleSet, parse_rules
@@ -58,7 +58,7 @@ def check_stored(
     worker): (its fingerprint, None when nothing is). The job: the fingerprint, the
     stored JSON Lines, the events ingested, and the version it extends with that
     version's events (None: it extends none, or that version is not archived)."""
-    from ..codec import parse_jsonl  # heavy (marshmallow): only where logs are read
+    from ..io.codec import parse_jsonl  # heavy (marshmallow): only where logs are read
 
     fingerprint, data, expected, extends, extends_size = job
     with no_gc():

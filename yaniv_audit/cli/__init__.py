@@ -23,7 +23,7 @@ import click
 
 from .. import __version__
 from ..core.errors import InternalError, YanivAuditError
-from ..files import log_files
+from ..io.files import log_files
 from . import archive, bench, logs, proofs, reports, rules, serve, simulate, tables, template
 from .examples import add_examples
 from .options import (

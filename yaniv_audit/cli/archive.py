@@ -15,7 +15,7 @@ import click
 
 from .. import ENGINE
 from ..core.errors import ArchiveError, QueryError
-from ..files import log_files
+from ..io.files import log_files
 from .options import (
     EXIT_BAD_INPUT,
     EXIT_FOUND,

@@ -98,8 +98,8 @@ def bench(
     targets, PASS or MISS.
     """
     # heavy (the benchmark, the engine): imported when used, for start-up time
-    from .. import bench as b
-    from ..simulate import BOTS, SimulationError
+    from ..batch import bench as b
+    from ..batch.simulate import BOTS, SimulationError
 
     rules = resolve_or_usage(rules_specs or "israeli")
     for name in bots:

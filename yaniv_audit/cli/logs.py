@@ -17,7 +17,7 @@ import click
 
 from ..core.errors import LogFormatError, did_you_mean
 from ..core.report import AnyReport, audited, is_unreadable
-from ..files import log_files
+from ..io.files import log_files
 from ..lang import CODES, Words, from_environment
 from .options import (
     EXIT_BAD_INPUT,
@@ -67,8 +67,8 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
     on the rule set; the audit does the rest.
     """
     # heavy (marshmallow): imported when used, for start-up time
-    from ..codec import count_events
-    from ..diagnose import diagnose, render
+    from ..io.codec import count_events
+    from ..io.diagnose import diagnose, render
 
     codes = []
     for path in logs:
@@ -214,7 +214,7 @@ def audit(
     `ingest-results`.
     """
     # heavy (the engine): imported when used, for start-up time
-    from ..bulk import audit_stream, small_work
+    from ..batch.bulk import audit_stream, small_work
 
     if parquet is not None:
         if paths or db is not None or strict or again or as_json or jobs:
@@ -307,7 +307,7 @@ def audit_on_dask(
     rule_sets = [resolve_or_usage(spec) for spec in rules_specs]
     try:
         # optional and heavy (Dask): imported when used
-        from ..distributed import VERDICTS, DistributedError, run_audit
+        from ..batch.distributed import VERDICTS, DistributedError, run_audit
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in (
             "dask",

@@ -18,7 +18,7 @@ from click.shell_completion import CompletionItem
 
 from ..core.errors import ArchiveError, LogFormatError, RulesError, did_you_mean
 from ..core.rules import PRESET_SOURCES, PRESETS, names_a_preset
-from ..rules_files import HOUSE_VARIABLE, house_rules_spec, resolve_rules
+from ..io.rules_files import HOUSE_VARIABLE, house_rules_spec, resolve_rules
 from .render import Output, fail, note
 
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ def force_option(what: str) -> Callable[[Any], Any]:
 
 
 def read_log_or_exit(path: str) -> Log:
-    from ..codec import read_log  # heavy (marshmallow): imported when used
+    from ..io.codec import read_log  # heavy (marshmallow): imported when used
 
     try:
         return read_log(path)

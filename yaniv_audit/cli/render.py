@@ -280,7 +280,7 @@ def print_reports(
 def finding_lines(report: AuditReport) -> list[int] | None:
     """The file line of each event of a report's log, when it has findings to place."""
     # heavy (marshmallow): imported when used, for start-up time
-    from ..diagnose import event_lines
+    from ..io.diagnose import event_lines
 
     return event_lines(report["file"]) if report["findings"] else None
 
@@ -289,7 +289,7 @@ def unreadable_text(report: Unreadable, *, every: bool, words: Words = ENGLISH) 
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
     # heavy (the engine, marshmallow): imported when used, for start-up time
-    from ..diagnose import diagnose, render
+    from ..io.diagnose import diagnose, render
 
     source = report["file"]
     found = diagnose(source)

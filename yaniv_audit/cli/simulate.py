@@ -109,8 +109,8 @@ def simulate(
     only changes how fast the games come: they are written in game order.
     """
     # heavy (the engine): imported when used, for start-up time
-    from ..bulk import mapped
-    from ..simulate import BOTS, SimulationError, check_arguments, simulate_log
+    from ..batch.bulk import mapped
+    from ..batch.simulate import BOTS, SimulationError, check_arguments, simulate_log
 
     rules = rules_or_house(rules_specs) or resolve_or_usage("israeli")
     for name in bots:

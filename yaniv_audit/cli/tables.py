@@ -145,7 +145,7 @@ def _open_here(db: str | None, line: bytes) -> tuple[str, str]:
     from ..archive import Archive, default_db
     from ..archive import tables as stored
     from ..core.errors import LogFormatError
-    from ..live import LiveGame
+    from ..io.live import LiveGame
     from ..web.tables import sha256
 
     game = LiveGame("table")

@@ -6,13 +6,13 @@ optional ``at`` timestamp. Cards are codes from :mod:`yaniv_audit.core.cards`;
 players are their id strings.
 
 The events are :class:`msgspec.Struct` types, a union tagged by ``type``, so
-that :mod:`yaniv_audit.codec` decodes the usual line of a log straight into its
+that :mod:`yaniv_audit.io.codec` decodes the usual line of a log straight into its
 event with :data:`DECODER` and writes its leaf back with :data:`ENCODER`: the
 field types below say what msgspec accepts (strictly: no ``"5"`` for 5, no
 ``true`` for 1, a card only by its canonical name), and msgspec writes the leaf
 of what it read while the cards are still those names; the reader then turns
 them into codes (:func:`names_to_codes`). That is only the fast way in: the
-marshmallow schemas of :mod:`yaniv_audit.log_schema` remain the definition of a valid
+marshmallow schemas of :mod:`yaniv_audit.io.log_schema` remain the definition of a valid
 event, decide every line msgspec refuses and write every error; the tests check
 that msgspec accepts nothing they refuse and builds the same event and leaf.
 
@@ -228,7 +228,7 @@ class PlayerEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class GameStartedWire(Event, tag="game_started", frozen=True):
     """game_started as a log writes it: seats as ids or objects, the rules as an id or
-    an object; :func:`yaniv_audit.codec.msgspec_event` builds the :class:`GameStarted`."""
+    an object; :func:`yaniv_audit.io.codec.msgspec_event` builds the :class:`GameStarted`."""
 
     format: Literal["yaniv-log/1"]  # FORMAT (a Literal takes no name)
     players: Annotated[

@@ -5,8 +5,8 @@
 so ``--json`` is the JSON of the dict, byte for byte), and the command line
 (``cli/render``), the pages (``web/explain``, ``web/change_text``) and the archive
 (``archive/rows``) read them through these types. The marshmallow schemas of
-:mod:`yaniv_audit.report_schema`, which the JSON Schemas of ``schemas/`` are generated
-from, are checked against them field by field (:func:`yaniv_audit.report_schema.
+:mod:`yaniv_audit.io.report_schema`, which the JSON Schemas of ``schemas/`` are generated
+from, are checked against them field by field (:func:`yaniv_audit.io.report_schema.
 type_mismatches`; ``schema_export`` refuses to write a schema that disagrees).
 
 A key spelt ``from`` (a reduction's, a change's) is a keyword in Python: those types

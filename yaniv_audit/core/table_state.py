@@ -12,7 +12,7 @@ log: :func:`~yaniv_audit.core.audit.report_of` of the same replay. A recorder th
 log with a candidate entry as the last event learns at once what the audit will say of it
 (``last``: the findings that entry raised).
 
->>> from yaniv_audit.codec import parse_jsonl
+>>> from yaniv_audit.io.codec import parse_jsonl
 >>> log = parse_jsonl(b"\\n".join([
 ...     b'{"type": "game_started", "format": "yaniv-log/1", "players": ["a", "b"], '
 ...     b'"rules": "israeli"}',
@@ -76,7 +76,7 @@ def state_after(
     back (``stopped``: the fold stopped at an impossible event; ``fingerprint``: the log's,
     if known); finishes the replay, as the
     audit's replay ends (a live table folds a copy when that changes it:
-    :mod:`yaniv_audit.live`)."""
+    :mod:`yaniv_audit.io.live`)."""
     moves = [] if stopped else replay.next_moves(THROWS_LISTED + 1)
     complete = True
     listed: dict[str, int] = {}

@@ -28,14 +28,14 @@ from werkzeug.routing import PathConverter
 
 from ..archive import analytics
 from ..archive.tables import at_table_said
-from ..codec import parse_json_array, parse_jsonl
 from ..core.audit import audit_log, compare_log, other_tables
 from ..core.errors import ArchiveError, LogFormatError, RulesError
 from ..core.events import Log
 from ..core.merkle import tree_hash
 from ..core.rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
 from ..core.table_state import table_state
-from ..report_schema import VERDICTS
+from ..io.codec import parse_json_array, parse_jsonl
+from ..io.report_schema import VERDICTS
 from .board import MAX_BOARD_BYTES, board, board_size
 from .cache import AnswerCache, Entry
 from .errors import ApiError

@@ -16,7 +16,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from marshmallow import Schema
 
 from .. import __version__
-from ..fit_schema import FitSchema
+from ..io.fit_schema import FitSchema
 from . import schemas as s
 from .limits import MAX_RULE_SETS
 

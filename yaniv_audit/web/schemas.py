@@ -2,7 +2,7 @@
 
 They are the one definition the OpenAPI document (:mod:`yaniv_audit.web.openapi`)
 is generated from; the audit report and the comparison reuse the schemas of
-:mod:`yaniv_audit.report_schema`. The tests validate real answers against them.
+:mod:`yaniv_audit.io.report_schema`. The tests validate real answers against them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from marshmallow import Schema, fields, validate
 
 from ..archive.analytics import REPORTS
 from ..core.events import MAX_PLAYERS
-from ..report_schema import (
+from ..io.report_schema import (
     FINGERPRINT,
     VERDICTS,
     AuditReportSchema,

@@ -41,10 +41,10 @@ import duckdb
 
 from .. import ENGINE
 from ..archive import LATEST, Archive, IngestResult, writer_waiting
-from ..codec import parse_jsonl
 from ..core.errors import ArchiveError
 from ..core.events import Log
 from ..core.report import AuditReport
+from ..io.codec import parse_jsonl
 
 #: seconds without a request after which the archive is closed (so another process
 #: can write to it)

@@ -10,7 +10,7 @@ phone at the table follows and writes (``/api/v1/tables``; docs/web.md, "Live ta
   (server-sent events, or ``?after=N`` as JSON); ``POST /api/v1/tables/<id>/close`` ends
   its appends.
 
-Each table kept in memory (:class:`LiveTable`) holds its :class:`~yaniv_audit.live.LiveGame`
+Each table kept in memory (:class:`LiveTable`) holds its :class:`~yaniv_audit.io.live.LiveGame`
 (the log read and folded), dropped after :data:`DEFAULT_IDLE` seconds unused and read
 back from the archive when next needed. The limits (:class:`Limits`) bound the tables
 open per server, those kept in memory, and the followers: a follower holds one of
@@ -39,7 +39,7 @@ from flask import Blueprint, Flask, Response, current_app, request
 from ..archive import tables as stored
 from ..core.errors import LogFormatError
 from ..core.events import GameEnded, GameStarted
-from ..live import LiveGame
+from ..io.live import LiveGame
 from .api import asked_language, check_write_allowed, json_response, store, with_texts
 from .errors import ApiError
 from .ratelimit import RateLimit, retry_after

@@ -8,7 +8,7 @@ that concurrent requests use every core. The worker gives back the report as
 the JSON the server sends; an unreadable log comes back as the same
 :class:`~yaniv_audit.web.errors.ApiError` the server would have raised itself.
 
-The workers come from the bulk audit's fork server (:func:`~yaniv_audit.bulk.
+The workers come from the bulk audit's fork server (:func:`~yaniv_audit.batch.bulk.
 worker_context`): a clean process, never a fork of the threaded server. Each
 ends when the server does, even one killed outright. A worker that dies in the
 middle of an audit fails the requests in flight with a 503 and the pool is
@@ -24,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from ..bulk import PRELOAD, exit_with_parent, no_gc, worker_context
+from ..batch.bulk import PRELOAD, exit_with_parent, no_gc, worker_context
 from .errors import ApiError
 
 T = TypeVar("T")

@@ -4,9 +4,9 @@ by entry, each append paying for its own entries only.
 :class:`LiveGame` keeps what a full read and audit of the log would build, and brings it
 forward with each batch of new entries (:meth:`LiveGame.append`):
 
-- the reader's state (:class:`~yaniv_audit.codec._LogBuilder`: the typed events, their
+- the reader's state (:class:`~yaniv_audit.io.codec._LogBuilder`: the typed events, their
   leaves and the structural checks), which reads the new JSON Lines exactly as
-  :func:`~yaniv_audit.codec.parse_jsonl` reads a whole log, and is put back as it was
+  :func:`~yaniv_audit.io.codec.parse_jsonl` reads a whole log, and is put back as it was
   when one of them is unreadable (nothing of the batch is kept);
 - the fingerprint, as RFC 6962's compact range (the roots of the perfect subtrees, a
   binary counter): O(log n) hashes per entry instead of the whole tree;
@@ -30,12 +30,12 @@ from typing import Any
 
 import msgspec
 
+from ..core.engine import Replay
+from ..core.errors import InconsistentLogError, LogFormatError
+from ..core.events import Event, GameStarted, Log
+from ..core.merkle import leaf_hash, node_hash
+from ..core.table_state import state_after
 from .codec import _LogBuilder, _read_lines, problem_error
-from .core.engine import Replay
-from .core.errors import InconsistentLogError, LogFormatError
-from .core.events import Event, GameStarted, Log
-from .core.merkle import leaf_hash, node_hash
-from .core.table_state import state_after
 
 _set = msgspec.structs.force_setattr
 
@@ -79,7 +79,7 @@ class CompactRange:
 
 def read_lines(builder: _LogBuilder, data: bytes) -> int:
     """The JSON Lines of ``data`` read into ``builder`` after its events, each line as
-    :func:`~yaniv_audit.codec.parse_jsonl` reads it (blank lines skipped, errors naming the
+    :func:`~yaniv_audit.io.codec.parse_jsonl` reads it (blank lines skipped, errors naming the
     line of ``data``); how many events were read. On an error the builder may hold part
     of them: the caller puts it back."""
     if data.startswith(b"\xef\xbb\xbf"):

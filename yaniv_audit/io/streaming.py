@@ -1,12 +1,12 @@
 """The audit of one log file as it is read: the memory of a long game held to what its
 report needs (docs/cli.md, memory).
 
-:func:`audit_path` reads the file a batch at a time (:func:`~yaniv_audit.codec.stream_log`)
+:func:`audit_path` reads the file a batch at a time (:func:`~yaniv_audit.io.codec.stream_log`)
 and folds each batch into the replay as it comes: no event is kept once folded, the
 fingerprint is hashed as the leaves come (:class:`~yaniv_audit.core.merkle.TreeHasher`),
 and each round once over is kept as its report's JSON text (:class:`Rounds`), about a
 fifth of the memory of its record and its dict. The report is the one
-:func:`~yaniv_audit.core.audit.audit_log` gives for :func:`~yaniv_audit.codec.read_log`'s
+:func:`~yaniv_audit.core.audit.audit_log` gives for :func:`~yaniv_audit.io.codec.read_log`'s
 log, byte for byte (``tests/test_streaming.py`` checks every log of the repository,
 read in batches of a few hundred bytes). A log holding a ``withdraw`` (which takes back
 events read before it) is read whole, as before; so is standard input.
@@ -21,15 +21,15 @@ from typing import Any, SupportsIndex, overload
 
 import orjson
 
+from ..core import audit
+from ..core.audit import round_json, rules_json
+from ..core.engine import HANDLERS, Replay, StopReplay
+from ..core.errors import InconsistentLogError, LogFormatError
+from ..core.events import GameStarted, Log
+from ..core.merkle import TreeHasher
+from ..core.report import AuditReport
+from ..core.rules import RuleSet
 from .codec import READ_CHUNK, ReadWhole, read_log, stream_log
-from .core import audit
-from .core.audit import round_json, rules_json
-from .core.engine import HANDLERS, Replay, StopReplay
-from .core.errors import InconsistentLogError, LogFormatError
-from .core.events import GameStarted, Log
-from .core.merkle import TreeHasher
-from .core.report import AuditReport
-from .core.rules import RuleSet
 
 
 class Rounds(list[Any]):
@@ -82,7 +82,7 @@ def audit_path(
 ) -> AuditReport:
     """The audit report of the log file at ``path``, read ``chunk`` bytes at a time and
     folded as it is read: :func:`~yaniv_audit.core.audit.audit_log` of
-    :func:`~yaniv_audit.codec.read_log`'s log, with the same errors (LogFormatError).
+    :func:`~yaniv_audit.io.codec.read_log`'s log, with the same errors (LogFormatError).
 
     A log the replay finds unreadable (a stock draw without its card where the order is
     unknown) is read to its end first: a problem of the file after it comes first, as

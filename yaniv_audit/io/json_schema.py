@@ -1,6 +1,6 @@
 """The JSON Schema (draft 2020-12) of a marshmallow schema: the converter behind
 ``schemas/`` (:mod:`yaniv_audit.schema_export` writes the files) and the report's
-schemas (:mod:`yaniv_audit.report_schema`).
+schemas (:mod:`yaniv_audit.io.report_schema`).
 
 It walks marshmallow fields and their validators (``Length``, ``Range``, ``OneOf``,
 ``Equal``, ``Regexp``). A custom field states its own schema with a

@@ -14,8 +14,8 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from .core.errors import RulesError
-from .core.rules import RuleSet, names_a_preset, parse_rules, rules_from_mapping
+from ..core.errors import RulesError
+from ..core.rules import RuleSet, names_a_preset, parse_rules, rules_from_mapping
 
 __all__ = [
     "HOUSE_FILE",

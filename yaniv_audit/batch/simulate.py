@@ -66,11 +66,10 @@ from typing import Any, TypeVar
 
 import orjson
 
-from .bulk import no_gc
-from .core.cards import JOKER, NAMES, Card, deck_counts
-from .core.engine import HANDLERS, DrawOption, Replay, StopReplay, Throw
-from .core.errors import InconsistentLogError, YanivAuditError
-from .core.events import (
+from ..core.cards import JOKER, NAMES, Card, deck_counts
+from ..core.engine import HANDLERS, DrawOption, Replay, StopReplay, Throw
+from ..core.errors import InconsistentLogError, YanivAuditError
+from ..core.events import (
     Discard,
     Draw,
     Event,
@@ -83,8 +82,9 @@ from .core.events import (
     Slap,
     Yaniv,
 )
-from .core.rules import RuleSet
-from .core.scoring import next_starter
+from ..core.rules import RuleSet
+from ..core.scoring import next_starter
+from .bulk import no_gc
 
 TWO64 = 1 << 64
 MASK = TWO64 - 1

@@ -11,7 +11,7 @@ On a corpus of simulated games it measures, in one run and on the same files:
 (c) replay alone: the engine, with every legality check and the scoring, over
     logs already read, one file at a time (and the Merkle fingerprint alone);
 (d) the end-to-end audit on one core, exactly as ``yaniv-audit audit --jobs 1
-    --json`` does it: :func:`yaniv_audit.bulk.audit_stream` and one JSON line
+    --json`` does it: :func:`yaniv_audit.batch.bulk.audit_stream` and one JSON line
     per report (serialized, not printed);
 (e) the same on all cores (the CLI's pool), with a progress bar, and its
     speed-up over (d);
@@ -19,7 +19,7 @@ On a corpus of simulated games it measures, in one run and on the same files:
     and on four times as many games (the corpus listed four times), whose peak
     RSS must stay flat;
 (g) when python-chess is installed (the ``bench`` extra): python-chess reading
-    random legal PGN games and playing every move (:mod:`yaniv_audit.chess_bench`),
+    random legal PGN games and playing every move (:mod:`yaniv_audit.batch.chess_bench`),
     in plies per second, and (d)'s events per second divided by it.
 
 Times are ``time.perf_counter`` wall times, the best of ``repeat`` rounds after a
@@ -48,13 +48,13 @@ from typing import Any
 
 import orjson
 
-from . import __version__
+from .. import __version__
+from ..core.audit import replay_log, to_json_line
+from ..core.merkle import tree_hash
+from ..io.codec import read_log
+from ..io.files import log_files
 from .bulk import audit_stream, mapped
 from .chess_bench import CHESS_GAMES, chess_figures, chess_run
-from .codec import read_log
-from .core.audit import replay_log, to_json_line
-from .core.merkle import tree_hash
-from .files import log_files
 from .simulate import simulate_log
 
 DEFAULT_BOTS = ("random", "greedy", "careful")
@@ -286,7 +286,14 @@ def streaming_check(directory: Path) -> dict[str, Any]:
     """
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "yaniv_audit.bench", "--probe", str(directory), str(times)],
+            [
+                sys.executable,
+                "-m",
+                "yaniv_audit.batch.bench",
+                "--probe",
+                str(directory),
+                str(times),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
@@ -557,11 +564,11 @@ def machine_info() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m yaniv_audit.bench --probe DIR TIMES``: the streaming check's child."""
+    """``python -m yaniv_audit.batch.bench --probe DIR TIMES``: the streaming check's child."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 3 or args[0] != "--probe":
         sys.exit(
-            "usage: python -m yaniv_audit.bench --probe DIR TIMES "
+            "usage: python -m yaniv_audit.batch.bench --probe DIR TIMES "
             "(the benchmark itself is `yaniv-audit bench`)"
         )
     print(json.dumps(probe(args[1], int(args[2]))))

@@ -5,7 +5,7 @@ The structural checks (first event, seated players, round order...) live in
 event and raises :class:`~yaniv_audit.core.errors.LogFormatError` at the first problem.
 
 msgspec reads the events: the event structs of :mod:`yaniv_audit.core.events` carry
-every check of the schemas (:mod:`yaniv_audit.log_schema`, the schema of record) that
+every check of the schemas (:mod:`yaniv_audit.io.log_schema`, the schema of record) that
 their types can say, and a few lines of plain Python the rest (``seq`` against the
 position, ``at`` with an offset, the ``_`` fields, the rules). It reads a line's bytes
 straight into its event (:func:`wire_event`, :func:`_read_wire`), or, for what that
@@ -36,10 +36,10 @@ import msgspec
 import orjson
 from msgspec import UnsetType
 
-from .core import structure
-from .core.canonical import canonical_leaf, normalize_event
-from .core.errors import LogFormatError, RulesError
-from .core.events import (
+from ..core import structure
+from ..core.canonical import canonical_leaf, normalize_event
+from ..core.errors import LogFormatError, RulesError
+from ..core.events import (
     CODES,
     DECODER,
     ENCODER,
@@ -58,7 +58,7 @@ from .core.events import (
     PlayerEntry,
     names_to_codes,
 )
-from .core.rules import parse_rules, rules_from_mapping
+from ..core.rules import parse_rules, rules_from_mapping
 from .log_schema import (
     MAX_DEPTH,
     Timestamp,

@@ -7,7 +7,7 @@ a rule set one decided parameter away (the answer must find the true value back)
 sample of each answer's rule sets is replayed: every one must audit the log clean.
 
 The test suite runs a few games (tests/core/test_fit.py); ``python -m
-yaniv_audit.fit_sweep --games 500 --rule-sets 200`` (or ``YANIV_AUDIT_LONG=1`` for the
+yaniv_audit.batch.fit_sweep --games 500 --rule-sets 200`` (or ``YANIV_AUDIT_LONG=1`` for the
 test) runs the long sweep and prints how often each parameter was left open.
 """
 
@@ -19,11 +19,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .codec import parse_jsonl
-from .core.audit import replay_log
-from .core.cards import deck_size
-from .core.fit import Fit, contains, fit_log, fitted_sets
-from .core.rules import PARAM_BY_NAME, PARAMS, RuleSet, _combination_problems
+from ..core.audit import replay_log
+from ..core.cards import deck_size
+from ..core.fit import Fit, contains, fit_log, fitted_sets
+from ..core.rules import PARAM_BY_NAME, PARAMS, RuleSet, _combination_problems
+from ..io.codec import parse_jsonl
 from .simulate import RECORD_STYLES, Rng, SimulationError, simulate_game, to_jsonl_bytes
 
 #: the numbers a random rule set draws from: each parameter's own range, narrowed to

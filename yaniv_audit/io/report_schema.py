@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from .core import report as report_types
-from .core.rules import PARAMS, Param
+from ..core import report as report_types
+from ..core.rules import PARAMS, Param
 from .json_schema import DRAFT, object_schema
 from .log_schema import StrictInteger
 
@@ -551,7 +551,7 @@ def report_document() -> JsonSchema:
         "$schema": DRAFT,
         "title": "One line of `yaniv-audit audit --json`: the audit report of one log",
         "description": (
-            "Generated from yaniv_audit/report_schema.py by `python -m "
+            "Generated from yaniv_audit/io/report_schema.py by `python -m "
             "yaniv_audit.schema_export`; do not edit. See docs/log-format.md#the-audit-report. "
             "Either a report (verdict clean, claims, violations or corrupt) or, for a log that "
             'cannot be read, {file, verdict: "unreadable", error}.'
@@ -568,7 +568,7 @@ def compare_document() -> JsonSchema:
         "$schema": DRAFT,
         "title": "The output of `yaniv-audit compare --json`",
         "description": (
-            "Generated from yaniv_audit/report_schema.py by `python -m "
+            "Generated from yaniv_audit/io/report_schema.py by `python -m "
             "yaniv_audit.schema_export`; do not edit. See docs/log-format.md#the-audit-report."
         ),
     }

@@ -47,10 +47,10 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 from distributed import Client, LocalCluster, progress
 
-from .archive import DERIVED, add_derived, audit_archived, derived_tables
-from .core.errors import YanivAuditError
-from .core.rules import RuleSet
-from .rules_files import resolve_rules
+from ..archive import DERIVED, add_derived, audit_archived, derived_tables
+from ..core.errors import YanivAuditError
+from ..core.rules import RuleSet
+from ..io.rules_files import resolve_rules
 
 T = TypeVar("T")
 
@@ -314,7 +314,7 @@ def audit_parquet(
     Compute it on whichever Dask client is current::
 
         from distributed import Client
-        from yaniv_audit.distributed import audit_parquet
+        from yaniv_audit.batch.distributed import audit_parquet
         with Client("tcp://scheduler:8786"):
             reports = audit_parquet("s3://club/export", ["israeli", "classic"]).compute()
     """

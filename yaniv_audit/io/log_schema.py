@@ -4,7 +4,7 @@ fields, and the errors they write (docs/log-format.md).
 The schemas are the one definition of what an event may hold;
 ``schemas/log-event.schema.json`` and the OpenAPI document are generated from them.
 Every field is strict: nothing is coerced, so ``"5"`` is not a number and ``true``
-is not an integer. :mod:`yaniv_audit.codec` reads a log with msgspec and hands an
+is not an integer. :mod:`yaniv_audit.io.codec` reads a log with msgspec and hands an
 event msgspec refuses to :func:`slow_event_from_dict`, which accepts it after all or
 writes the error: every field's problem, with what it expected and what it got.
 """
@@ -20,10 +20,10 @@ from typing import Any, ClassVar
 import orjson
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from .core import structure
-from .core.cards import Card, parse_card
-from .core.errors import CardError, LogFormatError, RulesError
-from .core.events import (
+from ..core import structure
+from ..core.cards import Card, parse_card
+from ..core.errors import CardError, LogFormatError, RulesError
+from ..core.events import (
     EVENT_TYPES,
     FORMAT,
     INT_MAX,
@@ -35,7 +35,7 @@ from .core.events import (
     GameStarted,
     Withdraw,
 )
-from .core.rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
+from ..core.rules import PARAMS, PRESETS, parse_rules, rules_from_mapping
 
 #: how deep a free value (``meta``, ``_`` fields) may nest, the event being level 1
 MAX_DEPTH = 64

@@ -1,6 +1,6 @@
 """Every problem of an unreadable log at once, each with a "did you mean" for near misses.
 
-:func:`~yaniv_audit.codec.read_log` stops at a log's first problem: that is all the
+:func:`~yaniv_audit.io.codec.read_log` stops at a log's first problem: that is all the
 audit needs. A person fixing a hand-written log needs them all, so once a log is
 found unreadable :func:`diagnose` reads it again, patiently: every line through
 the schemas (marshmallow writes the messages), every readable event through
@@ -34,6 +34,11 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from ..core import structure
+from ..core.cards import canonical, is_card_text
+from ..core.errors import LogFormatError, close_match, where
+from ..core.events import Event, GameStarted, RoundStarted
+from ..core.rules import PRESETS
 from .codec import (
     _LONG_DIGITS,
     FORMAT,
@@ -48,11 +53,6 @@ from .codec import (
     read_capped,
     stdin_bytes,
 )
-from .core import structure
-from .core.cards import canonical, is_card_text
-from .core.errors import LogFormatError, close_match, where
-from .core.events import Event, GameStarted, RoundStarted
-from .core.rules import PRESETS
 from .log_schema import MISSING_FIELD, SCHEMAS, UNKNOWN_FIELD, quote, show
 
 #: the problems listed at most; the rest are counted
@@ -117,7 +117,7 @@ class Diagnosis:
 def diagnose(
     path: str | Path, error: LogFormatError | None = None, limit: int = LIMIT
 ) -> Diagnosis:
-    """Every problem of the log at ``path``, which :func:`~yaniv_audit.codec.read_log` found
+    """Every problem of the log at ``path``, which :func:`~yaniv_audit.io.codec.read_log` found
     unreadable with ``error``: its first problem, all there is when the file cannot be
     read at all or only the replay finds the log unreadable. Without ``error``, such a
     log gives no problems."""
@@ -162,7 +162,7 @@ def from_error(error: LogFormatError, hint: str | None = None) -> Problem:
 
 def _diagnose_array(path: Path, limit: int) -> Diagnosis | None:
     """:func:`diagnose_bytes` of a ``.json`` file read a part at a time
-    (:func:`~yaniv_audit.codec.array_parts`), reading no further once the count stops;
+    (:func:`~yaniv_audit.io.codec.array_parts`), reading no further once the count stops;
     None when the file is to be read whole (not an array, invalid JSON)."""
     found = Diagnosis(limit=limit)
 

@@ -20,9 +20,9 @@ from contextlib import AbstractContextManager, contextmanager
 from multiprocessing import forkserver, resource_tracker
 from typing import Any
 
-from .core.errors import InternalError, LogFormatError
-from .core.report import AnyReport
-from .core.rules import RuleSet
+from ..core.errors import InternalError, LogFormatError
+from ..core.report import AnyReport
+from ..core.rules import RuleSet
 
 Job = tuple[str, "RuleSet | None", bool]
 
@@ -38,8 +38,8 @@ def audit_file(path: str, rules: RuleSet | None = None, *, strict: bool = False)
     """Read and audit one file; an unreadable one gives the unreadable report."""
     # heavy (marshmallow, the engine): imported by the workers that audit, not by
     # every command that imports this module
-    from .core.audit import unreadable_report
-    from .streaming import audit_path
+    from ..core.audit import unreadable_report
+    from ..io.streaming import audit_path
 
     try:  # folded as it is read: a long game is never held whole
         report = audit_path(path, rules, strict=strict)
@@ -69,11 +69,11 @@ def no_gc() -> Iterator[None]:
 #: what a worker needs, imported once in the fork server rather than in every worker
 PRELOAD = [
     "yaniv_audit.core.audit",
-    "yaniv_audit.codec",
-    "yaniv_audit.streaming",
+    "yaniv_audit.io.codec",
+    "yaniv_audit.io.streaming",
     "yaniv_audit.core.engine",
-    "yaniv_audit.bulk",
-    "yaniv_audit.simulate",
+    "yaniv_audit.batch.bulk",
+    "yaniv_audit.batch.simulate",
 ]
 
 

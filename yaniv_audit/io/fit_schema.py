@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from marshmallow import fields, validate
 
-from .core.rules import PARAM_BY_NAME
+from ..core.rules import PARAM_BY_NAME
 from .json_schema import DRAFT, JsonSchema, object_schema
 from .report_schema import FindingSchema, _Closed
 
@@ -106,7 +106,7 @@ def fit_document() -> JsonSchema:
         "$schema": DRAFT,
         "title": "The output of `yaniv-audit rules fit --json`",
         "description": (
-            "Generated from yaniv_audit/fit_schema.py by `python -m yaniv_audit.schema_export`; "
+            "Generated from yaniv_audit/io/fit_schema.py by `python -m yaniv_audit.schema_export`; "
             "do not edit. See docs/cli.md (rules fit)."
         ),
     }
