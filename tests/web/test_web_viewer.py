@@ -850,3 +850,17 @@ def test_the_board_opens_with_the_line_a_table_reads_aloud(client: FlaskClient) 
     html = client.get(f"/games/{fingerprint_of(MIDDLE)}?lang=de").get_data(as_text=True)
     (line,) = re.findall(r'<p class="read-aloud" id="read-aloud">(.*?)</p>', html)
     assert line == "Nach israeli verstößt das Protokoll 1-mal gegen die Regeln."
+
+
+def test_a_rule_sets_id_keeps_its_parenthesis_in_a_right_to_left_page(
+    client: FlaskClient,
+) -> None:
+    """In Hebrew, israeli(assaf_on_tie=false) would lose its closing parenthesis to the
+    sentence around it: the id is a left-to-right run of its own (U+2068 ... U+2069),
+    in the read-aloud line; an English page needs no such marks around it."""
+    url = f"/games/{fingerprint_of(MIDDLE)}?rules=israeli(assaf_on_tie%3Dfalse)"
+    hebrew = client.get(url + "&lang=he").get_data(as_text=True)
+    (line,) = re.findall(r'<p class="read-aloud" id="read-aloud">(.*?)</p>', hebrew)
+    assert "\u2068israeli(assaf_on_tie=false)\u2069" in line
+    english = client.get(url + "&lang=en").get_data(as_text=True)
+    assert "\u2068israeli(" not in english and "israeli(assaf_on_tie=false)" in english

@@ -701,8 +701,10 @@ class Odds:
             return f"no Yaniv was called at {self.total}{who} in this archive"
         low, high = self.interval or (0.0, 0.0)
         return (
-            f"Yaniv at {self.total}{who}: Assafed {self.assafed} times in {self.calls} "
-            f"calls, {self.risk or 0:.1%} (95% interval {low:.1%} to {high:.1%})"
+            f"Yaniv at {self.total}{who}: Assafed {self.assafed} "
+            f"time{'' if self.assafed == 1 else 's'} in {self.calls} "
+            f"call{'' if self.calls == 1 else 's'}, {self.risk or 0:.1%} "
+            f"(95% interval {low:.1%} to {high:.1%})"
         )
 
 

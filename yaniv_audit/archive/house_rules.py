@@ -50,7 +50,8 @@ def house_rules(
                 found: Fit = fit_log(log)
             except LogFormatError:
                 continue  # a game the replay finds unreadable fits nothing: left out
-            logs.append((game_id, log))
+            # a game named by its fingerprint is said as the rulings say it: 16 digits
+            logs.append((game_id[:16] if game_id == fingerprint else game_id, log))
             fits.append(found)
         if not logs:
             continue

@@ -226,8 +226,9 @@ def export(directory: str, db: str | None, by: str) -> None:
             counts = archive.export(directory, by)
         except ArchiveError as exc:
             fail(str(exc), EXIT_USAGE)
+    width = max(map(len, counts), default=0)
     for table, rows in counts.items():
-        echo(f"{table:10} {rows:>9} rows" + ("" if rows else " (no file)"))
+        echo(f"{table:{width}} {rows:>9} rows" + ("" if rows else " (no file)"))
     echo(shown(f"exported to {directory}, partitioned by {by}"))
 
 

@@ -133,19 +133,30 @@ def from_environment(environ: Mapping[str, str]) -> str:
 class Words:
     """Sentences said in one language: ``say(key, **params)`` fills the template of
     ``key`` (a finding's code, a sentence's key) in that language; ``word`` translates
-    one word or label. ``suits``: cards as the board draws them (8♥) rather than 8H."""
+    one word or label. ``suits``: cards as the board draws them (8♥) rather than 8H.
 
-    def __init__(self, code: str = DEFAULT, *, suits: bool = False) -> None:
+    ``isolate`` (the pages): in a right-to-left language, a rule set's id (the ``rules``
+    of a sentence, ``israeli(decks=2)``) is set apart as a left-to-right run (Unicode's
+    first-strong isolate), so that its closing parenthesis stays where it is written."""
+
+    def __init__(self, code: str = DEFAULT, *, suits: bool = False, isolate: bool = False) -> None:
         self.code = code if code in LANGUAGES else DEFAULT
         self.gettext = gettext_of(self.code)
         self.suits = suits
+        self.isolate = isolate and LANGUAGES[self.code].rtl
 
     def say(self, key: str, **params: Any) -> str:
-        return render(key, params, self.gettext, suits=self.suits)
+        return render(key, self._isolated(params), self.gettext, suits=self.suits)
 
     def phrase(self, value: Mapping[str, Any]) -> str:
         """A sentence kept as data (``{"phrase": key, ...params}``) in this language."""
-        return render(str(value["phrase"]), value, self.gettext, suits=self.suits)
+        return render(str(value["phrase"]), self._isolated(value), self.gettext, suits=self.suits)
+
+    def _isolated(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        rules = params.get("rules")
+        if not self.isolate or not isinstance(rules, str):
+            return params
+        return {**params, "rules": f"\u2068{rules}\u2069"}
 
     def finding(self, code: str, params: Mapping[str, Any]) -> str:
         return render(code, params, self.gettext, suits=self.suits)

@@ -28,7 +28,7 @@ def change_text(change: Change, changes: Iterable[Change] = ()) -> str:
 def said_in_page(value: Mapping[str, Any]) -> str:
     """A sentence kept as data (``{"phrase": key, ...}``) in this request's language,
     cards as the board draws them."""
-    return Words(current().code, suits=True).phrase(value)
+    return Words(current().code, suits=True, isolate=True).phrase(value)
 
 
 def because_text(change: Change, params: Mapping[str, Mapping[str, Any]]) -> str:

@@ -158,7 +158,7 @@ def render_board(log: Log, source: str, **links: Any) -> str:
     marks = NameMarks(game["players"], names)
     # the move list in the page's language, cards as chips (the report's JSON keeps the
     # English text); the board's script shows the same sentences, it makes none
-    words = Words(current().code, suits=True)
+    words = Words(current().code, suits=True, isolate=True)
     moves = [move_html(event, seat, log, marks, words) for event in log.events]
     return render_template(
         "board.html",
