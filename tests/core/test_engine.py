@@ -16,7 +16,7 @@ from yaniv_audit.core.events import Draw, Reshuffle
 from yaniv_audit.core.messages import render
 from yaniv_audit.core.rules import parse_rules
 from yaniv_audit.io.codec import parse_jsonl
-from yaniv_audit.lang import translations
+from yaniv_audit.lang import catalogue_of
 
 # --- a clean round --------------------------------------------------------
 
@@ -338,7 +338,7 @@ def test_starter_caller_opens_with_the_caller_even_after_an_assaf() -> None:
     )
     assert f["params"]["caller"] == "a" and f["params"]["case"] == "caller"
     for lang in ("he", "ru", "de", "ko"):  # said in each language, from the params
-        said = render("deal.starter", f["params"], translations(lang).ugettext)
+        said = render("deal.starter", f["params"], catalogue_of(lang).ugettext)
         assert said != f["message"] and "a" in said and "starter=caller" in said
     # the default gives the round to its winner, the Assafer
     assert codes(assafed_then("a", "israeli")) == ["deal.starter"]

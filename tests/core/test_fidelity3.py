@@ -18,7 +18,7 @@ from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.cli.render import render_report
 from yaniv_audit.core.messages import render
 from yaniv_audit.lang import CODES as LANGUAGES
-from yaniv_audit.lang import translations
+from yaniv_audit.lang import catalogue_of
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "fidelity3"
 
@@ -92,7 +92,7 @@ def test_one_slap_not_allowed_names_every_reason_in_every_language() -> None:
     assert reasons == ["slap:slap_down", "slap:not_drawn"]
     assert "slap_down=false" in slap["message"] and "5S" in slap["message"], slap["message"]
     for language in LANGUAGES[1:]:  # (tests/core/test_messages.py: no English left)
-        said = render("slap.not_allowed", slap["params"], translations(language).ugettext)
+        said = render("slap.not_allowed", slap["params"], catalogue_of(language).ugettext)
         assert "AC" in said and "5S" in said and "slap_down=false" in said, said
 
 

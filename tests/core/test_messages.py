@@ -27,7 +27,7 @@ from yaniv_audit.core.messages import (
 )
 from yaniv_audit.core.rules import PRESETS
 from yaniv_audit.io.codec import parse_jsonl
-from yaniv_audit.lang import read_catalogue, translations
+from yaniv_audit.lang import catalogue_of, read_catalogue
 
 LANGS = ("he", "ru", "de", "ko")
 
@@ -196,7 +196,7 @@ def words(text: str, players: tuple[str, ...]) -> set[str]:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_finding_is_said_in_every_language(lang: str) -> None:
-    gettext = translations(lang).ugettext
+    gettext = catalogue_of(lang).ugettext
     english = set().union(*(words(m, p) for (_, m), (_, p) in corpus().items()))
     for (code, message), (params, players) in corpus().items():
         said = render(code, params, gettext)
@@ -229,7 +229,7 @@ def test_cards_are_written_as_the_reader_writes_them() -> None:
     assert render("draw.pile_card", params, suits=True) == (
         "omer took 8♥ from the middle of 7♥ 8♥ 9♥; only 7♥ or 9♥ may be taken (pickup=ends)"
     )
-    assert render("draw.pile_card", params, translations("he").ugettext, suits=True) == (
+    assert render("draw.pile_card", params, catalogue_of("he").ugettext, suits=True) == (
         "omer: לקיחת 8♥ מאמצע 7♥ 8♥ 9♥; מותר לקחת רק 7♥ או 9♥ (pickup=ends)"
     )
     assert [card_text(c, True) for c in ("TC", "JK", None)] == ["10♣", "JK", "??"]

@@ -600,6 +600,15 @@ def _read_before(error: LongLineError, source: str) -> None:
     error.index = len(builder.events)
 
 
+def unreadable_file(exc: OSError) -> LogFormatError:
+    """What a log file that cannot be opened or read is said to be."""
+    if isinstance(exc, IsADirectoryError):
+        return LogFormatError("is a directory, not a log file")
+    if isinstance(exc, FileNotFoundError):
+        return LogFormatError("no such file")
+    return LogFormatError(f"cannot read the file ({exc.strerror or exc})")
+
+
 def read_log(path: str | Path) -> Log:
     """Read and check a log file: ``.json`` is an array of events, anything else JSON Lines.
 
@@ -621,12 +630,8 @@ def read_log(path: str | Path) -> Log:
     except LongLineError as exc:
         _read_before(exc, str(path))
         raise
-    except IsADirectoryError:
-        raise LogFormatError("is a directory, not a log file") from None
-    except FileNotFoundError:
-        raise LogFormatError("no such file") from None
     except OSError as exc:
-        raise LogFormatError(f"cannot read the file ({exc.strerror or exc})") from None
+        raise unreadable_file(exc) from None
     if path.suffix.lower() == ".json":
         return parse_json_array(data, str(path))
     return parse_jsonl(data, str(path))
@@ -661,12 +666,8 @@ def stream_log(path: str | Path, chunk: int = READ_CHUNK) -> Iterator[Batch]:
     path = Path(path)
     try:
         stream = path.open("rb")
-    except IsADirectoryError:
-        raise LogFormatError("is a directory, not a log file") from None
-    except FileNotFoundError:
-        raise LogFormatError("no such file") from None
     except OSError as exc:
-        raise LogFormatError(f"cannot read the file ({exc.strerror or exc})") from None
+        raise unreadable_file(exc) from None
     with stream:
         builder = _LogBuilder(str(path))
         batches = (

@@ -6,7 +6,7 @@ German and Korean, for every shell (the command line, the pages, the browser).
   programs do: :func:`from_environment`);
 - the catalogues: ``yaniv_audit/lang/translations/<lang>/LC_MESSAGES/messages.po``, keyed
   by the English text, read with Babel when a language other than English is first
-  asked for (:func:`translations`); ``python -m yaniv_audit.lang.catalogues update``
+  asked for (:func:`catalogue_of`); ``python -m yaniv_audit.lang.catalogues update``
   (or its old name ``yaniv_audit.web.catalogues``) keeps them current;
 - the marker :func:`N_` and the renderer :func:`render` (both the core's, which writes
   every sentence as data: a template's key and its params); :class:`Words` says them
@@ -41,13 +41,13 @@ __all__ = [
     "SENTENCES",
     "Language",
     "Words",
+    "catalogue_of",
     "from_environment",
     "gettext_of",
     "kind_word",
     "po_path",
     "read_catalogue",
     "render",
-    "translations",
     "verdict_word",
 ]
 
@@ -94,7 +94,7 @@ def read_catalogue(code: str) -> Catalog:
 
 
 @cache
-def translations(code: str) -> Translations:
+def catalogue_of(code: str) -> Translations:
     """The compiled catalogue of one language (English: the strings as written)."""
     from babel.messages.mofile import write_mo
     from babel.support import Translations
@@ -110,7 +110,7 @@ def translations(code: str) -> Translations:
 def gettext_of(code: str) -> Translate | None:
     """The catalogue's gettext of ``code``; None for English (the templates' own words,
     no catalogue read)."""
-    return None if code == DEFAULT else translations(code).ugettext
+    return None if code == DEFAULT else catalogue_of(code).ugettext
 
 
 def from_environment(environ: Mapping[str, str]) -> str:

@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from ..core.messages import render
 from ..core.report import AuditReport, Round
-from .i18n import bdi, current, gettext, translations
+from .i18n import bdi, catalogue_of, current, gettext
 
 #: the page that explains the parameters, one anchor per parameter
 RULES_PAGE = "/rules"
@@ -169,7 +169,7 @@ def explain_round(rnd: Round, params: Mapping[str, Any], names: Mapping[str, str
     decided = {k: v for k, v in rnd.get("rule", {}).items() if k not in out.params}
     if decided:
         used(*decided)
-        gettext_of = translations(current().code).ugettext
+        gettext_of = catalogue_of(current().code).ugettext
         say(Markup.escape(render("story:rule", {"rule": decided}, gettext_of, suits=True)))
     return out
 

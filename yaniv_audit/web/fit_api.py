@@ -33,7 +33,7 @@ from .api import (
     rules_key,
     with_texts,
 )
-from .i18n import translations
+from .i18n import catalogue_of
 from .workers import Workers
 
 
@@ -51,7 +51,7 @@ def fit_json(log: Log, name: str, start: RuleSet | None, lang: str | None) -> by
         found = fit_log(log, start)
         data = found.to_json()
         if lang is not None:
-            gettext = translations(lang).ugettext
+            gettext = catalogue_of(lang).ugettext
             data["text"] = [line for line, _ in fit_lines(found, gettext, suits=True)]
         return data
 

@@ -55,10 +55,10 @@ from ..lang import (
     LANGUAGES,
     N_,
     Language,
+    catalogue_of,
     po_path,
     read_catalogue,
     render,
-    translations,
 )
 
 __all__ = [
@@ -68,9 +68,9 @@ __all__ = [
     "LANGUAGES",
     "N_",
     "Language",
+    "catalogue_of",
     "po_path",
     "read_catalogue",
-    "translations",
 ]
 
 COOKIE = "lang"
@@ -109,12 +109,12 @@ def choose() -> str:
 
 
 def gettext(message: str, **values: Any) -> str:
-    text = translations(current().code).ugettext(message)
+    text = catalogue_of(current().code).ugettext(message)
     return text % values if values else text
 
 
 def ngettext(singular: str, plural: str, num: int, **values: Any) -> str:
-    text = translations(current().code).ungettext(singular, plural, num)
+    text = catalogue_of(current().code).ungettext(singular, plural, num)
     return text % {"num": num, **values}
 
 
@@ -138,8 +138,8 @@ def init_app(app: Flask) -> None:
     # new style: Jinja fills the values in after translation, escaping each (a Markup
     # value such as bdi(name) stays as it is)
     app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
-        lambda s: translations(current().code).ugettext(s),
-        lambda s, p, n: translations(current().code).ungettext(s, p, n),
+        lambda s: catalogue_of(current().code).ugettext(s),
+        lambda s, p, n: catalogue_of(current().code).ungettext(s, p, n),
         newstyle=True,
     )
 
@@ -221,7 +221,7 @@ def finding_text(finding: Mapping[str, Any], code: str | None = None) -> str:
     if params is None:
         return str(finding["message"])
     lang = code or current().code
-    return render(str(finding["code"]), params, translations(lang).ugettext, suits=True)
+    return render(str(finding["code"]), params, catalogue_of(lang).ugettext, suits=True)
 
 
 def bdi(text: object) -> Markup:

@@ -62,12 +62,12 @@ from .i18n import (
     N_,
     NameMarks,
     bdi,
+    catalogue_of,
     current,
     gettext,
     isolated,
     names_isolated,
     names_joined,
-    translations,
 )
 from .store import base_name
 
@@ -440,7 +440,7 @@ def fit_section(log: Log) -> list[tuple[str, list[int]]] | None:
         found = fit_log(log)
     except LogFormatError:
         return None
-    return fit_lines(found, translations(current().code).ugettext, suits=True)
+    return fit_lines(found, catalogue_of(current().code).ugettext, suits=True)
 
 
 @viewer.get("/games/<fingerprint>")
