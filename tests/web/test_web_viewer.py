@@ -855,9 +855,9 @@ def test_the_board_opens_with_the_line_a_table_reads_aloud(client: FlaskClient) 
 def test_a_rule_sets_id_keeps_its_parenthesis_in_a_right_to_left_page(
     client: FlaskClient,
 ) -> None:
-    """In Hebrew, israeli(assaf_on_tie=false) would lose its closing parenthesis to the
-    sentence around it: the id is a left-to-right run of its own (U+2068 ... U+2069),
-    in the read-aloud line; an English page needs no such marks around it."""
+    """In Hebrew, a rule set's id is a value set into a right-to-left sentence: it is a
+    left-to-right run of its own (U+2068 ... U+2069, as names are), so that no neutral
+    character around it can reorder it; an English page needs no such marks around it."""
     url = f"/games/{fingerprint_of(MIDDLE)}?rules=israeli(assaf_on_tie%3Dfalse)"
     hebrew = client.get(url + "&lang=he").get_data(as_text=True)
     (line,) = re.findall(r'<p class="read-aloud" id="read-aloud">(.*?)</p>', hebrew)

@@ -137,7 +137,8 @@ class Words:
 
     ``isolate`` (the pages): in a right-to-left language, a rule set's id (the ``rules``
     of a sentence, ``israeli(decks=2)``) is set apart as a left-to-right run (Unicode's
-    first-strong isolate), so that its closing parenthesis stays where it is written."""
+    first-strong isolate), as the names are: no neutral character around it (a
+    parenthesis, a dash) can then reorder it."""
 
     def __init__(self, code: str = DEFAULT, *, suits: bool = False, isolate: bool = False) -> None:
         self.code = code if code in LANGUAGES else DEFAULT
