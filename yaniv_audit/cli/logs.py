@@ -44,7 +44,6 @@ from .render import (
     render_compare,
     render_line,
     render_report,
-    rules_line,
     shown,
     unreadable_text,
     verbosity,
@@ -252,10 +251,8 @@ def audit(
             if is_unreadable(report):
                 return unreadable_text(report, every=True, words=words)
             report = audited(report)
-            ruling = render_report(report, strict=strict, lines=finding_lines(report), words=words)
-            head, _, rest = ruling.partition("\n")  # the rules, under the verdict
-            rules_said = rules_line(report["rules"]["id"], origin, words)
-            return "\n".join((head, "  " + rules_said, rest))
+            lines = finding_lines(report)
+            return render_report(report, strict=strict, lines=lines, words=words, origin=origin)
     else:
 
         def render(report: AnyReport) -> str:  # one line per game in bulk

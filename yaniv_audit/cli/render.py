@@ -485,9 +485,13 @@ def render_report(
     strict: bool = False,
     lines: Sequence[int] | None = None,
     words: Words = ENGLISH,
+    origin: tuple[str, str] | None = None,
 ) -> str:
     """A ruling a person reads: round by round, each finding with its rule, every word
     in ``words``' language (``audit --lang``; names, cards and codes as the log has them).
+    ``origin``: where the rules came from (the sentence of the log's declaration,
+    ``--rules``, the house file or ``$YANIV_AUDIT_RULES``, and its path), said under the
+    verdict: ``rules: israeli(yaniv_max=5) — from the house file /club/yaniv-rules.toml``.
 
     ``strict``: the report was cut at its first finding (``--strict``). ``lines``:
     the file line of each event, to say where a finding is in the file too.
@@ -521,6 +525,9 @@ def render_report(
             game=game_name(report),
         )
     ]
+    if origin is not None:
+        key, where = origin
+        out.append("  " + words.say(key, rules=report["rules"]["id"], where=where))
     ruling = report.get("ruling")
     if ruling is not None:  # the line a table reads aloud
         out.append("  " + words.say(ruling["key"], **ruling["params"]))
@@ -542,15 +549,6 @@ def render_report(
             out.extend(_finding_lines(f, lines, words))
     out.append("  " + words.phrase(result(report["final"])))
     return "\n".join(map(shown, out))  # each a line, whatever the names in it
-
-
-def rules_line(rules_id: str, origin: tuple[str, str], words: Words = ENGLISH) -> str:
-    """The line under a log's verdict: the rules it was ruled under and where they came
-    from (``origin``: the sentence of the log's declaration, ``--rules``, the house file
-    at its path, or ``$YANIV_AUDIT_RULES``, and that path), e.g. ``rules:
-    israeli(yaniv_max=5) — from the house file /club/yaniv-rules.toml``."""
-    key, where = origin
-    return shown(words.say(key, rules=rules_id, where=where))
 
 
 def render_line(
