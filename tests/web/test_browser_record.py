@@ -125,7 +125,7 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     # round 1: dana's cards were not kept, only her total
     sheet_round(page, "lior", {"lior": ["2S", "3S"], "omer": ["KD", "QD"]}, {"dana": 50})
     preview = page.locator("#preview .rec-round")
-    assert "lior called Yaniv and won" in preview.inner_text()
+    assert "Round 1: lior called Yaniv at 5 and won" in read([preview.inner_text()])[0]
     page.click("#write")
     settled(page)
     assert scores(page) == {"dana": 50, "lior": 0, "omer": 20}
@@ -150,7 +150,10 @@ def test_a_scoresheet_game_to_an_elimination_on_a_phone(
     # ... omer Assafs lior's 4 with his 4, dana goes out; the table writes lior down for 30
     pick(page, "3H")
     sheet_round(page, "lior", {"omer": ["4D"]}, {"dana": 60}, points={"lior": 30})
-    assert "Assaf by omer" in page.locator("#preview .rec-round").inner_text()
+    assert (
+        "lior called Yaniv at 4 and was Assafed by omer"
+        in page.locator("#preview .rec-round").inner_text()
+    )
     warning = page.locator("#preview .rec-finding").inner_text()
     assert (
         "claim.points" in warning
@@ -245,8 +248,8 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     page.click(".rec-pile.previous [data-card='3D']")
     settled(page)
     assert read(page.locator("#log li").all_inner_texts()[-2:]) == [
-        "dana: 7♥ 8♥ 9♥",
-        "dana takes 3♦ from the pile",
+        "dana throws 7♥ 8♥ 9♥",
+        "dana draws 3♦ from the pile",
     ]
     # lior takes 8H from the middle of dana's run: refused by the rules, recorded anyway
     throw(page, "QH")
@@ -278,17 +281,18 @@ def test_a_round_of_moves_with_a_refused_middle_card_on_a_laptop(
     # dana calls Yaniv at 6
     page.click("#call-yaniv")
     settled(page)
-    assert "dana called Yaniv and won" in page.inner_text("#rounds")
+    assert "dana called Yaniv at 6 and won" in page.inner_text("#rounds")
     assert scores(page) == {"dana": 0, "lior": 16, "omer": 29}
     # Undo takes the Yaniv back: the log is only appended to (a withdraw), and the page
     # and the audit read it as never written
     before = download(page, tmp_path).read_text().splitlines()
     assert (
-        page.inner_text("#last-entry").replace("\u2068", "").replace("\u2069", "") == "dana: Yaniv"
+        page.inner_text("#last-entry").replace("\u2068", "").replace("\u2069", "")
+        == "dana calls Yaniv"
     )
     page.click("#undo")
     settled(page)
-    assert read(page.locator("#log li.withdrawn").all_inner_texts()) == ["dana: Yaniv"]
+    assert read(page.locator("#log li.withdrawn").all_inner_texts()) == ["dana calls Yaniv"]
     after = download(page, tmp_path).read_text().splitlines()
     assert after[:-1] == before
     # (the fields starting with "_" are the recorder's own: the entry it belongs to)

@@ -212,9 +212,12 @@ def test_two_phones_writing_at_once_make_one_game_and_the_slower_sees_the_confli
     sent(second)
     held[0].continue_()
     first.wait_for_selector("#conflict:not([hidden])")
-    said = first.inner_text("#conflict")
-    assert "dana's phone wrote first: round 1" in said and "dana 45" in said
-    assert "Not written, from this phone: round 1" in said and "dana 50" in said
+    said = first.inner_text("#conflict").replace("\u2068", "").replace("\u2069", "")
+    # the entries as the server says them
+    assert "dana's phone wrote first: round 1 dealt, dana opens" in said
+    assert "dana: 45 (total)" in said
+    assert "Not written, from this phone: round 1 dealt, dana opens" in said
+    assert "dana: 50 (total)" in said
     settled(first)
     # one game: the second phone's round, on both phones and on the table
     entries = table_entries(server, table, first)
@@ -262,11 +265,11 @@ def test_entries_made_offline_are_sent_when_the_connection_returns(
         recorder.wait_for_function(
             f"() => document.getElementById('round-title').textContent === 'Round {n + 1}'"
         )
-    assert recorder.inner_text("#queue").startswith("3 entries waiting")
+    assert recorder.inner_text("#queue").startswith("Entries waiting: 3")
     # a reload without a connection still opens the recorder, the queue kept
     recorder.reload()
     recorder.wait_for_selector("#game:not([hidden]) #entry .rec-seat")
-    assert recorder.inner_text("#queue").startswith("3 entries waiting")
+    assert recorder.inner_text("#queue").startswith("Entries waiting: 3")
     assert recorder.inner_text("#round-title") == "Round 4"
     for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
         recorder.set_viewport_size(viewport)

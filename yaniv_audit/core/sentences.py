@@ -78,6 +78,8 @@ SENTENCES: dict[str, str] = {
     "say.round_scored": N_("{how}. Hands: {totals:scores}. Points: {points:scores}{drops:concat}."),
     "say.round_scores": N_("Scores: {scores:scores}."),
     "say.round_out": N_("Out: {players:and}."),
+    "say.round_head": N_("Round {round}: {how}"),
+    "say.round_head_open": N_("Round {round}: not scored yet"),
     "say.caller_out": N_(
         "{caller} called Yaniv but is out, so the call takes no part; lowest hand {winners:and}"
     ),
@@ -204,45 +206,85 @@ def kind_word(kind: str) -> str:
 
 
 def round_story(
-    r: Mapping[str, Any], stop: Mapping[str, Any] | None = None, strict: bool = False
+    r: Mapping[str, Any],
+    stop: Mapping[str, Any] | None = None,
+    strict: bool = False,
+    name: Callable[[str], str] = str,
 ) -> dict[str, Any]:
-    """One round of a ruling (a report's round) as data; ``stop``: the finding at which
-    the replay stopped in it."""
+    """One round of a ruling (a report's round) as data, the one story the command line
+    and the game page say; ``stop``: the finding at which the replay stopped in it; each
+    player written as ``name(player)`` (a page marks them there, to isolate them)."""
     how = "moves checked" if r["moves_checked"] else "scoresheet only"
     return phrase(
-        "say.round", round=r["round"], starter=r["starter"], how=how, story=_story(r, stop, strict)
+        "say.round",
+        round=r["round"],
+        starter=name(r["starter"]),
+        how=how,
+        story=_story(r, stop, strict, name),
     )
 
 
-def _story(r: Mapping[str, Any], stop: Mapping[str, Any] | None, strict: bool) -> dict[str, Any]:
+def _story(
+    r: Mapping[str, Any],
+    stop: Mapping[str, Any] | None,
+    strict: bool,
+    name: Callable[[str], str] = str,
+) -> dict[str, Any]:
+    def named(values: Mapping[str, int]) -> dict[str, int]:
+        return {name(p): v for p, v in values.items()}
+
     if r["end"] is None:
         if stop is None and not r["moves_checked"]:  # a scoresheet round without its hands
-            return phrase("say.round_unchecked", scores=r["scores"])
+            return phrase("say.round_unchecked", scores=named(r["scores"]))
         if stop is None:
             return phrase("say.round_unscored")
         cut = strict and stop["kind"] != "inconsistency"
         return phrase("say.round_stopped_strict" if cut else "say.round_stopped", seq=stop["seq"])
-    totals: dict[str, int] = r["totals"]
-    caller = r["caller"]
-    if caller is not None and caller not in totals:
-        how = phrase("say.caller_out", caller=caller, winners=r["winners"])
-    elif r["end"] == "stock":
-        how = phrase("say.stock_out", winners=r["winners"])
-    elif r["assaf"]:
-        how = phrase("say.assafed", caller=caller, total=totals[caller], assaf=r["assaf"])
-    else:
-        how = phrase("say.caller_won", caller=caller, total=totals[caller])
     drops = [
-        phrase("say.drop", player=red["player"], to=red["to"], **{"from": red["from"]})
+        phrase("say.drop", player=name(red["player"]), to=red["to"], **{"from": red["from"]})
         for red in r["reductions"]
     ]
     parts = [
-        phrase("say.round_scored", how=how, totals=totals, points=r["points"], drops=drops),
-        phrase("say.round_scores", scores=r["scores"]),
+        phrase(
+            "say.round_scored",
+            how=_how(r, name),
+            totals=named(r["totals"]),
+            points=named(r["points"]),
+            drops=drops,
+        ),
+        phrase("say.round_scores", scores=named(r["scores"])),
     ]
     if r["out"]:
-        parts.append(phrase("say.round_out", players=r["out"]))
+        parts.append(phrase("say.round_out", players=[name(p) for p in r["out"]]))
     return phrase("say.sentences", parts=parts)
+
+
+def _how(r: Mapping[str, Any], name: Callable[[str], str] = str) -> dict[str, Any]:
+    """How a scored round ended: who called, who won or Assafed (each player written as
+    ``name(player)``)."""
+    totals: dict[str, int] = r["totals"]
+    caller = r["caller"]
+    winners = [name(p) for p in r["winners"]]
+    if caller is not None and caller not in totals:
+        return phrase("say.caller_out", caller=name(caller), winners=winners)
+    if r["end"] == "stock":
+        return phrase("say.stock_out", winners=winners)
+    if r["assaf"]:
+        return phrase(
+            "say.assafed",
+            caller=name(caller),
+            total=totals[caller],
+            assaf=[name(p) for p in r["assaf"]],
+        )
+    return phrase("say.caller_won", caller=name(caller), total=totals[caller])
+
+
+def round_head(r: Mapping[str, Any], name: Callable[[str], str] = str) -> dict[str, Any]:
+    """A round in one line, as the recorder heads its table of the round: how it ended
+    (the first words of its story), or that it is not scored yet."""
+    if r["end"] is None:
+        return phrase("say.round_head_open", round=r["round"])
+    return phrase("say.round_head", round=r["round"], how=_how(r, name))
 
 
 def result(final: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,17 +28,81 @@ log with a candidate entry as the last event learns at once what the audit will 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from .audit import report_of
 from .cards import format_cards, hand_total
 from .engine import DREW, START, THREW, Replay
 from .errors import InconsistentLogError
 from .events import Log
+from .report import AuditReport, Finding
 from .rules import RuleSet
 from .scoring import next_starter
 
 PHASES = {START: "start", THREW: "threw", DREW: "drew"}
+
+
+class GameFacts(TypedDict):
+    """What a log says of its game, as the board and the table give it."""
+
+    game_id: str
+    fingerprint: str
+    players: list[str]
+    names: dict[str, str]
+    declared_rules: str
+    meta: dict[str, Any]
+    at: str | None
+
+
+class TableNow(TypedDict):
+    """Where the game stands after the log: the round being played (null fields before
+    the first), the seats' hands and totals (a round of moves), the scores."""
+
+    round: int | None
+    moves_checked: bool | None
+    starter: str | None
+    turn: str | None
+    phase: str | None
+    up: str | None
+    hands: dict[str, list[str]]
+    totals: dict[str, int]
+    pile: list[list[str]]
+    stock: int | None
+    stock_known: bool | None
+    upcard_known: bool | None
+    ended: bool
+    closed: bool
+    caller: str | None
+    scores: dict[str, int]
+    out: list[str]
+    still_in: list[str]
+    winners: list[str]
+    finished: bool
+    stopped: bool
+
+
+class Next(TypedDict):
+    """What the log may hold next."""
+
+    expects: list[str]
+    moves: list[dict[str, Any]]
+    moves_complete: bool
+    round: int | None
+    starters: list[str] | None
+    deal: list[str]
+
+
+class TableState(TypedDict):
+    """The answer of :func:`table_state` (``POST /api/v1/state``)."""
+
+    game: GameFacts
+    events: int
+    report: AuditReport
+    last: list[Finding]
+    state: TableNow
+    next: Next
+
+
 #: the most throws ``next.moves`` lists for a player: a hand of thirty cards with sixteen
 #: jokers has 24,637 legal throws (hundreds of thousands with wild jacks), and one
 #: request must not make them all; ``next.moves_complete`` is false when some are left out
@@ -47,7 +111,7 @@ THROWS_LISTED = 1000
 UNKNOWN = "??"
 
 
-def table_state(log: Log, rules: RuleSet | None = None) -> dict[str, Any]:
+def table_state(log: Log, rules: RuleSet | None = None) -> TableState:
     """The state after ``log`` under ``rules`` (default: the declared rules), what may come
     next, the audit's report, and the findings of the last event.
 
@@ -71,7 +135,7 @@ def state_after(
     replay: Replay,
     stopped: bool,
     fingerprint: str | None = None,
-) -> dict[str, Any]:
+) -> TableState:
     """:func:`table_state` of ``log`` from its ``replay``, folded over every event not taken
     back (``stopped``: the fold stopped at an impossible event; ``fingerprint``: the log's,
     if known); finishes the replay, as the
@@ -94,15 +158,7 @@ def state_after(
     report = report_of(log, replay, fingerprint)
     last = len(log.events) - 1
     return {
-        "game": {
-            "game_id": report["game_id"],
-            "fingerprint": report["fingerprint"],
-            "players": list(log.players),
-            "names": dict(log.game.names),
-            "declared_rules": log.game.rules.id,
-            "meta": dict(log.game.meta or {}),
-            "at": log.game.at,
-        },
+        "game": game_facts(log, report),
         "events": len(log.events),
         "report": report,
         "last": [f for f in report["findings"] if f["seq"] == last],
@@ -111,9 +167,22 @@ def state_after(
     }
 
 
-def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
+def game_facts(log: Log, report: AuditReport) -> GameFacts:
+    """What ``log`` says of its game (its id and fingerprint as ``report`` gives them)."""
+    return {
+        "game_id": report["game_id"],
+        "fingerprint": report["fingerprint"],
+        "players": list(log.players),
+        "names": dict(log.game.names),
+        "declared_rules": log.game.rules.id,
+        "meta": dict(log.game.meta or {}),
+        "at": log.game.at,
+    }
+
+
+def _state(replay: Replay, stopped: bool) -> TableNow:
     r = replay.round
-    out: dict[str, Any] = {
+    out: TableNow = {
         "round": None,
         "moves_checked": None,
         "starter": None,
@@ -139,45 +208,37 @@ def _state(replay: Replay, stopped: bool) -> dict[str, Any]:
     if r is None:
         return out
     in_play = not (r.ended or r.closed) and replay.winners is None
-    out.update(
-        {
-            "round": r.number,
-            "moves_checked": r.moves_checked,
-            "starter": r.starter,
-            "turn": r.current if in_play else None,
-            "phase": PHASES[r.phase] if in_play and r.moves_checked else None,
-            "ended": r.ended,
-            "closed": r.closed,
-            "caller": r.caller,
-        }
-    )
+    out["round"] = r.number
+    out["moves_checked"] = r.moves_checked
+    out["starter"] = r.starter
+    out["turn"] = r.current if in_play else None
+    out["phase"] = PHASES[r.phase] if in_play and r.moves_checked else None
+    out["ended"] = r.ended
+    out["closed"] = r.closed
+    out["caller"] = r.caller
     if in_play and r.moves_checked:
         # who opens the next turn: after a draw, the next seat (a slap may still come first)
         out["up"] = replay.up()
     if r.moves_checked:
-        out.update(
-            {
-                "hands": {p: format_cards(h).split() for p, h in r.hands.items()},
-                "totals": {p: hand_total(h, replay.values) for p, h in r.hands.items()},
-                # the top two throws, the top last: what was just thrown and what lies under it
-                "pile": [
-                    [UNKNOWN if c is None else format_cards([c]) for c in layer.cards]
-                    for layer in r.pile[-2:]
-                ],
-                "stock": r.stock_count,
-                "stock_known": r.stock is not None,
-                "upcard_known": not any(None in layer.cards for layer in r.pile),
-            }
-        )
+        out["hands"] = {p: format_cards(h).split() for p, h in r.hands.items()}
+        out["totals"] = {p: hand_total(h, replay.values) for p, h in r.hands.items()}
+        # the top two throws, the top last: what was just thrown and what lies under it
+        out["pile"] = [
+            [UNKNOWN if c is None else format_cards([c]) for c in layer.cards]
+            for layer in r.pile[-2:]
+        ]
+        out["stock"] = r.stock_count
+        out["stock_known"] = r.stock is not None
+        out["upcard_known"] = not any(None in layer.cards for layer in r.pile)
     return out
 
 
 def _next(
     replay: Replay, stopped: bool, moves: list[Any], complete: bool, exhaust_pending: bool
-) -> dict[str, Any]:
+) -> Next:
     """What the log may hold next: the event types that fit here, the legal moves (whether
     all of them), and who may open the next round."""
-    out: dict[str, Any] = {
+    out: Next = {
         "expects": ["note"],
         "moves": [m.event() for m in moves],
         "moves_complete": complete,

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
@@ -34,7 +33,7 @@ from ..core.engine import Replay
 from ..core.errors import InconsistentLogError, LogFormatError
 from ..core.events import Event, GameStarted, Log
 from ..core.merkle import leaf_hash, node_hash
-from ..core.table_state import state_after
+from ..core.table_state import TableState, state_after
 from .codec import _LogBuilder, _read_lines, problem_error
 
 _set = msgspec.structs.force_setattr
@@ -196,7 +195,7 @@ class LiveGame:
             stopped = True
         self.replay, self.stopped, self.withdrawn = replay, stopped, taken
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> TableState:
         """:func:`~yaniv_audit.core.table_state.table_state` of the log so far."""
         replay = self.replay
         assert replay is not None

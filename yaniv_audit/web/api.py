@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from flask import Blueprint, Response, current_app, request
@@ -33,7 +33,7 @@ from ..core.errors import ArchiveError, LogFormatError, RulesError
 from ..core.events import Log
 from ..core.merkle import tree_hash
 from ..core.rules import PRESET_SOURCES, PRESETS, RuleSet, parse_rules
-from ..core.table_state import table_state
+from ..core.table_state import TableState, table_state
 from ..io.codec import parse_json_array, parse_jsonl
 from ..io.report_schema import VERDICTS
 from .board import MAX_BOARD_BYTES, board, board_size
@@ -48,6 +48,7 @@ from .limits import (
     MAX_OFFSET,
     MAX_RULE_SETS,
 )
+from .said import Said, said
 from .store import SORTS, Ambiguous, Filters, Reader, Store, base_name, ingest_into
 from .workers import Workers
 
@@ -359,12 +360,16 @@ def check_board_size(log: Log, name: str) -> None:
         )
 
 
+#: an answer of the API (a report, a comparison, a table's state, a fit), as typed
+Answer = TypeVar("Answer")
+
+
 def body_log() -> Log:
     name, data = body_files()[0]
     return read_log_bytes(data, name)
 
 
-def replayed(name: str, build: Callable[[], Any]) -> Any:
+def replayed(name: str, build: Callable[[], Answer]) -> Answer:
     """``build()``, with a replay that finds the log unreadable as a 422."""
     try:
         return build()
@@ -380,12 +385,20 @@ def asked_language() -> str | None:
     return request.accept_languages.best_match(list(LANGUAGES), default=DEFAULT) or DEFAULT
 
 
-def with_texts(answer: Any, lang: str | None) -> Any:
-    """The findings of ``answer``, each with ``text``: its message in ``lang``, cards as
-    the board draws them (``lang`` None: the answer as it is)."""
+class StateAnswer(TableState, total=False):
+    """``POST /api/v1/state``: :func:`~yaniv_audit.core.table_state.table_state`, and
+    with ``Accept-Language``, ``said`` (:mod:`.said`)."""
+
+    said: Said
+
+
+def with_texts(answer: Answer, lang: str | None) -> Answer:
+    """The findings of ``answer`` (any of the API's answers: each dict with ``code``,
+    ``params`` and ``message`` is a finding), each given ``text``: its message in
+    ``lang``, cards as the board draws them (``lang`` None: the answer as it is)."""
     if lang is None:
         return answer
-    stack = [answer]
+    stack: list[Any] = [answer]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
@@ -745,13 +758,20 @@ def compare_body() -> Response:
 def state_body() -> Response:
     """A game being recorded (the /record page): nothing is kept between requests.
     With ``Accept-Language``, each finding has its ``text`` in that language, for the
-    table to read (the report's ``message`` stays English)."""
+    table to read (the report's ``message`` stays English), and ``said`` every entry and
+    round in that language (:mod:`.said`)."""
     rules = rules_arg()
     name, data = body_files()[0]
     log = read_log_bytes(data, name)
-    return json_response(
-        with_texts(replayed(name, lambda: table_state(log, rules)), asked_language())
-    )
+    lang = asked_language()
+    state = with_texts(replayed(name, lambda: table_state(log, rules)), lang)
+    if lang is None:
+        return json_response(state)
+    answer: StateAnswer = {
+        **state,
+        "said": said(log, state["report"], lang, state["state"]["stock"]),
+    }
+    return json_response(answer)
 
 
 def listing_args(default_sort: str = "ingested") -> tuple[Filters, str]:

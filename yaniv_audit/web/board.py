@@ -6,7 +6,7 @@ same replay as ``yaniv-audit replay`` and the same report as ``yaniv-audit audit
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from ..core.audit import report_of
 from ..core.cards import format_cards
@@ -27,7 +27,9 @@ from ..core.events import (
 )
 from ..core.merkle import tree_hash
 from ..core.replay_view import steps
+from ..core.report import AuditReport, Finding
 from ..core.rules import RuleSet
+from ..core.table_state import GameFacts, game_facts
 
 #: throws of the pile kept in each step (the top ones: what can be taken, and before)
 PILE_SHOWN = 3
@@ -35,7 +37,76 @@ PILE_SHOWN = 3
 HIDDEN = "??"
 
 
-def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> dict[str, Any]:
+class _Move(TypedDict):
+    player: str | None
+    cards: list[str]
+
+
+# (optional keys by total=False, not NotRequired: the annotations here are strings, which
+# the runtime's TypedDict does not read NotRequired from)
+class Move(_Move, total=False):
+    """Who acted in an event and the cards of the move; the rest as the event has it."""
+
+    source: str
+    swap: str | None
+    total: int | None
+    hands: dict[str, list[str]]
+    round: int
+    recorded: bool
+    players: list[str]
+    rules: str
+    seqs: list[int]
+    text: str
+
+
+class StepRound(TypedDict):
+    """The round on the table after a step, its seats by their index in the players."""
+
+    round: int
+    moves_checked: bool
+    turn: int | None
+    phase: str
+    hands: list[list[str] | None]
+    totals: list[int | None]
+    pile: list[list[str]]
+    stock: int | None
+    ended: bool
+
+
+class StepState(TypedDict):
+    """The game after a step, by seat: ``scores`` in seat order, ``out`` and ``winners``
+    seats."""
+
+    scores: list[int | None]
+    out: list[int]
+    winners: list[int]
+    round: StepRound | None
+
+
+class Step(TypedDict):
+    """One event of the board: what it records (``text``, English), the findings it
+    raised, the table after it and the move drawn."""
+
+    index: int
+    type: str
+    text: str
+    findings: list[Finding]
+    state: StepState
+    stopped: bool
+    withdrawn_by: int | None
+    move: Move
+
+
+class Board(TypedDict):
+    """The board answer (``POST /api/v1/board``, the game page's data)."""
+
+    game: GameFacts
+    seat: str | None
+    report: AuditReport
+    steps: list[Step]
+
+
+def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> Board:
     """The report and every step of ``log`` under ``rules`` (default: its declared rules).
 
     With ``seat``, the other players' hands show as hidden cards and their
@@ -60,22 +131,14 @@ def board(log: Log, rules: RuleSet | None = None, seat: str | None = None) -> di
         replay.finish()  # as the audit's replay ends (a stopped one ends where it stopped)
     report = report_of(log, replay, fingerprint)
     return {
-        "game": {
-            "game_id": report["game_id"],
-            "fingerprint": fingerprint,
-            "players": list(log.players),
-            "names": dict(log.game.names),
-            "declared_rules": log.game.rules.id,
-            "meta": dict(log.game.meta or {}),
-            "at": log.game.at,
-        },
+        "game": game_facts(log, report),
         "seat": seat,
         "report": report,
         "steps": shown,
     }
 
 
-def move(event: Event, seat: str | None) -> dict[str, Any]:
+def move(event: Event, seat: str | None) -> Move:
     """Who acted in ``event`` and the cards of the move, for drawing it on the table
     (a card drawn from the stock that ``seat`` did not see is left out)."""
     who = getattr(event, "player", None)
@@ -130,27 +193,42 @@ def by_seat(values: dict[str, Any], seats: dict[str, int]) -> list[Any]:
     return [get(p) for p in seats]
 
 
-def _step(
-    step: dict[str, Any], seat: str | None, event: Event, seats: dict[str, int]
-) -> dict[str, Any]:
-    step["move"] = move(event, seat)
+def _step(step: dict[str, Any], seat: str | None, event: Event, seats: dict[str, int]) -> Step:
     state = step["state"]
-    state["scores"] = by_seat(state["scores"], seats)
-    if state["out"]:
-        state["out"] = [seats[p] for p in state["out"]]
-    if state["winners"]:
-        state["winners"] = [seats[p] for p in state["winners"]]
     table = state["round"]
+    shown: StepRound | None = None
     if table is not None:
-        table["pile"] = table["pile"][-PILE_SHOWN:]
         hands, totals = table["hands"], table["totals"]
         if seat is not None:
             hands = {p: hand if p == seat else [HIDDEN] * len(hand) for p, hand in hands.items()}
             totals = {p: t for p, t in totals.items() if p == seat}
-        table["hands"], table["totals"] = by_seat(hands, seats), by_seat(totals, seats)
         turn = table["turn"]
-        table["turn"] = None if turn is None else seats.get(turn)
-    return step
+        shown = {
+            "round": table["round"],
+            "moves_checked": table["moves_checked"],
+            "turn": None if turn is None else seats.get(turn),
+            "phase": table["phase"],
+            "hands": by_seat(hands, seats),
+            "totals": by_seat(totals, seats),
+            "pile": table["pile"][-PILE_SHOWN:],
+            "stock": table["stock"],
+            "ended": table["ended"],
+        }
+    return {
+        "index": step["index"],
+        "type": step["type"],
+        "text": step["text"],
+        "findings": step["findings"],
+        "state": {
+            "scores": by_seat(state["scores"], seats),
+            "out": [seats[p] for p in state["out"]],
+            "winners": [seats[p] for p in state["winners"]],
+            "round": shown,
+        },
+        "stopped": step["stopped"],
+        "withdrawn_by": step["withdrawn_by"],
+        "move": move(event, seat),
+    }
 
 
 #: the most bytes of JSON one board answer may take (pages embed it, the cache keeps it)

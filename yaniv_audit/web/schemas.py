@@ -519,6 +519,30 @@ class NextSchema(Schema):
     )
 
 
+class SaidSchema(Schema):
+    """Every entry and round said in the language ``Accept-Language`` asks for (the
+    pages' scripts draw them and make no sentence): each sentence a list of parts, a
+    string text, a number a player (an index into ``game.players``), ``{"card": "7S"}``
+    a card."""
+
+    lang = fields.String(required=True, metadata={"description": "the language said in"})
+    moves = fields.List(
+        fields.List(fields.Raw()),
+        required=True,
+        metadata={"description": "each entry of the log, in order, as the game page says it"},
+    )
+    rounds = fields.List(
+        fields.List(fields.Raw()),
+        required=True,
+        metadata={"description": "each round of the report in one line: how it ended"},
+    )
+    stock = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the cards left in the stock, in words"},
+    )
+
+
 class TableStateSchema(Schema):
     """A game being recorded: where it stands, what may come next, and the audit's report
     of the log so far (the findings exactly as the audit gives them)."""
@@ -533,6 +557,10 @@ class TableStateSchema(Schema):
     )
     state = fields.Nested(TableSchema, required=True)
     next = fields.Nested(NextSchema, required=True)
+    said = fields.Nested(
+        SaidSchema,
+        metadata={"description": "with Accept-Language: every entry and round in words"},
+    )
 
 
 # --- parameters -------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 from flask import Blueprint, Flask, Response, current_app, request
@@ -39,10 +39,13 @@ from flask import Blueprint, Flask, Response, current_app, request
 from ..archive import tables as stored
 from ..core.errors import LogFormatError
 from ..core.events import GameEnded, GameStarted
+from ..core.report import AuditReport, Finding
+from ..core.table_state import TableState
 from ..io.live import LiveGame
 from .api import asked_language, check_write_allowed, json_response, store, with_texts
 from .errors import ApiError
 from .ratelimit import RateLimit, retry_after
+from .said import Said, said
 from .tables_openapi import IF_MATCH
 
 tables_api = Blueprint("tables_api", __name__, url_prefix="/api/v1/tables")
@@ -152,7 +155,31 @@ def _stored(table_id: str) -> stored.StoredTable | None:
         return stored.load_table(r.archive.con, table_id) if r is not None else None
 
 
-def summary(count: int, state: dict[str, Any]) -> dict[str, Any]:
+class _TableAnswer(TypedDict):
+    id: str
+    seq: int
+    closed: bool
+    state: TableState
+    report: AuditReport
+    fingerprint: str | None
+
+
+class TableAnswer(_TableAnswer, total=False):
+    """``GET /api/v1/tables/<id>``: the table's count, state and audit so far, the
+    fingerprint once over; with ``Accept-Language``, ``said`` (:mod:`.said`)."""
+
+    said: Said
+
+
+class Appended(TypedDict):
+    """An append's answer: the count, the state, the findings of the entries appended."""
+
+    seq: int
+    state: TableState
+    findings: list[Finding]
+
+
+def summary(count: int, state: TableState) -> dict[str, Any]:
     """What followers are sent after each append: the scores, the findings, the next."""
     report, now = state["report"], state["state"]
     return {
@@ -331,7 +358,7 @@ def entry_list(leaves: list[bytes], first: int) -> list[dict[str, Any]]:
     return [{"seq": first + i, "event": orjson.loads(leaf)} for i, leaf in enumerate(leaves)]
 
 
-def finished(game: LiveGame, state: dict[str, Any]) -> bool:
+def finished(game: LiveGame, state: TableState) -> bool:
     return bool(state["state"]["finished"]) or any(type(e) is GameEnded for e in game.events)
 
 
@@ -499,7 +526,7 @@ def append(table_id: str) -> Response:
             raise bad_event(exc) from None
         state = game.state()
         report = state["report"]
-        answer = {
+        answer: Appended = {
             "seq": game.count,
             "state": state,
             "findings": [f for f in report["findings"] if f["seq"] >= seen],
@@ -534,11 +561,13 @@ def append(table_id: str) -> Response:
 def read(table_id: str) -> Response:
     """The table: its count, state, the audit so far, and the fingerprint once over."""
     table = tables().get(table_id)
+    lang = asked_language()
     with table.lock:
         game = table.kept()
         state = game.state()
+        log = game.log() if lang is not None else None
     over = finished(game, state)
-    answer = {
+    answer: TableAnswer = {
         "id": table.id,
         "seq": game.count,
         "closed": table.closed,
@@ -546,7 +575,9 @@ def read(table_id: str) -> Response:
         "report": state["report"],
         "fingerprint": game.fingerprint() if over else None,
     }
-    return json_response(with_texts(answer, asked_language()))
+    if log is not None and lang is not None:  # every entry and round said in that language
+        answer["said"] = said(log, state["report"], lang, state["state"]["stock"])
+    return json_response(with_texts(answer, lang))
 
 
 @tables_api.post("/<table_id>/close")

@@ -109,6 +109,11 @@ def openapi_paths() -> dict[str, Any]:
             "state": _STATE,
             "report": {"type": "object"},
             "fingerprint": {"type": ["string", "null"]},
+            "said": {
+                "type": "object",
+                "description": "with Accept-Language: every entry and round in words, "
+                "as POST /api/v1/state says them",
+            },
         },
     }
     entries = {

@@ -55,7 +55,7 @@ from .api import (
     store,
     store_logs,
 )
-from .board import board
+from .board import Step, board
 from .errors import ApiError
 from .explain import explain, score_chart
 from .i18n import (
@@ -186,7 +186,7 @@ def render_board(log: Log, source: str, **links: Any) -> str:
     )
 
 
-def round_steps(steps: list[dict[str, Any]]) -> dict[int, int]:
+def round_steps(steps: list[Step]) -> dict[int, int]:
     """Each round's last step (where its scores are written down): the score chart's
     point of a round steps the board there."""
     last: dict[int, int] = {}

@@ -10,17 +10,14 @@
     return text.replace(/%\((\w+)\)[sd]/g, (whole, name) =>
       Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole);
   };
-  // the translated template as nodes, each %(name)s its value (a node, such as an isolated
-  // name or a card chip, kept as it is; anything else as text)
-  window.tNodes = function (template, values) {
-    const parts = [];
-    template.split(/(%\(\w+\)s)/).forEach((piece) => {
-      const key = /^%\((\w+)\)s$/.exec(piece);
-      if (!key) { if (piece) parts.push(document.createTextNode(piece)); return; }
-      const v = values[key[1]];
-      parts.push(v instanceof Node ? v : document.createTextNode(String(v)));
+  // a sentence the server said (web/said.py) as nodes: a string is text, a number a
+  // player's seat (name(seat) draws it), {card} a card (card(code) draws it)
+  window.saidNodes = function (parts, name, card) {
+    return (parts || []).map((part) => {
+      if (typeof part === "number") return name(part);
+      if (part && typeof part === "object") return card(part.card);
+      return document.createTextNode(String(part));
     });
-    return parts;
   };
   window.pageDir = document.documentElement.dir || "ltr";
 })();

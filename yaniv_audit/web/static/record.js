@@ -142,7 +142,28 @@
     const body = await response.json().catch(() => null);
     if (!response.ok) return { error: body && body.error ? body.error.message : response.statusText };
     online = true;
+    learn(events, body.said);
     return { answer: body };
+  }
+
+  // the server's sentence of each entry (an answer's said.moves: parts, in the page's
+  // language), by the entry as written; kept with the game, so that a reload offline
+  // still says them
+  function learn(events, said) {
+    if (!said || !saved) return;
+    if (!saved.said || saved.saidLang !== said.lang) {
+      saved.said = {};
+      saved.saidLang = said.lang;
+    }
+    events.forEach((e, i) => {
+      if (said.moves[i]) saved.said[keyOf(e)] = said.moves[i];
+    });
+  }
+
+  // an entry as the sentence of it depends on: not its place, time or phone
+  function keyOf(e) {
+    const out = plain(e);
+    return JSON.stringify(Object.keys(out).sort().map((k) => [k, out[k]]));
   }
 
   function params() {
@@ -217,6 +238,7 @@
     stopFollowing();
     saved = { events: [start], entries: [[0, 0]], draft: null, mode: mode, table: null,
       sent: 0, outbox: [], share: "wanted" };
+    learn([start], result.answer.said);
     table = result.answer;
     saved.view = table;
     saved.viewAt = 1;
@@ -837,7 +859,7 @@
     note.dataset.waiting = String(waiting);
     let text = "";
     if (waiting && (saved.table || saved.share === "wanted")) {
-      text = waiting === 1 ? t("1 entry waiting") : t("%(n)s entries waiting", { n: waiting });
+      text = t("Entries waiting: %(n)s", { n: waiting });
       if (!online) text += " " + t("(offline: sent when the connection returns)");
       if (behind()) text += ". " + t("The scores shown are from before them.");
     } else if (saved && saved.table && !online) {
@@ -950,12 +972,9 @@
     box.appendChild(drop);
   }
 
-  // an entry in a few words: a scoresheet round by its showdown, else its events
+  // an entry in a few words: its events as the server said them, listed
   function entryText(batch) {
-    const show = batch.find((e) => e.type === "showdown");
-    const start = batch.find((e) => e.type === "round_started");
-    if (show && start) return t("round %(n)s", { n: start.round }) + ", " + describe(show);
-    return batch.map(describe).join(", ");
+    return batch.map(describe).join("; ");
   }
 
   window.addEventListener("online", () => {
@@ -1095,7 +1114,7 @@
     } else if (at === "round-over") {
       box.appendChild(el("p", "rec-say", t("The round is over.")));
       const rounds = table.report.rounds;
-      if (rounds.length) box.appendChild(roundTable(rounds[rounds.length - 1]));
+      if (rounds.length) box.appendChild(roundTable(table, rounds.length - 1));
     } else if (at === "turn") {
       turnEntry(box, d);
     } else if (at === "draw") {
@@ -1585,14 +1604,15 @@
     return item;
   }
 
-  function roundTable(r) {
+  // a round of an answer (the k-th of its report), headed as the server says it
+  function roundTable(answer, k) {
+    const r = answer.report.rounds[k];
     const wrap = el("div", "rec-round");
-    let head;
-    if (r.end === null) head = t("Round %(n)s: not scored yet", { n: r.round });
-    else if (r.end === "stock") head = t("Round %(n)s: the stock ran out", { n: r.round });
-    else if (r.assaf.length) head = t("Round %(n)s: %(caller)s called Yaniv, Assaf by %(who)s", { n: r.round, caller: r.caller, who: r.assaf.join(", ") });
-    else head = t("Round %(n)s: %(caller)s called Yaniv and won", { n: r.round, caller: r.caller });
-    wrap.appendChild(el("p", "rec-round-head", head));
+    const head = el("p", "rec-round-head");
+    const parts = answer.said ? answer.said.rounds[k] : [t("Round %(n)s", { n: r.round })];
+    head.append(...saidNodes(parts, (seat) => el("bdi", null, answer.game.players[seat]),
+      (c) => document.createTextNode(iso(cardText(c)))));
+    wrap.appendChild(head);
     if (r.end === null) return wrap;
     const grid = el("table", "rec-round-table");
     const top = el("tr");
@@ -1655,7 +1675,7 @@
     const whole = complete() || (d && (d.kind === "turn" || d.kind === "draw"));
     const found = preview.report.findings.filter((f) => f.seq >= base && (whole || f.kind === "inconsistency"));
     if (d && d.kind === "sheet" && preview.report.rounds.length) {
-      box.appendChild(roundTable(preview.report.rounds[preview.report.rounds.length - 1]));
+      box.appendChild(roundTable(preview, preview.report.rounds.length - 1));
     }
     if (found.length) {
       box.appendChild(el("p", "rec-warn", t("The audit will say:")));
@@ -1673,15 +1693,18 @@
     if (!table) return;
     const at = stage();
     const d = saved.draft;
-    const label = {
-      sheet: t("Write down round %(n)s", { n: d && d.round }), deal: t("Deal"),
-      turn: d && d.call ? t("Record the Yaniv") : t("Record the turn"), draw: t("Record the draw") }[d && d.kind];
+    const labels = {
+      sheet: [t("Write down round %(n)s", { n: d && d.round }), t("Write down round %(n)s anyway", { n: d && d.round })],
+      deal: [t("Deal"), t("Deal anyway")],
+      turn: d && d.call ? [t("Record the Yaniv"), t("Record the Yaniv anyway")] : [t("Record the turn"), t("Record the turn anyway")],
+      draw: [t("Record the draw"), t("Record the draw anyway")] }[d && d.kind];
+    const label = labels && labels[0];
     // a complete legal entry is written at the tap that completes it; the button is for
     // a round entered by its cards, and for an entry the audit will flag
     if (label && (d.kind === "sheet" || complete())) {
       const whole = complete();
       const found = whole && preview ? preview.report.findings.filter((f) => f.seq >= saved.events.length) : [];
-      const b = button(found.length ? label + " " + t("anyway") : label, "rec-go" + (found.length ? " warn" : ""), () => {
+      const b = button(found.length ? labels[1] : label, "rec-go" + (found.length ? " warn" : ""), () => {
         if (ready()) write(draftEvents());
       });
       b.id = "write";
@@ -1750,8 +1773,8 @@
     const rounds = table.report.rounds;
     if (!rounds.length) box.appendChild(el("p", "muted small", t("none yet")));
     const sheets = sheetRounds();
-    rounds.slice().reverse().forEach((r) => {
-      const wrap = roundTable(r);
+    rounds.map((r, k) => [r, k]).reverse().forEach(([r, k]) => {
+      const wrap = roundTable(table, k);
       if (sheets.has(r.round)) {
         const fix = button(t("Correct round %(n)s", { n: r.round }), "rec-small", () => correctRound(r.round));
         fix.dataset.round = String(r.round);
@@ -1774,41 +1797,39 @@
     });
   }
 
-  // a name or cards kept whole inside a sentence of either direction (first strong
+  // a name or cards kept whole inside a line of either direction (first strong
   // isolate: "ben: 10♦" stays so in a Hebrew line)
   function iso(text) {
     return "\u2068" + text + "\u2069";
   }
 
-  function describe(e) {
-    const said = describeRaw(Object.assign({}, e, e.player ? { player: iso(e.player) } : {}));
-    return said;
+  // an entry as the server said it (names and cards isolated), as nodes; an entry the
+  // server has not read yet (written offline) by its kind, who and what it holds, with
+  // no sentence made here
+  function describeNodes(e) {
+    const parts = saved && saved.said ? saved.said[keyOf(e)] : null;
+    const seats = saved && saved.events.length ? saved.events[0].players : [];
+    if (parts) {
+      return saidNodes(parts, (k) => document.createTextNode(iso(seats[k])),
+        (c) => document.createTextNode(iso(cardText(c))));
+    }
+    const kind = { game_started: t("game start"), round_started: t("deal"), discard: t("throw"),
+      draw: t("draw"), slap: t("slap"), yaniv: t("Yaniv"), showdown: t("showdown"),
+      round_ended: t("scores written down"), game_ended: t("game over"), note: t("note"),
+      withdraw: t("undo"), reshuffle: t("reshuffle") }[e.type] || e.type;
+    const items = [kind];
+    const who = e.player || e.starter || e.caller;
+    if (who) items.push(iso(who));
+    if (e.round !== undefined) items.push("#" + e.round);
+    const held = [].concat(e.cards || [], e.card ? [e.card] : []);
+    if (held.length) items.push(iso(held.map(cardText).join(" ")));
+    if (e.type === "withdraw") items.push("#" + (e.seqs || []).join(" #"));
+    if (e.type === "note") items.push(iso(e.text || ""));
+    return [document.createTextNode(items.join(" \u00b7 "))];
   }
 
-  function describeRaw(e) {
-    const cards = (list) => iso((list || []).map(cardText).join(" "));
-    switch (e.type) {
-      case "game_started": return e.players.join(", ") + " \u00b7 " + (typeof e.rules === "string" ? e.rules : JSON.stringify(e.rules));
-      case "round_started": return t("round %(n)s, opened by %(player)s", { n: e.round, player: e.starter }) + (e.hands ? " \u00b7 " + t("dealt") : "");
-      case "discard": return e.player + ": " + cards(e.cards);
-      case "draw": {
-        // words, not an arrow (an arrow points the wrong way in a right-to-left page)
-        const said = e.source === "stock"
-          ? (e.card ? t("%(player)s draws %(card)s from the stock", { player: e.player, card: cardText(e.card) })
-            : t("%(player)s draws from the stock", { player: e.player }))
-          : t("%(player)s takes %(card)s from the pile", { player: e.player, card: cardText(e.card || "??") });
-        return said + (e.swap ? " " + t("(swapping %(card)s for it)", { card: cardText(e.swap) }) : "");
-      }
-      case "slap": return t("%(player)s slaps %(card)s", { player: e.player, card: cardText(e.card) });
-      case "yaniv": return e.player + ": Yaniv";
-      case "showdown": return t("showdown") + ": " + Object.keys(e.hands).map((p) => p + " " + cards(e.hands[p]))
-        .concat(Object.keys(e.totals || {}).map((p) => p + " " + e.totals[p])).join(" \u00b7 ");
-      case "round_ended": return t("round %(n)s written down", { n: e.round });
-      case "game_ended": return t("game over") + (e.winner ? ": " + [].concat(e.winner).join(", ") : "");
-      case "note": return t("note") + ": " + e.text;
-      case "withdraw": return t("Undo: %(what)s taken back", { what: e.seqs.map((i) => String(i)).join(", ") });
-      default: return e.type;
-    }
+  function describe(e) {
+    return describeNodes(e).map((n) => n.textContent).join("");
   }
 
   // the entries taken back (the recorder writes seq = position, so a seq is an index)
@@ -1824,7 +1845,8 @@
     const gone = withdrawn();
     const waiting = saved.outbox && saved.outbox.length ? saved.outbox[0].first : saved.events.length;
     saved.events.forEach((e, i) => {
-      const item = el("li", gone.has(i) ? "withdrawn" : "", describe(e));
+      const item = el("li", gone.has(i) ? "withdrawn" : "");
+      item.append(...describeNodes(e));
       if (i >= waiting) item.classList.add("waiting");
       item.dataset.seq = String(i);
       box.appendChild(item);

@@ -2,8 +2,9 @@
 // link. The table's event stream (GET /api/v1/tables/<id>/events, server-sent events;
 // the browser's EventSource reconnects with Last-Event-ID when the server ends a stream)
 // says when entries are appended; the table itself (GET /api/v1/tables/<id>: its count,
-// state and audit report) is then read and drawn: the board as the viewer draws it (the
-// cards of cards.js, the classes of board.css), the findings, the rounds, the moves.
+// state, audit report, and every entry said in the page's language: "said") is then
+// read and drawn: the board as the viewer draws it (the cards of cards.js, the classes
+// of board.css), the findings, the rounds, the moves. No sentence is made here.
 // The root element's data-seq is the number of entries shown.
 "use strict";
 (function () {
@@ -16,7 +17,6 @@
   const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
   const WORDS = { clean: t("clean"), claims: t("wrong claims"), violations: t("rules broken"), corrupt: t("impossible"),
     violation: t("rule broken"), inconsistency: t("impossible"), claim: t("wrong claim") };
-  let events = []; // the entries, in order
   let reading = null;
   let again = false;
 
@@ -31,14 +31,10 @@
     return el("bdi", "who", p);
   }
 
-  function inline(list) {
-    const box = el("span", "inline-cards");
-    (list || []).forEach((c, k) => {
-      if (k) box.appendChild(document.createTextNode(" "));
-      const suit = SUITS[c.slice(-1)];
-      box.appendChild(el("span", "chip " + (c === "JK" ? "joker" : suit ? suit[1] : ""), cardText(c)));
-    });
-    return box;
+  // a card within a sentence, as the game page's move list draws it
+  function chip(c) {
+    const suit = SUITS[c.slice(-1)];
+    return el("span", "chip " + (c === "JK" ? "joker" : suit ? suit[1] : ""), cardText(c));
   }
 
   function cards(list) {
@@ -48,45 +44,20 @@
     return box;
   }
 
-  // an entry in a sentence (the viewer's words), names isolated, cards as chips
-  function sentence(e) {
-    const parts = [];
-    const fill = (template, values) => { parts.push(...tNodes(template, values)); };
-    const who = e.player ? name(e.player) : null;
-    switch (e.type) {
-      case "game_started": fill(t("game starts: %(players)s under %(rules)s"), { players: (e.players || []).map((p) => (p.id || p)).join(", "),
-        rules: typeof e.rules === "string" ? e.rules : JSON.stringify(e.rules) }); break;
-      case "round_started":
-        if (!e.hands) fill(t("round %(n)s, %(player)s opens (moves not recorded)"), { n: e.round, player: name(e.starter) });
-        else fill(t("round %(n)s dealt, %(player)s opens"), { n: e.round, player: name(e.starter) });
-        break;
-      case "discard": fill(t("%(player)s throws %(cards)s"), { player: who, cards: inline(e.cards) }); break;
-      case "draw":
-        if (e.swap && e.source === "pile") fill(t("%(player)s swaps %(card)s for the joker"), { player: who, card: inline([e.swap]) });
-        else if (!e.card) fill(t("%(player)s draws a card from the stock"), { player: who });
-        else fill(e.source === "pile" ? t("%(player)s takes %(cards)s from the pile") : t("%(player)s draws %(cards)s from the stock"),
-          { player: who, cards: inline([e.card]) });
-        break;
-      case "slap": fill(t("%(player)s slaps %(cards)s down"), { player: who, cards: inline([e.card]) }); break;
-      case "yaniv": fill(t("%(player)s calls Yaniv"), { player: who }); break;
-      case "showdown":
-        if (e.caller) fill(t("showdown: %(player)s's call, the hands are laid down"), { player: name(e.caller) });
-        else fill(t("showdown: the stock ran out, the hands are laid down"), {});
-        break;
-      case "round_ended": fill(t("round %(n)s written down"), { n: e.round }); break;
-      case "game_ended": fill(t("the game ends"), {}); break;
-      case "withdraw": fill(t("the table takes back %(seqs)s"), { seqs: (e.seqs || []).join(", ") }); break;
-      case "note": fill(t("note: %(text)s"), { text: e.text || "" }); break;
-      default: parts.push(document.createTextNode(e.type));
-    }
-    return parts;
+  // an entry in a sentence: the server's (the answer's said.moves, in the page's
+  // language, as the game page says it), names isolated, cards as chips
+  function sentence(said, players, seq) {
+    const parts = said && said.moves[seq];
+    if (!parts) return [];
+    return saidNodes(parts, (k) => name(players[k]), chip);
   }
 
   // GET /api/v1/tables/<id>: its state as /api/v1/state answers it (game, state,
   // report, next)
   function viewOf(body) {
     const inner = body.state;
-    return { state: inner.state, report: body.report || inner.report, players: inner.game.players, next: inner.next };
+    return { state: inner.state, report: body.report || inner.report, players: inner.game.players, next: inner.next,
+      said: body.said };
   }
 
   function drawPlayers(view) {
@@ -135,7 +106,7 @@
     if (s.moves_checked) {
       const stack = el("span", "stock-stack");
       if (s.stock) stack.appendChild(cardFace("??"));
-      stack.appendChild(el("span", "count", t("%(n)s cards", { n: s.stock })));
+      stack.appendChild(el("span", "count", view.said ? view.said.stock : String(s.stock)));
       stock.appendChild(stack);
     } else {
       stock.textContent = "-";
@@ -201,35 +172,36 @@
     sheet.appendChild(body);
   }
 
-  function drawMoves(report) {
+  function drawMoves(view) {
+    const report = view.report;
     const list = $("moves");
     const gone = {};
     (report.withdrawn || []).forEach((w) => { gone[w.seq] = w.by; });
     const flagged = new Set(report.findings.map((f) => f.seq));
+    const count = view.said ? view.said.moves.length : 0;
     list.replaceChildren();
-    events.forEach((e, i) => {
-      const seq = e.seq === undefined ? i : e.seq;
+    for (let seq = 0; seq < count; seq++) {
       const item = el("li", flagged.has(seq) ? "flagged" : "");
       item.id = "ev-" + seq;
+      const said = sentence(view.said, view.players, seq);
       if (seq in gone) {
         item.classList.add("withdrawn");
         const struck = el("del");
-        sentence(e).forEach((n) => struck.appendChild(n));
+        said.forEach((n) => struck.appendChild(n));
         item.appendChild(struck);
         item.appendChild(el("span", "withdrawn-tag", " " + t("(withdrawn by %(n)s, not counted)", { n: gone[seq] })));
       } else {
-        sentence(e).forEach((n) => item.appendChild(n));
+        said.forEach((n) => item.appendChild(n));
       }
       list.appendChild(item);
-    });
+    }
     list.scrollTop = list.scrollHeight;
-    const last = events[events.length - 1];
+    const last = count - 1;
     const said = $("event-text");
-    said.replaceChildren();
-    if (last) sentence(last).forEach((n) => said.appendChild(n));
+    said.replaceChildren(...sentence(view.said, view.players, last));
     const found = $("step-findings");
     found.replaceChildren();
-    report.findings.filter((f) => last && f.seq === last.seq).forEach((f) => {
+    report.findings.filter((f) => f.seq === last).forEach((f) => {
       const item = el("li", f.kind);
       item.appendChild(el("code", null, f.code));
       item.appendChild(document.createTextNode(f.text || f.message));
@@ -256,7 +228,7 @@
     drawPlayers(view);
     drawFindings(report);
     drawSheet(view);
-    drawMoves(report);
+    drawMoves(view);
     const archived = $("archived");
     archived.hidden = !body.fingerprint;
     if (body.fingerprint) {
@@ -287,12 +259,7 @@
     if (reading) { again = true; return; }
     reading = (async () => {
       try {
-        const after = events.length ? "?after=" + (events.length - 1) : "";
-        const more = await getJson(base + "/events" + after);
-        // {seq, entries: [{seq, event}]}
-        (more.entries || []).forEach((x) => {
-          if (x.seq === events.length) events.push(x.event);
-        });
+        // the table, its entries said by the server in the page's language
         draw(await getJson(base));
         error("");
       } catch (e) {
