@@ -1,26 +1,27 @@
-"""Every score of a game explained in words, and its running scores as a chart.
+"""Every round of a game in words, and its running scores as a chart.
 
 Both are read from the audit report's rounds (``points``, ``totals``, ``assaf``,
-``reductions``, ``out``) and its rule parameters: nothing here scores a round again.
-The breakdown of a caller's Assaf points (hand + penalty) is the report's points less
-the report's hand total, so it always adds up to what the report says.
+``reductions``, ``out``, ``rule``) and its rule parameters: nothing here scores a round
+again. A round's story is the command line's (:func:`~yaniv_audit.core.sentences.round_story`,
+data said by :mod:`yaniv_audit.lang`): the same sentences, in the page's language.
 
-The sentences are in the page's language (gettext) and are HTML: player names are
-isolated (``<bdi>``) and each deciding rule parameter links to the rules page
-(``/rules#<parameter>``).
+The sentences are HTML: player names are isolated (``<bdi>``) and each deciding rule
+parameter links to the rules page (``/rules#<parameter>``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
 
-from ..core.messages import render
-from ..core.report import AuditReport, Round
-from .i18n import bdi, catalogue_of, current, gettext
+from ..core.report import AuditReport, Finding, Round
+from ..core.sentences import round_story
+from ..lang import Words
+from .i18n import NameMarks, current
 
 #: the page that explains the parameters, one anchor per parameter
 RULES_PAGE = "/rules"
@@ -31,199 +32,61 @@ def param(name: str) -> Markup:
     return Markup('<a class="param" href="{0}#{1}"><code>{1}</code></a>').format(RULES_PAGE, name)
 
 
-def _(message: str, **values: Any) -> Markup:
-    """``message`` in the page's language, its values escaped (names stay <bdi>)."""
-    return Markup(gettext(message)) % values if values else Markup(gettext(message))
-
-
-def names_list(players: Sequence[str], names: Mapping[str, str]) -> Markup:
-    return Markup(", ").join(bdi(names.get(p, p)) for p in players)
-
-
 @dataclass
 class Explained:
-    """One round: its sentences, and what the table of rounds shows beside them."""
+    """One round: its sentences, and the rule parameters that decided it."""
 
     round: int
     sentences: list[Markup] = field(default_factory=list)
     params: list[str] = field(default_factory=list)
 
 
-def explain_round(rnd: Round, params: Mapping[str, Any], names: Mapping[str, str]) -> Explained:
-    """The sentences that say how round ``rnd`` (a report's round) was scored."""
-    out = Explained(rnd["round"])
-    say = out.sentences.append
-    who: dict[str, Markup] = {p: bdi(names.get(p, p)) for p in rnd["totals"]}
+def linked(html: Markup, params: list[str]) -> Markup:
+    """Each of ``params`` named in ``html`` as ``name=value`` linked to the rules page."""
+    if not params:
+        return html
+    names = "|".join(re.escape(p) for p in sorted(params, key=len, reverse=True))
+    pattern = re.compile(f"(?<![\\w])({names})(?==)")
+    return Markup(pattern.sub(lambda m: str(param(m.group(1))), str(html)))
 
-    def name(p: str) -> Markup:
-        return who.get(p) or bdi(names.get(p, p))
 
-    def used(*parameters: str) -> None:
-        out.params.extend(p for p in parameters if p not in out.params)
-
-    points: dict[str, int] = rnd["points"]
-    totals: dict[str, int] = rnd["totals"]
-    caller, assaf = rnd["caller"], list(rnd["assaf"])
-    if not rnd["moves_checked"]:
-        say(_("From the scoresheet: the moves of this round were not recorded."))
-    if rnd["end"] is None or not points:
-        say(_("Not scored: the round has no Yaniv and no showdown."))
-        return out
-    if rnd["end"] == "stock":
-        used("reshuffle")
-        say(
-            _(
-                "The stock ran out (%(param)s): every hand counts, the lowest wins the round.",
-                param=param("reshuffle"),
-            )
-        )
-        for p, n in points.items():
-            say(_hand(name(p), n, totals.get(p)))
-    elif caller is not None and not assaf:
-        say(
-            _(
-                "%(caller)s called Yaniv at %(total)s; nobody had as little.",
-                caller=name(caller),
-                total=totals.get(caller, "?"),
-            )
-        )
-        for p, n in points.items():
-            if p == caller:
-                say(_("%(player)s scores 0 (the caller).", player=name(p)))
-            else:
-                say(_hand(name(p), n, totals.get(p)))
-    elif caller is not None:
-        had = Markup(", ").join(
-            _("%(player)s had %(total)s", player=name(p), total=totals[p]) for p in assaf
-        )
-        say(
-            _(
-                "%(caller)s called Yaniv at %(total)s; %(had)s: Assaf.",
-                caller=name(caller),
-                total=totals.get(caller, "?"),
-                had=had,
-            )
-        )
-        if any(totals[p] == totals.get(caller) for p in assaf):
-            used("assaf_on_tie")
-            say(_("An equal total is an Assaf (%(param)s).", param=param("assaf_on_tie")))
-        say(
-            _caller_on_assaf(
-                caller,
-                name(caller),
-                points[caller],
-                totals.get(caller, 0),
-                len(assaf),
-                params,
-                used,
-            )
-        )
-        lowest = min(totals[p] for p in assaf)
-        scoring = params.get("assaf_scoring")
-        used("assaf_scoring")
-        for p, n in points.items():
-            if p == caller:
-                continue
-            if n == 0 and p in assaf and totals[p] == lowest:
-                say(
-                    _(
-                        "%(player)s scores 0 (the lowest Assafer, %(param)s).",
-                        player=name(p),
-                        param=param("assaf_scoring"),
-                    )
-                )
-            elif n == 0 and scoring == "others_zero":
-                say(
-                    _(
-                        "%(player)s scores 0 (only the caller scores, %(param)s).",
-                        player=name(p),
-                        param=param("assaf_scoring"),
-                    )
-                )
-            else:
-                say(_hand(name(p), n, totals.get(p)))
-    for red in rnd["reductions"]:
-        used("reductions")
-        say(
-            _(
-                "%(player)s lands on %(from)s and drops to %(to)s (%(param)s).",
-                player=name(red["player"]),
-                to=red["to"],
-                param=param("reductions"),
-                **{"from": red["from"]},
-            )
-        )
-    for p in rnd["out"]:
-        used("score_limit", "limit_rule")
-        say(
-            _(
-                "%(player)s passes the limit with %(score)s and is out (%(limit)s, %(rule)s).",
-                player=name(p),
-                score=rnd["scores"].get(p, "?"),
-                limit=param("score_limit"),
-                rule=param("limit_rule"),
-            )
-        )
-    # the round's deciding rule parameters no sentence above named (a tie that is no
-    # Assaf under assaf_on_tie=false), in plain words
-    decided = {k: v for k, v in rnd.get("rule", {}).items() if k not in out.params}
+def explain_round(
+    rnd: Round,
+    names: Mapping[str, str],
+    stop: Finding | None = None,
+    words: Words | None = None,
+) -> Explained:
+    """Round ``rnd`` (a report's round) as the command line says it, in the page's
+    language (``words``), one sentence an item: the round and how it ended, its scores,
+    who went out, and the rule parameters that decided it (``stop``: the finding at
+    which the replay stopped in this round)."""
+    words = words or Words(current().code, suits=True, isolate=True)
+    players = list(dict.fromkeys([rnd["starter"], *rnd["totals"], *rnd["scores"]]))
+    marks = NameMarks(players, names)
+    story = round_story(rnd, stop, name=marks.mark)
+    inner = story["story"]
+    parts = inner["parts"] if inner["phrase"] == "say.sentences" else [inner]
+    said = [{**story, "story": parts[0]}, *parts[1:]]
+    decided = dict(rnd.get("rule", {}))
+    out = Explained(rnd["round"], params=list(decided))
+    out.sentences = [marks.html(words.phrase(p)) for p in said]
     if decided:
-        used(*decided)
-        gettext_of = catalogue_of(current().code).ugettext
-        say(Markup.escape(render("story:rule", {"rule": decided}, gettext_of, suits=True)))
+        out.sentences.append(linked(marks.html(words.say("story:rule", rule=decided)), out.params))
     return out
 
 
-def _hand(shown: Markup, points: int, total: int | None) -> Markup:
-    """What a player who is not the caller scores: their hand, as the report says."""
-    if points == total:
-        return _("%(player)s scores %(points)s (their hand).", player=shown, points=points)
-    return _("%(player)s scores %(points)s.", player=shown, points=points)
-
-
-def _caller_on_assaf(
-    caller: str,
-    shown: Markup,
-    points: int,
-    total: int,
-    assafers: int,
-    params: Mapping[str, Any],
-    used: Any,
-) -> Markup:
-    """What the Assafed caller scores, as the sum the report's points make."""
-    penalty = points - total if params.get("assaf_adds_hand") else points
-    multi = params.get("assaf_multi_penalty")
-    if multi is not None and assafers > 1 and penalty == multi * assafers:
-        used("assaf_multi_penalty")
-        extra = _("%(n)s × %(each)s", n=assafers, each=multi)
-        why = param("assaf_multi_penalty")
-    else:
-        used("assaf_penalty")
-        extra, why = Markup(penalty), param("assaf_penalty")
-    if params.get("assaf_adds_hand"):
-        used("assaf_adds_hand")
-        return _(
-            "%(player)s scores %(hand)s + %(penalty)s = %(points)s (%(param)s).",
-            player=shown,
-            hand=total,
-            penalty=extra,
-            points=points,
-            param=why,
-        )
-    used("assaf_adds_hand")
-    return _(
-        "%(player)s scores the penalty alone: %(points)s (%(param)s, %(rule)s).",
-        player=shown,
-        points=points,
-        param=why,
-        rule=param("assaf_adds_hand"),
-    )
-
-
 def explain(report: AuditReport, names: Mapping[str, str]) -> list[Explained]:
-    """Every round of ``report`` explained."""
-    params = report["rules"]["params"]
-    return [explain_round(r, params, names) for r in report["rounds"]]
+    """Every round of ``report`` said, as the command line says the ruling (a replay
+    stopped at an impossible event says so in its round)."""
+    findings = report["findings"]
+    stop = findings[-1] if findings and findings[-1]["kind"] == "inconsistency" else None
+    words = Words(current().code, suits=True, isolate=True)
+    return [
+        explain_round(
+            r, names, stop if stop is not None and stop["round"] == r["round"] else None, words
+        )
+        for r in report["rounds"]
+    ]
 
 
 # --- the chart of running scores -------------------------------------------------------
