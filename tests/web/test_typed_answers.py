@@ -115,3 +115,21 @@ def test_the_recorders_and_the_live_tables_answers_are_as_typed(client: FlaskCli
     assert answer["seq"] == 12, json.dumps(answer)[:300]
     assert wrong(answer, TableAnswer) == []
     assert len(answer["said"]["moves"]) == 12 and answer["said"]["lang"] == "de"
+    # more entries: the table says them all, as the recorder's answer says the same log
+    client.post(
+        f"/api/v1/tables/{table['id']}/events",
+        data="\n".join(lines[12:20]) + "\n",
+        headers={
+            "Authorization": f"Bearer {table['key']}",
+            "If-Match": '"12"',
+            "Content-Type": "application/x-ndjson",
+        },
+    )
+    again = client.get(f"/api/v1/tables/{table['id']}", headers={"Accept-Language": "de"})
+    same = client.post(
+        "/api/v1/state",
+        data="\n".join(lines[:20]) + "\n",
+        headers={"Content-Type": "application/x-ndjson", "Accept-Language": "de"},
+    )
+    assert again.get_json()["said"] == same.get_json()["said"]
+    assert len(again.get_json()["said"]["moves"]) == 20

@@ -81,14 +81,23 @@ def parts(text: str, marks: NameMarks, own: str | None = None) -> list[Part]:
     return out
 
 
-def said(log: Log, report: AuditReport, lang: str, stock: int | None = None) -> Said:
-    """Every entry and round of ``log`` (its ``report``) said in ``lang``."""
+def said(
+    log: Log,
+    report: AuditReport,
+    lang: str,
+    stock: int | None = None,
+    known: list[list[Part]] | None = None,
+) -> Said:
+    """Every entry and round of ``log`` (its ``report``) said in ``lang``. ``known``: the
+    sentences of the log's first entries in ``lang``, said before (a live table's, which
+    is only ever appended to: an entry's sentence is its own, whatever follows), extended
+    here with the rest."""
     words = Words(lang, suits=True, isolate=True)
     players: Sequence[str] = log.players
     # names by seat: the parts carry seats, the script draws its own ids
     marks = NameMarks(players, {})
-    moves: list[list[Part]] = []
-    for event in log.events:
+    moves: list[list[Part]] = [] if known is None else known
+    for event in log.events[len(moves) :]:
         phrase = move_phrase(event, None, players, name=marks.mark)
         own = phrase.get("text") if isinstance(event, Note) else None
         if own is not None:
@@ -97,7 +106,7 @@ def said(log: Log, report: AuditReport, lang: str, stock: int | None = None) -> 
     rounds = [parts(words.phrase(round_head(r, marks.mark)), marks) for r in report["rounds"]]
     return Said(
         lang=words.code,
-        moves=moves,
+        moves=list(moves),  # (a copy: ``known`` grows under its table's lock only)
         rounds=rounds,
         stock=None if stock is None else words.say("say.step_cards", count=stock),
     )

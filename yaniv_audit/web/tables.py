@@ -45,7 +45,7 @@ from ..io.live import LiveGame
 from .api import asked_language, check_write_allowed, json_response, store, with_texts
 from .errors import ApiError
 from .ratelimit import RateLimit, retry_after
-from .said import Said, said
+from .said import Part, Said, said
 from .tables_openapi import IF_MATCH
 
 tables_api = Blueprint("tables_api", __name__, url_prefix="/api/v1/tables")
@@ -118,6 +118,8 @@ class LiveTable:
         self.used = time.monotonic()
         #: the summary after the latest append (what followers are sent)
         self.summary: dict[str, Any] | None = None
+        #: each entry's sentence so far, by language (said once: the log only grows)
+        self.said: dict[str, list[list[Part]]] = {}
         self._load(table, game)
 
     def _load(self, table: stored.StoredTable, game: LiveGame | None = None) -> None:
@@ -562,10 +564,13 @@ def read(table_id: str) -> Response:
     """The table: its count, state, the audit so far, and the fingerprint once over."""
     table = tables().get(table_id)
     lang = asked_language()
+    told: Said | None = None
     with table.lock:
         game = table.kept()
         state = game.state()
-        log = game.log() if lang is not None else None
+        if lang is not None:  # every entry and round said in that language
+            known = table.said.setdefault(lang, [])
+            told = said(game.log(), state["report"], lang, state["state"]["stock"], known)
     over = finished(game, state)
     answer: TableAnswer = {
         "id": table.id,
@@ -575,8 +580,8 @@ def read(table_id: str) -> Response:
         "report": state["report"],
         "fingerprint": game.fingerprint() if over else None,
     }
-    if log is not None and lang is not None:  # every entry and round said in that language
-        answer["said"] = said(log, state["report"], lang, state["state"]["stock"])
+    if told is not None:
+        answer["said"] = told
     return json_response(with_texts(answer, lang))
 
 
