@@ -54,10 +54,23 @@ if TYPE_CHECKING:
     from ..core.rules import RuleSet
 
 
+def lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--lang``: the language of the text a command writes."""
+    return click.option(
+        "--lang",
+        type=click.Choice(CODES),
+        default=None,
+        help="the language of the ruling (default: $LANGUAGE's, $LC_ALL's, $LC_MESSAGES' "
+        "or $LANG's, as gettext programs read them, else English); --json keeps the "
+        "English message and adds nothing",
+    )(f)
+
+
 @click.command()
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per log")
-def validate(logs: tuple[str, ...], as_json: bool) -> None:
+@lang_option
+def validate(logs: tuple[str, ...], as_json: bool, lang: str | None) -> None:
     """Check that each LOG is readable (format, fields, cards, players, order).
 
     LOG is a file or - (standard input). Every problem of an unreadable log is
@@ -69,6 +82,7 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
     from ..io.codec import count_events
     from ..io.diagnose import diagnose, render
 
+    words = language_of(lang)
     codes = []
     for path in logs:
         try:
@@ -91,27 +105,19 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
                     }
                 )
             else:
-                for line in render(path, found):
+                for line in render(path, found, words=words):
                     echo(shown(line), painted=True)
             continue
         codes.append(EXIT_OK)
         if as_json:
             emit_json({"file": path, "verdict": "readable", "events": events})
         elif verbosity() >= 0:
-            echo(shown(f"{path}: ok ({events} events)"), painted=True)
+            ok = words.say("say.word", word="ok")
+            echo(
+                shown(words.say("say.validate_ok", file=path, verdict=ok, events=events)),
+                painted=True,
+            )
     sys.exit(worst(codes))
-
-
-def lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``--lang``: the language of the text a command writes."""
-    return click.option(
-        "--lang",
-        type=click.Choice(CODES),
-        default=None,
-        help="the language of the ruling (default: $LANGUAGE's, $LC_ALL's, $LC_MESSAGES' "
-        "or $LANG's, as gettext programs read them, else English); --json keeps the "
-        "English message and adds nothing",
-    )(f)
 
 
 @click.command()
@@ -231,7 +237,11 @@ def audit(
                 "--strict reports stop at the first finding: they are not "
                 "stored in the archive; audit files for that"
             )
-        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again, all_lines))
+        sys.exit(
+            audit_archive(
+                db, rules_specs, as_json, jobs, exit_zero, again, all_lines, language_of(lang)
+            )
+        )
     if again:
         raise click.UsageError("--again goes with --db")
     if not paths:
@@ -349,28 +359,37 @@ def audit_archive(
     exit_zero: bool,
     again: bool,
     all_lines: bool = False,
+    words: Words | None = None,
 ) -> int:
-    """``audit --db``: the exit status."""
+    """``audit --db``: the exit status; its text in ``words``' language."""
+    words = words or Words()
     rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [
         rules_or_house(None)
     ]
     with open_archive(db or None) as archive:
         todo = archive.todo_under(rule_sets, again=again)
         count = sum(len(games) for games in todo.values())
-        done = [name_of(r) for r, games in todo.items() if not games]
+        done = [name_of(r, words) for r, games in todo.items() if not games]
         if done:
-            note(
-                f"every game of {archive.path} is audited under {', '.join(done)} by this "
-                "version already (--again audits them again)"
-            )
+            note(words.say("say.summary_done", archive=str(archive.path), names=done))
         if not count:
             return EXIT_OK
         todo = {r: games for r, games in todo.items() if games}
-        names = [name_of(r) for r in todo]
+        names = [name_of(r, words) for r in todo]
         games = len(set().union(*todo.values()))
         if as_json or all_lines:
+
+            def line(report: AnyReport) -> str:
+                return render_line(report, words=words)
+
             codes = print_reports(
-                archive.audit_under(todo, jobs=jobs), count, as_json, render_line, games, names
+                archive.audit_under(todo, jobs=jobs),
+                count,
+                as_json,
+                line,
+                games,
+                names,
+                words,
             )
         else:
             where = ["--db", str(archive.path)] if db else ["--db"]
@@ -380,14 +399,16 @@ def audit_archive(
                 archive.audit_games(todo, jobs=jobs),
                 games,
                 names,
-                f"every ruling line: {every}; more: yaniv-audit report NAME",
+                words.say("say.summary_hint", every=every),
+                words,
             )
     return EXIT_OK if exit_zero else worst(codes)
 
 
-def name_of(rules: RuleSet | None) -> str:
-    """How a summary names a rule set of ``audit --db`` (None: each game's own)."""
-    return rules.id if rules is not None else "its declared rules"
+def name_of(rules: RuleSet | None, words: Words | None = None) -> str:
+    """How a summary names a rule set of ``audit --db`` (None: each game's own), in
+    ``words``' language."""
+    return rules.id if rules is not None else (words or Words()).word("its declared rules")
 
 
 @click.command()

@@ -1,0 +1,156 @@
+"""What the command line says in the reader's language, whole: ``audit --db``'s summary,
+the problems of a log that cannot be read (``validate --lang``, and the language of the
+environment as gettext programs read it), the plurals of every language (no "1 games",
+no "(раз: 1)"), a scoresheet round whose points cannot be checked, and compare's added
+findings each said once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from yaniv_audit.cli import cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from test_golden_rulings import allowed_words, english_left
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAYS = ROOT / "replays"
+UNREADABLE = ROOT / "tests" / "golden" / "logs" / "unreadable.jsonl"
+UNCHECKED = ROOT / "tests" / "golden" / "logs" / "scoresheet-unchecked.jsonl"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), env={"NO_COLOR": "1", **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
+    """An archive of every sample log, a simulated game among them; the logs' words."""
+    folder = tmp_path_factory.mktemp("logs")
+    for log in REPLAYS.glob("*.jsonl"):
+        shutil.copy(log, folder / log.name)
+    shutil.copy(REPLAYS / "simulated" / "israeli" / "game-00000.jsonl", folder / "sim.jsonl")
+    db = str(folder / "games.duckdb")
+    assert run("ingest", "--db", db, str(folder)).exit_code == 0
+    return db, [str(p) for p in folder.glob("*.jsonl")]
+
+
+@pytest.mark.parametrize("lang", ["he", "ru", "de", "ko"])
+def test_audit_db_summary_speaks_the_readers_language_whole(
+    archive: tuple[str, list[str]], lang: str
+) -> None:
+    db, logs = archive
+    result = run("audit", "--db", db, "--again", "--exit-zero", "--lang", lang)
+    assert result.exit_code == 0, result.output
+    allowed = allowed_words([*logs, db, "yaniv-audit", "audit", "report", "leaderboard"])
+    allowed |= {"Yaniv", "Assaf", "geassaft"} if lang == "de" else set()
+    assert english_left(result.stdout, allowed, lang) == []
+    # and the check would see the English summary
+    english = run("audit", "--db", db, "--again", "--exit-zero")
+    assert "Players of the" in english.stdout
+    assert english_left(english.stdout, allowed, lang) != []
+
+
+def test_audit_db_summary_from_the_environment(archive: tuple[str, list[str]]) -> None:
+    db, _ = archive
+    out = run("audit", "--db", db, "--again", "--exit-zero", env={"LANG": "de_DE.UTF-8"}).stdout
+    assert "Spieler der von Menschen gespielten Spiele" in out
+    assert "1 simuliertes Spiel" in out  # one game, said in the singular
+
+
+def test_validate_says_the_problems_in_the_readers_language() -> None:
+    result = run("validate", str(UNREADABLE), "--lang", "ru")
+    assert result.exit_code == 3
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith(": не читается: 3 проблемы")
+    # which line, which field, what was expected, and the near miss
+    assert lines[3] == (
+        '  строка 4: round_started: поле "hands.dana.0": ожидается карта (достоинство A 2-9 '
+        "T (или 10) J Q K, затем масть C D H S (или ♣ ♦ ♥ ♠), или JK), получено "
+        '"H5"; может быть, имелось в виду "5H"?'
+    )
+    # gettext's variables choose it as well; LANGUAGE first
+    env = {"LANG": "en_US.UTF-8", "LANGUAGE": "he"}
+    assert "שורה 3" in run("validate", str(UNREADABLE), env=env).stdout
+
+
+def test_validate_in_english_is_as_other_programs_read_it() -> None:
+    result = run("validate", str(UNREADABLE), str(REPLAYS / "middle-card.jsonl"))
+    assert result.stdout.splitlines() == [
+        f"{UNREADABLE}: unreadable: 3 problems",
+        '  line 2: unknown event type "round_startd"; expected one of game_started, '
+        "round_started, discard, draw, slap, yaniv, showdown, round_ended, reshuffle, "
+        'game_ended, note, withdraw; did you mean "round_started"?',
+        '  line 3: note: field "player": "dnaa" is not seated (the players are "dana", '
+        '"omer"); did you mean "dana"?',
+        '  line 4: round_started: field "hands.dana.0": expected a card (rank A 2-9 T (or 10) '
+        'J Q K then suit C D H S (or ♣ ♦ ♥ ♠), or JK), got "H5"; did you mean "5H"?',
+        f"{REPLAYS / 'middle-card.jsonl'}: ok (24 events)",
+    ]
+
+
+def test_audit_of_an_unreadable_log_among_others_in_the_readers_language() -> None:
+    result = run("audit", str(UNREADABLE), str(REPLAYS / "middle-card.jsonl"), "--lang", "he")
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"{UNREADABLE}: לא קריא: שורה 2: סוג אירוע לא מוכר")
+    assert first.endswith(f"(ועוד 2: הרשימה ב־yaniv-audit validate {UNREADABLE})")
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "breaks the rules 1 time."),
+        ("ru", "нарушает правила 1 раз."),
+        ("he", "מפר את החוקים פעם אחת."),
+        ("de", "verstößt das Protokoll einmal gegen die Regeln."),
+    ],
+)
+def test_one_is_said_in_the_singular(lang: str, said: str) -> None:
+    out = run("audit", str(REPLAYS / "middle-card.jsonl"), "--lang", lang).stdout
+    assert said in out
+
+
+def test_russian_says_each_of_its_three_plural_forms() -> None:
+    from yaniv_audit.lang import Words
+
+    ru = Words("ru")
+    assert [ru.count("games", n) for n in (1, 3, 5, 21)] == [
+        "1 игра",
+        "3 игры",
+        "5 игр",
+        "21 игра",
+    ]
+    assert Words("he").count("times", 2) == "פעמיים"
+    assert Words().count("rounds", 1) == "1 round"
+
+
+def test_a_scoresheet_round_without_hands_says_its_points_cannot_be_checked() -> None:
+    out = run("audit", str(UNCHECKED)).stdout
+    assert "the rules give 0 (nothing ended" not in out
+    assert (
+        "hila was written down for 10 points in round 1; they cannot be checked: the log has "
+        "neither the round's hands nor its totals (no showdown), so the replay counts 0 "
+        "[claim.points]"
+    ) in out
+    assert "in round 1 hila's 10 cannot be checked" in out
+    # the ruling stays: a claim, the replay counting 0
+    report = json.loads(run("audit", str(UNCHECKED), "--json").stdout)
+    assert report["verdict"] == "claims"
+    points = [f for f in report["findings"] if f["code"] == "claim.points"]
+    assert [(f["player"], f["params"]["right"]) for f in points] == [("hila", 0), ("gal", 0)]
+
+
+def test_compare_says_each_added_finding_once_with_its_players() -> None:
+    out = run(
+        "compare", str(REPLAYS / "double-assaf.jsonl"), "--rules", "classic", "--rules", "namu"
+    ).stdout
+    [added] = [line for line in out.splitlines() if "findings added" in line]
+    assert added.count("claim.scores at event 16") == 1
+    assert "claim.scores at event 16 (anna, jonas, lena, paul)" in added
