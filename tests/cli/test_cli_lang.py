@@ -154,3 +154,18 @@ def test_compare_says_each_added_finding_once_with_its_players() -> None:
     [added] = [line for line in out.splitlines() if "findings added" in line]
     assert added.count("claim.scores at event 16") == 1
     assert "claim.scores at event 16 (anna, jonas, lena, paul)" in added
+
+
+def test_one_point_written_down_is_one_point_in_every_language() -> None:
+    from yaniv_audit.core.messages import render
+    from yaniv_audit.lang import Words
+
+    params = {"case": "hand", "player": "dana", "written": 1, "round": 2, "right": 5, "hand": 5}
+    assert render("claim.points", params) == (
+        "dana was written down for 1 point in round 2; the rules give 5 (hand total 5)"
+    )
+    assert "записали 1 очко в раунде 2" in Words("ru").finding("claim.points", params)
+    assert "1 Punkt aufgeschrieben" in Words("de").finding("claim.points", params)
+    assert "הרישום של dana: 1 נקודה בסיבוב 2" in Words("he").finding("claim.points", params)
+    many = {**params, "written": 22}
+    assert "записали 22 очка" in Words("ru").finding("claim.points", many)

@@ -85,6 +85,7 @@ PLURALS: dict[str, tuple[str, str]] = {
     "cards": NP_("{n} card", "{n} cards"),
     "events": NP_("{n} event", "{n} events"),
     "problems": NP_("{n} problem", "{n} problems"),
+    "points": NP_("{n} point", "{n} points"),
     "audits": NP_("{n} audit", "{n} audits"),
     "rule sets": NP_("{n} rule set", "{n} rule sets"),
     "replays": NP_("{n} replay", "{n} replays"),
@@ -363,47 +364,47 @@ TEMPLATES: dict[str, str] = {
     ),
     # the table's claims
     "claim.points:not_ended": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} (nothing ended round {round}: "
         "no Yaniv, showdown or exhausted stock, so nobody scores)"
     ),
     "claim.points:unchecked": N_(
-        "{player} was written down for {written} points in round {round}; they "
+        "{player} was written down for {written:*points} in round {round}; they "
         "cannot be checked: the log has neither the round's hands nor its totals "
         "(no showdown), so the replay counts {right}"
     ),
     "claim.points:assafers": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} ({assafers} Assafers x "
         "{rule[assaf_multi_penalty]} = {penalty}, "
         "assaf_multi_penalty={rule[assaf_multi_penalty]})"
     ),
     "claim.points:hand_assafers": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} (hand {hand} + {assafers} "
         "Assafers x {rule[assaf_multi_penalty]} = {penalty}, "
         "assaf_multi_penalty={rule[assaf_multi_penalty]})"
     ),
     "claim.points:assaf_penalty": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} (Assaf penalty, "
         "assaf_penalty={rule[assaf_penalty]})"
     ),
     "claim.points:hand_assaf_penalty": N_(
-        "{player} was written down for {written} points in "
+        "{player} was written down for {written:*points} in "
         "round {round}; the rules give {right} (hand {hand} + "
         "Assaf penalty, assaf_penalty={rule[assaf_penalty]})"
     ),
     "claim.points:caller": N_(
-        "{player} was written down for {written} points in round {round}; "
+        "{player} was written down for {written:*points} in round {round}; "
         "the rules give {right} (the caller scores 0)"
     ),
     "claim.points:assaf": N_(
-        "{player} was written down for {written} points in round {round}; "
+        "{player} was written down for {written:*points} in round {round}; "
         "the rules give {right} (Assaf, assaf_scoring={rule[assaf_scoring]})"
     ),
     "claim.points:hand": N_(
-        "{player} was written down for {written} points in round {round}; "
+        "{player} was written down for {written:*points} in round {round}; "
         "the rules give {right} (hand total {hand})"
     ),
     "claim.scores:round": N_(
