@@ -169,3 +169,23 @@ def test_one_point_written_down_is_one_point_in_every_language() -> None:
     assert "הרישום של dana: 1 נקודה בסיבוב 2" in Words("he").finding("claim.points", params)
     many = {**params, "written": 22}
     assert "записали 22 очка" in Words("ru").finding("claim.points", many)
+
+
+def test_the_checks_of_order_and_of_the_file_are_said_in_the_language_too(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "order.jsonl"
+    log.write_text(
+        '{"type":"game_started","format":"yaniv-log/1","players":["a","b"],"rules":"isreali"}\n'
+        '{"type":"round_started","seq":5,"round":1,"starter":"a"}\n'
+        '{"type":"discard","player":"a","cards":["5H"]}\n'
+    )
+    prose = tmp_path / "notes.jsonl"
+    prose.write_text("dear table\nhere are the scores\nfrom friday\n")
+    out = run("validate", str(log), str(prose), str(tmp_path / "none.jsonl"), "--lang", "he")
+    said = out.stdout.replace(str(tmp_path), "")  # the files' names are theirs
+    allowed = allowed_words([str(log), "israeli", "yaniv-audit", "template"])
+    allowed |= {"docs", "log", "format", "md", "jsonl", "JSON", "Lines", "hands"}  # a field
+    assert english_left(said, allowed) == [], said
+    assert 'שדה "seq": נדרש 1, מקום האירוע (מ־0), התקבל 5' in out.stdout
+    assert "ערכת כללים לא מוכרת" in out.stdout and "אין קובץ כזה" in out.stdout

@@ -91,6 +91,23 @@ SENTENCES: dict[str, str] = {
     "unreadable:cannot_read": N_("cannot read the file ({why})"),
     "unreadable:not_json": N_("not valid JSON: {why}"),
     "unreadable:not_utf8": N_("not valid UTF-8 {where}"),
+    "unreadable:seq": N_("expected {index}, the event's 0-based position, got {seq}"),
+    "unreadable:round_order": N_(
+        "expected {expected} (rounds are numbered 1, 2, ... in order), got {got}"
+    ),
+    "unreadable:round_under_way": N_("expected {expected}, the round under way, got {got}"),
+    "unreadable:move_no_deal": N_(
+        'a move in round {round}, whose round_started has no "hands"; moves can only be '
+        "replayed from a recorded deal"
+    ),
+    "unreadable:move_before_deal": N_(
+        'a move before round 1; moves need a round_started with "hands"'
+    ),
+    "unreadable:unknown_preset": N_("unknown preset {name}: expected one of {names}"),
+    "unreadable:not_a_log": N_(
+        "not a JSON Lines log: neither this line nor most of the file's {lines} lines are "
+        "JSON; a log is {shape}"
+    ),
     "say.validate_ok": N_("{file}: {verdict} ({events:*events})"),
     # the rules a ruling was made under, and where they came from
     "say.rules_declared": N_("rules: {rules} — declared by the log"),

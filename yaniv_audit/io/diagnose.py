@@ -269,7 +269,7 @@ def _not_json_lines(data: bytes) -> int:
 
 
 #: what a log looks like, for a file that is not one
-LOG_SHAPE = (
+LOG_SHAPE = N_(
     'one JSON object a line, the first {"type": "game_started", "format": '
     '"yaniv-log/1", "players": [...], "rules": "israeli"}, then one a move; '
     "docs/log-format.md has the format, and yaniv-audit template writes a game to start from"
@@ -277,7 +277,7 @@ LOG_SHAPE = (
 
 
 #: a file not named .json that holds a JSON array (docs/log-format.md, JSON arrays)
-AN_ARRAY = (
+AN_ARRAY = N_(
     "a JSON array of events, in a file read as JSON Lines (one event object a line) "
     "because it is not named .json: name it .json to read it as an array (standard "
     "input, -, is read as an array when it starts with [)"
@@ -490,6 +490,7 @@ def _parts(
     message is made of them as written above, else none (said as a whole)."""
     if not isinstance(kind, str) or path is None or not texts:
         return None, (), False
+    texts = [_said_hint(t)[0] for t in texts]  # the near miss is the hint's
     if unknown:
         made = f"{kind}: unknown field {quote(path)} (fields starting with _ are allowed)"
     else:
@@ -664,9 +665,48 @@ WHOLE = (
     N_("is a directory, not a log file"),
     N_("not valid JSON: a number or nesting too large to read"),
     N_("not valid JSON: nested too deeply (at most 1024 levels)"),
+    AN_ARRAY,
 )
 #: messages with a value in them: the pattern of the English, the sentence's key
 _FORMS = [
+    (
+        re.compile(r"expected (?P<index>\d+), the event's 0-based position, got (?P<seq>.+)"),
+        "unreadable:seq",
+    ),
+    (
+        re.compile(
+            r"expected (?P<expected>\d+) \(rounds are numbered 1, 2, \.\.\. in order\), "
+            r"got (?P<got>.+)"
+        ),
+        "unreadable:round_order",
+    ),
+    (
+        re.compile(r"expected (?P<expected>\d+), the round under way, got (?P<got>.+)"),
+        "unreadable:round_under_way",
+    ),
+    (
+        re.compile(
+            r"a move in round (?P<round>\d+), whose round_started has no \"hands\"; moves can "
+            r"only be replayed from a recorded deal"
+        ),
+        "unreadable:move_no_deal",
+    ),
+    (
+        re.compile(r'a move before round 1; moves need a round_started with "hands"'),
+        "unreadable:move_before_deal",
+    ),
+    (
+        re.compile(r"unknown preset (?P<name>.+): expected one of (?P<names>.+)", re.S),
+        "unreadable:unknown_preset",
+    ),
+    (
+        re.compile(
+            r"not a JSON Lines log: neither this line nor most of the file's (?P<lines>\d+) "
+            r"lines are JSON; a log is (?P<shape>.+)",
+            re.S,
+        ),
+        "unreadable:not_a_log",
+    ),
     (re.compile(r"expected (?P<what>.+?), got (?P<got>.+)", re.S), "unreadable:expected_got"),
     (re.compile(r"expected (?P<what>.+)", re.S), "unreadable:expected"),
     (
@@ -704,6 +744,8 @@ def said_text(text: str, words: Words) -> str:
         match = pattern.fullmatch(text)
         if match is not None:
             params = match.groupdict()
+            if "shape" in params:
+                params["shape"] = words.word(params["shape"])
             if "what" in params:
                 what = words.word(params["what"])
                 if what == params["what"] and what not in EXPECTED:
