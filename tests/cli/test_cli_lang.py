@@ -189,3 +189,26 @@ def test_the_checks_of_order_and_of_the_file_are_said_in_the_language_too(
     assert english_left(said, allowed) == [], said
     assert 'שדה "seq": נדרש 1, מקום האירוע (מ־0), התקבל 5' in out.stdout
     assert "ערכת כללים לא מוכרת" in out.stdout and "אין קובץ כזה" in out.stdout
+
+
+def test_audit_parquet_says_what_it_did_in_the_language_and_one_rule_set_singular() -> None:
+    from yaniv_audit.lang import Words
+
+    done = {
+        "games": 3,
+        "events": 100,
+        "sets": 1,
+        "seconds": "1.0",
+        "workers": 2,
+        "tasks": 4,
+        "rate": "1,000",
+        "startup": "2.0",
+        "out": "results",
+    }
+    assert Words().say("say.dask_done", **done) == (
+        "audited 3 games (100 events) under 1 rule set in 1.0 s on 2 workers, 4 tasks "
+        "(1,000 events/s; 2.0 s more to start); results in results"
+    )
+    said = Words("ru").say("say.dask_done", **done)
+    assert said.startswith("проверено: 3 игры (100 событий) по 1 набору правил")
+    assert english_left(said.replace("results", ""), set(), "ru") == []

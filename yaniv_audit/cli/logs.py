@@ -226,7 +226,17 @@ def audit(
             raise click.UsageError(
                 "--parquet goes with --rules, --scheduler, --workers, --out and --exit-zero only"
             )
-        sys.exit(audit_on_dask(parquet, rules_specs, scheduler or "local", workers, out, exit_zero))
+        sys.exit(
+            audit_on_dask(
+                parquet,
+                rules_specs,
+                scheduler or "local",
+                workers,
+                out,
+                exit_zero,
+                language_of(lang),
+            )
+        )
     if scheduler or workers or out:
         raise click.UsageError("--scheduler, --workers and --out go with --parquet")
     if db is not None:
@@ -303,8 +313,10 @@ def audit_on_dask(
     workers: int | None,
     out: str | None,
     exit_zero: bool,
+    words: Words | None = None,
 ) -> int:
-    """``audit --parquet``: the exit status."""
+    """``audit --parquet``: the exit status; its summary in ``words``' language."""
+    words = words or Words()
     if out is None:
         raise click.UsageError("--parquet needs --out DIR, the directory of the results")
     if workers is not None and scheduler != "local":
@@ -336,14 +348,23 @@ def audit_on_dask(
         verdict_line(
             n["games"],
             {v: n[v] for v in VERDICTS},  # as audit --db says it
-            [name_of(r) for r in rule_sets],
+            [name_of(r, words) for r in rule_sets],
+            words,
         )
     )
     echo(
-        f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
-        f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
-        f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
-        f"events/s; {done.startup:.1f} s more to start); results in {shown(out)}"
+        words.say(
+            "say.dask_done",
+            games=n["games"],
+            events=n["events"],
+            sets=done.rule_sets,
+            seconds=f"{done.seconds:.1f}",
+            workers=done.workers,
+            tasks=done.tasks,
+            rate=f"{done.events_per_second:,.0f}",
+            startup=f"{done.startup:.1f}",
+            out=shown(out),
+        )
     )
     verdicts = [v for v in ("corrupt", "unreadable", "violations", "claims") if n[v]]
     if exit_zero or not verdicts:

@@ -86,6 +86,8 @@ PLURALS: dict[str, tuple[str, str]] = {
     "events": NP_("{n} event", "{n} events"),
     "problems": NP_("{n} problem", "{n} problems"),
     "points": NP_("{n} point", "{n} points"),
+    "workers": NP_("{n} worker", "{n} workers"),
+    "tasks": NP_("{n} task", "{n} tasks"),
     "audits": NP_("{n} audit", "{n} audits"),
     "rule sets": NP_("{n} rule set", "{n} rule sets"),
     "replays": NP_("{n} replay", "{n} replays"),

@@ -171,6 +171,11 @@ SENTENCES: dict[str, str] = {
     "say.summary_more_players": N_(
         "and {n:*more players} (yaniv-audit report leaderboard lists them all)"
     ),
+    "say.dask_done": N_(
+        "audited {games:*games} ({events:*events}) under {sets:*rule sets} in {seconds} s "
+        "on {workers:*workers}, {tasks:*tasks} ({rate} events/s; {startup} s more to "
+        "start); results in {out}"
+    ),
     "say.summary_hint": N_("every ruling line: {every}; more: yaniv-audit report NAME"),
     "say.summary_done": N_(
         "every game of {archive} is audited under {names:names} by this version already "
