@@ -212,3 +212,11 @@ def test_audit_parquet_says_what_it_did_in_the_language_and_one_rule_set_singula
     said = Words("ru").say("say.dask_done", **done)
     assert said.startswith("проверено: 3 игры (100 событий) по 1 набору правил")
     assert english_left(said.replace("results", ""), set(), "ru") == []
+
+
+def test_no_sentence_the_command_line_says_carries_a_mark_it_would_escape() -> None:
+    """A bidi mark in a catalogue's sentence is escaped by the command line (``\\u200e``,
+    as a log's names are): Hebrew sets the options apart without one."""
+    out = run("audit", str(REPLAYS / "middle-card.jsonl"), "--strict", "--lang", "he").stdout
+    assert "(--strict עוצר בממצא הראשון)" in out
+    assert "\\u200e" not in out
