@@ -220,3 +220,19 @@ def test_no_sentence_the_command_line_says_carries_a_mark_it_would_escape() -> N
     out = run("audit", str(REPLAYS / "middle-card.jsonl"), "--strict", "--lang", "he").stdout
     assert "(--strict עוצר בממצא הראשון)" in out
     assert "\\u200e" not in out
+
+
+@pytest.mark.parametrize(
+    "command", [["compare", "--rules", "classic"], ["replay"], ["rules", "fit"]]
+)
+def test_a_command_on_one_log_says_why_it_cannot_read_it_in_the_language(
+    command: list[str],
+) -> None:
+    args = [*command[:1], *command[1:2]] if command[0] == "rules" else command[:1]
+    rest = [] if command[0] == "rules" else command[1:]
+    result = run(*args, str(UNREADABLE), *rest, "--lang", "ru")
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"yaniv-audit: {UNREADABLE}: не читается: строка 2: ")
+    assert "может быть, имелось в виду" in result.stderr
+    english = run(*args, str(UNREADABLE), *rest)
+    assert english.stderr.startswith(f"yaniv-audit: {UNREADABLE}: unreadable: line 2: ")

@@ -30,6 +30,7 @@ from .options import (
     rules_and_origin,
     rules_option,
     rules_or_house,
+    unreadable,
     worst,
 )
 from .render import (
@@ -443,15 +444,16 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool, lang: str | N
     from ..core.audit import EXIT_BY_VERDICT, compare_log
 
     sets = [resolve_or_usage(s) for s in rules_specs]
-    parsed = read_log_or_exit(log)
+    words = language_of(lang)
+    parsed = read_log_or_exit(log, words)
     try:
         result = compare_log(parsed, sets)
     except LogFormatError as exc:
-        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+        unreadable(log, exc, words)
     if as_json:
         emit_json(result)
     else:
-        echo(render_compare(result, language_of(lang)))
+        echo(render_compare(result, words))
     sys.exit(worst([EXIT_BY_VERDICT[r["verdict"]] for r in result["results"]]))
 
 
@@ -478,7 +480,8 @@ def replay(
     from ..core.replay_view import render_steps
 
     rules = rules_or_house(rules_specs)
-    parsed = read_log_or_exit(log)
+    words = language_of(lang)
+    parsed = read_log_or_exit(log, words)
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}"
@@ -495,9 +498,8 @@ def replay(
             for step in steps(parsed, rules, seat, replay=fold):
                 emit_json(step)
         except LogFormatError as exc:
-            fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+            unreadable(log, exc, words)
         sys.exit(EXIT_BY_VERDICT[verdict_of(fold.findings)])
-    words = language_of(lang)
     declared = parsed.game.rules.id
     given = "--rules" if rules_specs else "the house rules"
     if rules is None:
@@ -517,7 +519,7 @@ def replay(
             echo(shown(line))
         verdict = verdict_of(replay_log(parsed, rules).findings)
     except LogFormatError as exc:
-        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+        unreadable(log, exc, words)
     sys.exit(EXIT_BY_VERDICT[verdict])
 
 
