@@ -236,3 +236,23 @@ def test_a_command_on_one_log_says_why_it_cannot_read_it_in_the_language(
     assert "может быть, имелось в виду" in result.stderr
     english = run(*args, str(UNREADABLE), *rest)
     assert english.stderr.startswith(f"yaniv-audit: {UNREADABLE}: unreadable: line 2: ")
+
+
+def test_a_line_taken_out_is_said_once_with_the_later_events_counted(tmp_path: Path) -> None:
+    log = tmp_path / "shifted.jsonl"
+    log.write_text(
+        '{"type":"game_started","seq":0,"format":"yaniv-log/1","players":["a","b"],'
+        '"rules":"israeli"}\n'
+        '{"type":"round_started","seq":2,"round":1,"starter":"a"}\n'
+        '{"type":"round_ended","seq":3,"round":1}\n'
+        '{"type":"round_started","seq":4,"round":2,"starter":"b"}\n'
+    )
+    english = run("validate", str(log)).stdout.splitlines()
+    assert english[-1] == (
+        "  log: and 2 later events with seq off by the same amount (was a line added or taken out?)"
+    )
+    russian = run("validate", str(log), "--lang", "ru").stdout.splitlines()
+    assert russian[-1] == (
+        "  журнал: и ещё 2 события дальше с seq, сдвинутым на ту же величину (строку "
+        "добавили или удалили?)"
+    )

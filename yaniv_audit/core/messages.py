@@ -87,6 +87,7 @@ PLURALS: dict[str, tuple[str, str]] = {
     "problems": NP_("{n} problem", "{n} problems"),
     "points": NP_("{n} point", "{n} points"),
     "workers": NP_("{n} worker", "{n} workers"),
+    "later events": NP_("{n} later event", "{n} later events"),
     "tasks": NP_("{n} task", "{n} tasks"),
     "audits": NP_("{n} audit", "{n} audits"),
     "rule sets": NP_("{n} rule set", "{n} rule sets"),

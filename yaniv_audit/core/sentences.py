@@ -103,6 +103,9 @@ SENTENCES: dict[str, str] = {
     "unreadable:move_before_deal": N_(
         'a move before round 1; moves need a round_started with "hands"'
     ),
+    "unreadable:seq_shifted": N_(
+        "and {n:*later events} with seq off by the same amount (was a line added or taken out?)"
+    ),
     "unreadable:unknown_preset": N_("unknown preset {name}: expected one of {names}"),
     "unreadable:not_a_log": N_(
         "not a JSON Lines log: neither this line nor most of the file's {lines} lines are "

@@ -727,6 +727,13 @@ _FORMS = [
         re.compile(r"the first event must be game_started, got (?P<type>.+)", re.S),
         "unreadable:first_event",
     ),
+    (
+        re.compile(
+            r"and (?P<n>\d+) later events? with seq off by the same amount "
+            r"\(was a line added or taken out\?\)"
+        ),
+        "unreadable:seq_shifted",
+    ),
     (re.compile(r"cannot read the file \((?P<why>.*)\)", re.S), "unreadable:cannot_read"),
     (re.compile(r"not valid JSON: (?P<why>.*)", re.S), "unreadable:not_json"),
     (re.compile(r"not valid UTF-8 (?P<where>\(.*\))", re.S), "unreadable:not_utf8"),
@@ -743,7 +750,9 @@ def said_text(text: str, words: Words) -> str:
     for pattern, key in _FORMS:
         match = pattern.fullmatch(text)
         if match is not None:
-            params = match.groupdict()
+            params: dict[str, Any] = match.groupdict()
+            if "n" in params:
+                params["n"] = int(params["n"])  # a count, said in its plural form
             if "shape" in params:
                 params["shape"] = words.word(params["shape"])
             if "what" in params:
