@@ -256,3 +256,25 @@ def test_a_line_taken_out_is_said_once_with_the_later_events_counted(tmp_path: P
         "  журнал: и ещё 2 события дальше с seq, сдвинутым на ту же величину (строку "
         "добавили или удалили?)"
     )
+
+
+def test_the_rules_and_the_stock_of_a_log_are_said_in_the_language(tmp_path: Path) -> None:
+    log = tmp_path / "rules.jsonl"
+    log.write_text(
+        '{"type":"game_started","format":"yaniv-log/1","players":["a"],'
+        '"rules":"israeli(yaniv_max=seven,slap_down=maybe)"}\n'
+        '{"type":"round_started","round":1,"starter":"a","hands":{"a":["5H","6H","7H","8H",'
+        '"9H"]},"upcard":"2C"}\n'
+        '{"type":"draw","player":"a","source":"stock"}\n'
+        '{"type":"game_started","format":"yaniv-log/1","players":["a","b"],"rules":"israeli"}\n'
+    )
+    lines = run("validate", str(log), "--lang", "de").stdout.splitlines()
+    assert lines[1:] == [
+        '  Zeile 1: game_started: Feld "players": erwartet: 2 bis 8 Spieler, erhalten: ["a"]',
+        '  Zeile 1: game_started: Feld "rules": yaniv_max: erwartet: eine ganze Zahl von 0 '
+        'bis 99999, erhalten: "seven"; slap_down: erwartet: true oder false, erhalten: '
+        '"maybe"',
+        '  Zeile 3: draw: Feld "card": hier erforderlich: das round_started von Runde 1 hat '
+        'keinen "stock" aufgezeichnet, also ist die Reihenfolge des Stapels unbekannt',
+        "  Zeile 4: game_started: ein Protokoll enthält ein Spiel, und es begann bei Zeile 1",
+    ]

@@ -106,6 +106,23 @@ SENTENCES: dict[str, str] = {
     "unreadable:seq_shifted": N_(
         "and {n:*later events} with seq off by the same amount (was a line added or taken out?)"
     ),
+    "unreadable:param_expected_got": N_("{param}: expected {what}, got {got}"),
+    "unreadable:players": N_("expected {min} to {max} players, got {got}"),
+    "unreadable:long_line": N_(
+        "the line is {size} bytes long; at most {most} bytes (1 MiB) are allowed"
+    ),
+    "unreadable:one_game": N_("a log holds one game, and it started at {at}"),
+    "unreadable:stock_unknown_deal": N_(
+        'required here: round {round}\'s round_started recorded no "stock", so the order of '
+        "the stock is unknown"
+    ),
+    "unreadable:stock_unknown_drawn": N_(
+        'required here: every card of round {round}\'s recorded "stock" was drawn and no '
+        "reshuffle recorded a new order, so the order of the stock is unknown"
+    ),
+    "what:range": N_("a whole number from {lo} to {hi}"),
+    "what:one_of": N_("one of {names}"),
+    "what:or_null": N_("{what} or null"),
     "unreadable:unknown_preset": N_("unknown preset {name}: expected one of {names}"),
     "unreadable:not_a_log": N_(
         "not a JSON Lines log: neither this line nor most of the file's {lines} lines are "

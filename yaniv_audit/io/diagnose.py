@@ -651,7 +651,13 @@ EXPECTED = (
     N_("a round number >= 1"),
     N_('"stock" or "pile"'),
     N_("an event's seq (>= 0)"),
+    N_("true or false"),
 )
+#: what a rule parameter expects, with its values (rules.Param.expects)
+_WHAT = [
+    (re.compile(r"a whole number from (?P<lo>-?\d+) to (?P<hi>-?\d+)"), "what:range"),
+    (re.compile(r"one of (?P<names>[\w, -]+)"), "what:one_of"),
+]
 #: whole messages of an unreadable log, said as they are
 WHOLE = (
     N_("missing (required)"),
@@ -661,6 +667,10 @@ WHOLE = (
     N_('allowed only with "hands"'),
     N_("before round 1; it needs a round_started first"),
     N_("no events; a log starts with a game_started event"),
+    N_(
+        'required here: the last reshuffle recorded no "stock", or every card of it was '
+        "drawn, so the order of the stock is unknown"
+    ),
     N_("no such file"),
     N_("is a directory, not a log file"),
     N_("not valid JSON: a number or nesting too large to read"),
@@ -669,6 +679,39 @@ WHOLE = (
 )
 #: messages with a value in them: the pattern of the English, the sentence's key
 _FORMS = [
+    (
+        re.compile(r"(?P<param>[a-z_]+): expected (?P<what>.+?), got (?P<got>.+)", re.S),
+        "unreadable:param_expected_got",
+    ),
+    (
+        re.compile(r"expected (?P<min>\d+) to (?P<max>\d+) players, got (?P<got>\d+)"),
+        "unreadable:players",
+    ),
+    (
+        re.compile(
+            r"the line is (?P<size>\d+) bytes long; at most (?P<most>\d+) bytes \(1 MiB\) "
+            r"are allowed"
+        ),
+        "unreadable:long_line",
+    ),
+    (
+        re.compile(r"a log holds one game, and it started at (?P<at>line \d+|event \d+)"),
+        "unreadable:one_game",
+    ),
+    (
+        re.compile(
+            r"required here: round (?P<round>\d+)'s round_started recorded no \"stock\", so "
+            r"the order of the stock is unknown"
+        ),
+        "unreadable:stock_unknown_deal",
+    ),
+    (
+        re.compile(
+            r"required here: every card of round (?P<round>\d+)'s recorded \"stock\" was "
+            r"drawn and no reshuffle recorded a new order, so the order of the stock is unknown"
+        ),
+        "unreadable:stock_unknown_drawn",
+    ),
     (
         re.compile(r"expected (?P<index>\d+), the event's 0-based position, got (?P<seq>.+)"),
         "unreadable:seq",
@@ -756,12 +799,30 @@ def said_text(text: str, words: Words) -> str:
             if "shape" in params:
                 params["shape"] = words.word(params["shape"])
             if "what" in params:
-                what = words.word(params["what"])
-                if what == params["what"] and what not in EXPECTED:
+                what = _said_what(params["what"], words)
+                if what is None:
                     continue  # not one of ours: said as written
                 params["what"] = what
+            if "at" in params:  # where an event is: "line 3", "event 2"
+                kind, number = params["at"].split()
+                params["at"] = words.say(f"unreadable:{kind}", line=number, index=number)
             return words.say(key, **params)
     return text
+
+
+def _said_what(what: str, words: Words) -> str | None:
+    """What a field or a rule parameter expects, in ``words``' language; None when it
+    is none of the schemas' or the rules' own (said as written, then)."""
+    if what in EXPECTED:
+        return words.word(what)
+    null = what.endswith(" or null")
+    core = what.removesuffix(" or null")
+    for pattern, key in _WHAT:
+        match = pattern.fullmatch(core)
+        if match is not None:
+            said = words.say(key, **match.groupdict())
+            return words.say("what:or_null", what=said) if null else said
+    return None
 
 
 def said_problem(problem: Problem, words: Words) -> str:
