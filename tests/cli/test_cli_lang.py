@@ -278,3 +278,10 @@ def test_the_rules_and_the_stock_of_a_log_are_said_in_the_language(tmp_path: Pat
         'keinen "stock" aufgezeichnet, also ist die Reihenfolge des Stapels unbekannt',
         "  Zeile 4: game_started: ein Protokoll enthält ein Spiel, und es begann bei Zeile 1",
     ]
+
+
+def test_the_verbose_note_of_audit_is_in_the_language() -> None:
+    result = run("-v", "audit", str(REPLAYS / "middle-card.jsonl"), "--jobs", "2", "--lang", "ru")
+    assert "проверка: 1 журнал, правила: заявленные в каждом журнале, на 2 процессах" in (
+        result.stderr
+    )

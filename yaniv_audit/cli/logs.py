@@ -285,14 +285,14 @@ def audit(
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
     if verbosity() > 0:
-        where = (
-            "in this process"
-            if jobs == 1 or (jobs is None and small_work(files))
-            else f"on {jobs or os.cpu_count() or 1} processes"
-        )
+        alone = jobs == 1 or (jobs is None and small_work(files))
         note(
-            f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
-            f"{rules.id if rules else 'the rules each declares'} {where}",
+            words.say(
+                "say.auditing_here" if alone else "say.auditing_on",
+                n=len(files),
+                rules=rules.id if rules else words.word("the rules each declares"),
+                processes=jobs or os.cpu_count() or 1,
+            ),
             verbose=True,
         )
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:

@@ -88,6 +88,8 @@ PLURALS: dict[str, tuple[str, str]] = {
     "points": NP_("{n} point", "{n} points"),
     "workers": NP_("{n} worker", "{n} workers"),
     "later events": NP_("{n} later event", "{n} later events"),
+    "logs": NP_("{n} log", "{n} logs"),
+    "processes": NP_("{n} process", "{n} processes"),
     "tasks": NP_("{n} task", "{n} tasks"),
     "audits": NP_("{n} audit", "{n} audits"),
     "rule sets": NP_("{n} rule set", "{n} rule sets"),

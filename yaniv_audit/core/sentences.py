@@ -196,6 +196,8 @@ SENTENCES: dict[str, str] = {
         "on {workers:*workers}, {tasks:*tasks} ({rate} events/s; {startup} s more to "
         "start); results in {out}"
     ),
+    "say.auditing_here": N_("auditing {n:*logs} under {rules} in this process"),
+    "say.auditing_on": N_("auditing {n:*logs} under {rules} on {processes:*processes}"),
     "say.summary_hint": N_("every ruling line: {every}; more: yaniv-audit report NAME"),
     "say.summary_done": N_(
         "every game of {archive} is audited under {names:names} by this version already "
@@ -290,6 +292,7 @@ SENTENCE_WORDS: dict[str, str] = {
     "finished": N_("finished"),
     "wins": N_("wins"),
     "its declared rules": N_("its declared rules"),
+    "the rules each declares": N_("the rules each declares"),
     # validate's verdict on a log it can read
     "ok": N_("ok"),
 }
