@@ -84,6 +84,7 @@ def english_left(text: str, allowed: set[str], lang: str = "he") -> list[str]:
     text = re.sub(r"\b[a-z_]+=[\w.\-]+", " ", text)  # a rule parameter and its value
     text = re.sub(r"\b[a-z_]+\.[a-z_]+(@\d+)?", " ", text)  # a finding code
     text = re.sub(r"\b[0-9a-f]{16}\b", " ", text)  # a game's fingerprint
+    text = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", " ", text)  # an id of the format (game_started)
     if lang == "de":  # written in Latin letters: an English word is one German has not
         english, german = english_vocabulary(), german_vocabulary()
         return [

@@ -433,7 +433,7 @@ def test_compare_text_shows_both_rule_sets_and_what_changes() -> None:
     assert re.search(r"^  israeli\s+rules broken\s+winner: unfinished", result.output, re.M)
     assert re.search(r"^  namu\s+clean\s+winner: unfinished", result.output, re.M)
     assert (
-        "What changes:\n  - under namu: findings removed: draw.pile_card at event 5\n"
+        "What changes:\n  - under namu: findings removed: draw.pile_card at event 5 (noa)\n"
         "      because under namu any card of the previous throw may be taken (pickup=any)\n"
         "  - under namu: the verdict is clean instead of rules broken\n"
         "      because under namu any card of the previous throw may be taken (pickup=any)"
@@ -891,7 +891,7 @@ def test_the_ruling_says_the_findings_in_the_language_asked(
     assert hebrew.splitlines() == [
         f"{log}: הפרות כללים לפי israeli (משחק d454a4a5a6e99848)",
         "  חוקים: israeli — כפי שהוצהרו ביומן",
-        "  לפי israeli היומן מפר את החוקים (מספר ההפרות: 1).",
+        "  לפי israeli היומן מפר את החוקים פעם אחת.",
         "  סיבוב 1 (פתיחה: ariel, המהלכים נבדקו): קריאת יניב של ariel עם 4, וניצחון "
         "בסיבוב. ידיים: ariel 4, noa 7, ben 9. נקודות: ariel 0, noa 7, ben 9. ניקוד: "
         "ariel 0, noa 7, ben 9.",

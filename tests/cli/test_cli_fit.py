@@ -35,7 +35,7 @@ def test_a_call_above_the_declared_limit_is_said_with_the_event() -> None:
     assert lines[0] == "fits classic(yaniv_max=6)"
     assert lines[1] == "changed from classic: yaniv_max"
     assert (
-        "  yaniv_max=6..99999 — under yaniv_max=5, event 22: gil called Yaniv at 6 "
+        "  yaniv_max=6 or more — under yaniv_max=5, event 22: gil called Yaniv at 6 "
         "(AS 2S 3S); yaniv_max=5"
     ) in lines
     assert any(line.startswith("the log cannot tell") and "assaf_on_tie" in line for line in lines)
@@ -93,6 +93,16 @@ def test_in_the_readers_language() -> None:
     assert code == 0
     assert out.startswith("passt zu classic(yaniv_max=6)")
     assert "Ereignis 22" in out
+    # a range up to the parameter's own bound, as a person says it, in the language too
+    assert "  yaniv_max=6 oder mehr — " in out
+    assert "99999" not in out
+
+
+def test_a_range_without_an_upper_bound_says_or_more_and_the_json_keeps_its_shape() -> None:
+    _, out = run(str(REPLAYS / "middle-card.jsonl"))
+    assert "  yaniv_max=4 or more — " in out and "99999" not in out
+    _, out = run(str(REPLAYS / "middle-card.jsonl"), "--json")
+    assert json.loads(out)["alternatives"][0]["params"]["yaniv_max"] == {"range": [4, 99999]}
 
 
 def test_an_unreadable_log_is_one_line_exit_3(tmp_path: object) -> None:

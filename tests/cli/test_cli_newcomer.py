@@ -316,7 +316,7 @@ def test_the_summary_s_players_are_the_leaderboard_s(tmp_path: Path) -> None:
     lines = CliRunner().invoke(cli, ["audit", "--db", db]).stdout.splitlines()
     head = next(line for line in lines if line.startswith("Players of the "))
     assert head == (
-        "Players of the 7 games played by people, by wins (the 1 corrupt game left out):"
+        "Players of the 7 games played by people, by wins (the 1 impossible game left out):"
     )
     table = lines[lines.index(head) + 3 :]
     summary = {
@@ -347,7 +347,7 @@ def test_audit_db_prints_a_summary_and_all_prints_every_line(tmp_path: Path) -> 
         == "6 games: 4 clean, 1 with wrong claims only, 1 with rules broken, 0 impossible, "
         "0 unreadable"
     )
-    assert lines[1] == "Not clean (2):"
+    assert lines[1] == "Not clean (2 games):"
     assert lines[2].startswith(f"  {replay('middle-card')}: RULES BROKEN under israeli")
     assert lines[3].startswith(f"  {replay('wrong-score')}: WRONG CLAIMS under israeli")
     assert lines[4] == (

@@ -47,6 +47,10 @@ CASES: dict[str, list[str]] = {
     ],
     # the step-by-step replay
     "replay": ["replay", "replays/middle-card.jsonl"],
+    # a scoresheet round with points but neither hands nor totals: they cannot be checked
+    "scoresheet-unchecked": ["audit", "tests/golden/logs/scoresheet-unchecked.jsonl"],
+    # a log that cannot be read: every problem, with its line, field and near miss
+    "unreadable": ["validate", "tests/golden/logs/unreadable.jsonl", "replays/middle-card.jsonl"],
 }
 
 

@@ -849,7 +849,7 @@ def test_the_game_page_says_which_rules_fit_the_game_in_the_readers_language(
 def test_the_board_opens_with_the_line_a_table_reads_aloud(client: FlaskClient) -> None:
     html = client.get(f"/games/{fingerprint_of(MIDDLE)}?lang=de").get_data(as_text=True)
     (line,) = re.findall(r'<p class="read-aloud" id="read-aloud">(.*?)</p>', html)
-    assert line == "Nach israeli verstößt das Protokoll 1-mal gegen die Regeln."
+    assert line == "Nach israeli verstößt das Protokoll einmal gegen die Regeln."
 
 
 def test_a_rule_sets_id_keeps_its_parenthesis_in_a_right_to_left_page(

@@ -42,7 +42,7 @@ def rules_fit(log: str, start: str | None, as_json: bool, lang: str | None) -> N
 
     words = language_of(lang)
     rules = resolve_or_usage(start, "--from") if start else None
-    found = fit_log(read_log_or_exit(log), rules)
+    found = fit_log(read_log_or_exit(log, words), rules)
     if as_json:
         emit_json(found.to_json())
     else:

@@ -30,6 +30,7 @@ from .options import (
     rules_and_origin,
     rules_option,
     rules_or_house,
+    unreadable,
     worst,
 )
 from .render import (
@@ -54,10 +55,23 @@ if TYPE_CHECKING:
     from ..core.rules import RuleSet
 
 
+def lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--lang``: the language of the text a command writes."""
+    return click.option(
+        "--lang",
+        type=click.Choice(CODES),
+        default=None,
+        help="the language of the ruling (default: $LANGUAGE's, $LC_ALL's, $LC_MESSAGES' "
+        "or $LANG's, as gettext programs read them, else English); --json keeps the "
+        "English message and adds nothing",
+    )(f)
+
+
 @click.command()
 @click.argument("logs", nargs=-1, required=True, metavar="LOG...", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="one JSON line per log")
-def validate(logs: tuple[str, ...], as_json: bool) -> None:
+@lang_option
+def validate(logs: tuple[str, ...], as_json: bool, lang: str | None) -> None:
     """Check that each LOG is readable (format, fields, cards, players, order).
 
     LOG is a file or - (standard input). Every problem of an unreadable log is
@@ -69,6 +83,7 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
     from ..io.codec import count_events
     from ..io.diagnose import diagnose, render
 
+    words = language_of(lang)
     codes = []
     for path in logs:
         try:
@@ -91,27 +106,19 @@ def validate(logs: tuple[str, ...], as_json: bool) -> None:
                     }
                 )
             else:
-                for line in render(path, found):
+                for line in render(path, found, words=words):
                     echo(shown(line), painted=True)
             continue
         codes.append(EXIT_OK)
         if as_json:
             emit_json({"file": path, "verdict": "readable", "events": events})
         elif verbosity() >= 0:
-            echo(shown(f"{path}: ok ({events} events)"), painted=True)
+            ok = words.say("say.word", word="ok")
+            echo(
+                shown(words.say("say.validate_ok", file=path, verdict=ok, events=events)),
+                painted=True,
+            )
     sys.exit(worst(codes))
-
-
-def lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``--lang``: the language of the text a command writes."""
-    return click.option(
-        "--lang",
-        type=click.Choice(CODES),
-        default=None,
-        help="the language of the ruling (default: $LANGUAGE's, $LC_ALL's, $LC_MESSAGES' "
-        "or $LANG's, as gettext programs read them, else English); --json keeps the "
-        "English message and adds nothing",
-    )(f)
 
 
 @click.command()
@@ -220,7 +227,17 @@ def audit(
             raise click.UsageError(
                 "--parquet goes with --rules, --scheduler, --workers, --out and --exit-zero only"
             )
-        sys.exit(audit_on_dask(parquet, rules_specs, scheduler or "local", workers, out, exit_zero))
+        sys.exit(
+            audit_on_dask(
+                parquet,
+                rules_specs,
+                scheduler or "local",
+                workers,
+                out,
+                exit_zero,
+                language_of(lang),
+            )
+        )
     if scheduler or workers or out:
         raise click.UsageError("--scheduler, --workers and --out go with --parquet")
     if db is not None:
@@ -231,7 +248,11 @@ def audit(
                 "--strict reports stop at the first finding: they are not "
                 "stored in the archive; audit files for that"
             )
-        sys.exit(audit_archive(db, rules_specs, as_json, jobs, exit_zero, again, all_lines))
+        sys.exit(
+            audit_archive(
+                db, rules_specs, as_json, jobs, exit_zero, again, all_lines, language_of(lang)
+            )
+        )
     if again:
         raise click.UsageError("--again goes with --db")
     if not paths:
@@ -264,14 +285,14 @@ def audit(
     if "-" in files:
         jobs = 1  # standard input is this process's: read it here
     if verbosity() > 0:
-        where = (
-            "in this process"
-            if jobs == 1 or (jobs is None and small_work(files))
-            else f"on {jobs or os.cpu_count() or 1} processes"
-        )
+        alone = jobs == 1 or (jobs is None and small_work(files))
         note(
-            f"auditing {len(files)} log{'s' if len(files) != 1 else ''} under "
-            f"{rules.id if rules else 'the rules each declares'} {where}",
+            words.say(
+                "say.auditing_here" if alone else "say.auditing_on",
+                n=len(files),
+                rules=rules.id if rules else words.word("the rules each declares"),
+                processes=jobs or os.cpu_count() or 1,
+            ),
             verbose=True,
         )
     with audit_stream(files, rules, strict=strict, jobs=jobs) as reports:
@@ -293,8 +314,10 @@ def audit_on_dask(
     workers: int | None,
     out: str | None,
     exit_zero: bool,
+    words: Words | None = None,
 ) -> int:
-    """``audit --parquet``: the exit status."""
+    """``audit --parquet``: the exit status; its summary in ``words``' language."""
+    words = words or Words()
     if out is None:
         raise click.UsageError("--parquet needs --out DIR, the directory of the results")
     if workers is not None and scheduler != "local":
@@ -326,14 +349,23 @@ def audit_on_dask(
         verdict_line(
             n["games"],
             {v: n[v] for v in VERDICTS},  # as audit --db says it
-            [name_of(r) for r in rule_sets],
+            [name_of(r, words) for r in rule_sets],
+            words,
         )
     )
     echo(
-        f"audited {n['games']} games ({n['events']} events) under {done.rule_sets} "
-        f"rule set{'s' if done.rule_sets > 1 else ''} in {done.seconds:.1f} s on "
-        f"{done.workers} workers, {done.tasks} tasks ({done.events_per_second:,.0f} "
-        f"events/s; {done.startup:.1f} s more to start); results in {shown(out)}"
+        words.say(
+            "say.dask_done",
+            games=n["games"],
+            events=n["events"],
+            sets=done.rule_sets,
+            seconds=f"{done.seconds:.1f}",
+            workers=done.workers,
+            tasks=done.tasks,
+            rate=f"{done.events_per_second:,.0f}",
+            startup=f"{done.startup:.1f}",
+            out=shown(out),
+        )
     )
     verdicts = [v for v in ("corrupt", "unreadable", "violations", "claims") if n[v]]
     if exit_zero or not verdicts:
@@ -349,28 +381,37 @@ def audit_archive(
     exit_zero: bool,
     again: bool,
     all_lines: bool = False,
+    words: Words | None = None,
 ) -> int:
-    """``audit --db``: the exit status."""
+    """``audit --db``: the exit status; its text in ``words``' language."""
+    words = words or Words()
     rule_sets = list(dict.fromkeys(resolve_or_usage(s) for s in rules_specs)) or [
         rules_or_house(None)
     ]
     with open_archive(db or None) as archive:
         todo = archive.todo_under(rule_sets, again=again)
         count = sum(len(games) for games in todo.values())
-        done = [name_of(r) for r, games in todo.items() if not games]
+        done = [name_of(r, words) for r, games in todo.items() if not games]
         if done:
-            note(
-                f"every game of {archive.path} is audited under {', '.join(done)} by this "
-                "version already (--again audits them again)"
-            )
+            note(words.say("say.summary_done", archive=str(archive.path), names=done))
         if not count:
             return EXIT_OK
         todo = {r: games for r, games in todo.items() if games}
-        names = [name_of(r) for r in todo]
+        names = [name_of(r, words) for r in todo]
         games = len(set().union(*todo.values()))
         if as_json or all_lines:
+
+            def line(report: AnyReport) -> str:
+                return render_line(report, words=words)
+
             codes = print_reports(
-                archive.audit_under(todo, jobs=jobs), count, as_json, render_line, games, names
+                archive.audit_under(todo, jobs=jobs),
+                count,
+                as_json,
+                line,
+                games,
+                names,
+                words,
             )
         else:
             where = ["--db", str(archive.path)] if db else ["--db"]
@@ -380,14 +421,16 @@ def audit_archive(
                 archive.audit_games(todo, jobs=jobs),
                 games,
                 names,
-                f"every ruling line: {every}; more: yaniv-audit report NAME",
+                words.say("say.summary_hint", every=every),
+                words,
             )
     return EXIT_OK if exit_zero else worst(codes)
 
 
-def name_of(rules: RuleSet | None) -> str:
-    """How a summary names a rule set of ``audit --db`` (None: each game's own)."""
-    return rules.id if rules is not None else "its declared rules"
+def name_of(rules: RuleSet | None, words: Words | None = None) -> str:
+    """How a summary names a rule set of ``audit --db`` (None: each game's own), in
+    ``words``' language."""
+    return rules.id if rules is not None else (words or Words()).word("its declared rules")
 
 
 @click.command()
@@ -401,15 +444,16 @@ def compare(log: str, rules_specs: tuple[str, ...], as_json: bool, lang: str | N
     from ..core.audit import EXIT_BY_VERDICT, compare_log
 
     sets = [resolve_or_usage(s) for s in rules_specs]
-    parsed = read_log_or_exit(log)
+    words = language_of(lang)
+    parsed = read_log_or_exit(log, words)
     try:
         result = compare_log(parsed, sets)
     except LogFormatError as exc:
-        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+        unreadable(log, exc, words)
     if as_json:
         emit_json(result)
     else:
-        echo(render_compare(result, language_of(lang)))
+        echo(render_compare(result, words))
     sys.exit(worst([EXIT_BY_VERDICT[r["verdict"]] for r in result["results"]]))
 
 
@@ -436,7 +480,8 @@ def replay(
     from ..core.replay_view import render_steps
 
     rules = rules_or_house(rules_specs)
-    parsed = read_log_or_exit(log)
+    words = language_of(lang)
+    parsed = read_log_or_exit(log, words)
     if seat is not None and seat not in parsed.players:
         raise click.BadParameter(
             f"{seat!r} is not seated; players: {', '.join(parsed.players)}"
@@ -453,9 +498,8 @@ def replay(
             for step in steps(parsed, rules, seat, replay=fold):
                 emit_json(step)
         except LogFormatError as exc:
-            fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+            unreadable(log, exc, words)
         sys.exit(EXIT_BY_VERDICT[verdict_of(fold.findings)])
-    words = language_of(lang)
     declared = parsed.game.rules.id
     given = "--rules" if rules_specs else "the house rules"
     if rules is None:
@@ -475,7 +519,7 @@ def replay(
             echo(shown(line))
         verdict = verdict_of(replay_log(parsed, rules).findings)
     except LogFormatError as exc:
-        fail(f"{log}: unreadable: {exc}", EXIT_BAD_INPUT)
+        unreadable(log, exc, words)
     sys.exit(EXIT_BY_VERDICT[verdict])
 
 

@@ -23,6 +23,7 @@ from .render import Output, fail, note
 
 if TYPE_CHECKING:
     from ..core.events import Log
+    from ..lang import Words
 
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -200,13 +201,30 @@ def force_option(what: str) -> Callable[[Any], Any]:
     return click.option("--force", is_flag=True, help=f"overwrite {what} that is there already")
 
 
-def read_log_or_exit(path: str) -> Log:
+def read_log_or_exit(path: str, words: Words | None = None) -> Log:
+    """The log at ``path``, or exit saying why it cannot be read (its first problem, in
+    ``words``' language when one is given)."""
     from ..io.codec import read_log  # heavy (marshmallow): imported when used
 
     try:
         return read_log(path)
     except LogFormatError as exc:
+        unreadable(path, exc, words)
+
+
+def unreadable(path: str, exc: LogFormatError, words: Words | None = None) -> NoReturn:
+    """Exit saying that the log at ``path`` cannot be read: ``exc`` in English (as
+    other programs read it), else its first problem in ``words``' language."""
+    if words is None or words.gettext is None:
         fail(f"{path}: unreadable: {exc}", EXIT_BAD_INPUT)
+    from ..io.diagnose import diagnose, from_error  # heavy (marshmallow): imported when used
+
+    # the first problem as validate says it (its field and near miss), else the error's
+    found = diagnose(path, exc, limit=1) if exc.line is not None or exc.index is not None else None
+    problem = found.problems[0] if found is not None and found.problems else from_error(exc)
+    text = problem.text(words)
+    verdict = words.say("say.word", word="verdict.unreadable")
+    fail(words.say("unreadable:one", file=path, verdict=verdict, text=text), EXIT_BAD_INPUT)
 
 
 def open_archive(

@@ -289,15 +289,21 @@ def unreadable_text(report: Unreadable, *, every: bool, words: Words = ENGLISH) 
     """An unreadable log's ruling: all its problems (``every``), else the first and how
     many more there are."""
     # heavy (the engine, marshmallow): imported when used, for start-up time
-    from ..io.diagnose import diagnose, render
+    from ..io.diagnose import Diagnosis, diagnose, render
 
     source = report["file"]
     found = diagnose(source)
     if not found.total:  # unreadable to the replay only: its one error
         return render_report(report, words=words)
     if every:
-        return "\n".join(map(shown, render(source, found, "UNREADABLE")))
+        return "\n".join(map(shown, render(source, found, "UNREADABLE", words)))
     more = found.total - 1
+    if words.gettext is not None:  # the reader's language (English: as other programs read it)
+        first = render(source, Diagnosis(found.problems[:1], 1), "UNREADABLE", words)[0]
+        if not more:
+            return shown(first)
+        key = "unreadable:first_more_stopped" if found.stopped else "unreadable:first_more"
+        return shown(words.say(key, text=first, n=more, file=source))
     return shown(
         f"{source}: UNREADABLE: {found.problems[0].text()}"
         + (
@@ -313,11 +319,14 @@ def unreadable_text(report: Unreadable, *, every: bool, words: Words = ENGLISH) 
 SUMMARY_LINES, SUMMARY_PLAYERS = 20, 10
 
 
-def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -> list[int]:
+def print_summary(
+    games: Any, count: int, rule_sets: Sequence[str], hint: str, words: Words = ENGLISH
+) -> list[int]:
     """``audit --db``'s summary of the ``count`` audited games (:class:`AuditedGame`s)
     under ``rule_sets``: the verdicts, a ruling line for each report that is not clean,
     and the players of the games not simulated (each game under its first rule set),
-    then ``hint`` on standard error; the exit codes seen.
+    then ``hint`` on standard error; the exit codes seen. Every word in ``words``'
+    language (``audit --db --lang``).
 
     It keeps counts, not the games: its memory does not grow with them."""
     # heavy (the engine): imported when used, for start-up time
@@ -338,7 +347,7 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
                 codes.add(EXIT_BY_VERDICT[verdict])
                 if verdict != "clean":
                     if len(not_clean) < SUMMARY_LINES:
-                        not_clean.append(render_line(report))
+                        not_clean.append(render_line(report, words=words))
                     else:
                         more += 1
             first = game.reports[0]
@@ -357,36 +366,33 @@ def print_summary(games: Any, count: int, rule_sets: Sequence[str], hint: str) -
                 tally[0] += 1
                 tally[1] += player in final["winners"]
                 tally[2] += final["finished"]
-    echo(verdict_line(audited, counts, rule_sets))
+    echo(verdict_line(audited, counts, rule_sets, words))
     if not_clean:
-        several = " audits" if len(rule_sets) > 1 else ""  # a line per game and rule set
-        echo(f"Not clean ({len(not_clean) + more}{several}):")
+        # a line per game, or per game and rule set
+        several = "say.summary_not_clean_audits" if len(rule_sets) > 1 else "say.summary_not_clean"
+        echo(words.say(several, n=len(not_clean) + more))
         for line in not_clean:
             echo("  " + line, painted=True)
         if more:
-            echo(f"  and {more} more (--all prints every ruling line)")
+            echo("  " + words.say("say.summary_more", n=more))
     if players:
-        out = [
-            f"the {n} {what} game{'s' if n != 1 else ''}"
-            for n, what in ((bots, "simulated"), (impossible, "corrupt"))
+        left = [
+            words.say(key, n=n)
+            for n, key in ((bots, "say.summary_simulated"), (impossible, "say.summary_impossible"))
             if n
         ]
-        left = f" ({' and '.join(out)} left out)" if out else ""
-        echo(
-            f"Players of the {humans} game{'s' if humans != 1 else ''} played by "
-            f"people, by wins{left}:"
-        )
+        if left:
+            echo(words.say("say.summary_players_left", n=humans, left=left))
+        else:
+            echo(words.say("say.summary_players", n=humans))
         ranked = sorted(players.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
         table = render_table(
-            ["player", "games", "finished", "wins"],  # as the leaderboard
+            [words.word(w) for w in ("player", "games", "finished", "wins")],  # as the leaderboard
             [(name, g, f, w) for name, (g, w, f) in ranked[:SUMMARY_PLAYERS]],
         )
         echo("\n".join("  " + line for line in table.split("\n")))
         if len(ranked) > SUMMARY_PLAYERS:
-            echo(
-                f"  and {len(ranked) - SUMMARY_PLAYERS} more players (yaniv-audit "
-                "report leaderboard lists them all)"
-            )
+            echo("  " + words.say("say.summary_more_players", n=len(ranked) - SUMMARY_PLAYERS))
     note(hint)
     return sorted(codes)
 
@@ -505,13 +511,19 @@ def render_report(
         if err.get("line") is not None:
             json_log = str(source).lower().endswith(".json")
             key = "say.unreadable_event" if json_log else "say.unreadable_at"
+        text = err["message"]
+        if words.gettext is not None:
+            # heavy (marshmallow): imported when used, for start-up time
+            from ..io.diagnose import said_text
+
+            text = said_text(text, words)
         return shown(
             words.say(
                 key,
                 file=source,
                 verdict=verdict_word("unreadable"),
                 line=err.get("line"),
-                text=err["message"],
+                text=text,
             )
         )
     report = audited(report)

@@ -211,6 +211,11 @@ def dispute(finding: Finding) -> dict[str, Any]:
     core/messages.py): the number the rules give, the one written, and why."""
     params = finding.params
     code, case = finding.code, params.get("case")
+    if code == "claim.points" and case == "unchecked":
+        return {
+            "phrase": "dispute:unchecked",
+            **{k: params[k] for k in ("round", "player", "written")},
+        }
     if code == "claim.points":
         rule = params.get("rule")
         why = (

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ from .rules import (
     PARAM_BY_NAME,
     PARAMS,
     PRESETS,
+    SCORE_MAX,
     Reductions,
     RuleSet,
     _combination_problems,
@@ -894,14 +895,24 @@ def _alt_contains(alt: Alternative, rules: RuleSet) -> bool:
 # --- the answer in words ----------------------------------------------------------
 
 
-def values_text(kind: str, value: Any) -> str:
-    """A parameter's values as the text writes them: ``5``, ``5..7``, ``any, ends``."""
+def values_text(
+    kind: str, value: Any, name: str | None = None, or_more: Callable[[int], str] | None = None
+) -> str:
+    """A parameter's values as the text writes them: ``5``, ``5..7``, ``any, ends``; a
+    range up to the bound of every score (:data:`SCORE_MAX`, no bound a table has:
+    ``6..99999``) as a person says it, ``6 or more`` (``or_more``: in a reader's
+    language). A bound the rules do set (``decks=2..4``) is said as it is."""
+    unbounded = name in PARAM_BY_NAME and PARAM_BY_NAME[name].maximum >= SCORE_MAX
+
+    def span(lo: int, hi: int) -> str:
+        if unbounded and hi >= SCORE_MAX:
+            return or_more(lo) if or_more is not None else f"{lo} or more"
+        return f"{lo}..{hi}"
+
     if kind == "range":
-        return f"{value[0]}..{value[1]}"
+        return span(*value)
     if kind == "values":
-        return ", ".join(
-            f"{v[0]}..{v[1]}" if isinstance(v, list) else format_value(v) for v in value
-        )
+        return ", ".join(span(*v) if isinstance(v, list) else format_value(v) for v in value)
     return format_value(value)
 
 
@@ -928,7 +939,8 @@ def fit_lines(
         if alt.changed:
             out.append((line("fit:changed", start=fit.start.id, names=list(alt.changed)), []))
         for name, (kind, value) in alt.params.items():
-            text = f"{name}={values_text(kind, value)}"
+            said = values_text(kind, value, name, lambda low: line("fit:or_more", low=low))
+            text = f"{name}={said}"
             why = alt.why.get(name)
             seqs = alt.events.get(name, [])
             if why is not None:

@@ -24,7 +24,12 @@ cards, lists and plurals its own way:
   a value ``{"finding": code, "params": ...}`` is a finding's message;
 - ``word`` a value that is itself one of the words of :data:`WORDS` (``upword``: in
   capitals, where the language has them);
-- ``#one|many`` picks by the count of the value (a number or a list's length);
+- ``#one|many`` picks by the count of the value (a number or a list's length), as
+  English does (a catalogue may write its own ``#one|many`` too);
+- ``*KEY`` says the count as the plural entry ``KEY`` of :data:`PLURALS` does (``{n}
+  time``, ``{n} times``): a catalogue gives it every form its language has (Russian
+  three, Korean one), picked by the language's own rule (its ``Plural-Forms``,
+  ``ngettext``), so that no language writes "1 games" or "(раз: 3)";
 - a trailing ``?WORD`` writes the word of :data:`WORDS` instead of a value that is
   ``None`` or empty, ``!WORD`` only instead of ``None``.
 
@@ -46,6 +51,8 @@ from typing import Any
 from .cards import NAMES, Card
 
 Translate = Callable[[str], str]
+#: a catalogue's ngettext: the form of (singular, plural) for a count
+Plural = Callable[[str, str, int], str]
 
 
 def N_(text: str) -> str:
@@ -54,8 +61,45 @@ def N_(text: str) -> str:
     return text
 
 
+def NP_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a plural entry for the catalogues (``msgid_plural``): its English forms."""
+    return singular, plural
+
+
 def _same(text: str) -> str:
     return text
+
+
+def _english_plural(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+#: a count said with its noun, by key (``{count:*times}``): each language's forms are in
+#: its catalogue, picked by its plural rule; ``{n}`` is the count
+PLURALS: dict[str, tuple[str, str]] = {
+    "times": NP_("{n} time", "{n} times"),
+    "things": NP_("{n} thing", "{n} things"),
+    "findings": NP_("{n} finding", "{n} findings"),
+    "games": NP_("{n} game", "{n} games"),
+    "rounds": NP_("{n} round", "{n} rounds"),
+    "cards": NP_("{n} card", "{n} cards"),
+    "events": NP_("{n} event", "{n} events"),
+    "problems": NP_("{n} problem", "{n} problems"),
+    "points": NP_("{n} point", "{n} points"),
+    "workers": NP_("{n} worker", "{n} workers"),
+    "later events": NP_("{n} later event", "{n} later events"),
+    "logs": NP_("{n} log", "{n} logs"),
+    "processes": NP_("{n} process", "{n} processes"),
+    "tasks": NP_("{n} task", "{n} tasks"),
+    "audits": NP_("{n} audit", "{n} audits"),
+    "rule sets": NP_("{n} rule set", "{n} rule sets"),
+    "replays": NP_("{n} replay", "{n} replays"),
+    "simulated games": NP_("{n} simulated game", "{n} simulated games"),
+    "impossible games": NP_("{n} impossible game", "{n} impossible games"),
+    "more players": NP_("{n} more player", "{n} more players"),
+    "standard decks": NP_("{n} standard deck", "{n} standard decks"),
+    "jokers": NP_("{n} joker", "{n} jokers"),
+}
 
 
 #: the English template of every finding (by ``code`` or ``code:case``) and phrase
@@ -156,7 +200,7 @@ TEMPLATES: dict[str, str] = {
         "the pile: {where} ({previous})"
     ),
     # the deal
-    "deal.hand_size": N_("{player} was dealt {dealt} cards; hand_size={rule[hand_size]}"),
+    "deal.hand_size": N_("{player} was dealt {dealt:*cards}; hand_size={rule[hand_size]}"),
     "deal.too_big": N_(
         "{hands} hands of {rule[hand_size]} and an upcard need {needed} cards; "
         "the deck holds {deck} (decks={rule[decks]}, jokers={rule[jokers]})"
@@ -220,12 +264,12 @@ TEMPLATES: dict[str, str] = {
         "out during play"
     ),
     "reshuffle.not_allowed:stock_left": N_(
-        "the pile was reshuffled while the stock still held {stock} card{stock:#|s}"
+        "the pile was reshuffled while the stock still held {stock:*cards}"
     ),
     # draws from the pile
     "draw.pile_needs_combo": N_(
-        "{player} drew from the pile after throwing {thrown} "
-        "card{thrown:#|s} (pile_needs_combo={rule[pile_needs_combo]})"
+        "{player} drew from the pile after throwing {thrown:*cards} "
+        "(pile_needs_combo={rule[pile_needs_combo]})"
     ),
     "draw.pile_card:middle": N_(
         "{player} took {card:card} from the middle of {layer:cards}; "
@@ -287,7 +331,7 @@ TEMPLATES: dict[str, str] = {
     ),
     "showdown.no_caller:stock_left": N_(
         "the showdown names no caller, but the stock still "
-        "holds {stock} card{stock:#|s}: under "
+        "holds {stock:*cards}: under "
         "reshuffle={rule[reshuffle]} only an exhausted stock "
         "ends a round without a Yaniv"
     ),
@@ -325,42 +369,47 @@ TEMPLATES: dict[str, str] = {
     ),
     # the table's claims
     "claim.points:not_ended": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} (nothing ended round {round}: "
         "no Yaniv, showdown or exhausted stock, so nobody scores)"
     ),
+    "claim.points:unchecked": N_(
+        "{player} was written down for {written:*points} in round {round}; they "
+        "cannot be checked: the log has neither the round's hands nor its totals "
+        "(no showdown), so the replay counts {right}"
+    ),
     "claim.points:assafers": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} ({assafers} Assafers x "
         "{rule[assaf_multi_penalty]} = {penalty}, "
         "assaf_multi_penalty={rule[assaf_multi_penalty]})"
     ),
     "claim.points:hand_assafers": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} (hand {hand} + {assafers} "
         "Assafers x {rule[assaf_multi_penalty]} = {penalty}, "
         "assaf_multi_penalty={rule[assaf_multi_penalty]})"
     ),
     "claim.points:assaf_penalty": N_(
-        "{player} was written down for {written} points in round "
+        "{player} was written down for {written:*points} in round "
         "{round}; the rules give {right} (Assaf penalty, "
         "assaf_penalty={rule[assaf_penalty]})"
     ),
     "claim.points:hand_assaf_penalty": N_(
-        "{player} was written down for {written} points in "
+        "{player} was written down for {written:*points} in "
         "round {round}; the rules give {right} (hand {hand} + "
         "Assaf penalty, assaf_penalty={rule[assaf_penalty]})"
     ),
     "claim.points:caller": N_(
-        "{player} was written down for {written} points in round {round}; "
+        "{player} was written down for {written:*points} in round {round}; "
         "the rules give {right} (the caller scores 0)"
     ),
     "claim.points:assaf": N_(
-        "{player} was written down for {written} points in round {round}; "
+        "{player} was written down for {written:*points} in round {round}; "
         "the rules give {right} (Assaf, assaf_scoring={rule[assaf_scoring]})"
     ),
     "claim.points:hand": N_(
-        "{player} was written down for {written} points in round {round}; "
+        "{player} was written down for {written:*points} in round {round}; "
         "the rules give {right} (hand total {hand})"
     ),
     "claim.scores:round": N_(
@@ -399,13 +448,13 @@ TEMPLATES: dict[str, str] = {
     # the ruling's first line, which a table reads aloud (the report's ruling)
     "ruling:clean": N_("Under {rules} every move and every number the table wrote is right."),
     "ruling:claims": N_(
-        "Under {rules} every move is right, but the table wrote down {count} "
-        "thing{count:#|s} the rules do not give: {disputes:phrases}."
+        "Under {rules} every move is right, but the table wrote down {count:*things} "
+        "the rules do not give: {disputes:phrases}."
     ),
-    "ruling:violations": N_("Under {rules} the log breaks the rules {count} time{count:#|s}."),
+    "ruling:violations": N_("Under {rules} the log breaks the rules {count:*times}."),
     "ruling:violations_claims": N_(
-        "Under {rules} the log breaks the rules {count} time{count:#|s}, and the "
-        "table wrote down {claims} thing{claims:#|s} the rules do not give: "
+        "Under {rules} the log breaks the rules {count:*times}, and the "
+        "table wrote down {claims:*things} the rules do not give: "
         "{disputes:phrases}."
     ),
     "ruling:corrupt": N_(
@@ -413,6 +462,10 @@ TEMPLATES: dict[str, str] = {
     ),
     # phrases: one disputed number of the ruling, who is right and by which rule
     "dispute:points": N_("in round {round} {player}'s {right} is right, not {written}: {why}"),
+    "dispute:unchecked": N_(
+        "in round {round} {player}'s {written} cannot be checked (the log has neither "
+        "the round's hands nor its totals)"
+    ),
     "dispute:scores": N_("after round {round} {player}'s score is {right}, not {written}"),
     "dispute:scores_why": N_(
         "after round {round} {player}'s score is {right}, not {written}: {why}"
@@ -520,24 +573,24 @@ TEMPLATES: dict[str, str] = {
     # rules fit (core/fit.py): the rule sets a game fits
     "fit:fits": N_("fits {rules}"),
     "fit:closest": N_(
-        "no rule set tried makes the log clean; the closest is {rules}, with {count} "
-        "{count:#finding|findings} left"
+        "no rule set tried makes the log clean; the closest is {rules}, with {count:*findings} left"
     ),
+    "fit:or_more": N_("{low} or more"),
     "fit:changed": N_("changed from {start}: {names:names}"),
     "fit:because": N_("under {name}={value}, event {seq}: {message}"),
     "fit:left": N_("left: event {seq}: {message}"),
     "fit:open": N_("the log cannot tell (the starting values are kept): {names:names}"),
-    "fit:replays": N_("{replays} replays of the log"),
+    "fit:replays": N_("{replays:*replays} of the log"),
 }
 
 #: a rule parameter's value in plain words (the rules page's, docs/rules.md), by
 #: ``name=value`` (a choice, true or false, null, an empty table) or by ``name`` (a
 #: number, as ``{value}``): what the ``rules`` spec writes before ``(name=value)``
 RULE_WORDS: dict[str, str] = {
-    "decks": N_("{value} standard deck{value:#|s} shuffled together"),
+    "decks": N_("{value:*standard decks} shuffled together"),
     "jokers=0": N_("the deck has no jokers"),
-    "jokers": N_("the deck has {value} joker{value:#|s} a deck"),
-    "hand_size": N_("each player is dealt {value} cards"),
+    "jokers": N_("the deck has {value:*jokers} a deck"),
+    "hand_size": N_("each player is dealt {value:*cards}"),
     "face_values=flat": N_("jacks, queens and kings count 10"),
     "face_values=ranked": N_("jacks count 11, queens 12, kings 13"),
     "joker_value": N_("a joker in hand counts {value}"),
@@ -654,9 +707,13 @@ def template_key(code: str, params: Mapping[str, Any]) -> str:
 
 
 class _Formatter(string.Formatter):
-    def __init__(self, gettext: Translate, suits: bool) -> None:
+    def __init__(self, gettext: Translate, suits: bool, plural: Plural | None = None) -> None:
         super().__init__()
         self.gettext, self.suits = gettext, suits
+        # a catalogue's gettext brings its ngettext (a reader that passes only the one,
+        # the pages, a fit's lines, still says "1 раз" and "5 раз")
+        owner = getattr(gettext, "__self__", None)
+        self.plural: Plural = plural or getattr(owner, "ungettext", None) or _english_plural
 
     def format_field(self, value: Any, format_spec: str) -> str:
         spec, fallback, only_none = format_spec, "", False
@@ -667,6 +724,9 @@ class _Formatter(string.Formatter):
                 break
         if fallback and (value is None or (not only_none and not value)):
             return self.gettext(WORDS[fallback])
+        if spec.startswith("*"):
+            count = value if isinstance(value, int) else len(value)
+            return self.plural(*PLURALS[spec[1:]], count).replace("{n}", str(count))
         if spec.startswith("#"):
             one, many = spec[1:].split("|")
             count = value if isinstance(value, int) else len(value)
@@ -724,11 +784,19 @@ _ENGLISH = _Formatter(_same, suits=False)
 
 
 def render(
-    code: str, params: Mapping[str, Any], gettext: Translate | None = None, *, suits: bool = False
+    code: str,
+    params: Mapping[str, Any],
+    gettext: Translate | None = None,
+    *,
+    suits: bool = False,
+    plural: Plural | None = None,
 ) -> str:
     """The message of a finding of ``code`` with ``params``: English with canonical cards
-    unless a reader's ``gettext`` (its catalogue) and ``suits`` (8♥) are given."""
-    formatter = _ENGLISH if gettext is None and not suits else _Formatter(gettext or _same, suits)
+    unless a reader's ``gettext`` (its catalogue, and ``plural`` its ngettext) and
+    ``suits`` (8♥) are given."""
+    formatter = (
+        _ENGLISH if gettext is None and not suits else _Formatter(gettext or _same, suits, plural)
+    )
     return formatter.fill(template_key(code, params), params)
 
 

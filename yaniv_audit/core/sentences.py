@@ -57,6 +57,78 @@ SENTENCES: dict[str, str] = {
     "say.unreadable": N_("{file}: {verdict:upword}: {text}"),
     "say.unreadable_at": N_("{file}: {verdict:upword}: line {line}: {text}"),
     "say.unreadable_event": N_("{file}: {verdict:upword}: event {line}: {text}"),
+    # a log that cannot be read (validate, audit): where, what, and a near miss
+    "unreadable:one": N_("{file}: {verdict}: {text}"),
+    "unreadable:count": N_("{file}: {verdict}: {n:*problems}"),
+    "unreadable:count_at_least": N_("{file}: {verdict}: at least {n:*problems}"),
+    "unreadable:more": N_("and {n} more (the first {listed} are listed)"),
+    "unreadable:more_stopped": N_(
+        "and at least {n} more (the first {listed} are listed; the count stops at {most}, "
+        "the rest of the log unread)"
+    ),
+    "unreadable:first_more": N_("{text} (and {n} more: yaniv-audit validate {file} lists them)"),
+    "unreadable:first_more_stopped": N_(
+        "{text} (and at least {n} more: yaniv-audit validate {file} lists them)"
+    ),
+    "unreadable:line": N_("line {line}"),
+    "unreadable:event": N_("event {index}"),
+    "unreadable:log": N_("log"),
+    "unreadable:problem": N_("{at}: {text}"),
+    "unreadable:problem_hint": N_("{at}: {text}; did you mean {hint}?"),
+    "unreadable:of_event": N_("{kind}: {text}"),
+    "unreadable:field": N_("{kind}: field {field}: {text}"),
+    "unreadable:unknown_field": N_(
+        "{kind}: unknown field {field} (fields starting with _ are allowed)"
+    ),
+    "unreadable:expected": N_("expected {what}"),
+    "unreadable:expected_got": N_("expected {what}, got {got}"),
+    "unreadable:not_seated": N_("{player} is not seated (the players are {seats})"),
+    "unreadable:seated_twice": N_("{player} is seated twice"),
+    "unreadable:unknown_type": N_("unknown event type {type}; expected one of {types}"),
+    "unreadable:unknown_type_only": N_("unknown event type {type}"),
+    "unreadable:missing_type": N_('missing field "type"; expected one of {types}'),
+    "unreadable:first_event": N_("the first event must be game_started, got {type}"),
+    "unreadable:cannot_read": N_("cannot read the file ({why})"),
+    "unreadable:not_json": N_("not valid JSON: {why}"),
+    "unreadable:not_utf8": N_("not valid UTF-8 {where}"),
+    "unreadable:seq": N_("expected {index}, the event's 0-based position, got {seq}"),
+    "unreadable:round_order": N_(
+        "expected {expected} (rounds are numbered 1, 2, ... in order), got {got}"
+    ),
+    "unreadable:round_under_way": N_("expected {expected}, the round under way, got {got}"),
+    "unreadable:move_no_deal": N_(
+        'a move in round {round}, whose round_started has no "hands"; moves can only be '
+        "replayed from a recorded deal"
+    ),
+    "unreadable:move_before_deal": N_(
+        'a move before round 1; moves need a round_started with "hands"'
+    ),
+    "unreadable:seq_shifted": N_(
+        "and {n:*later events} with seq off by the same amount (was a line added or taken out?)"
+    ),
+    "unreadable:param_expected_got": N_("{param}: expected {what}, got {got}"),
+    "unreadable:players": N_("expected {min} to {max} players, got {got}"),
+    "unreadable:long_line": N_(
+        "the line is {size} bytes long; at most {most} bytes (1 MiB) are allowed"
+    ),
+    "unreadable:one_game": N_("a log holds one game, and it started at {at}"),
+    "unreadable:stock_unknown_deal": N_(
+        'required here: round {round}\'s round_started recorded no "stock", so the order of '
+        "the stock is unknown"
+    ),
+    "unreadable:stock_unknown_drawn": N_(
+        'required here: every card of round {round}\'s recorded "stock" was drawn and no '
+        "reshuffle recorded a new order, so the order of the stock is unknown"
+    ),
+    "what:range": N_("a whole number from {lo} to {hi}"),
+    "what:one_of": N_("one of {names}"),
+    "what:or_null": N_("{what} or null"),
+    "unreadable:unknown_preset": N_("unknown preset {name}: expected one of {names}"),
+    "unreadable:not_a_log": N_(
+        "not a JSON Lines log: neither this line nor most of the file's {lines} lines are "
+        "JSON; a log is {shape}"
+    ),
+    "say.validate_ok": N_("{file}: {verdict} ({events:*events})"),
     # the rules a ruling was made under, and where they came from
     "say.rules_declared": N_("rules: {rules} — declared by the log"),
     "say.rules_given": N_("rules: {rules} — given with --rules"),
@@ -100,14 +172,39 @@ SENTENCES: dict[str, str] = {
     "say.line_found": N_(" ({counts}; first: {code} at {at})"),
     "say.count": N_("{n} × {kind:word}"),
     "say.line_won": N_("{winners:and} won"),
-    "say.line_unfinished": N_("unfinished after {rounds} {rounds:#round|rounds}"),
+    "say.line_unfinished": N_("unfinished after {rounds:*rounds}"),
     "say.at": N_("event {seq}"),
     "say.at_line": N_("event {seq} (line {line})"),
     "say.summary": N_(
-        "{games} {games:#game|games}{under}: {clean} clean, {claims} with wrong claims "
+        "{games:*games}{under}: {clean} clean, {claims} with wrong claims "
         "only, {violations} with rules broken, {corrupt} impossible, {unreadable} unreadable"
     ),
-    "say.summary_under": N_(", {audits} audits under {sets} rule sets ({names:names})"),
+    "say.summary_under": N_(", {audits:*audits} under {sets:*rule sets} ({names:names})"),
+    # audit --db's summary of the archive's games
+    "say.summary_not_clean": N_("Not clean ({n:*games}):"),
+    "say.summary_not_clean_audits": N_("Not clean ({n:*audits}):"),
+    "say.summary_more": N_("and {n} more (--all prints every ruling line)"),
+    "say.summary_players": N_("Players of the {n:*games} played by people, by wins:"),
+    "say.summary_players_left": N_(
+        "Players of the {n:*games} played by people, by wins ({left:and} left out):"
+    ),
+    "say.summary_simulated": N_("the {n:*simulated games}"),
+    "say.summary_impossible": N_("the {n:*impossible games}"),
+    "say.summary_more_players": N_(
+        "and {n:*more players} (yaniv-audit report leaderboard lists them all)"
+    ),
+    "say.dask_done": N_(
+        "audited {games:*games} ({events:*events}) under {sets:*rule sets} in {seconds} s "
+        "on {workers:*workers}, {tasks:*tasks} ({rate} events/s; {startup} s more to "
+        "start); results in {out}"
+    ),
+    "say.auditing_here": N_("auditing {n:*logs} under {rules} in this process"),
+    "say.auditing_on": N_("auditing {n:*logs} under {rules} on {processes:*processes}"),
+    "say.summary_hint": N_("every ruling line: {every}; more: yaniv-audit report NAME"),
+    "say.summary_done": N_(
+        "every game of {archive} is audited under {names:names} by this version already "
+        "(--again audits them again)"
+    ),
     # compare
     "say.compare_head": N_("game {game}: baseline {baseline}"),
     "say.compare_row": N_("winner: {who}  scores: {scores:scores}"),
@@ -131,6 +228,7 @@ SENTENCES: dict[str, str] = {
     "say.change_findings_added": N_("findings added: {list:phrases_comma}"),
     "say.change_findings_removed": N_("findings removed: {list:phrases_comma}"),
     "say.finding_at": N_("{code} at event {seq}"),
+    "say.finding_at_players": N_("{code} at event {seq} ({players:names})"),
     "say.why": ": {what}",
     "say.score_moved": N_("{player} {to} instead of {from}"),
     "say.points_new": N_("{player} scores {to} (nothing under the baseline)"),
@@ -148,7 +246,7 @@ SENTENCES: dict[str, str] = {
     "say.step_finding": N_("!! {kind:word}{where}: {text} [{code}]"),
     "say.step_line": N_(" (line {line})"),
     "say.step_table": N_("top throw: {top} | stock: {stock} | turn: {turn}"),
-    "say.step_cards": N_("{count} {count:#card|cards}"),
+    "say.step_cards": N_("{count:*cards}"),
     "say.step_scores": N_("scores: {scores:scores}"),
     "say.step_scores_out": N_("scores: {scores:scores} | out: {out:names}"),
     "say.step_stopped": N_("(the replay stops here: the log is physically impossible)"),
@@ -189,6 +287,16 @@ SENTENCE_WORDS: dict[str, str] = {
     "pile": N_("pile"),
     "--rules": N_("--rules"),
     "the house rules": N_("the house rules"),
+    # audit --db's summary: the columns of its players (as the leaderboard's), and the
+    # rule set of a game audited under the rules it declares
+    "player": N_("player"),
+    "games": N_("games"),
+    "finished": N_("finished"),
+    "wins": N_("wins"),
+    "its declared rules": N_("its declared rules"),
+    "the rules each declares": N_("the rules each declares"),
+    # validate's verdict on a log it can read
+    "ok": N_("ok"),
 }
 
 TEMPLATES.update(SENTENCES)
@@ -380,10 +488,7 @@ def _clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()
         return phrase("say.change_final", scores=after)
     if field == "findings":
         parts = [
-            phrase(
-                key,
-                list=[phrase("say.finding_at", code=f["code"], seq=f["seq"]) for f in params[name]],
-            )
+            phrase(key, list=_findings_at(params[name]))
             for name, key in (
                 ("added", "say.change_findings_added"),
                 ("removed", "say.change_findings_removed"),
@@ -392,6 +497,22 @@ def _clause(change: Mapping[str, Any], changes: Sequence[Mapping[str, Any]] = ()
         ]
         return phrase("say.findings", parts=parts)
     return phrase("say.raw", text=change["message"])
+
+
+def _findings_at(findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each finding code@seq of a change once, with the players it is of (a score claim
+    of four players at one event is one ``claim.scores at event 16 (anna, jonas, ...)``)."""
+    players: dict[tuple[str, int], list[str]] = {}
+    for f in findings:
+        who = players.setdefault((f["code"], f["seq"]), [])
+        if f.get("player") and f["player"] not in who:
+            who.append(f["player"])
+    return [
+        phrase("say.finding_at_players", code=code, seq=seq, players=who)
+        if who
+        else phrase("say.finding_at", code=code, seq=seq)
+        for (code, seq), who in players.items()
+    ]
 
 
 def _points(player: str, before: int | None, after: int | None) -> dict[str, Any]:

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -38,6 +38,7 @@ from ..core import structure
 from ..core.cards import canonical, is_card_text
 from ..core.errors import LogFormatError, close_match, where
 from ..core.events import Event, GameStarted, RoundStarted
+from ..core.messages import N_
 from ..core.rules import PRESETS
 from .codec import (
     _LONG_DIGITS,
@@ -54,6 +55,9 @@ from .codec import (
     stdin_bytes,
 )
 from .log_schema import MISSING_FIELD, SCHEMAS, UNKNOWN_FIELD, quote, show
+
+if TYPE_CHECKING:
+    from ..lang import Words
 
 #: the problems listed at most; the rest are counted
 LIMIT = 50
@@ -73,11 +77,21 @@ class Problem:
     field: str | None
     message: str
     hint: str | None = None
+    #: the message's parts, where it is an event's (its type) and one field's (``field``
+    #: and what is wrong with it, ``texts``; ``unknown``: a field the event has not),
+    #: or the event's as a whole (no ``field``): what another language says them from
+    kind: str | None = None
+    texts: tuple[str, ...] = ()
+    unknown: bool = False
 
     def where(self) -> str:
         return where(self.line, self.index)
 
-    def text(self) -> str:
+    def text(self, words: Words | None = None) -> str:
+        """The problem as a line says it: in English (the messages other programs read),
+        or in ``words``' language (``validate --lang``)."""
+        if words is not None and words.gettext is not None:
+            return said_problem(self, words)
         hint = f"; did you mean {_q(self.hint)}?" if self.hint is not None else ""
         return f"{self.where()}: {self.message}{hint}"
 
@@ -255,7 +269,7 @@ def _not_json_lines(data: bytes) -> int:
 
 
 #: what a log looks like, for a file that is not one
-LOG_SHAPE = (
+LOG_SHAPE = N_(
     'one JSON object a line, the first {"type": "game_started", "format": '
     '"yaniv-log/1", "players": [...], "rules": "israeli"}, then one a move; '
     "docs/log-format.md has the format, and yaniv-audit template writes a game to start from"
@@ -263,7 +277,7 @@ LOG_SHAPE = (
 
 
 #: a file not named .json that holds a JSON array (docs/log-format.md, JSON arrays)
-AN_ARRAY = (
+AN_ARRAY = N_(
     "a JSON array of events, in a file read as JSON Lines (one event object a line) "
     "because it is not named .json: name it .json to read it as an array (standard "
     "input, -, is read as an array when it starts with [)"
@@ -389,7 +403,9 @@ class _Checks:
                 ("hands.", "totals.", "points.", "scores.")
             ):
                 hint = close_match(problem.field.split(".", 1)[1], self.seated)
-        self.found.add(Problem(line, index, problem.field, problem.message, hint))
+        self.found.add(
+            Problem(line, index, problem.field, problem.message, hint, event.type, (problem.text,))
+        )
         self._after_problem(event)
 
     def _after_problem(self, event: Event) -> None:
@@ -446,21 +462,40 @@ def _field_problems(error: LogFormatError, raw: Any) -> list[Problem]:
         path = next(iter(error.messages), None)
         texts = error.messages.get(path, []) if path is not None else []
         message, said = _said_hint(error.message)
-        return [
-            Problem(error.line, error.index, path, message, said or _hint(path, texts, raw, schema))
-        ]
+        hint = said or _hint(path, texts, raw, schema)
+        parts = _parts(message, kind, path, texts)
+        return [Problem(error.line, error.index, path, message, hint, *parts)]
     problems = []
     hints = {path: _hint(path, texts, raw, schema) for path, texts in error.messages.items()}
     for path, texts in error.messages.items():
         if texts == [MISSING_FIELD] and path in hints.values():
             continue  # said by the hint of the unknown field that was meant to be it
-        if texts == [UNKNOWN_FIELD]:
+        unknown = texts == [UNKNOWN_FIELD]
+        if unknown:
             message = f"{kind}: unknown field {quote(path)} (fields starting with _ are allowed)"
         else:
             message = f"{kind}: field {quote(path)}: {'; '.join(texts)}"
         message, said = _said_hint(message)
-        problems.append(Problem(error.line, error.index, path, message, said or hints[path]))
+        parts = _parts(message, kind, path, texts, unknown)
+        problems.append(
+            Problem(error.line, error.index, path, message, said or hints[path], *parts)
+        )
     return problems
+
+
+def _parts(
+    message: str, kind: Any, path: str | None, texts: list[str], unknown: bool = False
+) -> tuple[str | None, tuple[str, ...], bool]:
+    """A field problem's parts (:attr:`Problem.kind`, ``texts``, ``unknown``) when its
+    message is made of them as written above, else none (said as a whole)."""
+    if not isinstance(kind, str) or path is None or not texts:
+        return None, (), False
+    texts = [_said_hint(t)[0] for t in texts]  # the near miss is the hint's
+    if unknown:
+        made = f"{kind}: unknown field {quote(path)} (fields starting with _ are allowed)"
+    else:
+        made = f"{kind}: field {quote(path)}: {'; '.join(texts)}"
+    return (kind, tuple(texts), unknown) if message == made else (None, (), False)
 
 
 _SAID = re.compile(r'; did you mean ("(?:[^"\\]|\\.)*")\?$')
@@ -561,8 +596,13 @@ def event_lines(path: str | Path) -> list[int] | None:
     ]
 
 
-def render(source: str, found: Diagnosis, verdict: str = "unreadable") -> list[str]:
-    """The problems as text lines: one line for one problem, else a count and a line each."""
+def render(
+    source: str, found: Diagnosis, verdict: str = "unreadable", words: Words | None = None
+) -> list[str]:
+    """The problems as text lines: one line for one problem, else a count and a line each;
+    in English, or in ``words``' language (``validate --lang``, ``audit --lang``)."""
+    if words is not None and words.gettext is not None:
+        return _said_lines(source, found, verdict, words)
     if found.total == 1:
         return [f"{source}: {verdict}: {found.problems[0].text()}"]
     at_least = "at least " if found.stopped else ""
@@ -583,3 +623,249 @@ def render(source: str, found: Diagnosis, verdict: str = "unreadable") -> list[s
 
 def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
+
+
+# --- in a reader's language -------------------------------------------------------
+
+#: what a field expects, as the schemas write it (``expected X``, ``expected X, got Y``):
+#: said in a reader's language from the catalogues (a text not here stays English)
+EXPECTED = (
+    N_("a card (rank A 2-9 T (or 10) J Q K then suit C D H S (or ♣ ♦ ♥ ♠), or JK)"),
+    N_("a list of cards"),
+    N_("a non-empty list of cards"),
+    N_("an ISO-8601 timestamp with offset, e.g. 2024-05-01T20:15:00+03:00"),
+    N_('a rule-set id such as "israeli(yaniv_max=5)" or an object {"base": "israeli", ...}'),
+    N_("a whole number"),
+    N_("a whole number >= 0"),
+    N_("a string"),
+    N_("a player id (a non-empty string)"),
+    N_("an object {player: whole number}"),
+    N_("an object {player: list of cards}"),
+    N_("a list of players"),
+    N_("2 to 8 players"),
+    N_("an object"),
+    N_('a player id or an object {"id": ..., "name": ...}'),
+    N_("a player id or a non-empty list of player ids"),
+    N_("a non-empty list of seqs (whole numbers)"),
+    N_("a non-empty list of seqs"),
+    N_("a round number >= 1"),
+    N_('"stock" or "pile"'),
+    N_("an event's seq (>= 0)"),
+    N_("true or false"),
+)
+#: what a rule parameter expects, with its values (rules.Param.expects)
+_WHAT = [
+    (re.compile(r"a whole number from (?P<lo>-?\d+) to (?P<hi>-?\d+)"), "what:range"),
+    (re.compile(r"one of (?P<names>[\w, -]+)"), "what:one_of"),
+]
+#: whole messages of an unreadable log, said as they are
+WHOLE = (
+    N_("missing (required)"),
+    N_("unknown field (fields starting with _ are allowed)"),
+    N_("no round has started yet"),
+    N_("required for a draw from the pile"),
+    N_('allowed only with "hands"'),
+    N_("before round 1; it needs a round_started first"),
+    N_("no events; a log starts with a game_started event"),
+    N_(
+        'required here: the last reshuffle recorded no "stock", or every card of it was '
+        "drawn, so the order of the stock is unknown"
+    ),
+    N_("no such file"),
+    N_("is a directory, not a log file"),
+    N_("not valid JSON: a number or nesting too large to read"),
+    N_("not valid JSON: nested too deeply (at most 1024 levels)"),
+    AN_ARRAY,
+)
+#: messages with a value in them: the pattern of the English, the sentence's key
+_FORMS = [
+    (
+        re.compile(r"(?P<param>[a-z_]+): expected (?P<what>.+?), got (?P<got>.+)", re.S),
+        "unreadable:param_expected_got",
+    ),
+    (
+        re.compile(r"expected (?P<min>\d+) to (?P<max>\d+) players, got (?P<got>\d+)"),
+        "unreadable:players",
+    ),
+    (
+        re.compile(
+            r"the line is (?P<size>\d+) bytes long; at most (?P<most>\d+) bytes \(1 MiB\) "
+            r"are allowed"
+        ),
+        "unreadable:long_line",
+    ),
+    (
+        re.compile(r"a log holds one game, and it started at (?P<at>line \d+|event \d+)"),
+        "unreadable:one_game",
+    ),
+    (
+        re.compile(
+            r"required here: round (?P<round>\d+)'s round_started recorded no \"stock\", so "
+            r"the order of the stock is unknown"
+        ),
+        "unreadable:stock_unknown_deal",
+    ),
+    (
+        re.compile(
+            r"required here: every card of round (?P<round>\d+)'s recorded \"stock\" was "
+            r"drawn and no reshuffle recorded a new order, so the order of the stock is unknown"
+        ),
+        "unreadable:stock_unknown_drawn",
+    ),
+    (
+        re.compile(r"expected (?P<index>\d+), the event's 0-based position, got (?P<seq>.+)"),
+        "unreadable:seq",
+    ),
+    (
+        re.compile(
+            r"expected (?P<expected>\d+) \(rounds are numbered 1, 2, \.\.\. in order\), "
+            r"got (?P<got>.+)"
+        ),
+        "unreadable:round_order",
+    ),
+    (
+        re.compile(r"expected (?P<expected>\d+), the round under way, got (?P<got>.+)"),
+        "unreadable:round_under_way",
+    ),
+    (
+        re.compile(
+            r"a move in round (?P<round>\d+), whose round_started has no \"hands\"; moves can "
+            r"only be replayed from a recorded deal"
+        ),
+        "unreadable:move_no_deal",
+    ),
+    (
+        re.compile(r'a move before round 1; moves need a round_started with "hands"'),
+        "unreadable:move_before_deal",
+    ),
+    (
+        re.compile(r"unknown preset (?P<name>.+): expected one of (?P<names>.+)", re.S),
+        "unreadable:unknown_preset",
+    ),
+    (
+        re.compile(
+            r"not a JSON Lines log: neither this line nor most of the file's (?P<lines>\d+) "
+            r"lines are JSON; a log is (?P<shape>.+)",
+            re.S,
+        ),
+        "unreadable:not_a_log",
+    ),
+    (re.compile(r"expected (?P<what>.+?), got (?P<got>.+)", re.S), "unreadable:expected_got"),
+    (re.compile(r"expected (?P<what>.+)", re.S), "unreadable:expected"),
+    (
+        re.compile(r"(?P<player>\".*\") is not seated \(the players are (?P<seats>.*)\)", re.S),
+        "unreadable:not_seated",
+    ),
+    (re.compile(r"(?P<player>\".*\") is seated twice", re.S), "unreadable:seated_twice"),
+    (
+        re.compile(r"unknown event type (?P<type>.+); expected one of (?P<types>.+)", re.S),
+        "unreadable:unknown_type",
+    ),
+    (re.compile(r"unknown event type (?P<type>.+)", re.S), "unreadable:unknown_type_only"),
+    (
+        re.compile(r'missing field "type"; expected one of (?P<types>.+)', re.S),
+        "unreadable:missing_type",
+    ),
+    (
+        re.compile(r"the first event must be game_started, got (?P<type>.+)", re.S),
+        "unreadable:first_event",
+    ),
+    (
+        re.compile(
+            r"and (?P<n>\d+) later events? with seq off by the same amount "
+            r"\(was a line added or taken out\?\)"
+        ),
+        "unreadable:seq_shifted",
+    ),
+    (re.compile(r"cannot read the file \((?P<why>.*)\)", re.S), "unreadable:cannot_read"),
+    (re.compile(r"not valid JSON: (?P<why>.*)", re.S), "unreadable:not_json"),
+    (re.compile(r"not valid UTF-8 (?P<where>\(.*\))", re.S), "unreadable:not_utf8"),
+]
+
+
+def said_text(text: str, words: Words) -> str:
+    """One message of an unreadable log in ``words``' language: a whole message the
+    catalogue has, or one of the schemas' and checks' own forms (``expected X, got Y``:
+    X from the catalogue, Y the log's value as it is); else as written (English)."""
+    whole = words.word(text)
+    if whole != text:
+        return whole
+    for pattern, key in _FORMS:
+        match = pattern.fullmatch(text)
+        if match is not None:
+            params: dict[str, Any] = match.groupdict()
+            if "n" in params:
+                params["n"] = int(params["n"])  # a count, said in its plural form
+            if "shape" in params:
+                params["shape"] = words.word(params["shape"])
+            if "what" in params:
+                what = _said_what(params["what"], words)
+                if what is None:
+                    continue  # not one of ours: said as written
+                params["what"] = what
+            if "at" in params:  # where an event is: "line 3", "event 2"
+                kind, number = params["at"].split()
+                params["at"] = words.say(f"unreadable:{kind}", line=number, index=number)
+            return words.say(key, **params)
+    return text
+
+
+def _said_what(what: str, words: Words) -> str | None:
+    """What a field or a rule parameter expects, in ``words``' language; None when it
+    is none of the schemas' or the rules' own (said as written, then)."""
+    if what in EXPECTED:
+        return words.word(what)
+    null = what.endswith(" or null")
+    core = what.removesuffix(" or null")
+    for pattern, key in _WHAT:
+        match = pattern.fullmatch(core)
+        if match is not None:
+            said = words.say(key, **match.groupdict())
+            return words.say("what:or_null", what=said) if null else said
+    return None
+
+
+def said_problem(problem: Problem, words: Words) -> str:
+    """A :class:`Problem` in ``words``' language: where, what, and the near miss."""
+    if problem.line is not None:
+        at = words.say("unreadable:line", line=problem.line)
+    elif problem.index is not None:
+        at = words.say("unreadable:event", index=problem.index)
+    else:
+        at = words.say("unreadable:log")
+    texts = "; ".join(said_text(t, words) for t in problem.texts)
+    if problem.kind is None:
+        message = said_text(problem.message, words)
+    elif problem.field is None:
+        message = words.say("unreadable:of_event", kind=problem.kind, text=texts)
+    elif problem.unknown:
+        message = words.say(
+            "unreadable:unknown_field", kind=problem.kind, field=quote(problem.field)
+        )
+    else:
+        message = words.say(
+            "unreadable:field", kind=problem.kind, field=quote(problem.field), text=texts
+        )
+    if problem.hint is not None:
+        return words.say("unreadable:problem_hint", at=at, text=message, hint=_q(problem.hint))
+    return words.say("unreadable:problem", at=at, text=message)
+
+
+def _said_lines(source: str, found: Diagnosis, verdict: str, words: Words) -> list[str]:
+    """:func:`render` in ``words``' language (``verdict`` in capitals: as audit says it)."""
+    said = words.say("say.upword" if verdict.isupper() else "say.word", word="verdict.unreadable")
+    if found.total == 1:
+        return [
+            words.say(
+                "unreadable:one", file=source, verdict=said, text=found.problems[0].text(words)
+            )
+        ]
+    key = "unreadable:count_at_least" if found.stopped else "unreadable:count"
+    lines = [words.say(key, file=source, verdict=said, n=found.total)]
+    lines.extend("  " + p.text(words) for p in found.problems)
+    if found.more:
+        key = "unreadable:more_stopped" if found.stopped else "unreadable:more"
+        lines.append(
+            "  " + words.say(key, n=found.more, listed=len(found.problems), most=f"{COUNT_MAX:,}")
+        )
+    return lines

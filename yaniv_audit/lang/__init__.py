@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.messages import N_, Translate, render
+from ..core.messages import N_, PLURALS, Plural, Translate, render
 from ..core.sentences import SENTENCES, kind_word, verdict_word
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ __all__ = [
     "from_environment",
     "gettext_of",
     "kind_word",
+    "ngettext_of",
     "po_path",
     "read_catalogue",
     "render",
@@ -113,6 +114,12 @@ def gettext_of(code: str) -> Translate | None:
     return None if code == DEFAULT else catalogue_of(code).ugettext
 
 
+def ngettext_of(code: str) -> Plural | None:
+    """The catalogue's ngettext of ``code`` (its forms of a plural entry, by its rule);
+    None for English."""
+    return None if code == DEFAULT else catalogue_of(code).ungettext
+
+
 def from_environment(environ: Mapping[str, str]) -> str:
     """The language a gettext program would speak: the first of ``LANGUAGE`` (a list,
     ``he:en``), ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set (``he_IL.UTF-8``:
@@ -143,15 +150,24 @@ class Words:
     def __init__(self, code: str = DEFAULT, *, suits: bool = False, isolate: bool = False) -> None:
         self.code = code if code in LANGUAGES else DEFAULT
         self.gettext = gettext_of(self.code)
+        self.ngettext = ngettext_of(self.code)
         self.suits = suits
         self.isolate = isolate and LANGUAGES[self.code].rtl
 
     def say(self, key: str, **params: Any) -> str:
-        return render(key, self._isolated(params), self.gettext, suits=self.suits)
+        return render(
+            key, self._isolated(params), self.gettext, suits=self.suits, plural=self.ngettext
+        )
 
     def phrase(self, value: Mapping[str, Any]) -> str:
         """A sentence kept as data (``{"phrase": key, ...params}``) in this language."""
-        return render(str(value["phrase"]), self._isolated(value), self.gettext, suits=self.suits)
+        return render(
+            str(value["phrase"]),
+            self._isolated(value),
+            self.gettext,
+            suits=self.suits,
+            plural=self.ngettext,
+        )
 
     def _isolated(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
         rules = params.get("rules")
@@ -160,7 +176,14 @@ class Words:
         return {**params, "rules": f"\u2068{rules}\u2069"}
 
     def finding(self, code: str, params: Mapping[str, Any]) -> str:
-        return render(code, params, self.gettext, suits=self.suits)
+        return render(code, params, self.gettext, suits=self.suits, plural=self.ngettext)
+
+    def count(self, key: str, n: int) -> str:
+        """``n`` with its noun (``3 games``), as the plural entry ``key`` of the
+        templates' ``PLURALS`` says it in this language."""
+        one, many = PLURALS[key]
+        forms = (one if n == 1 else many) if self.ngettext is None else self.ngettext(one, many, n)
+        return forms.replace("{n}", str(n))
 
     def word(self, text: str) -> str:
         return text if self.gettext is None else self.gettext(text)

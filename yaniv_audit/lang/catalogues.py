@@ -6,7 +6,9 @@ of the web, the command line and the core's sentences, the static JavaScript; se
 :mod:`yaniv_audit.lang` and :mod:`yaniv_audit.web.i18n`) and merges it into each language's ``.po``
 file, keeping the translations there; ``check`` exits 1 when a catalogue is not current;
 ``fill FILE.json`` writes translations given as ``{"English": {"he": ..., "ru": ...,
-"de": ..., "ko": ...}}`` into the catalogues (then updates them).
+"de": ..., "ko": ...}}`` into the catalogues (then updates them); a plural entry is
+named by its singular, its forms given as a list (``"{n} game": {"ru": ["{n} игра",
+"{n} игры", "{n} игр"], ...}``), as many as the language's ``Plural-Forms`` has.
 """
 
 from __future__ import annotations
@@ -34,13 +36,14 @@ METHODS = [
     ("**.py", "python"),
     ("**/static/**.js", "javascript"),
 ]
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "t": None, "N_": None}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "t": None, "N_": None, "NP_": (1, 2)}
 #: modules outside web/ whose marked strings are extracted too: the core's templates
 #: (findings, and every sentence of a ruling: the command line's words), this layer's
 CORE = [
     PACKAGE / "core" / "messages.py",
     PACKAGE / "core" / "sentences.py",
     PACKAGE / "lang" / "__init__.py",
+    PACKAGE / "io" / "diagnose.py",
 ]
 OPTIONS = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n", "newstyle_gettext": "true"}}
 
@@ -129,15 +132,19 @@ def fill(path: str) -> None:
     the catalogues, where a string has none yet (or is in the file again: replaced)."""
     import json
 
-    wanted: dict[str, dict[str, str]] = json.loads(Path(path).read_text(encoding="utf-8"))
+    wanted: dict[str, dict[str, str | list[str]]] = json.loads(
+        Path(path).read_text(encoding="utf-8")
+    )
     for code in LANGUAGES:
         if code == DEFAULT or not po_path(code).exists():
             continue
         catalogue = read_catalogue(code)
         for message in catalogue:
-            text = wanted.get(str(message.id), {}).get(code) if message.id else None
+            # a plural entry (msgid_plural) by its singular, its forms as a list
+            key = message.id[0] if isinstance(message.id, tuple) else message.id
+            text = wanted.get(str(key), {}).get(code) if key else None
             if text:
-                message.string = text
+                message.string = tuple(text) if isinstance(text, list) else text
                 message.flags.discard("fuzzy")
         buffer = io.BytesIO()
         write_po(

@@ -30,7 +30,9 @@ class TableClaims(ReplayBase):
                     why = (
                         self._points_reason(score, p)
                         if score is not None
-                        else {"case": "not_ended"}
+                        # a scoresheet round with neither hands nor totals: the replay
+                        # cannot tell its points (it counts 0), it does not deny them
+                        else {"case": "not_ended" if r.moves_checked else "unchecked"}
                     )
                     self._claim(
                         event,
