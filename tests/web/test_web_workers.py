@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +93,41 @@ def test_a_worker_that_dies_is_a_503_and_the_next_request_is_answered() -> None:
         workers.close()
 
 
+def test_a_worker_that_dies_fails_only_its_own_request() -> None:
+    """Another request at work meanwhile is answered (a process pool failed every request
+    in flight on it with a 503)."""
+    workers = Workers(2)
+    try:
+        workers.start()
+        answers: list[object] = []
+
+        def slow() -> None:
+            try:
+                answers.append(workers.run(time.sleep, 3))
+            except ApiError as exc:
+                answers.append(exc.status)
+
+        other = threading.Thread(target=slow)
+        other.start()
+        time.sleep(1)  # the other request at work on one worker, this one on the other
+        with pytest.raises(ApiError) as info:
+            workers.run(os._exit, 1)
+        assert info.value.status == 503
+        other.join()
+        assert answers == [None]
+        assert workers.run(os.getpid) != os.getpid()
+    finally:
+        workers.close()
+
+
+def gone(pid: int) -> bool:
+    """Process ``pid`` has exited (its files closed): no /proc entry, or a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def test_a_worker_that_died_while_idle_costs_no_request() -> None:
     workers = Workers(1)
     try:
@@ -99,12 +135,9 @@ def test_a_worker_that_died_while_idle_costs_no_request() -> None:
         pid = workers.run(os.getpid)
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 10
-        pool = workers._pool
-        # until the pool has seen it die: the fork server may reap the worker (and its
-        # /proc entry go) before the pool's own thread marks the pool broken
-        while not getattr(pool, "_broken", True) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert workers.run(os.getpid) not in (pid, os.getpid())  # on a new pool
+        while not gone(pid) and time.monotonic() < deadline:  # the kill is not instant
+            time.sleep(0.01)
+        assert workers.run(os.getpid) not in (pid, os.getpid())  # on a new worker
         workers.close()
         with pytest.raises(ApiError) as info:  # a request while the server stops
             workers.run(os.getpid)
