@@ -120,6 +120,34 @@ def test_a_worker_that_dies_fails_only_its_own_request() -> None:
         workers.close()
 
 
+def test_concurrent_requests_each_get_their_own_answer() -> None:
+    """Eight threads at once on two workers (two requests sent to each at a time): every
+    request is answered with its own result, errors included."""
+    workers = Workers(2)
+    try:
+        got: dict[int, object] = {}
+
+        def ask(thread: int) -> None:
+            for n in range(thread * 100, thread * 100 + 40):
+                try:
+                    got[n] = workers.run(abs, -n) if n % 7 else workers.run(int, f"x{n}")
+                except ValueError as exc:
+                    got[n] = str(exc)
+
+        threads = [threading.Thread(target=ask, args=(t,)) for t in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert got == {
+            n: n if n % 7 else f"invalid literal for int() with base 10: 'x{n}'"
+            for t in range(8)
+            for n in range(t * 100, t * 100 + 40)
+        }
+    finally:
+        workers.close()
+
+
 def gone(pid: int) -> bool:
     """Process ``pid`` has exited (its files closed): no /proc entry, or a zombie."""
     try:
