@@ -9,6 +9,7 @@ Run from the repository root:
     .venv/bin/python bench/audit_request.py --workers 2     # on 2 audit processes, as serve
     .venv/bin/python bench/audit_request.py --profile 30    # where the time goes (cProfile)
     .venv/bin/python bench/audit_request.py --instructions  # instructions a request
+    .venv/bin/python bench/audit_request.py --stages        # ms of CPU by stage
 
 
 Each request is the stored game ``replays/simulated/classic/game-00003.jsonl`` with a
@@ -21,8 +22,8 @@ same JSON as the engine's report of that log (``audit_log``, orjson), byte for b
 
 ``--instructions`` counts instructions instead of time (callgrind, as
 bench/instructions.py does: a figure the host's load does not move): this script
-under valgrind with 10 and with 30 requests (in the server, ``--workers 0``), the
-difference over the 20 requests between.
+under valgrind with 10 and with 30 requests (with ``--workers``, the worker processes
+and their fork server counted too), the difference over the 20 requests between.
 """
 
 from __future__ import annotations
@@ -76,10 +77,13 @@ def main() -> int:
         "--profile", type=int, default=0, metavar="N", help="cProfile N requests instead"
     )
     parser.add_argument("--instructions", action="store_true", help="callgrind's count")
+    parser.add_argument("--stages", action="store_true", help="ms of CPU of each stage")
     parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.instructions:
-        return count_instructions(args.warmup)
+        return count_instructions(args.warmup, args.workers)
+    if args.stages:
+        return stages(args.requests)
 
     import orjson
 
@@ -163,14 +167,95 @@ def main() -> int:
     return 0
 
 
-def instructions(requests: int, warmup: int) -> int:
-    """Instructions of this script under callgrind with ``requests`` requests."""
+def stages(requests: int) -> int:
+    """The CPU of each stage of a new log's audit, called one after the other as the
+    endpoint calls them (no garbage collection, as on a worker), and of the hand-off
+    of the log to a worker and of its answer back (``Workers.run`` of a function that
+    returns an answer of the same size at once)."""
+    import gc
+    import hashlib
+
+    import orjson
+
+    from yaniv_audit.core.audit import replay_log, report_of
+    from yaniv_audit.core.merkle import tree_hash
+    from yaniv_audit.io.codec import parse_jsonl
+    from yaniv_audit.web.cache import Entry
+    from yaniv_audit.web.workers import Workers
+
+    lines = GAME.read_bytes().decode().splitlines()
+    first = json.loads(lines[0])
+    bodies = []
+    for n in range(requests):
+        first["_load"] = [os.getpid(), n, time.perf_counter_ns()]
+        bodies.append(("\n".join([json.dumps(first), *lines[1:]]) + "\n").encode())
+    names = [
+        "the body's SHA-256 (the cache's key)",
+        "reading the log (msgspec, checks, leaves)",
+        "the fingerprint (Merkle tree, SHA-256)",
+        "the replay (the engine)",
+        "the report (data)",
+        "JSON (orjson)",
+        "gzip (level 5)",
+    ]
+    spent = [0.0] * len(names)
+    answer = b""
+    gc.disable()
+    for body in bodies:
+        clock = [time.process_time()]
+        hashlib.sha256(body).digest()
+        clock.append(time.process_time())
+        log = parse_jsonl(body, "request")
+        clock.append(time.process_time())
+        fingerprint = tree_hash(log.leaves).hex()
+        clock.append(time.process_time())
+        replay = replay_log(log, None)
+        clock.append(time.process_time())
+        report = report_of(log, replay, fingerprint)
+        clock.append(time.process_time())
+        answer = orjson.dumps(report, option=orjson.OPT_NON_STR_KEYS)
+        clock.append(time.process_time())
+        Entry(answer).gzipped()
+        clock.append(time.process_time())
+        for i in range(len(names)):
+            spent[i] += clock[i + 1] - clock[i]
+    gc.enable()
+    workers = Workers(2)
+    try:
+        workers.start()
+        for body in bodies[:20]:
+            workers.run(_echo, body, answer)
+        before = cpu_seconds(os.getpid())
+        for body in bodies:
+            workers.run(_echo, body, answer)
+        handoff = cpu_seconds(os.getpid()) - before
+    finally:
+        workers.close()
+    names.append("the hand-off to a worker and back (all processes)")
+    spent.append(handoff)
+    total = sum(spent)
+    print(f"a new {len(lines)}-event log's audit, by stage ({requests} logs; ms of CPU each):")
+    for name, seconds in zip(names, spent, strict=True):
+        print(f"  {name:<52} {seconds / requests * 1000:6.3f}  {seconds / total:6.1%}")
+    print(f"  {'in all':<52} {total / requests * 1000:6.3f}")
+    return 0
+
+
+def _echo(body: bytes, answer: bytes) -> bytes:
+    """On a worker: ``answer`` at once (what the hand-off costs, with no audit)."""
+    return answer
+
+
+def instructions(requests: int, warmup: int, workers: int) -> int:
+    """Instructions of this script under callgrind with ``requests`` requests, its worker
+    processes' included (each counted as it exits)."""
     with tempfile.TemporaryDirectory() as tmp:
         result = subprocess.run(
             [
                 "valgrind",
                 "--tool=callgrind",
-                f"--callgrind-out-file={tmp}/out",
+                "--trace-children=yes",
+                f"--callgrind-out-file={tmp}/out.%p",
                 sys.executable,
                 __file__,
                 "--quiet",
@@ -178,26 +263,29 @@ def instructions(requests: int, warmup: int) -> int:
                 str(requests),
                 "--warmup",
                 str(warmup),
+                "--workers",
+                str(workers),
             ],
             env=dict(os.environ, PYTHONHASHSEED="0"),
             capture_output=True,
             text=True,
             check=True,
         )
-    found = re.search(r"Collected : (\d+)", result.stderr)
-    if found is None:
+    found = re.findall(r"Collected : (\d+)", result.stderr)
+    if not found:
         raise SystemExit(f"no count in valgrind's output:\n{result.stderr}")
-    return int(found.group(1))
+    return sum(map(int, found))
 
 
-def count_instructions(warmup: int) -> int:
+def count_instructions(warmup: int, workers: int) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     few, many = 10, 30
     with ThreadPoolExecutor(2) as pool:
-        low, high = pool.map(lambda n: instructions(n, warmup), (few, many))
+        low, high = pool.map(lambda n: instructions(n, warmup, workers), (few, many))
+    where = f"on {workers} workers" if workers else "in the server"
     print(
-        f"POST /api/v1/audit, new 600-event logs, in the server: "
+        f"POST /api/v1/audit, new 600-event logs, {where} (all processes): "
         f"{(high - low) / (many - few):,.0f} instructions a request "
         f"(callgrind, {many} requests less {few})"
     )
