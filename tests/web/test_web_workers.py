@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +93,69 @@ def test_a_worker_that_dies_is_a_503_and_the_next_request_is_answered() -> None:
         workers.close()
 
 
+def test_a_worker_that_dies_fails_only_its_own_request() -> None:
+    """Another request at work meanwhile is answered (a process pool failed every request
+    in flight on it with a 503)."""
+    workers = Workers(2)
+    try:
+        workers.start()
+        answers: list[object] = []
+
+        def slow() -> None:
+            try:
+                answers.append(workers.run(time.sleep, 3))
+            except ApiError as exc:
+                answers.append(exc.status)
+
+        other = threading.Thread(target=slow)
+        other.start()
+        time.sleep(1)  # the other request at work on one worker, this one on the other
+        with pytest.raises(ApiError) as info:
+            workers.run(os._exit, 1)
+        assert info.value.status == 503
+        other.join()
+        assert answers == [None]
+        assert workers.run(os.getpid) != os.getpid()
+    finally:
+        workers.close()
+
+
+def test_concurrent_requests_each_get_their_own_answer() -> None:
+    """Eight threads at once on two workers (two requests sent to each at a time): every
+    request is answered with its own result, errors included."""
+    workers = Workers(2)
+    try:
+        got: dict[int, object] = {}
+
+        def ask(thread: int) -> None:
+            for n in range(thread * 100, thread * 100 + 40):
+                try:
+                    got[n] = workers.run(abs, -n) if n % 7 else workers.run(int, f"x{n}")
+                except ValueError as exc:
+                    got[n] = str(exc)
+
+        threads = [threading.Thread(target=ask, args=(t,)) for t in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert got == {
+            n: n if n % 7 else f"invalid literal for int() with base 10: 'x{n}'"
+            for t in range(8)
+            for n in range(t * 100, t * 100 + 40)
+        }
+    finally:
+        workers.close()
+
+
+def gone(pid: int) -> bool:
+    """Process ``pid`` has exited (its files closed): no /proc entry, or a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def test_a_worker_that_died_while_idle_costs_no_request() -> None:
     workers = Workers(1)
     try:
@@ -99,12 +163,9 @@ def test_a_worker_that_died_while_idle_costs_no_request() -> None:
         pid = workers.run(os.getpid)
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 10
-        pool = workers._pool
-        # until the pool has seen it die: the fork server may reap the worker (and its
-        # /proc entry go) before the pool's own thread marks the pool broken
-        while not getattr(pool, "_broken", True) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert workers.run(os.getpid) not in (pid, os.getpid())  # on a new pool
+        while not gone(pid) and time.monotonic() < deadline:  # the kill is not instant
+            time.sleep(0.01)
+        assert workers.run(os.getpid) not in (pid, os.getpid())  # on a new worker
         workers.close()
         with pytest.raises(ApiError) as info:  # a request while the server stops
             workers.run(os.getpid)
