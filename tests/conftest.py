@@ -63,6 +63,18 @@ SLOW_FILES = {
 }
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The package's bytecode written once, before the workers start: with
+    ``PYTHONDONTWRITEBYTECODE`` set (this machine, its CI) Python reads ``.pyc`` files but
+    never writes them, and every process the suite starts (the xdist workers, each
+    ``yaniv-audit`` a test runs, each fork server of the bulk work and of the archive's
+    queries) compiled the package's 63 modules again: 0.2 s of each start."""
+    if not hasattr(config, "workerinput"):  # the controller (or -n0's one process)
+        import compileall
+
+        compileall.compile_dir(ROOT / "yaniv_audit", quiet=1)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """SLOW_FILES' tests marked ``slow`` and put first, the slowest file first (each file's
     tests kept together and in their order, so that its module fixtures are made once)."""
