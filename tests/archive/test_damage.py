@@ -26,7 +26,9 @@ LOGS = sorted(map(str, REPLAYS.glob("*.jsonl")))
 #: DuckDB's file: three headers of 4 KiB, then blocks of 256 KiB
 HEADERS, BLOCK = 3 * 4096, 256 * 1024
 
-pytestmark = pytest.mark.xdist_group("archive")
+# one worker runs the file, so that its archive (the module fixture) is made once; a group
+# of its own, not test_archive.py's, so that the two files can run side by side
+pytestmark = pytest.mark.xdist_group("damage")
 
 
 @pytest.fixture(scope="module")
