@@ -226,14 +226,22 @@ def phone(browser: Browser) -> Iterator[Page]:
     )
 
 
+#: whether the browser tests save their screenshots, for a person to look at (no test
+#: reads them): with YANIV_AUDIT_SCREENSHOTS=1 or in the long sweep; a whole page's PNG
+#: costs 0.3 to 2.4 s (a six-player game's), 13 s of test_browser_reach.py's 35
+SCREENSHOTS = LONG or os.environ.get("YANIV_AUDIT_SCREENSHOTS", "") not in ("", "0")
+
+
 @pytest.fixture
 def screenshot() -> Callable[[Page, str], Path]:
-    """``screenshot(page, "board-phone")`` saves the whole page in tests/artifacts/."""
+    """``screenshot(page, "board-phone")`` saves the whole page in tests/artifacts/
+    (when SCREENSHOTS is set)."""
 
     def save(page: Page, name: str) -> Path:
-        ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        if SCREENSHOTS:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(path), full_page=True)
         return path
 
     return save

@@ -1,6 +1,7 @@
 """The board, the game list, compare and "check a log" in a real browser, at phone
-(390 x 844, touch) and laptop size, left to right and right to left (Hebrew). Each test
-saves screenshots in tests/artifacts/ (board-phone.png, compare-laptop-he.png, ...).
+(390 x 844, touch) and laptop size, left to right and right to left (Hebrew). With
+YANIV_AUDIT_SCREENSHOTS=1 (or the long sweep) each test saves screenshots in
+tests/artifacts/ (board-phone.png, compare-laptop-he.png, ...).
 
 The browser, the server and the pages are fixtures of tests/conftest.py.
 """
