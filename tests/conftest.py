@@ -22,9 +22,10 @@ REPLAYS = ROOT / "replays"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 PHONE = {"width": 390, "height": 844}
 #: the long sweep (``YANIV_AUDIT_LONG=1``): the Hypothesis properties with their full
-#: example counts (test_properties.py: 25 times its default and longer games) and
-#: test_crash.py's kill at every moment; by default each runs enough to fail on a
-#: regression and the whole suite stays quick
+#: example counts (test_properties.py: 25 times its default and longer games),
+#: test_crash.py's and test_tables_serve.py's kill at every moment, and the whole of what
+#: the slowest tests sample (docs/development.md lists them); by default each runs enough
+#: to fail on a regression and the whole suite stays quick
 LONG = os.environ.get("YANIV_AUDIT_LONG", "") not in ("", "0")
 
 
@@ -48,7 +49,6 @@ SLOW_FILES = {
     "tests/archive/test_crash.py": 67,  # kill -9 during ingest and audit
     "tests/test_packaging.py": 54,  # builds and installs the wheel
     "tests/web/test_browser_record.py": 46,
-    "tests/test_reader.py": 43,  # every field with every kind of value
     "tests/web/test_schemathesis.py": 38,
     "tests/test_distributed.py": 38,  # 300 games and a Dask cluster
     "tests/web/test_serve.py": 37,
@@ -59,8 +59,23 @@ SLOW_FILES = {
     "tests/web/test_tables.py": 24,
     "tests/archive/test_damage.py": 23,
     "tests/test_bulk.py": 22,
-    "tests/core/test_melds.py": 20,
+    # 2026-12-06, after the samples (YANIV_AUDIT_LONG=1 runs the whole): the files run
+    # alone (-n0), the host under a load of 4 to 9
+    "tests/web/test_browser_a11y.py": 15,  # axe-core on every page
+    "tests/test_streaming.py": 5,  # the logs read 97 bytes at a time
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The package's bytecode written once, before the workers start: with
+    ``PYTHONDONTWRITEBYTECODE`` set (this machine, its CI) Python reads ``.pyc`` files but
+    never writes them, and every process the suite starts (the xdist workers, each
+    ``yaniv-audit`` a test runs, each fork server of the bulk work and of the archive's
+    queries) compiled the package's 63 modules again: 0.2 s of each start."""
+    if not hasattr(config, "workerinput"):  # the controller (or -n0's one process)
+        import compileall
+
+        compileall.compile_dir(ROOT / "yaniv_audit", quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -211,14 +226,22 @@ def phone(browser: Browser) -> Iterator[Page]:
     )
 
 
+#: whether the browser tests save their screenshots, for a person to look at (no test
+#: reads them): with YANIV_AUDIT_SCREENSHOTS=1 or in the long sweep; a whole page's PNG
+#: costs 0.3 to 2.4 s (a six-player game's), 13 s of test_browser_reach.py's 35
+SCREENSHOTS = LONG or os.environ.get("YANIV_AUDIT_SCREENSHOTS", "") not in ("", "0")
+
+
 @pytest.fixture
 def screenshot() -> Callable[[Page, str], Path]:
-    """``screenshot(page, "board-phone")`` saves the whole page in tests/artifacts/."""
+    """``screenshot(page, "board-phone")`` saves the whole page in tests/artifacts/
+    (when SCREENSHOTS is set)."""
 
     def save(page: Page, name: str) -> Path:
-        ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        if SCREENSHOTS:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(path), full_page=True)
         return path
 
     return save

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner, Result
 
 from yaniv_audit.archive import Archive, analytics
@@ -17,8 +16,6 @@ from yaniv_audit.io.codec import read_log
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ROOT / "replays" / "clean-assaf-reduction.jsonl"
-
-pytestmark = pytest.mark.xdist_group("archive")
 
 
 def run(*args: str) -> Result:

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import pytest
+from conftest import sweep
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -634,7 +635,9 @@ def test_extend_is_a_legal_throw_with_the_card_at_an_end(
 COPIES = cards("JK JK JK JK JK JH JH JS JC 5H 5H 5S 6H 7H 9H TH QH")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=sweep(40, long=150), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     rules_id=st.sampled_from(
         [

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.request import Request, urlopen
 
 import pytest
-from conftest import LAPTOP, PHONE, REPLAYS, SIX_PLAYERS, serving
+from conftest import LAPTOP, LONG, PHONE, REPLAYS, SIX_PLAYERS, serving
 from playwright.sync_api import Browser, Page
 
 from yaniv_audit.core.merkle import tree_hash
@@ -156,28 +156,42 @@ def into_a_game(page: Page) -> None:
     page.wait_for_selector("#record[data-busy='0']", state="attached")
 
 
+#: where each page is checked: a phone in both languages (Hebrew is right to left) and a
+#: laptop in English; the six-player board, the longest page a phone gets, on the phone
+#: alone (the board's laptop layout is "board"'s). axe takes 1 to 8 s a page (8 s on the
+#: six-player board's 5,500 elements), so the long sweep (YANIV_AUDIT_LONG=1) adds the
+#: rest: every page at both sizes in both languages.
+SIZES = {"phone": PHONE, "laptop": LAPTOP}
+CHECKED = [("en", "phone"), ("he", "phone"), ("en", "laptop")]
+EVERY = [(lang, size) for lang in ("en", "he") for size in SIZES]
+
+
+def checked_in(name: str) -> list[tuple[str, str]]:
+    if LONG:
+        return EVERY
+    return [c for c in CHECKED if c[1] == "phone"] if name == "board-six" else CHECKED
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_reads_and_taps_well(
     server: str, open_page: Any, axe_source: str, live_table: str, name: str
 ) -> None:
     problems: list[str] = []
-    for lang in ("en", "he"):
-        for size, viewport in (("phone", PHONE), ("laptop", LAPTOP)):
-            page = open_page(viewport)
-            path, _, step = PAGES[name].format(table=live_table).partition("#")
-            page.goto(f"{server}{path}?lang={lang}" + (f"#{step}" if step else ""))
-            if name == "record":
-                page.wait_for_selector("#setup:not([hidden])")
-                problems += [
-                    f"{lang} {size} setup: {p}" for p in serious_problems(page, axe_source)
-                ]
-                into_a_game(page)
-                page.wait_for_selector("#table-link")  # the link for the other phones
-                # the log scrolls, as a longer game makes it: a keyboard must reach it
-                page.add_style_tag(content="#log { max-height: 1rem; }")
-            if name == "table":
-                page.wait_for_selector("#follow[data-seq='4']", state="attached")
-            problems += [f"{lang} {size}: {p}" for p in serious_problems(page, axe_source)]
-            if size == "phone":
-                problems += [f"{lang} {size}: {t} is under 44 px" for t in small_targets(page)]
+    for lang, size in checked_in(name):
+        viewport = SIZES[size]
+        page = open_page(viewport)
+        path, _, step = PAGES[name].format(table=live_table).partition("#")
+        page.goto(f"{server}{path}?lang={lang}" + (f"#{step}" if step else ""))
+        if name == "record":
+            page.wait_for_selector("#setup:not([hidden])")
+            problems += [f"{lang} {size} setup: {p}" for p in serious_problems(page, axe_source)]
+            into_a_game(page)
+            page.wait_for_selector("#table-link")  # the link for the other phones
+            # the log scrolls, as a longer game makes it: a keyboard must reach it
+            page.add_style_tag(content="#log { max-height: 1rem; }")
+        if name == "table":
+            page.wait_for_selector("#follow[data-seq='4']", state="attached")
+        problems += [f"{lang} {size}: {p}" for p in serious_problems(page, axe_source)]
+        if size == "phone":
+            problems += [f"{lang} {size}: {t} is under 44 px" for t in small_targets(page)]
     assert problems == [], "\n".join(problems)

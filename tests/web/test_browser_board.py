@@ -1,6 +1,7 @@
 """The board, the game list, compare and "check a log" in a real browser, at phone
-(390 x 844, touch) and laptop size, left to right and right to left (Hebrew). Each test
-saves screenshots in tests/artifacts/ (board-phone.png, compare-laptop-he.png, ...).
+(390 x 844, touch) and laptop size, left to right and right to left (Hebrew). With
+YANIV_AUDIT_SCREENSHOTS=1 (or the long sweep) each test saves screenshots in
+tests/artifacts/ (board-phone.png, compare-laptop-he.png, ...).
 
 The browser, the server and the pages are fixtures of tests/conftest.py.
 """
@@ -11,6 +12,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from conftest import LONG
 from playwright.sync_api import Page, expect
 
 from yaniv_audit.batch.simulate import simulate_game, to_jsonl
@@ -388,13 +390,18 @@ def seats_seen(page: Page) -> list[str]:
 RULES_WITH_CHANGES = "israeli(score_limit=150, yaniv_max=5, assaf_penalty=25, slap_down=true)"
 
 
+#: the tables tried: the fewest players, an odd count between and the most (1.5 s each);
+#: the long sweep (YANIV_AUDIT_LONG=1) tries every count from 2 to 8
+TABLE_SIZES = list(range(2, 9)) if LONG else [2, 5, 8]
+
+
 def test_every_seat_on_a_phone_at_once_from_two_to_eight_players(
     server: str, phone: Page, screenshot: Shot
 ) -> None:
     """A table of 2 to 8 players at 390 px, in Hebrew, under rules with several changes:
     the board with every seat (and its cards) fits between the top of the screen and the
     controls, and nothing makes the page wider than the phone."""
-    for players in range(2, 9):
+    for players in TABLE_SIZES:
         events = simulate_game(resolve_rules(RULES_WITH_CHANGES), players, ["careful"], seed=5)
         phone.goto(server + "/?lang=he")
         phone.fill("textarea[name=text]", to_jsonl(events[:120]))
@@ -411,7 +418,7 @@ def test_every_seat_on_a_phone_at_once_from_two_to_eight_players(
             cards = phone.locator("#players .player svg.card")
             assert cards.count() >= players
         no_sideways_scroll(phone)
-        if players in (4, 6, 8):
+        if players in (4, 5, 6, 8):
             screenshot(phone, f"board-phone-he-{players}-players")
 
 

@@ -1,5 +1,6 @@
 """The rules and analytics pages in headless Chromium, at phone and laptop size, in
-English, Hebrew (right to left) and Korean; screenshots in tests/artifacts/."""
+English, Hebrew (right to left) and Korean; screenshots in tests/artifacts/ with
+YANIV_AUDIT_SCREENSHOTS=1."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """What a player's finger and eye meet on the longest pages: a six-player game (20
 rounds), the rules and the game list, at phone size (390 x 844, touch) and laptop size,
-in English and in Hebrew (issue 38, items 10-12). Screenshots in tests/artifacts/.
+in English and in Hebrew (issue 38, items 10-12). Screenshots in tests/artifacts/
+(YANIV_AUDIT_SCREENSHOTS=1).
 
 The target size: 44 x 44 px (WCAG 2.5.5) for every control and every link that is not
 inside a sentence (a link whose own line holds other words is read, not aimed at). The
