@@ -24,6 +24,7 @@ marshmallow alone.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import re
 import sys
@@ -56,6 +57,8 @@ from ..core.events import (
     GameStartedWire,
     Log,
     PlayerEntry,
+    WithdrawalPlan,
+    Withdrawals,
     names_to_codes,
 )
 from ..core.rules import parse_rules, rules_from_mapping
@@ -641,21 +644,35 @@ def read_log(path: str | Path) -> Log:
 
 
 class ReadWhole(Exception):
-    """A log the streaming reader leaves to :func:`read_log`: it holds a ``withdraw`` (which
-    takes back events read before it), or a ``.json`` file it cannot cut into batches of
-    whole events (not an array, invalid JSON, one event of more than a few MiB)."""
+    """A log the streaming reader leaves to :func:`read_log`: a ``.json`` file it cannot cut
+    into batches of whole events (not an array, invalid JSON, one event of more than a few
+    MiB), or one whose withdrawals are not those a first reading found."""
+
+
+class HoldsWithdrawals(ReadWhole):
+    """A ``withdraw`` met by :func:`stream_log` reading without the log's withdrawals: it
+    may take back events given already. Read the file again with them
+    (:func:`withdrawals_in`), or whole."""
 
 
 #: a batch of events read and checked, and their leaves
 Batch = tuple[list[Event], list[bytes]]
 
 
-def stream_log(path: str | Path, chunk: int = READ_CHUNK) -> Iterator[Batch]:
+def stream_log(
+    path: str | Path, chunk: int = READ_CHUNK, withdrawals: Withdrawals | None = None
+) -> Iterator[Batch]:
     """The events of the log file at ``path`` and their leaves, a batch at a time, read
     ``chunk`` bytes at a time and checked as :func:`read_log` checks them (the same
     events, leaves and errors), holding no more of the file than a batch: a JSON Lines
     line is held to :data:`MAX_LINE_BYTES` as it is read, and a ``.json`` array is cut
     after whole events. The caller keeps what it needs of each batch.
+
+    ``withdrawals``: the log's, from a first reading of the file (:func:`withdrawals_in`),
+    for a log that holds a ``withdraw``; each withdrawal is then folded as it comes
+    (:class:`~yaniv_audit.core.structure.KnownWithdrawals`), and the caller leaves out
+    the events they take back. Without them, a ``withdraw`` raises
+    :class:`HoldsWithdrawals` (it may take back events given already).
 
     Raises :class:`LogFormatError` at the first problem (after the batches before it),
     and :class:`ReadWhole` (at any batch) for a log to read with :func:`read_log`
@@ -670,6 +687,9 @@ def stream_log(path: str | Path, chunk: int = READ_CHUNK) -> Iterator[Batch]:
         raise unreadable_file(exc) from None
     with stream:
         builder = _LogBuilder(str(path))
+        known = None
+        if withdrawals is not None:
+            builder.checker = known = structure.KnownWithdrawals(withdrawals)
         batches = (
             _array_batches(builder, stream, chunk)
             if path.suffix.lower() == ".json"
@@ -683,22 +703,146 @@ def stream_log(path: str | Path, chunk: int = READ_CHUNK) -> Iterator[Batch]:
                 builder.base += len(builder.events)
                 builder.events, builder.leaves = [], []
                 checker.drop_trail()
+            problem = checker.finish()
+            if problem is None and known is not None:
+                known.confirm()
         except structure.TrailDropped:
-            raise ReadWhole from None
+            raise (ReadWhole if known is not None else HoldsWithdrawals) from None
         except OSError as exc:
             raise LogFormatError(f"cannot read the file ({exc.strerror or exc})") from None
-    problem = checker.finish()
     if problem is not None:
         raise problem_error(problem)
 
 
+#: what may make a line a ``note`` or a ``withdraw`` (their types, or an escape that may
+#: spell one): the only lines the first reading parses (:func:`withdrawals_in`)
+_NOT_ENTRY = re.compile(rb'"note"|"withdraw"|\\')
+#: a blank line among whole lines (which the reader skips: no event)
+_BLANK = re.compile(rb"(?:^|\n)[ \t\r\x0b\x0c]*\n")
+
+
+def withdrawals_in(path: str | Path, chunk: int = READ_CHUNK) -> Withdrawals:
+    """The withdrawals of the log file at ``path``, read ``chunk`` bytes at a time and
+    holding a few numbers of it (:class:`~yaniv_audit.core.events.WithdrawalPlan`): the
+    first of the two readings of a log that holds a ``withdraw`` (the second,
+    :func:`stream_log` given them, checks them as it goes). Only the events that may be a
+    ``note`` or a ``withdraw`` are read (as :func:`read_log` reads them); every other is
+    an entry. Where a problem stops the reading, the withdrawals before it (the second
+    reading stops there too). ReadWhole: a ``.json`` file :func:`array_parts` leaves to
+    :func:`read_log`."""
+    plan = WithdrawalPlan()
+    path = Path(path)
+    try:
+        with path.open("rb") as stream:
+            if path.suffix.lower() == ".json":
+                _array_withdrawals(plan, stream, chunk)
+            else:
+                _line_withdrawals(plan, stream, chunk)
+    except OSError:
+        pass  # the second reading says why
+    return plan.result() or Withdrawals({}, {})
+
+
+class _Stop(Exception):
+    """The first reading stops: a problem, which the second reading finds."""
+
+
+def _line_withdrawals(plan: WithdrawalPlan, stream: BinaryIO, chunk: int) -> None:
+    carry = b""  # the line under way
+    index = 0  # the events before it
+    number = 0  # the lines before it
+    block = stream.read(chunk)
+    if block.startswith(codecs.BOM_UTF8):
+        block = block[3:]
+    try:
+        while block:
+            data = carry + block if carry else block
+            block = stream.read(chunk)
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                if len(carry) > MAX_LINE_BYTES + 1:
+                    return  # a line too long: the reader stops there
+                continue
+            carry, whole = data[cut + 1 :], data[: cut + 1]
+            index = _lines_withdrawals(plan, whole, index, number)
+            number += whole.count(b"\n")
+        if carry:
+            _lines_withdrawals(plan, carry + b"\n", index, number)
+    except _Stop:
+        return
+
+
+def _lines_withdrawals(plan: WithdrawalPlan, whole: bytes, index: int, number: int) -> int:
+    """Whole lines (each ending in a newline) after ``number`` lines and ``index`` events:
+    their events into ``plan``; the events counted after them."""
+    if index == 0 or _NOT_ENTRY.search(whole) is not None or _BLANK.search(whole) is not None:
+        for number, line in enumerate(whole.split(b"\n")[:-1], number + 1):  # noqa: B020
+            if not line or line.isspace():
+                continue
+            if index == 0:
+                plan.others[0] = "game_started"  # or the log is unreadable at its first
+            elif _NOT_ENTRY.search(line) is None:
+                plan.entries(index, index + 1)
+            else:
+                plan.add(_line_event(line, index, number))
+            index += 1
+        return index
+    count = whole.count(b"\n")
+    plan.entries(index, index + count)
+    return index + count
+
+
+def _line_event(text: bytes, index: int, line: int) -> Event:
+    """The event of one line, read as :func:`_read_lines` reads it (without the
+    structural checks); :class:`_Stop` where it cannot be read."""
+    wired = wire_event(text, index, line) if MSGSPEC else None
+    if wired is not None:
+        return wired[0]
+    try:
+        return event_from_dict(_exact(text, orjson.loads(text), line, index), index, line)
+    except (LogFormatError, ValueError, RecursionError):  # a JSONDecodeError is a ValueError
+        raise _Stop from None
+
+
+def _array_withdrawals(plan: WithdrawalPlan, stream: BinaryIO, chunk: int) -> None:
+    index = 0
+    for text, parsed in array_parts(stream, chunk):
+        long_digits = _LONG_DIGITS.search(text) is not None
+        try:
+            items = _loads(text) if parsed is None or long_digits else parsed
+        except (ValueError, RecursionError):
+            return  # read whole: read_log says where
+        if not isinstance(items, list):
+            return
+        for item in items:
+            if index == 0:
+                plan.others[0] = "game_started"
+            elif type(item) is dict and item.get("type") in ("note", "withdraw"):
+                try:
+                    if long_digits:
+                        check_numbers(item, None, index)
+                    plan.add(event_from_dict(item, index, None))
+                except LogFormatError:
+                    return
+            else:
+                plan.entries(index, index + 1)
+            index += 1
+
+
 def count_events(path: str | Path, chunk: int = READ_CHUNK) -> int:
     """How many events the log at ``path`` holds, read as :func:`stream_log` reads it
-    (:func:`read_log` for what that leaves to it); LogFormatError as read_log."""
+    (again with its withdrawals, for a log that holds a ``withdraw``; :func:`read_log`
+    for what that leaves to it); LogFormatError as read_log."""
     try:
         return sum(len(events) for events, _ in stream_log(path, chunk))
+    except HoldsWithdrawals:
+        with contextlib.suppress(ReadWhole):
+            known = withdrawals_in(path, chunk)
+            return sum(len(events) for events, _ in stream_log(path, chunk, known))
     except ReadWhole:
-        return len(read_log(path).events)
+        pass
+    return len(read_log(path).events)
 
 
 def _line_batches(builder: _LogBuilder, stream: BinaryIO, chunk: int) -> Iterator[None]:

@@ -9,7 +9,8 @@ fifth of the memory of its record and its dict. The report is the one
 :func:`~yaniv_audit.core.audit.audit_log` gives for :func:`~yaniv_audit.io.codec.read_log`'s
 log, byte for byte (``tests/test_streaming.py`` checks every log of the repository,
 read in batches of a few hundred bytes). A log holding a ``withdraw`` (which takes back
-events read before it) is read whole, as before; so is standard input.
+events read before it) is read twice: first for its withdrawals, then streamed as any
+other, the events they take back left out of the replay. Standard input is read whole.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from ..core import audit
 from ..core.audit import round_json, rules_json
 from ..core.engine import HANDLERS, Replay, StopReplay
 from ..core.errors import InconsistentLogError, LogFormatError
-from ..core.events import GameStarted, Log
+from ..core.events import GameStarted, Log, Withdrawals
 from ..core.merkle import TreeHasher
 from ..core.report import AuditReport
 from ..core.rules import RuleSet
-from .codec import READ_CHUNK, ReadWhole, read_log, stream_log
+from .codec import READ_CHUNK, HoldsWithdrawals, ReadWhole, read_log, stream_log, withdrawals_in
 
 
 class Rounds(list[Any]):
@@ -86,14 +87,30 @@ def audit_path(
 
     A log the replay finds unreadable (a stock draw without its card where the order is
     unknown) is read to its end first: a problem of the file after it comes first, as
-    when the file is read whole."""
+    when the file is read whole.
+
+    A log that holds a ``withdraw`` (which may take back any of the entries before it)
+    is read twice: once for its withdrawals (:func:`~yaniv_audit.io.codec.withdrawals_in`,
+    which parses only the lines that may be a ``note`` or a ``withdraw``), then again,
+    replaying the events they leave standing."""
     try:
         return _audit_stream(path, rules, strict, chunk)
+    except HoldsWithdrawals:
+        with contextlib.suppress(ReadWhole):
+            known = withdrawals_in(path, chunk)
+            return _audit_stream(path, rules, strict, chunk, known)
     except ReadWhole:
-        return audit.audit_log(read_log(path), rules, strict=strict)
+        pass
+    return audit.audit_log(read_log(path), rules, strict=strict)
 
 
-def _audit_stream(path: str | Path, rules: RuleSet | None, strict: bool, chunk: int) -> AuditReport:
+def _audit_stream(
+    path: str | Path,
+    rules: RuleSet | None,
+    strict: bool,
+    chunk: int,
+    withdrawals: Withdrawals | None = None,
+) -> AuditReport:
     hasher = TreeHasher()
     replay: Replay | None = None
     game: GameStarted | None = None
@@ -102,18 +119,25 @@ def _audit_stream(path: str | Path, rules: RuleSet | None, strict: bool, chunk: 
     rounds: list[bytes] = []
     params: dict[str, Any] | None = None  # the rules' parameters, which each round's rule names
     handlers, dumps = HANDLERS, orjson.dumps
-    for events, leaves in stream_log(path, chunk):
+    taken_back = withdrawals.withdrawn if withdrawals is not None else None
+    for events, leaves in stream_log(path, chunk, withdrawals):
         hasher.extend(leaves)
         if replay is None:
             first = events[0]
             assert isinstance(first, GameStarted)  # the structural checks' first
             game = first
             replay = Replay(game, rules or game.rules, strict=strict)
+            replay.withdrawals = withdrawals
         if stopped or unreadable is not None:
             continue
         try:
-            for event in events:
-                handlers[type(event)](replay, event)
+            if taken_back is None:
+                for event in events:
+                    handlers[type(event)](replay, event)
+            else:  # as if the entries taken back had never been written (Replay.run)
+                for event in events:
+                    if event.index not in taken_back:
+                        handlers[type(event)](replay, event)
         except (InconsistentLogError, StopReplay):
             stopped = True
         except LogFormatError as exc:
@@ -131,7 +155,8 @@ def _audit_stream(path: str | Path, rules: RuleSet | None, strict: bool, chunk: 
     if not stopped:
         with contextlib.suppress(InconsistentLogError, StopReplay):
             replay.finish()
-    report = audit.report_of(Log(str(path), (game,), ()), replay, hasher.root().hex())
+    log = Log(str(path), (game,), (), withdrawals)
+    report = audit.report_of(log, replay, hasher.root().hex())
     if rounds:
         rounds += [b"%b" % dumps(r) for r in report["rounds"]]
         report["rounds"] = Rounds.of_json(rounds)  # a list of the rounds, kept as their JSON
