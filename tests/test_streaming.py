@@ -367,3 +367,64 @@ def test_a_bad_seq_after_the_last_stock_card_is_the_problem_in_any_batch(tmp_pat
     for chunk in (64, 97, 260, 4096):
         assert count(log, chunk) == count(log, None) == streamed(log, chunk) == whole(log)
         assert '"line":5' in whole(log) and "got 9" in whole(log)
+
+
+def test_a_long_games_rounds_are_held_compressed_and_written_as_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pickle
+    import tracemalloc
+
+    from click.testing import CliRunner
+
+    from yaniv_audit.cli import cli
+    from yaniv_audit.io import streaming
+
+    log = tmp_path / "long.jsonl"
+    log.write_bytes(long_game(20_000))
+    expected = to_json_line(audit_log(read_log(log)))
+    tracemalloc.start()
+    report = audit_path(log)
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    line = to_json_line(report)
+    assert line == expected
+    # the report as held: a small part of its JSON (as texts, it was more than its JSON)
+    assert held < len(line) / 10, (held, len(line))
+    assert b"".join(streaming.json_pieces(report)).decode() == line
+    # audit --json writes the same line, a piece at a time
+    done = CliRunner().invoke(cli, ["audit", "--json", "--jobs", "1", str(log)])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output) == {**json.loads(expected), "file": str(log)}
+
+    monkeypatch.setattr(streaming, "BLOCK", 64)  # many blocks
+    report = audit_path(log, chunk=4096)
+    rounds = report["rounds"]
+    assert isinstance(rounds, Rounds) and len(list(rounds.blocks())) > 300
+    assert to_json_line(report) == expected
+    assert b"".join(streaming.json_pieces(report)).decode() == expected
+    assert len(rounds) == 20_000 and rounds
+    assert [rounds[0]["round"], rounds[64]["round"], rounds[-1]["round"]] == [1, 65, 20_000]
+    assert [r["round"] for r in rounds[100:103]] == [101, 102, 103]
+    assert next(reversed(rounds))["round"] == 20_000
+    assert rounds == json.loads(expected)["rounds"]
+    assert (rounds != rounds[:]) is False
+    assert to_json_line(pickle.loads(pickle.dumps(report))) == expected
+
+
+def test_a_long_game_with_a_claim_each_round_gives_the_same_report(tmp_path: Path) -> None:
+    from yaniv_audit.io import streaming
+
+    lines = long_game(3000).splitlines()
+    for n in range(3000, 0, -1):  # a wrong number of points written after each round
+        lines.insert(2 * n + 1, b'{"type":"round_ended","round":%d,"points":{"a":0,"b":3}}' % n)
+    log = tmp_path / "claims.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    expected = to_json_line(audit_log(read_log(log)))
+    report = audit_path(log, chunk=4096)
+    assert to_json_line(report) == expected
+    for packed in (report["findings"], report["ruling"]["params"]["disputes"]):
+        assert isinstance(packed, streaming.Packed) and len(packed) == 3000
+    assert report["findings"][-1]["code"] == "claim.points"
+    pieces = streaming.json_pieces(report)
+    assert pieces is not None and b"".join(pieces).decode() == expected
