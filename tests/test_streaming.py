@@ -428,3 +428,32 @@ def test_a_long_game_with_a_claim_each_round_gives_the_same_report(tmp_path: Pat
     assert report["findings"][-1]["code"] == "claim.points"
     pieces = streaming.json_pieces(report)
     assert pieces is not None and b"".join(pieces).decode() == expected
+
+
+def test_standard_input_is_copied_once_and_streamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from yaniv_audit.io import codec
+
+    lines = long_game(400).splitlines()
+    lines += [b'{"type":"withdraw","seqs":[800]}', lines[-1], b'{"type":"withdraw","seqs":[1]}']
+    log = tmp_path / "w.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    expected = to_json_line(audit_log(read_log(log)))
+    array = json.dumps([json.loads(line) for line in lines]).encode()
+    for data in (log.read_bytes(), array):
+        stdin = io.TextIOWrapper(io.BytesIO(data))
+        monkeypatch.setattr(sys, "stdin", stdin)
+        monkeypatch.setattr(codec, "_spool", None)
+        with monkeypatch.context() as never:
+            never.setattr(codec, "read_log", lambda path: pytest.fail(f"{path} read whole"))
+            never.setattr(
+                "yaniv_audit.io.streaming.read_log", lambda path: pytest.fail("read whole")
+            )
+            assert to_json_line(audit_path("-", chunk=256)) == expected
+            assert count_events("-", chunk=256) == len(lines)
+        # read again (a command may name - twice), whole this time: the same bytes
+        assert codec.stdin_bytes() == data
+        assert to_json_line(audit_log(read_log("-"))) == expected

@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import io
 import json
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -503,7 +506,6 @@ def parse_json_array(data: bytes, source: str) -> Log:
 
 #: the path that names standard input, and how messages and reports name it
 STDIN, STDIN_NAME = "-", "<stdin>"
-_stdin: bytes | LongLineError | None = None
 #: how much of a file is read at a time: each line is held to MAX_LINE_BYTES as it comes
 READ_CHUNK = 1 << 20
 
@@ -574,23 +576,65 @@ def _long_line(parts: list[bytes], block: bytes, start: int) -> NoReturn:
     raise LongLineError(before.count(b"\n") + 1, before)
 
 
-def stdin_bytes() -> bytes:
-    """Standard input, read once (a command may name ``-`` more than once), each line held
-    to the cap as it is read (:func:`read_capped`; a JSON array is read whole)."""
-    global _stdin
-    if _stdin is None:
+#: standard input's copy (a temporary file, deleted when it is closed) and whether it is
+#: a JSON array: made once, when it is first read (:func:`open_stdin`)
+_spool: tuple[BinaryIO, bool] | None = None
+
+
+def open_stdin() -> tuple[BinaryIO, bool]:
+    """A reader of standard input from its start, and whether it is a JSON array (it
+    starts with ``[``). Standard input cannot be read twice (a command may name ``-``
+    more than once; a log holding a ``withdraw`` is read twice): it is copied, a chunk
+    at a time, to a temporary file the first time, and each reading reads the copy. A
+    JSON Lines line is held to :data:`MAX_LINE_BYTES` as it is copied: past a line too
+    long, nothing more of standard input is read (the readers then stop at that line).
+    Where no temporary file can be made, the copy is held in memory."""
+    global _spool
+    if _spool is None:
         stream = sys.stdin.buffer
         head = stream.read(READ_CHUNK)
-        if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-            _stdin = head + stream.read()
-        else:
-            try:
-                _stdin = read_capped(stream, head=head)
-            except LongLineError as exc:
-                _stdin = exc
-    if isinstance(_stdin, LongLineError):
-        raise _stdin
-    return _stdin
+        array = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
+        copy: BinaryIO
+        try:
+            copy = tempfile.TemporaryFile(prefix="yaniv-audit-stdin-")  # noqa: SIM115
+        except OSError:
+            copy = io.BytesIO()
+        _copy_capped(stream, copy, head, array)
+        copy.flush()
+        _spool = (copy, array)
+    copy, array = _spool
+    if isinstance(copy, io.BytesIO):
+        return io.BytesIO(copy.getvalue()), array
+    reader = os.fdopen(os.dup(copy.fileno()), "rb")
+    reader.seek(0)
+    return reader, array
+
+
+def _copy_capped(stream: BinaryIO, copy: BinaryIO, head: bytes, array: bool) -> None:
+    """``stream`` (``head`` read of it already) into ``copy``, a chunk at a time; for JSON
+    Lines, no further than a chunk past the start of a line longer than the cap."""
+    start = read = 0  # where the line under way begins; what was read, from the start
+    block = head
+    while block:
+        copy.write(block)
+        if not array:
+            first = block.find(b"\n")
+            if first >= 0:
+                if read + first - start > MAX_LINE_BYTES + 1:
+                    return  # a line too long ended in this chunk
+                start = read + block.rfind(b"\n") + 1
+            read += len(block)
+            if read - start > MAX_LINE_BYTES + 1:
+                return  # too long already, whatever comes next
+        block = stream.read(READ_CHUNK)
+
+
+def stdin_bytes() -> bytes:
+    """Standard input's bytes (read from its copy, :func:`open_stdin`), each line held to
+    the cap as it is read (:func:`read_capped`; a JSON array is read whole)."""
+    reader, array = open_stdin()
+    with reader:
+        return reader.read() if array else read_capped(reader)
 
 
 def _read_before(error: LongLineError, source: str) -> None:
@@ -677,22 +721,16 @@ def stream_log(
     Raises :class:`LogFormatError` at the first problem (after the batches before it),
     and :class:`ReadWhole` (at any batch) for a log to read with :func:`read_log`
     instead: the batches given so far are then to be dropped. Standard input is read
-    whole (ReadWhole)."""
-    if str(path) == STDIN:
-        raise ReadWhole
-    path = Path(path)
-    try:
-        stream = path.open("rb")
-    except OSError as exc:
-        raise unreadable_file(exc) from None
+    from its copy (:func:`open_stdin`)."""
+    stream, array, source = _open_log(path)
     with stream:
-        builder = _LogBuilder(str(path))
+        builder = _LogBuilder(source)
         known = None
         if withdrawals is not None:
             builder.checker = known = structure.KnownWithdrawals(withdrawals)
         batches = (
             _array_batches(builder, stream, chunk)
-            if path.suffix.lower() == ".json"
+            if array
             else _line_batches(builder, stream, chunk)
         )
         checker = builder.checker
@@ -714,6 +752,19 @@ def stream_log(
         raise problem_error(problem)
 
 
+def _open_log(path: str | Path) -> tuple[BinaryIO, bool, str]:
+    """The log at ``path`` (``-``: standard input's copy) opened to be read, whether it is
+    a JSON array, and its name (LogFormatError where it cannot be opened)."""
+    if str(path) == STDIN:
+        stream, array = open_stdin()
+        return stream, array, STDIN_NAME
+    path = Path(path)
+    try:
+        return path.open("rb"), path.suffix.lower() == ".json", str(path)
+    except OSError as exc:
+        raise unreadable_file(exc) from None
+
+
 #: what may make a line a ``note`` or a ``withdraw`` (their types, or an escape that may
 #: spell one): the only lines the first reading parses (:func:`withdrawals_in`)
 _NOT_ENTRY = re.compile(rb'"note"|"withdraw"|\\')
@@ -731,14 +782,14 @@ def withdrawals_in(path: str | Path, chunk: int = READ_CHUNK) -> Withdrawals:
     reading stops there too). ReadWhole: a ``.json`` file :func:`array_parts` leaves to
     :func:`read_log`."""
     plan = WithdrawalPlan()
-    path = Path(path)
     try:
-        with path.open("rb") as stream:
-            if path.suffix.lower() == ".json":
+        stream, array, _ = _open_log(path)
+        with stream:
+            if array:
                 _array_withdrawals(plan, stream, chunk)
             else:
                 _line_withdrawals(plan, stream, chunk)
-    except OSError:
+    except (OSError, LogFormatError):
         pass  # the second reading says why
     return plan.result() or Withdrawals({}, {})
 

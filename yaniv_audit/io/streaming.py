@@ -11,7 +11,8 @@ game that has many: a fiftieth of the memory of their dicts or less. The report 
 log, byte for byte (``tests/test_streaming.py`` checks every log of the repository,
 read in batches of a few hundred bytes). A log holding a ``withdraw`` (which takes back
 events read before it) is read twice: first for its withdrawals, then streamed as any
-other, the events they take back left out of the replay. Standard input is read whole.
+other, the events they take back left out of the replay. Standard input is read from
+its copy in a temporary file (:func:`~yaniv_audit.io.codec.open_stdin`).
 """
 
 from __future__ import annotations
