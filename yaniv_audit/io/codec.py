@@ -885,14 +885,17 @@ def count_events(path: str | Path, chunk: int = READ_CHUNK) -> int:
     """How many events the log at ``path`` holds, read as :func:`stream_log` reads it
     (again with its withdrawals, for a log that holds a ``withdraw``; :func:`read_log`
     for what that leaves to it); LogFormatError as read_log."""
+    twice = False
     try:
         return sum(len(events) for events, _ in stream_log(path, chunk))
-    except HoldsWithdrawals:
+    except HoldsWithdrawals:  # read again once its frames (the first batches) are let go
+        twice = True
+    except ReadWhole:
+        pass
+    if twice:
         with contextlib.suppress(ReadWhole):
             known = withdrawals_in(path, chunk)
             return sum(len(events) for events, _ in stream_log(path, chunk, known))
-    except ReadWhole:
-        pass
     return len(read_log(path).events)
 
 

@@ -217,14 +217,17 @@ def audit_path(
     is read twice: once for its withdrawals (:func:`~yaniv_audit.io.codec.withdrawals_in`,
     which parses only the lines that may be a ``note`` or a ``withdraw``), then again,
     replaying the events they leave standing."""
+    twice = False
     try:
         return _audit_stream(path, rules, strict, chunk)
-    except HoldsWithdrawals:
+    except HoldsWithdrawals:  # read again once its frames (the first batches) are let go
+        twice = True
+    except ReadWhole:
+        pass
+    if twice:
         with contextlib.suppress(ReadWhole):
             known = withdrawals_in(path, chunk)
             return _audit_stream(path, rules, strict, chunk, known)
-    except ReadWhole:
-        pass
     return audit.audit_log(read_log(path), rules, strict=strict)
 
 
