@@ -1,8 +1,10 @@
 """Peak memory (RSS) per MB of input of `yaniv-audit validate` and `yaniv-audit audit
 --json --jobs 1`: a long clean game (scoresheet rounds, as many as asked), the same as a
-JSON array, a line of 300 MB, 30 MB of ``[{}, {}, ...]``, and a directory of simulated
-games. Each command is one process, its peak counted by ``/usr/bin/time -f %M`` (a
-small parent: a process forked from a large one starts with the parent's peak).
+JSON array, the same with withdrawals (a round's showdown taken back and written again
+every 1,000 rounds, and one that takes nothing back at the end), a line of 300 MB, 30 MB
+of ``[{}, {}, ...]``, and a directory of simulated games. Each command is one process,
+its peak counted by ``/usr/bin/time -f %M`` (a small parent: a process forked from a
+large one starts with the parent's peak).
 
 Run from the repository root (not part of the test suite):
 
@@ -45,11 +47,27 @@ def rounds(count: int) -> list[dict[str, object]]:
     return events
 
 
+def with_withdrawals(events: list[dict[str, object]]) -> list[dict[str, object]]:
+    """``events`` with, every 1,000 rounds, the last round's showdown taken back and written
+    again, and at the end a withdrawal of the first round's showdown, which takes nothing
+    back (an older entry while later ones stand)."""
+    out: list[dict[str, object]] = []
+    for event in events:
+        out.append(event)
+        if event["type"] == "showdown" and len(out) % 2000 == 1:
+            out += [{"type": "withdraw", "seqs": [len(out) - 1]}, dict(event)]
+    return [*out, {"type": "withdraw", "seqs": [2]}]
+
+
 def write_inputs(tmp: Path, count: int) -> list[tuple[str, str, Path]]:
     """(name, "", path) of each input."""
     events = rounds(count)
     log = tmp / "rounds.jsonl"
     log.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in events))
+    withdrawn = tmp / "withdrawals.jsonl"
+    withdrawn.write_bytes(
+        b"".join(json.dumps(e).encode() + b"\n" for e in with_withdrawals(events))
+    )
     array = tmp / "rounds.json"
     array.write_bytes(json.dumps(events).encode())
     line = tmp / "line.jsonl"
@@ -86,6 +104,7 @@ def write_inputs(tmp: Path, count: int) -> list[tuple[str, str, Path]]:
     return [
         (f"{count:,} rounds (.jsonl)", "", log),
         (f"{count:,} rounds (.json)", "", array),
+        (f"{count:,} r., withdrawals (.jsonl)", "", withdrawn),
         ("a line of 300 MB (.jsonl)", "", line),
         ("30 MB of [{}, ...] (.json)", "", empty),
         ("100 simulated games (a directory)", "", games),

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from decimal import Decimal
 from typing import Any, NoReturn
 
@@ -266,7 +266,8 @@ def print_reports(
             counts[verdict] = counts.get(verdict, 0) + 1
             codes.append(EXIT_BY_VERDICT[verdict])
             if as_json:
-                write(to_json_line(report), exact=True)
+                if not write_pieces(report, bar.disable):
+                    write(to_json_line(report), exact=True)
             elif verdict != "clean" or verbosity() >= 0:
                 write(render(report), painted=True)
     if count > 1 or not codes:
@@ -275,6 +276,32 @@ def print_reports(
             err=as_json,
         )
     return codes
+
+
+def write_pieces(report: AnyReport, plain: bool) -> bool:
+    """Write the JSON line of a long game's report (its rounds or findings kept
+    compressed, read as a stream: io/streaming.py) a piece at a time, as UTF-8 bytes: the
+    line, 40 MB for 200,000 rounds, is never held whole, nor as text. False, and nothing
+    written, for any other report, or where standard output is not UTF-8 (``plain``: no
+    progress bar is shown, else the pieces are written above it)."""
+    # heavy (the engine): imported when used, for start-up time
+    from ..io.streaming import json_pieces
+
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
+        return False
+    pieces = json_pieces(report)
+    if pieces is None:
+        return False
+    from tqdm import tqdm
+
+    with nullcontext() if plain else tqdm.external_write_mode(sys.stdout):
+        sys.stdout.flush()
+        for piece in pieces:
+            out.write(piece)
+        out.write(b"\n")
+        out.flush()
+    return True
 
 
 def finding_lines(report: AuditReport) -> list[int] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -45,9 +45,18 @@ def to_json_line(obj: Any) -> str:
     """One compact JSON line, as ``json.dumps(obj, separators=(",", ":"),
     ensure_ascii=False)`` writes it (orjson gives the same text for reports, faster)."""
     try:
-        return orjson.dumps(obj).decode()
+        return orjson.dumps(obj, default=_fragment).decode()
     except (orjson.JSONEncodeError, TypeError):
         return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _fragment(value: Any) -> orjson.Fragment:
+    """The JSON text of a value that holds its own (``json_fragment()``: a block of a long
+    game's rounds, kept compressed by the reader that streams, io/streaming.py)."""
+    fragment = getattr(value, "json_fragment", None)
+    if fragment is None:
+        raise TypeError(f"{type(value).__name__} is not JSON")
+    return fragment()  # type: ignore[no-any-return]
 
 
 def verdict_of(findings: Sequence[Finding]) -> str:
@@ -160,8 +169,16 @@ def audit_log(
     return report_of(log, replay_log(log, rules, strict=strict), fingerprint)
 
 
-def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> AuditReport:
-    """The audit report of ``log`` from its finished ``replay``."""
+#: what gathers a report's long lists from their items as they are made (the findings,
+#: the ruling's disputes): a list, or a reader's more compact list (io/streaming.py)
+Collect = Callable[[Iterator[Any]], list[Any]]
+
+
+def report_of(
+    log: Log, replay: Replay, fingerprint: str | None = None, collect: Collect = list
+) -> AuditReport:
+    """The audit report of ``log`` from its finished ``replay`` (``collect``: what gathers
+    its findings and the ruling's disputes, each made as it is taken)."""
     fingerprint = fingerprint or tree_hash(log.leaves).hex()
     rules = rules_json(replay.rules)
     verdict = verdict_of(replay.findings)
@@ -171,8 +188,8 @@ def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> Audit
         "fingerprint": fingerprint,
         "rules": rules,
         "verdict": verdict,
-        "ruling": ruling_of(verdict, replay.findings, rules["id"]),
-        "findings": [f.to_json() for f in replay.findings],
+        "ruling": ruling_of(verdict, replay.findings, rules["id"], collect),
+        "findings": collect(f.to_json() for f in replay.findings),
         "rounds": [round_json(r, rules["params"]) for r in replay.records],
         "final": final_json(replay),
     }
@@ -182,7 +199,9 @@ def report_of(log: Log, replay: Replay, fingerprint: str | None = None) -> Audit
     return report
 
 
-def ruling_of(verdict: str, findings: Sequence[Finding], rules: str) -> Ruling:
+def ruling_of(
+    verdict: str, findings: Sequence[Finding], rules: str, collect: Collect = list
+) -> Ruling:
     """The ruling's first line, which a table reads aloud, as data: its template's
     ``key`` (``ruling:<verdict>``, core/messages.py) and ``params``: the verdict and, for
     each number the table wrote that the rules do not give, who is right and by which
@@ -190,7 +209,7 @@ def ruling_of(verdict: str, findings: Sequence[Finding], rules: str) -> Ruling:
     if verdict == "corrupt":
         return {"key": "ruling:corrupt", "params": {"rules": rules, "seq": findings[-1].seq}}
     claims = [f for f in findings if f.kind == CLAIM]
-    disputes = [dispute(f) for f in claims]
+    disputes = collect(map(dispute, claims))
     if verdict == "clean":
         return {"key": "ruling:clean", "params": {"rules": rules}}
     if verdict == "claims":

@@ -278,12 +278,15 @@ class Withdrawals:
 class WithdrawalPlan:
     """The withdrawals of a log, worked out event by event: an undo stack of the entries
     still standing (every event but ``note`` and ``withdraw``; ``game_started`` is the
-    game itself and is never taken back)."""
+    game itself and is never taken back), held as runs of consecutive positions, so that
+    a reader that streams a long log holds a few numbers, not one for each event."""
 
-    __slots__ = ("others", "refused", "standing", "withdrawn")
+    __slots__ = ("others", "refused", "starts", "stops", "withdrawn")
 
     def __init__(self) -> None:
-        self.standing: list[int] = []
+        #: the entries standing: the runs ``range(starts[i], stops[i])``, in log order
+        self.starts: list[int] = []
+        self.stops: list[int] = []
         #: the events that are not entries (the game's start, notes, withdrawals): their type
         self.others: dict[int, str] = {}
         self.withdrawn: dict[int, int] = {}
@@ -293,24 +296,58 @@ class WithdrawalPlan:
         """Take ``event`` (the next one of the log) into account; True if it is a
         withdrawal that takes entries back."""
         if type(event) is Withdraw:
-            self.others[event.index] = "withdraw"
-            why = self._refusal(event)
-            if why is not None:
-                self.refused[event.index] = why
-                return False
-            del self.standing[-len(event.seqs) :]
-            for seq in event.seqs:
-                self.withdrawn[seq] = event.index
-            return True
+            return self.add_withdraw(event.index, event.seqs)
         if type(event) is Note or type(event) is GameStarted:
             self.others[event.index] = event.type
         else:
-            self.standing.append(event.index)
+            self.entries(event.index, event.index + 1)
         return False
 
-    def _refusal(self, event: Withdraw) -> dict[str, Any] | None:
-        """Why ``event`` takes nothing back, as the params of ``log.withdraw``, or None."""
-        seqs, index = event.seqs, event.index
+    def entries(self, start: int, stop: int) -> None:
+        """The events from ``start`` to ``stop - 1`` are entries (the next ones of the log)."""
+        if start >= stop:
+            return
+        if self.stops and self.stops[-1] == start:
+            self.stops[-1] = stop
+        else:
+            self.starts.append(start)
+            self.stops.append(stop)
+
+    def add_withdraw(self, index: int, seqs: tuple[int, ...]) -> bool:
+        """The withdrawal at ``index`` naming ``seqs`` (the next event of the log); True if
+        it takes entries back."""
+        self.others[index] = "withdraw"
+        why = self._refusal(index, seqs)
+        if why is not None:
+            self.refused[index] = why
+            return False
+        count = len(seqs)
+        starts, stops = self.starts, self.stops
+        while count:
+            size = stops[-1] - starts[-1]
+            if size > count:
+                stops[-1] -= count
+                break
+            count -= size
+            del starts[-1], stops[-1]
+        for seq in seqs:
+            self.withdrawn[seq] = index
+        return True
+
+    def latest(self, count: int) -> list[int]:
+        """The last ``count`` entries standing (all of them, when fewer stand), in order."""
+        found: list[int] = []
+        for start, stop in zip(reversed(self.starts), reversed(self.stops), strict=True):
+            if count <= 0:
+                break
+            first = max(start, stop - count)
+            found[:0] = range(first, stop)
+            count -= stop - first
+        return found
+
+    def _refusal(self, index: int, seqs: tuple[int, ...]) -> dict[str, Any] | None:
+        """Why the withdrawal at ``index`` of ``seqs`` takes nothing back, as the params of
+        ``log.withdraw``, or None."""
         for i, seq in enumerate(seqs):
             if seq in seqs[:i]:
                 return {"case": "twice", "seq": seq}
@@ -322,7 +359,7 @@ class WithdrawalPlan:
                 return {"case": "taken_back", "seq": seq, "by": self.withdrawn[seq]}
             if seq in self.others:
                 return {"case": "not_entry", "seq": seq, "kind": self.others[seq]}
-        latest = self.standing[-len(seqs) :]
+        latest = self.latest(len(seqs))
         if sorted(seqs) == latest:
             return None
         return {
@@ -334,7 +371,8 @@ class WithdrawalPlan:
 
     def copy(self) -> WithdrawalPlan:
         plan = WithdrawalPlan()
-        plan.standing, plan.withdrawn = list(self.standing), dict(self.withdrawn)
+        plan.starts, plan.stops = list(self.starts), list(self.stops)
+        plan.withdrawn = dict(self.withdrawn)
         plan.others = dict(self.others)
         plan.refused = dict(self.refused)
         return plan

@@ -184,20 +184,25 @@ class StructureCheck:
         #: whether :meth:`drop_trail` let events go (a withdrawal then cannot be folded)
         self.dropped = False
 
+    #: what :meth:`state` saves of the fold as it is (the trail, the plan and how far it
+    #: was worked out are saved beside them)
+    FOLD = ("game", "seated", "round", "hands", "stock", "stock_from", "dropped")
+
     def state(self) -> tuple[Any, ...]:
         """Everything the fold holds, for :meth:`restore`."""
         return (
-            *(getattr(self, name) for name in self.__slots__[:6]),
+            *(getattr(self, name) for name in self.FOLD),
             len(self.trail),
             None if self.plan is None else self.plan.copy(),
             self.planned,
         )
 
     def restore(self, state: tuple[Any, ...]) -> None:
-        for name, value in zip(self.__slots__[:6], state[:6], strict=True):
+        size = len(self.FOLD)
+        for name, value in zip(self.FOLD, state[:size], strict=True):
             setattr(self, name, value)
-        del self.trail[state[6] :]
-        self.plan, self.planned = state[7], state[8]
+        del self.trail[state[size] :]
+        self.plan, self.planned = state[size + 1], state[size + 2]
 
     @property
     def withdrawals(self) -> Withdrawals | None:
@@ -353,6 +358,66 @@ class StructureCheck:
             f'{what} in round {self.round}, whose round_started has no "hands"; '
             "moves can only be replayed from a recorded deal",
         )
+
+
+class KnownWithdrawals(StructureCheck):
+    """The structural checks of a log whose withdrawals are known before it is read (a
+    first reading of its file: :func:`yaniv_audit.io.codec.withdrawals_in`), for a reader
+    that streams it and keeps no event.
+
+    A withdrawal that takes entries back leaves the entries standing before the lowest
+    of them (an undo stack: those below it never move while it stands), so the fold
+    after it is the fold as it was just before that entry was checked: saved then, put
+    back at the withdrawal, the same fold as :class:`StructureCheck`'s folding again of
+    the entries still standing. The withdrawals are worked out again as the events come
+    and compared with those known: a difference raises :class:`TrailDropped` (the reader
+    then reads the log whole)."""
+
+    __slots__ = ("known", "lowest", "saved")
+
+    def __init__(self, known: Withdrawals) -> None:
+        super().__init__()
+        self.known = known
+        self.plan = WithdrawalPlan()
+        lowest: dict[int, int] = {}  # each withdrawal's lowest entry taken back
+        for seq, by in known.withdrawn.items():
+            if seq < lowest.get(by, seq + 1):
+                lowest[by] = seq
+        #: the lowest entry each withdrawal takes back -> the withdrawal
+        self.lowest = {seq: by for by, seq in lowest.items()}
+        #: the fold before that entry, by the withdrawal that puts it back
+        self.saved: dict[int, tuple[int, bool, int | None, str]] = {}
+
+    def check(self, event: Event) -> Problem | None:
+        by = self.lowest.get(event.index)
+        if by is not None:
+            self.saved[by] = (self.round, self.hands, self.stock, self.stock_from)
+        problem = StructureCheck.check(self, event)
+        if type(event) is not Withdraw and problem is None:
+            self.plan.add(event)  # type: ignore[union-attr]
+        return problem
+
+    def drop_trail(self) -> None:
+        self.trail = []
+
+    def _withdraw(self, event: Withdraw) -> None:
+        plan = self.plan
+        assert plan is not None
+        took = plan.add(event)
+        withdrawn = self.known.withdrawn
+        if took != (event.index in self.saved) or (
+            took and any(withdrawn.get(seq) != event.index for seq in event.seqs)
+        ):
+            raise TrailDropped  # not the withdrawals known
+        if took:
+            self.round, self.hands, self.stock, self.stock_from = self.saved[event.index]
+
+    def confirm(self) -> None:
+        """Raise :class:`TrailDropped` unless the withdrawals of the events checked are
+        those known (once every event was checked)."""
+        found = self.withdrawals or Withdrawals({}, {})
+        if found != self.known:
+            raise TrailDropped
 
 
 def first_problem(events: Iterable[Event]) -> Problem | None:

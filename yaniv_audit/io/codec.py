@@ -24,9 +24,13 @@ marshmallow alone.
 from __future__ import annotations
 
 import codecs
+import contextlib
+import io
 import json
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -56,6 +60,8 @@ from ..core.events import (
     GameStartedWire,
     Log,
     PlayerEntry,
+    WithdrawalPlan,
+    Withdrawals,
     names_to_codes,
 )
 from ..core.rules import parse_rules, rules_from_mapping
@@ -500,7 +506,6 @@ def parse_json_array(data: bytes, source: str) -> Log:
 
 #: the path that names standard input, and how messages and reports name it
 STDIN, STDIN_NAME = "-", "<stdin>"
-_stdin: bytes | LongLineError | None = None
 #: how much of a file is read at a time: each line is held to MAX_LINE_BYTES as it comes
 READ_CHUNK = 1 << 20
 
@@ -571,23 +576,65 @@ def _long_line(parts: list[bytes], block: bytes, start: int) -> NoReturn:
     raise LongLineError(before.count(b"\n") + 1, before)
 
 
-def stdin_bytes() -> bytes:
-    """Standard input, read once (a command may name ``-`` more than once), each line held
-    to the cap as it is read (:func:`read_capped`; a JSON array is read whole)."""
-    global _stdin
-    if _stdin is None:
+#: standard input's copy (a temporary file, deleted when it is closed) and whether it is
+#: a JSON array: made once, when it is first read (:func:`open_stdin`)
+_spool: tuple[BinaryIO, bool] | None = None
+
+
+def open_stdin() -> tuple[BinaryIO, bool]:
+    """A reader of standard input from its start, and whether it is a JSON array (it
+    starts with ``[``). Standard input cannot be read twice (a command may name ``-``
+    more than once; a log holding a ``withdraw`` is read twice): it is copied, a chunk
+    at a time, to a temporary file the first time, and each reading reads the copy. A
+    JSON Lines line is held to :data:`MAX_LINE_BYTES` as it is copied: past a line too
+    long, nothing more of standard input is read (the readers then stop at that line).
+    Where no temporary file can be made, the copy is held in memory."""
+    global _spool
+    if _spool is None:
         stream = sys.stdin.buffer
         head = stream.read(READ_CHUNK)
-        if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-            _stdin = head + stream.read()
-        else:
-            try:
-                _stdin = read_capped(stream, head=head)
-            except LongLineError as exc:
-                _stdin = exc
-    if isinstance(_stdin, LongLineError):
-        raise _stdin
-    return _stdin
+        array = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
+        copy: BinaryIO
+        try:
+            copy = tempfile.TemporaryFile(prefix="yaniv-audit-stdin-")  # noqa: SIM115
+        except OSError:
+            copy = io.BytesIO()
+        _copy_capped(stream, copy, head, array)
+        copy.flush()
+        _spool = (copy, array)
+    copy, array = _spool
+    if isinstance(copy, io.BytesIO):
+        return io.BytesIO(copy.getvalue()), array
+    reader = os.fdopen(os.dup(copy.fileno()), "rb")
+    reader.seek(0)
+    return reader, array
+
+
+def _copy_capped(stream: BinaryIO, copy: BinaryIO, head: bytes, array: bool) -> None:
+    """``stream`` (``head`` read of it already) into ``copy``, a chunk at a time; for JSON
+    Lines, no further than a chunk past the start of a line longer than the cap."""
+    start = read = 0  # where the line under way begins; what was read, from the start
+    block = head
+    while block:
+        copy.write(block)
+        if not array:
+            first = block.find(b"\n")
+            if first >= 0:
+                if read + first - start > MAX_LINE_BYTES + 1:
+                    return  # a line too long ended in this chunk
+                start = read + block.rfind(b"\n") + 1
+            read += len(block)
+            if read - start > MAX_LINE_BYTES + 1:
+                return  # too long already, whatever comes next
+        block = stream.read(READ_CHUNK)
+
+
+def stdin_bytes() -> bytes:
+    """Standard input's bytes (read from its copy, :func:`open_stdin`), each line held to
+    the cap as it is read (:func:`read_capped`; a JSON array is read whole)."""
+    reader, array = open_stdin()
+    with reader:
+        return reader.read() if array else read_capped(reader)
 
 
 def _read_before(error: LongLineError, source: str) -> None:
@@ -641,38 +688,49 @@ def read_log(path: str | Path) -> Log:
 
 
 class ReadWhole(Exception):
-    """A log the streaming reader leaves to :func:`read_log`: it holds a ``withdraw`` (which
-    takes back events read before it), or a ``.json`` file it cannot cut into batches of
-    whole events (not an array, invalid JSON, one event of more than a few MiB)."""
+    """A log the streaming reader leaves to :func:`read_log`: a ``.json`` file it cannot cut
+    into batches of whole events (not an array, invalid JSON, one event of more than a few
+    MiB), or one whose withdrawals are not those a first reading found."""
+
+
+class HoldsWithdrawals(ReadWhole):
+    """A ``withdraw`` met by :func:`stream_log` reading without the log's withdrawals: it
+    may take back events given already. Read the file again with them
+    (:func:`withdrawals_in`), or whole."""
 
 
 #: a batch of events read and checked, and their leaves
 Batch = tuple[list[Event], list[bytes]]
 
 
-def stream_log(path: str | Path, chunk: int = READ_CHUNK) -> Iterator[Batch]:
+def stream_log(
+    path: str | Path, chunk: int = READ_CHUNK, withdrawals: Withdrawals | None = None
+) -> Iterator[Batch]:
     """The events of the log file at ``path`` and their leaves, a batch at a time, read
     ``chunk`` bytes at a time and checked as :func:`read_log` checks them (the same
     events, leaves and errors), holding no more of the file than a batch: a JSON Lines
     line is held to :data:`MAX_LINE_BYTES` as it is read, and a ``.json`` array is cut
     after whole events. The caller keeps what it needs of each batch.
 
+    ``withdrawals``: the log's, from a first reading of the file (:func:`withdrawals_in`),
+    for a log that holds a ``withdraw``; each withdrawal is then folded as it comes
+    (:class:`~yaniv_audit.core.structure.KnownWithdrawals`), and the caller leaves out
+    the events they take back. Without them, a ``withdraw`` raises
+    :class:`HoldsWithdrawals` (it may take back events given already).
+
     Raises :class:`LogFormatError` at the first problem (after the batches before it),
     and :class:`ReadWhole` (at any batch) for a log to read with :func:`read_log`
     instead: the batches given so far are then to be dropped. Standard input is read
-    whole (ReadWhole)."""
-    if str(path) == STDIN:
-        raise ReadWhole
-    path = Path(path)
-    try:
-        stream = path.open("rb")
-    except OSError as exc:
-        raise unreadable_file(exc) from None
+    from its copy (:func:`open_stdin`)."""
+    stream, array, source = _open_log(path)
     with stream:
-        builder = _LogBuilder(str(path))
+        builder = _LogBuilder(source)
+        known = None
+        if withdrawals is not None:
+            builder.checker = known = structure.KnownWithdrawals(withdrawals)
         batches = (
             _array_batches(builder, stream, chunk)
-            if path.suffix.lower() == ".json"
+            if array
             else _line_batches(builder, stream, chunk)
         )
         checker = builder.checker
@@ -683,22 +741,162 @@ def stream_log(path: str | Path, chunk: int = READ_CHUNK) -> Iterator[Batch]:
                 builder.base += len(builder.events)
                 builder.events, builder.leaves = [], []
                 checker.drop_trail()
+            problem = checker.finish()
+            if problem is None and known is not None:
+                known.confirm()
         except structure.TrailDropped:
-            raise ReadWhole from None
+            raise (ReadWhole if known is not None else HoldsWithdrawals) from None
         except OSError as exc:
             raise LogFormatError(f"cannot read the file ({exc.strerror or exc})") from None
-    problem = checker.finish()
     if problem is not None:
         raise problem_error(problem)
 
 
+def _open_log(path: str | Path) -> tuple[BinaryIO, bool, str]:
+    """The log at ``path`` (``-``: standard input's copy) opened to be read, whether it is
+    a JSON array, and its name (LogFormatError where it cannot be opened)."""
+    if str(path) == STDIN:
+        stream, array = open_stdin()
+        return stream, array, STDIN_NAME
+    path = Path(path)
+    try:
+        return path.open("rb"), path.suffix.lower() == ".json", str(path)
+    except OSError as exc:
+        raise unreadable_file(exc) from None
+
+
+#: what may make a line a ``note`` or a ``withdraw`` (their types, or an escape that may
+#: spell one): the only lines the first reading parses (:func:`withdrawals_in`)
+_NOT_ENTRY = re.compile(rb'"note"|"withdraw"|\\')
+#: a blank line among whole lines (which the reader skips: no event)
+_BLANK = re.compile(rb"(?:^|\n)[ \t\r\x0b\x0c]*\n")
+
+
+def withdrawals_in(path: str | Path, chunk: int = READ_CHUNK) -> Withdrawals:
+    """The withdrawals of the log file at ``path``, read ``chunk`` bytes at a time and
+    holding a few numbers of it (:class:`~yaniv_audit.core.events.WithdrawalPlan`): the
+    first of the two readings of a log that holds a ``withdraw`` (the second,
+    :func:`stream_log` given them, checks them as it goes). Only the events that may be a
+    ``note`` or a ``withdraw`` are read (as :func:`read_log` reads them); every other is
+    an entry. Where a problem stops the reading, the withdrawals before it (the second
+    reading stops there too). ReadWhole: a ``.json`` file :func:`array_parts` leaves to
+    :func:`read_log`."""
+    plan = WithdrawalPlan()
+    try:
+        stream, array, _ = _open_log(path)
+        with stream:
+            if array:
+                _array_withdrawals(plan, stream, chunk)
+            else:
+                _line_withdrawals(plan, stream, chunk)
+    except (OSError, LogFormatError):
+        pass  # the second reading says why
+    return plan.result() or Withdrawals({}, {})
+
+
+class _Stop(Exception):
+    """The first reading stops: a problem, which the second reading finds."""
+
+
+def _line_withdrawals(plan: WithdrawalPlan, stream: BinaryIO, chunk: int) -> None:
+    carry = b""  # the line under way
+    index = 0  # the events before it
+    number = 0  # the lines before it
+    block = stream.read(chunk)
+    if block.startswith(codecs.BOM_UTF8):
+        block = block[3:]
+    try:
+        while block:
+            data = carry + block if carry else block
+            block = stream.read(chunk)
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                if len(carry) > MAX_LINE_BYTES + 1:
+                    return  # a line too long: the reader stops there
+                continue
+            carry, whole = data[cut + 1 :], data[: cut + 1]
+            index = _lines_withdrawals(plan, whole, index, number)
+            number += whole.count(b"\n")
+        if carry:
+            _lines_withdrawals(plan, carry + b"\n", index, number)
+    except _Stop:
+        return
+
+
+def _lines_withdrawals(plan: WithdrawalPlan, whole: bytes, index: int, number: int) -> int:
+    """Whole lines (each ending in a newline) after ``number`` lines and ``index`` events:
+    their events into ``plan``; the events counted after them."""
+    if index == 0 or _NOT_ENTRY.search(whole) is not None or _BLANK.search(whole) is not None:
+        for number, line in enumerate(whole.split(b"\n")[:-1], number + 1):  # noqa: B020
+            if not line or line.isspace():
+                continue
+            if index == 0:
+                plan.others[0] = "game_started"  # or the log is unreadable at its first
+            elif _NOT_ENTRY.search(line) is None:
+                plan.entries(index, index + 1)
+            else:
+                plan.add(_line_event(line, index, number))
+            index += 1
+        return index
+    count = whole.count(b"\n")
+    plan.entries(index, index + count)
+    return index + count
+
+
+def _line_event(text: bytes, index: int, line: int) -> Event:
+    """The event of one line, read as :func:`_read_lines` reads it (without the
+    structural checks); :class:`_Stop` where it cannot be read."""
+    wired = wire_event(text, index, line) if MSGSPEC else None
+    if wired is not None:
+        return wired[0]
+    try:
+        return event_from_dict(_exact(text, orjson.loads(text), line, index), index, line)
+    except (LogFormatError, ValueError, RecursionError):  # a JSONDecodeError is a ValueError
+        raise _Stop from None
+
+
+def _array_withdrawals(plan: WithdrawalPlan, stream: BinaryIO, chunk: int) -> None:
+    index = 0
+    for text, parsed in array_parts(stream, chunk):
+        long_digits = _LONG_DIGITS.search(text) is not None
+        try:
+            items = _loads(text) if parsed is None or long_digits else parsed
+        except (ValueError, RecursionError):
+            return  # read whole: read_log says where
+        if not isinstance(items, list):
+            return
+        for item in items:
+            if index == 0:
+                plan.others[0] = "game_started"
+            elif type(item) is dict and item.get("type") in ("note", "withdraw"):
+                try:
+                    if long_digits:
+                        check_numbers(item, None, index)
+                    plan.add(event_from_dict(item, index, None))
+                except LogFormatError:
+                    return
+            else:
+                plan.entries(index, index + 1)
+            index += 1
+
+
 def count_events(path: str | Path, chunk: int = READ_CHUNK) -> int:
     """How many events the log at ``path`` holds, read as :func:`stream_log` reads it
-    (:func:`read_log` for what that leaves to it); LogFormatError as read_log."""
+    (again with its withdrawals, for a log that holds a ``withdraw``; :func:`read_log`
+    for what that leaves to it); LogFormatError as read_log."""
+    twice = False
     try:
         return sum(len(events) for events, _ in stream_log(path, chunk))
+    except HoldsWithdrawals:  # read again once its frames (the first batches) are let go
+        twice = True
     except ReadWhole:
-        return len(read_log(path).events)
+        pass
+    if twice:
+        with contextlib.suppress(ReadWhole):
+            known = withdrawals_in(path, chunk)
+            return sum(len(events) for events, _ in stream_log(path, chunk, known))
+    return len(read_log(path).events)
 
 
 def _line_batches(builder: _LogBuilder, stream: BinaryIO, chunk: int) -> Iterator[None]:
