@@ -165,6 +165,11 @@ def test_a_worker_that_died_while_idle_costs_no_request() -> None:
         deadline = time.monotonic() + 10
         while not gone(pid) and time.monotonic() < deadline:  # the kill is not instant
             time.sleep(0.01)
+        # and the worker's end of the pipe is closed: another process forking at that
+        # moment (the fork server, a test's subprocess) may hold a copy of it a little longer
+        [worker] = workers._all
+        while not worker.conn.poll() and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert workers.run(os.getpid) not in (pid, os.getpid())  # on a new worker
         workers.close()
         with pytest.raises(ApiError) as info:  # a request while the server stops
