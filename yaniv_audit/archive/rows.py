@@ -36,6 +36,16 @@ from .base import NO_EXTENSIONS
 from .schema import DERIVED, DERIVED_TABLES
 
 
+def prepare() -> None:
+    """Import what storing a game needs: pyarrow, and pandas, which pyarrow imports at its
+    first array when it is installed (0.3-1 s holding the interpreter). A server calls this
+    beside its first requests, so that the first game stored does not stall every other
+    request behind that import."""
+    import pyarrow as pa
+
+    pa.array([0])
+
+
 @dataclass(frozen=True, slots=True)
 class IngestRow:
     """One readable log, ready to store."""

@@ -9,6 +9,7 @@ import errno
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -157,6 +158,10 @@ def serve(
             check_port(host, port)
         if pool:
             pool.start()
+        # the first game stored would import pyarrow and pandas while other requests wait
+        from ..archive.rows import prepare
+
+        threading.Thread(target=prepare, name="yaniv-audit prepare", daemon=True).start()
         echo(
             shown(
                 f"yaniv-audit on http://{host}:{port}/ (archive {base_name(path)}, "
