@@ -43,27 +43,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from load import cpu_seconds  # noqa: E402  (the server's CPU, counted as bench/load.py counts it)
+
 GAME = ROOT / "replays" / "simulated" / "classic" / "game-00003.jsonl"
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) process ``pid`` and every process under it have used
-    so far (Linux /proc), as bench/load.py counts the server's."""
-    parents, ticks = {}, {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(fields[1])
-            ticks[int(entry.name)] = int(fields[11]) + int(fields[12])
-    tree, grown = {pid}, True
-    while grown:
-        below = {p for p, parent in parents.items() if parent in tree} - tree
-        tree |= below
-        grown = bool(below)
-    return sum(ticks.get(p, 0) for p in tree) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
