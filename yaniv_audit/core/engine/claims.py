@@ -23,6 +23,8 @@ class TableClaims(ReplayBase):
             return
         r.closed = True
         score = r.score
+        if score is None and not r.moves_checked:
+            self.unchecked.append(r.number)
         if event.points is not None:
             for p, written in event.points.items():
                 right = score.points.get(p, 0) if score is not None else 0
@@ -110,7 +112,9 @@ class TableClaims(ReplayBase):
                                 "reduced_to": to,
                                 "rule": self._rule("reductions"),
                             }
-                if not reduced and after is not None and score is not None and points:
+                if self.unchecked:
+                    params = self._unchecked_score(params["case"], right)
+                elif not reduced and after is not None and score is not None and points:
                     params = self._score_parts(p, value, right, diff - before, score, points)
                 self._claim(
                     event,
@@ -123,6 +127,19 @@ class TableClaims(ReplayBase):
                     **params,
                 )
             self.written_diff[p] = diff
+
+    def _unchecked_score(self, case: str, right: int) -> dict[str, Any]:
+        """claim.scores' params after a scoresheet round the replay could not check (no
+        hands, no totals): the score cannot be checked, the rounds that could not be, and
+        (where some round could be) what the checked rounds give."""
+        params: dict[str, Any] = {
+            "case": case.removesuffix("_reduced") + "_unchecked",
+            "unchecked": list(self.unchecked),
+        }
+        # every round started so far but these was checked
+        some_checked = len(self.records) > len(self.unchecked)
+        params["checked"] = [{"phrase": "part:checked", "right": right}] if some_checked else []
+        return params
 
     def _score_parts(
         self,
