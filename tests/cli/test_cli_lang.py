@@ -169,11 +169,12 @@ def test_a_score_written_after_an_unchecked_round_says_it_cannot_be_checked(
         "hila's score after round 1 was written as 10; it cannot be checked from round 1 on: "
         "the log has neither the hands nor the totals of round 1 [claim.scores]"
     ) in out
-    # after a checked round: what the checked rounds give, not what "the rules give"
+    # after a checked round: what the checked rounds give, not what "the rules give",
+    # and the wrong step of the checked round itself
     assert (
         "hila's score after round 2 was written as 17; it cannot be checked from round 1 on: "
         "the log has neither the hands nor the totals of round 1; the rounds that can be "
-        "checked give 5 [claim.scores]"
+        "checked give 5; in round 2: +2 from a wrong sum (10 + 5 written as 17) [claim.scores]"
     ) in out
     assert "gal's score at the end was written as 40; it cannot be checked from round 1" in out
     assert "after round 2 hila's score of 17 cannot be checked" in out

@@ -456,6 +456,7 @@ TEMPLATES: dict[str, str] = {
     "part:points": N_(
         "{by:signed} from the points of round {round} ({written} written, the rules give {right})"
     ),
+    "part:step": N_("; in round {round}: {parts:phrases}"),
     "part:checked": N_("; the rounds that can be checked give {right}"),
     "part:sum": N_("{by:signed} from a wrong sum ({before} + {points} written as {written})"),
     # the ruling's first line, which a table reads aloud (the report's ruling)
