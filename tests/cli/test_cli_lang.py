@@ -147,6 +147,55 @@ def test_a_scoresheet_round_without_hands_says_its_points_cannot_be_checked() ->
     assert [(f["player"], f["params"]["right"]) for f in points] == [("hila", 0), ("gal", 0)]
 
 
+def test_a_score_written_after_an_unchecked_round_says_it_cannot_be_checked(
+    tmp_path: Path,
+) -> None:
+    # round 1 has neither hands nor totals; round 2 is checked by its showdown's totals
+    log = tmp_path / "two.jsonl"
+    log.write_text(
+        UNCHECKED.read_text(encoding="utf-8")
+        + '{"type": "round_started", "round": 2, "starter": "yossi"}\n'
+        '{"type": "showdown", "caller": "yossi", "hands": {}, '
+        '"totals": {"hila": 5, "yossi": 3, "gal": 12}}\n'
+        '{"type": "round_ended", "round": 2, "points": {"hila": 5, "yossi": 0, "gal": 12}, '
+        '"scores": {"hila": 17, "yossi": 0, "gal": 38}}\n'
+        '{"type": "game_ended", "scores": {"hila": 17, "yossi": 0, "gal": 40}}\n',
+        encoding="utf-8",
+    )
+    out = run("audit", str(log)).stdout
+    assert "the rules give 0 [claim.scores]" not in out
+    assert "after round 1 hila's score is 0, not 10" not in out
+    assert (
+        "hila's score after round 1 was written as 10; it cannot be checked from round 1 on: "
+        "the log has neither the hands nor the totals of round 1 [claim.scores]"
+    ) in out
+    # after a checked round: what the checked rounds give, not what "the rules give",
+    # and the wrong step of the checked round itself
+    assert (
+        "hila's score after round 2 was written as 17; it cannot be checked from round 1 on: "
+        "the log has neither the hands nor the totals of round 1; the rounds that can be "
+        "checked give 5; in round 2: +2 from a wrong sum (10 + 5 written as 17) [claim.scores]"
+    ) in out
+    assert "gal's score at the end was written as 40; it cannot be checked from round 1" in out
+    assert "after round 2 hila's score of 17 cannot be checked" in out
+    assert "at the end gal's score of 40 cannot be checked" in out
+    hebrew = run("audit", str(log), "--lang", "he").stdout
+    assert "הניקוד של hila אחרי סיבוב 2 נרשם כ־17; אי אפשר לבדוק אותו מסיבוב 1 והלאה" in hebrew
+    # the ruling stays: the same claims, the replay's scores as before
+    report = json.loads(run("audit", str(log), "--json").stdout)
+    assert report["verdict"] == "claims"
+    scores = [f for f in report["findings"] if f["code"] == "claim.scores"]
+    assert [
+        (f["kind"], f["player"], f["params"]["case"], f["params"]["right"]) for f in scores
+    ] == [
+        ("claim", "hila", "round_unchecked", 0),
+        ("claim", "gal", "round_unchecked", 0),
+        ("claim", "hila", "round_unchecked", 5),
+        ("claim", "gal", "end_unchecked", 12),
+    ]
+    assert all(f["params"]["unchecked"] == [1] for f in scores)
+
+
 def test_compare_says_each_added_finding_once_with_its_players() -> None:
     out = run(
         "compare", str(REPLAYS / "double-assaf.jsonl"), "--rules", "classic", "--rules", "namu"

@@ -249,6 +249,11 @@ def dispute(finding: Finding) -> dict[str, Any]:
         }
     if code == "claim.scores":
         end = "" if params["round"] is not None else "_end"
+        if "unchecked" in params:
+            return {
+                "phrase": f"dispute:scores{end}_unchecked",
+                **{k: params[k] for k in ("round", "player", "written", "unchecked")},
+            }
         shown = {k: params[k] for k in ("round", "player", "right", "written")}
         if params.get("parts"):
             why = {"phrase": "why:parts", "parts": params["parts"]}

@@ -99,6 +99,8 @@ PLURALS: dict[str, tuple[str, str]] = {
     "more players": NP_("{n} more player", "{n} more players"),
     "standard decks": NP_("{n} standard deck", "{n} standard decks"),
     "jokers": NP_("{n} joker", "{n} jokers"),
+    # the word before a list of round numbers (no count: "of rounds 1, 3")
+    "of rounds": NP_("of round", "of rounds"),
 }
 
 
@@ -428,6 +430,16 @@ TEMPLATES: dict[str, str] = {
         "rules give {right} ({reduced_from} drops to {reduced_to}: "
         "reductions)"
     ),
+    "claim.scores:round_unchecked": N_(
+        "{player}'s score after round {round} was written as {written}; it cannot be "
+        "checked from round {unchecked[0]} on: the log has neither the hands nor the totals "
+        "{unchecked:*of rounds} {unchecked:names}{checked:concat}"
+    ),
+    "claim.scores:end_unchecked": N_(
+        "{player}'s score at the end was written as {written}; it cannot be checked from "
+        "round {unchecked[0]} on: the log has neither the hands nor the totals "
+        "{unchecked:*of rounds} {unchecked:names}{checked:concat}"
+    ),
     "claim.winner:undecided": N_(
         "the game was declared over, but under these rules it is not "
         "decided (scores: {scores:scores})"
@@ -444,6 +456,8 @@ TEMPLATES: dict[str, str] = {
     "part:points": N_(
         "{by:signed} from the points of round {round} ({written} written, the rules give {right})"
     ),
+    "part:step": N_("; in round {round}: {parts:phrases}"),
+    "part:checked": N_("; the rounds that can be checked give {right}"),
     "part:sum": N_("{by:signed} from a wrong sum ({before} + {points} written as {written})"),
     # the ruling's first line, which a table reads aloud (the report's ruling)
     "ruling:clean": N_("Under {rules} every move and every number the table wrote is right."),
@@ -469,6 +483,14 @@ TEMPLATES: dict[str, str] = {
     "dispute:scores": N_("after round {round} {player}'s score is {right}, not {written}"),
     "dispute:scores_why": N_(
         "after round {round} {player}'s score is {right}, not {written}: {why}"
+    ),
+    "dispute:scores_unchecked": N_(
+        "after round {round} {player}'s score of {written} cannot be checked (the log has "
+        "neither the hands nor the totals {unchecked:*of rounds} {unchecked:names})"
+    ),
+    "dispute:scores_end_unchecked": N_(
+        "at the end {player}'s score of {written} cannot be checked (the log has neither "
+        "the hands nor the totals {unchecked:*of rounds} {unchecked:names})"
     ),
     "dispute:scores_end": N_("at the end {player}'s score is {right}, not {written}"),
     "dispute:scores_end_why": N_("at the end {player}'s score is {right}, not {written}: {why}"),

@@ -85,6 +85,9 @@ class ReplayBase:
         self.closing_allowed: set[str] = set()
         self.game_over_reported = False
         self.written_diff: dict[str, int] = {}
+        #: the scoresheet rounds that ended with neither hands nor totals: the replay
+        #: counts them 0 and cannot check a score written after them
+        self.unchecked: list[int] = []
         #: what the log's withdrawals take back (set by run, or by a caller folding the
         #: standing events one by one); None: the log has none
         self.withdrawals: Withdrawals | None = None

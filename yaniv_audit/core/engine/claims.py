@@ -23,6 +23,8 @@ class TableClaims(ReplayBase):
             return
         r.closed = True
         score = r.score
+        if score is None and not r.moves_checked:
+            self.unchecked.append(r.number)
         if event.points is not None:
             for p, written in event.points.items():
                 right = score.points.get(p, 0) if score is not None else 0
@@ -110,7 +112,16 @@ class TableClaims(ReplayBase):
                                 "reduced_to": to,
                                 "rule": self._rule("reductions"),
                             }
-                if not reduced and after is not None and score is not None and points:
+                if self.unchecked:
+                    params = self._unchecked_score(params["case"], right)
+                    if not reduced and after is not None and score is not None and points:
+                        # this round was checked: a wrong step in it is said still
+                        step = self._step_parts(p, value, right, diff - before, score, points)
+                        if step:
+                            params["checked"].append(
+                                {"phrase": "part:step", "round": after, "parts": step}
+                            )
+                elif not reduced and after is not None and score is not None and points:
                     params = self._score_parts(p, value, right, diff - before, score, points)
                 self._claim(
                     event,
@@ -124,6 +135,19 @@ class TableClaims(ReplayBase):
                 )
             self.written_diff[p] = diff
 
+    def _unchecked_score(self, case: str, right: int) -> dict[str, Any]:
+        """claim.scores' params after a scoresheet round the replay could not check (no
+        hands, no totals): the score cannot be checked, the rounds that could not be, and
+        (where some round could be) what the checked rounds give."""
+        params: dict[str, Any] = {
+            "case": case.removesuffix("_reduced") + "_unchecked",
+            "unchecked": list(self.unchecked),
+        }
+        # every round started so far but these was checked
+        some_checked = len(self.records) > len(self.unchecked)
+        params["checked"] = [{"phrase": "part:checked", "right": right}] if some_checked else []
+        return params
+
     def _score_parts(
         self,
         p: str,
@@ -136,21 +160,35 @@ class TableClaims(ReplayBase):
         """claim.scores' params after a round whose points were written too: when the
         score's new difference (``moved``) is not the points' own, its parts (the
         round's points, the sum of the written score and points)."""
-        plain: dict[str, Any] = {"case": "round"}
+        parts = self._step_parts(p, value, right, moved, score, points)
+        if len(parts) < 2:
+            return {"case": "round"}
+        return {"case": "round_parts", "parts": parts}
+
+    def _step_parts(
+        self,
+        p: str,
+        value: int,
+        right: int,
+        moved: int,
+        score: RoundScore,
+        points: dict[str, int],
+    ) -> list[dict[str, Any]]:
+        """How far the score written after a checked round moved from the rules', each
+        cause apart: the round's points written (``part:points``), the sum of the written
+        score and points (``part:sum``); the causes that moved it."""
         if p not in points:
-            return plain
+            return []
         rules_points = score.points.get(p, 0)
         by_points = points[p] - rules_points
         by_sum = moved - by_points
-        if not by_points or not by_sum:
-            return plain
         # the score written before this round: the rules' less this round's points,
         # and the difference the table carried from before
         earlier = right - rules_points + (self.written_diff.get(p, 0))
         why = self._points_reason(score, p)
-        return {
-            "case": "round_parts",
-            "parts": [
+        parts: list[dict[str, Any]] = []
+        if by_points:
+            parts.append(
                 {
                     "phrase": "part:points",
                     "by": by_points,
@@ -158,16 +196,19 @@ class TableClaims(ReplayBase):
                     "written": points[p],
                     "right": rules_points,
                     **({"rule": why["rule"]} if "rule" in why else {}),
-                },
+                }
+            )
+        if by_sum:
+            parts.append(
                 {
                     "phrase": "part:sum",
                     "by": by_sum,
                     "before": earlier,
                     "points": points[p],
                     "written": value,
-                },
-            ],
-        }
+                }
+            )
+        return parts
 
     def _game_ended(self, event: GameEnded) -> None:
         self._end_pending_exhaustion()
