@@ -178,6 +178,10 @@ def test_a_score_written_after_an_unchecked_round_says_it_cannot_be_checked(
     ) in out
     assert "gal's score at the end was written as 40; it cannot be checked from round 1" in out
     assert "after round 2 hila's score of 17 cannot be checked" in out
+    # the first line read aloud does not say the rules give other numbers: they cannot
+    # confirm these
+    assert "the rules do not give" not in out
+    assert "every move is right, but the rules do not confirm 7 things the table wrote" in out
     assert "at the end gal's score of 40 cannot be checked" in out
     hebrew = run("audit", str(log), "--lang", "he").stdout
     assert "הניקוד של hila אחרי סיבוב 2 נרשם כ־17; אי אפשר לבדוק אותו מסיבוב 1 והלאה" in hebrew

@@ -212,14 +212,23 @@ def ruling_of(
     disputes = collect(map(dispute, claims))
     if verdict == "clean":
         return {"key": "ruling:clean", "params": {"rules": rules}}
+    # a number that cannot be checked is not confirmed, which is not to say it is wrong
+    unchecked = "_unchecked" if any(_unchecked(f) for f in claims) else ""
     if verdict == "claims":
         params = {"rules": rules, "count": len(claims), "disputes": disputes}
-        return {"key": "ruling:claims", "params": params}
+        return {"key": f"ruling:claims{unchecked}", "params": params}
     broken = sum(f.kind == VIOLATION for f in findings)
     if not claims:
         return {"key": "ruling:violations", "params": {"rules": rules, "count": broken}}
     params = {"rules": rules, "count": broken, "claims": len(claims), "disputes": disputes}
-    return {"key": "ruling:violations_claims", "params": params}
+    return {"key": f"ruling:violations_claims{unchecked}", "params": params}
+
+
+def _unchecked(finding: Finding) -> bool:
+    """A claim about a round the log cannot check (no hands, no totals), or a score
+    after one."""
+    params = finding.params
+    return params.get("case") == "unchecked" or "unchecked" in params
 
 
 _WHY = {"caller": "why:caller", "not_ended": "why:not_ended"}

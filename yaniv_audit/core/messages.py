@@ -465,7 +465,17 @@ TEMPLATES: dict[str, str] = {
         "Under {rules} every move is right, but the table wrote down {count:*things} "
         "the rules do not give: {disputes:phrases}."
     ),
+    # the same, where some of the numbers cannot be checked (a round with no hands and
+    # no totals): the rules do not confirm them, which does not say the table was wrong
+    "ruling:claims_unchecked": N_(
+        "Under {rules} every move is right, but the rules do not confirm {count:*things} "
+        "the table wrote down: {disputes:phrases}."
+    ),
     "ruling:violations": N_("Under {rules} the log breaks the rules {count:*times}."),
+    "ruling:violations_claims_unchecked": N_(
+        "Under {rules} the log breaks the rules {count:*times}, and the rules do not "
+        "confirm {claims:*things} the table wrote down: {disputes:phrases}."
+    ),
     "ruling:violations_claims": N_(
         "Under {rules} the log breaks the rules {count:*times}, and the "
         "table wrote down {claims:*things} the rules do not give: "

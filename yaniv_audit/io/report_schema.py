@@ -269,7 +269,17 @@ class RulingSchema(_Closed):
     key = fields.String(
         required=True,
         validate=validate.OneOf(
-            [f"ruling:{v}" for v in ("clean", "claims", "violations", "violations_claims")]
+            [
+                f"ruling:{v}"
+                for v in (
+                    "clean",
+                    "claims",
+                    "claims_unchecked",
+                    "violations",
+                    "violations_claims",
+                    "violations_claims_unchecked",
+                )
+            ]
             + ["ruling:corrupt"]
         ),
         metadata={"description": "its template (yaniv_audit/core/messages.py)"},
