@@ -338,3 +338,16 @@ def test_the_verbose_note_of_audit_is_in_the_language() -> None:
     assert "проверка: 1 журнал, правила: заявленные в каждом журнале, на 2 процессах" in (
         result.stderr
     )
+
+
+def test_a_table_in_korean_lines_up_on_a_terminal() -> None:
+    """A wide character takes two columns of a terminal: the players' table of a Korean
+    summary lines up under its headings (each heading's dashes as wide as it is)."""
+    from yaniv_audit.cli.render import render_table
+
+    assert render_table(["참가자", "게임"], [("anna", 1), ("dana", 12)]).splitlines() == [
+        "참가자  게임",
+        "------  ----",
+        "anna       1",
+        "dana      12",
+    ]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from decimal import Decimal
 from typing import Any, NoReturn
+from unicodedata import combining, east_asian_width
 
 import click
 import orjson
@@ -424,6 +425,12 @@ def print_summary(
     return sorted(codes)
 
 
+def cells(text: str) -> int:
+    """How many columns of a terminal ``text`` takes: a wide character (Korean, Chinese,
+    Japanese) two, a combining mark none."""
+    return sum(0 if combining(ch) else 2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     """Rows as aligned text columns (lists comma-joined, NULL as -)."""
 
@@ -437,7 +444,7 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
         return shown(value)
 
     texts = [[cell(v) for v in row] for row in rows]
-    widths = [max([len(c), *(len(t[i]) for t in texts)]) for i, c in enumerate(columns)]
+    widths = [max([cells(c), *(cells(t[i]) for t in texts)]) for i, c in enumerate(columns)]
     numeric = [
         all(
             isinstance(row[i], (int, float)) and not isinstance(row[i], bool)
@@ -450,7 +457,7 @@ def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
 
     def line(values: list[str]) -> str:
         return "  ".join(
-            v.rjust(w) if num else v.ljust(w)
+            " " * (w - cells(v)) + v if num else v + " " * (w - cells(v))
             for v, w, num in zip(values, widths, numeric, strict=True)
         ).rstrip()
 
