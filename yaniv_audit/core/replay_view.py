@@ -28,9 +28,14 @@ def describe(
 
 
 def steps(
-    log: Log, rules: RuleSet | None = None, seat: str | None = None, replay: Replay | None = None
+    log: Log,
+    rules: RuleSet | None = None,
+    seat: str | None = None,
+    replay: Replay | None = None,
+    say: Callable[[dict[str, Any]], str] = render_phrase,
 ) -> Iterator[dict[str, Any]]:
-    """After each event: the event, the state and the findings it raised.
+    """After each event: the event (its ``text`` said by ``say``: English by default),
+    the state and the findings it raised.
 
     ``replay`` (default: a new one under ``rules``) is the fold the steps come
     from; a caller that passes it can read the whole replay afterwards.
@@ -51,7 +56,7 @@ def steps(
         yield {
             "index": event.index,
             "type": event.type,
-            "text": describe(event, seat, log.players),
+            "text": say(move_phrase(event, seat, log.players)),
             "findings": [f.to_json() for f in found],
             "state": replay.snapshot(),
             "stopped": stopped,
@@ -69,9 +74,8 @@ def render_steps(
     """The terminal replay: every event, the table after it, findings marked with the
     file line of their event (a ``.jsonl`` log's; a ``.json`` array has none); each
     sentence said by ``say`` (a language's renderer; default English)."""
-    for step in steps(log, rules, seat):
-        event = log.events[step["index"]]
-        text = say(move_phrase(event, seat, log.players))
+    for step in steps(log, rules, seat, say=say):
+        text = step["text"]
         if step["withdrawn_by"] is not None:
             withdrawn = say(phrase("say.step_withdrawn", by=step["withdrawn_by"], text=text))
             yield f"[{step['index']:>3}] {withdrawn}"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .cards import NAMES
+from .cards import card_name
 from .events import (
     Discard,
     Draw,
@@ -534,7 +534,7 @@ def move_phrase(
     ``name(player)`` (a page marks them there, to isolate them)."""
 
     def card(c: Any) -> str | None:
-        return None if c is None else NAMES[c]
+        return None if c is None else card_name(c)
 
     def cards(cs: Any) -> list[str | None]:
         return [card(c) for c in cs]
@@ -566,12 +566,13 @@ def move_phrase(
         if event.total is not None:
             return phrase("move.yaniv_total", player=name(event.player), total=event.total)
         return phrase("move.yaniv", player=name(event.player))
-    if isinstance(event, Showdown):
+
+    def seated(values: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        """``values`` by player, in the order of the seating (anyone unseated last)."""
         order = {p: i for i, p in enumerate(players)}
+        return sorted(values.items(), key=lambda item: order.get(item[0], len(order)))
 
-        def seated(values: Mapping[str, Any]) -> list[tuple[str, Any]]:
-            return sorted(values.items(), key=lambda item: order.get(item[0], len(order)))
-
+    if isinstance(event, Showdown):
         shown = [
             phrase("move.hand", player=name(p), cards=cards(c)) for p, c in seated(event.hands)
         ] + [
@@ -584,13 +585,7 @@ def move_phrase(
         return phrase("move.showdown_none", shown=shown)
     if isinstance(event, RoundEnded):
         if event.scores:
-            order = {p: i for i, p in enumerate(players)}
-            scores = {
-                name(p): s
-                for p, s in sorted(
-                    event.scores.items(), key=lambda item: order.get(item[0], len(order))
-                )
-            }
+            scores = {name(p): s for p, s in seated(event.scores)}
             return phrase("move.round_ended_scores", round=event.round, scores=scores)
         return phrase("move.round_ended", round=event.round)
     if isinstance(event, Reshuffle):
