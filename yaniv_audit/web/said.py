@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import TypedDict
 
+from ..core.cards import canonical
 from ..core.events import Log, Note
 from ..core.report import AuditReport
 from ..core.sentences import move_phrase, round_head
@@ -44,22 +45,19 @@ class Said(TypedDict):
     stock: str | None
 
 
-#: a card as a sentence says it with suits (8♥, 10♣, JK), as the game page finds them
-_CARD = re.compile("(?<![\\w♣♦♥♠])(?:(10|[2-9AJQK])([♣♦♥♠])|JK)(?![\\w♣♦♥♠])")
-_SUIT = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+#: a card as a sentence says it with suits (8♥, 10♣, JK): the game page finds them so too
+CARD = re.compile("(?<![\\w♣♦♥♠])(?:(10|[2-9AJQK])([♣♦♥♠])|JK)(?![\\w♣♦♥♠])")
 #: where a table's own words (a note's text) go, kept out of the card finder
-_OWN = "\ue002"
+OWN = "\ue002"
 
 
 def _cards(text: str) -> list[Part]:
     out: list[Part] = []
     at = 0
-    for match in _CARD.finditer(text):
+    for match in CARD.finditer(text):
         if match.start() > at:
             out.append(text[at : match.start()])
-        rank, suit = match.group(1), match.group(2)
-        code = "JK" if rank is None else ("T" if rank == "10" else rank) + _SUIT[suit]
-        out.append(CardPart(card=code))
+        out.append(CardPart(card=canonical(match.group(0))))
         at = match.end()
     if at < len(text):
         out.append(text[at:])
@@ -74,7 +72,7 @@ def parts(text: str, marks: NameMarks, own: str | None = None) -> list[Part]:
         if isinstance(piece, int):
             out.append(piece)
             continue
-        for k, chunk in enumerate(piece.split(_OWN)):
+        for k, chunk in enumerate(piece.split(OWN)):
             if k and own is not None:
                 out.append(own)
             out.extend(_cards(chunk))
@@ -101,7 +99,7 @@ def said(
         phrase = move_phrase(event, None, players, name=marks.mark)
         own = phrase.get("text") if isinstance(event, Note) else None
         if own is not None:
-            phrase = {**phrase, "text": _OWN}
+            phrase = {**phrase, "text": OWN}
         moves.append(parts(words.phrase(phrase), marks, own))
     rounds = [parts(words.phrase(round_head(r, marks.mark)), marks) for r in report["rounds"]]
     return Said(

@@ -69,6 +69,7 @@ from .i18n import (
     names_isolated,
     names_joined,
 )
+from .said import CARD, OWN
 from .store import base_name
 
 viewer = Blueprint(
@@ -214,25 +215,19 @@ def finding_params(finding: dict[str, Any], params: dict[str, Any]) -> list[str]
     return [p for p in finding.get("params", {}).get("rule", {}) if p in params]
 
 
-#: where a table's own words (a note's text) go in a move's sentence
-_OWN = "\ue002"
-
-
 def move_html(event: Event, seat: str | None, log: Log, marks: NameMarks, words: Words) -> Markup:
     """A move in the page's language: names isolated, cards as chips, a note's own words
     isolated in their own direction and kept as the table wrote them."""
     said = move_phrase(event, seat, log.players, name=marks.mark)
     own = said.get("text") if isinstance(event, Note) else None
     if own is not None:
-        said = {**said, "text": _OWN}
+        said = {**said, "text": OWN}
     html = str(chips(marks.html(words.phrase(said))))
     if own is not None:
-        html = html.replace(_OWN, str(bdi(own)))
+        html = html.replace(OWN, str(bdi(own)))
     return Markup(html)
 
 
-#: a card as a sentence of the board writes it (8♥, 10♣, JK)
-_CARD = re.compile("(?<![\\w♣♦♥♠])(?:(10|[2-9AJQK])([♣♦♥♠])|JK)(?![\\w♣♦♥♠])")
 _COLOUR = {"♣": "black", "♦": "red", "♥": "red", "♠": "black"}
 
 
@@ -244,7 +239,7 @@ def chips(html: Markup) -> Markup:
         colour = _COLOUR[match.group(2)] if match.group(2) else "joker"
         return f'<span class="chip {colour}">{match.group(0)}</span>'
 
-    return Markup(_CARD.sub(chip, str(html)))
+    return Markup(CARD.sub(chip, str(html)))
 
 
 def game_title(
