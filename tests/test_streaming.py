@@ -133,11 +133,12 @@ def test_the_first_reading_of_withdrawals_holds_a_few_numbers(tmp_path: Path) ->
     lines += [b'{"type":"withdraw","seqs":[100001]}', b'{"type":"withdraw","seqs":[7]}']
     log.write_bytes(b"\n".join(lines) + b"\n")
     found = withdrawals_in(log, chunk=4096)
-    assert found == read_log(log).withdrawals
+    read_whole = read_log(log)
+    assert found == read_whole.withdrawals
     assert found.withdrawn == {100001: 100002}
     assert found.refused[100003]["case"] == "not_latest"
     plan = WithdrawalPlan()
-    plan.add(read_log(log).events[0])
+    plan.add(read_whole.events[0])
     plan.entries(1, 100_000)
     assert plan.latest(3) == [99_997, 99_998, 99_999] and len(plan.starts) == 1
 
@@ -183,11 +184,11 @@ def with_withdrawals(events: list[dict[str, object]], seed: int) -> list[dict[st
 
 
 def withdrawal_logs(tmp_path: Path) -> list[Path]:
-    """Logs of the repository with withdrawals put in (with_withdrawals), as JSON Lines
-    and as .json arrays."""
+    """The sampled logs (SAMPLE: every log in the long sweep) with withdrawals put in
+    (with_withdrawals) in two ways each, as JSON Lines and as .json arrays."""
     made = []
-    for n, log in enumerate(LOGS):
-        if log.suffix != ".jsonl" or n % 2:  # half of them: a minute is too long
+    for n, log in enumerate(SAMPLE):
+        if log.suffix != ".jsonl":
             continue
         try:
             events = [json.loads(t) for t in log.read_bytes().split(b"\n") if t.strip()]
@@ -195,12 +196,14 @@ def withdrawal_logs(tmp_path: Path) -> list[Path]:
             continue
         if not all(isinstance(e, dict) for e in events):
             continue
-        changed = with_withdrawals(events, n)
-        lines = tmp_path / f"{n}-{log.stem}.jsonl"
-        lines.write_text("".join(json.dumps(e) + "\n" for e in changed))
-        array = tmp_path / f"{n}-{log.stem}.json"
-        array.write_text(json.dumps(changed))
-        made += [lines, array]
+        # the hand-written logs twice (short, they seldom get one), a simulated game once
+        for seed in (n,) if "simulated" in log.parts else (n, n + 1000):
+            changed = with_withdrawals(events, seed)
+            lines = tmp_path / f"{seed}-{log.stem}.jsonl"
+            lines.write_text("".join(json.dumps(e) + "\n" for e in changed))
+            array = tmp_path / f"{seed}-{log.stem}.json"
+            array.write_text(json.dumps(changed))
+            made += [lines, array]
     return made
 
 
@@ -394,7 +397,7 @@ def test_a_long_games_rounds_are_held_compressed_and_written_as_read_whole(
     from yaniv_audit.io import streaming
 
     log = tmp_path / "long.jsonl"
-    log.write_bytes(long_game(20_000))
+    log.write_bytes(long_game(10_000))
     expected = to_json_line(audit_log(read_log(log)))
     tracemalloc.start()
     report = audit_path(log)
@@ -410,16 +413,16 @@ def test_a_long_games_rounds_are_held_compressed_and_written_as_read_whole(
     assert done.exit_code == 0, done.output
     assert json.loads(done.output) == {**json.loads(expected), "file": str(log)}
 
-    monkeypatch.setattr(streaming, "BLOCK", 64)  # many blocks
+    monkeypatch.setattr(streaming, "BLOCK", 32)  # many blocks
     report = audit_path(log, chunk=4096)
     rounds = report["rounds"]
     assert isinstance(rounds, Rounds) and len(list(rounds.blocks())) > 300
     assert to_json_line(report) == expected
     assert b"".join(streaming.json_pieces(report)).decode() == expected
-    assert len(rounds) == 20_000 and rounds
-    assert [rounds[0]["round"], rounds[64]["round"], rounds[-1]["round"]] == [1, 65, 20_000]
+    assert len(rounds) == 10_000 and rounds
+    assert [rounds[0]["round"], rounds[64]["round"], rounds[-1]["round"]] == [1, 65, 10_000]
     assert [r["round"] for r in rounds[100:103]] == [101, 102, 103]
-    assert next(reversed(rounds))["round"] == 20_000
+    assert next(reversed(rounds))["round"] == 10_000
     assert rounds == json.loads(expected)["rounds"]
     assert (rounds != rounds[:]) is False
     assert to_json_line(pickle.loads(pickle.dumps(report))) == expected
