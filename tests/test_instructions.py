@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# one worker runs it: two processes under callgrind, about a minute
+# one worker runs it: a process under callgrind, about 15 seconds
 pytestmark = pytest.mark.xdist_group("instructions")
 
 
