@@ -192,12 +192,11 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-def checked_page(browser: Browser, **options: object) -> Iterator[Page]:
-    opened = browser.new_page(**options)  # type: ignore[arg-type]
-    errors: list[str] = []
+def watch(opened: Page, errors: list[str]) -> None:
+    """Every script error of the tab ``opened`` put in ``errors``: a script or style the
+    Content-Security-Policy blocks is a console error (an error page's own status is one
+    too, and expected)."""
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    # a script or style the Content-Security-Policy blocks is a console error (an error
-    # page's own status is one too, and expected)
     opened.on(
         "console",
         lambda msg: (
@@ -207,9 +206,72 @@ def checked_page(browser: Browser, **options: object) -> Iterator[Page]:
             else None
         ),
     )
+
+
+def checked_page(browser: Browser, **options: object) -> Iterator[Page]:
+    opened = browser.new_page(**options)  # type: ignore[arg-type]
+    errors: list[str] = []
+    watch(opened, errors)
     yield opened
     opened.close()
     assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
+
+
+#: what a phone-sized touch screen tab is opened with
+PHONE_TAB: dict[str, object] = {
+    "viewport": PHONE,
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+
+
+@pytest.fixture(scope="module")
+def kept_tabs(browser: Browser) -> Iterator[dict[str, tuple[Page, list[str]]]]:
+    """A module's laptop tab and phone tab, each with the errors it has seen, made when a
+    test first asks (see :func:`kept_tab`)."""
+    tabs: dict[str, tuple[Page, list[str]]] = {}
+    yield tabs
+    for tab, _ in tabs.values():
+        tab.close()
+
+
+def kept_tab(
+    tabs: dict[str, tuple[Page, list[str]]], browser: Browser, size: str
+) -> Iterator[Page]:
+    """The module's tab of ``size`` ("laptop" or "phone"), for pages that keep nothing in
+    the browser but the language cookie (the viewer's, the rules, the analytics: no
+    storage, no service worker): a new tab costs 0.3 to 0.5 s to start, one a test. Each
+    test gets it blank (its first page opened anew, never a same-page jump to a fragment),
+    with no cookie, at its size, with no permission granted, and fails on any script
+    error as :func:`checked_page`'s do."""
+    if size not in tabs:
+        errors: list[str] = []
+        options = PHONE_TAB if size == "phone" else {"viewport": LAPTOP}
+        made = browser.new_page(**options)  # type: ignore[arg-type]
+        watch(made, errors)
+        tabs[size] = (made, errors)
+    tab, errors = tabs[size]
+    tab.goto("about:blank")
+    tab.context.clear_cookies()  # the language a ?lang= chose
+    tab.set_viewport_size(PHONE if size == "phone" else LAPTOP)
+    errors.clear()
+    yield tab
+    tab.context.clear_permissions()
+    assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
+
+
+@pytest.fixture
+def kept_page(kept_tabs: dict[str, tuple[Page, list[str]]], browser: Browser) -> Iterator[Page]:
+    """The module's laptop tab (:func:`kept_tab`): a module of pages that keep nothing
+    takes it as its ``page``."""
+    yield from kept_tab(kept_tabs, browser, "laptop")
+
+
+@pytest.fixture
+def kept_phone(kept_tabs: dict[str, tuple[Page, list[str]]], browser: Browser) -> Iterator[Page]:
+    """The module's phone tab (:func:`kept_tab`), likewise its ``phone``."""
+    yield from kept_tab(kept_tabs, browser, "phone")
 
 
 @pytest.fixture
@@ -221,9 +283,7 @@ def page(browser: Browser) -> Iterator[Page]:
 @pytest.fixture
 def phone(browser: Browser) -> Iterator[Page]:
     """A phone-sized touch screen tab (390 x 844), failing on script errors likewise."""
-    yield from checked_page(
-        browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2
-    )
+    yield from checked_page(browser, **PHONE_TAB)
 
 
 #: whether the browser tests save their screenshots, for a person to look at (no test

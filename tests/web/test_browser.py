@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 
 from yaniv_audit.core.merkle import tree_hash
@@ -16,6 +17,13 @@ from yaniv_audit.io.codec import read_log
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"
 MIDDLE = REPLAYS / "middle-card.jsonl"
+
+
+@pytest.fixture
+def page(kept_page: Page) -> Page:
+    """The module's laptop tab, kept from test to test: its pages keep nothing in the
+    browser (conftest.kept_tab)."""
+    return kept_page
 
 
 def game_url(server: str, path: Path, query: str = "") -> str:

@@ -17,6 +17,19 @@ from yaniv_audit.web import create_app
 SIZES = {"phone": 390, "laptop": 1280}
 
 
+@pytest.fixture
+def page(kept_page: Page) -> Page:
+    """The module's laptop tab, kept from test to test: its pages keep nothing in the
+    browser (conftest.kept_tab)."""
+    return kept_page
+
+
+@pytest.fixture
+def phone(kept_phone: Page) -> Page:
+    """The module's phone tab, kept likewise."""
+    return kept_phone
+
+
 def no_sideways_scroll(page: Page, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 

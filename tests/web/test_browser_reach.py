@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import LAPTOP, PHONE, REPLAYS, SIX_PLAYERS, checked_page, serving
+from conftest import REPLAYS, SIX_PLAYERS, kept_tab, serving
 from playwright.sync_api import Browser, Page
 
 from yaniv_audit.core.merkle import tree_hash
@@ -23,6 +23,7 @@ from yaniv_audit.io.codec import read_log
 
 SIX = "/games/" + tree_hash(read_log(SIX_PLAYERS).leaves).hex()
 Shot = Callable[[Page, str], Path]
+Tabs = dict[str, tuple[Page, list[str]]]
 #: a finger's size, px
 FINGER = 44
 
@@ -46,12 +47,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from serving(tmp_path_factory, [*sorted(REPLAYS.glob("*.jsonl")), SIX_PLAYERS])
 
 
-def opened(browser: Browser, size: str) -> Iterator[Page]:
-    if size == "phone":
-        return checked_page(
-            browser, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2
-        )
-    return checked_page(browser, viewport=LAPTOP)
+def opened(tabs: Tabs, browser: Browser, size: str) -> Iterator[Page]:
+    """The module's tab of ``size``, kept from test to test (conftest.kept_tab)."""
+    return kept_tab(tabs, browser, size)
 
 
 def top_of(page: Page, selector: str) -> float:
@@ -68,12 +66,12 @@ def bottom_of(page: Page, selector: str) -> float:
 
 @pytest.mark.parametrize("lang", ["en", "he"])
 def test_on_a_phone_the_moves_and_rounds_are_one_tap_from_the_board(
-    server: str, browser: Browser, screenshot: Shot, lang: str
+    server: str, kept_tabs: Tabs, browser: Browser, screenshot: Shot, lang: str
 ) -> None:
     """The moves start right under the board (they were 6,667 px down, under 21 round
     explanations); the rounds, the findings and the chart are one tap away, and the
     chart's numbers are readable (they were 7 px)."""
-    for page in opened(browser, "phone"):
+    for page in opened(kept_tabs, browser, "phone"):
         page.goto(f"{server}{SIX}?lang={lang}")
         board = bottom_of(page, "#board")
         assert page.locator("#moves-box").is_visible()
@@ -107,13 +105,13 @@ def test_on_a_phone_the_moves_and_rounds_are_one_tap_from_the_board(
     "path", [SIX, SIX + "/compare", "/rules", "/"], ids=["game", "compare", "rules", "list"]
 )
 def test_every_target_is_a_finger_wide(
-    server: str, browser: Browser, screenshot: Shot, size: str, path: str
+    server: str, kept_tabs: Tabs, browser: Browser, screenshot: Shot, size: str, path: str
 ) -> None:
     """No control or link outside a sentence under 44 x 44 px (a 6-player game page had
     1,902: move rows 20 px high, the slider 26 px, the rounds' numbers 10 x 18; the
     rules page's pills 24-26 px; the list's game titles 20 px)."""
     small = []
-    for page in opened(browser, size):
+    for page in opened(kept_tabs, browser, size):
         for lang in ("en", "he"):
             page.goto(f"{server}{path}?lang={lang}")
             for tab in ("#tab-moves", "#tab-rounds", "#tab-findings", "#tab-chart"):
@@ -129,11 +127,12 @@ def test_every_target_is_a_finger_wide(
 
 @pytest.mark.parametrize("lang", ["en", "he"])
 def test_on_a_laptop_the_rounds_table_fits_its_column(
-    server: str, browser: Browser, lang: str
+    server: str, kept_tabs: Tabs, browser: Browser, lang: str
 ) -> None:
     """Six players at 1366 px: the table was 423 px wide in a 401 px column, "winner"
     and names cut."""
-    for page in checked_page(browser, viewport={"width": 1366, "height": 768}):
+    for page in opened(kept_tabs, browser, "laptop"):
+        page.set_viewport_size({"width": 1366, "height": 768})
         page.goto(f"{server}{SIX}?lang={lang}")
         wide, room = page.evaluate("""() => { const w = document.querySelector(".sheet-wrap");
             return [w.scrollWidth, w.clientWidth]; }""")
