@@ -23,6 +23,7 @@ from conftest import held_open_by_another_process
 
 from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
 from yaniv_audit.archive.export import EXPORTED
+from yaniv_audit.batch import bulk
 from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.cli import reports as cli_reports
@@ -167,6 +168,33 @@ def test_same_log_twice_in_one_ingest_is_stored_once(tmp_path: Path) -> None:
     result = run("ingest", str(REPLAYS / "middle-card.jsonl"), str(copy), db=db)
     assert result.exit_code == 0
     assert "ingested 1 game " in result.output and "1 already there" in result.output
+
+
+def test_a_handful_of_logs_is_ingested_without_a_worker_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As audit does for files: a few small logs are read in the command's process (a
+    pool costs more than it saves); more work than a pool costs goes to one."""
+
+    def no_pool(processes: int) -> Any:
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(bulk, "worker_pool", no_pool)
+    logs = [str(REPLAYS / n) for n in ("middle-card.jsonl", "wrong-score.jsonl", "two-decks.jsonl")]
+    result = run("ingest", *logs, db=tmp_path / "few.duckdb")
+    assert result.exit_code == 0, result.output
+    assert "ingested 3 games" in result.output
+    started: list[int] = []
+
+    def stopped_pool(processes: int) -> Any:
+        started.append(processes)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(bulk, "worker_pool", stopped_pool)
+    monkeypatch.setattr(bulk, "POOL_MIN_BYTES", 1000)
+    with Archive(tmp_path / "more.duckdb") as archive, pytest.raises(RuntimeError):
+        archive.ingest(logs)
+    assert started
 
 
 # --- audit --db -------------------------------------------------------------------
