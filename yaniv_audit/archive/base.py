@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from ..batch.bulk import PRELOAD
 from ..core.errors import ArchiveError
 from .schema import SIMULATED
 
@@ -27,6 +28,11 @@ MEMORY_ENV = "YANIV_AUDIT_MEMORY_LIMIT"
 DEFAULT_MEMORY = "512MB"
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
+#: what the fork server of the archive's workers (ingest, audit --db, verify) imports
+#: once for them all: the archive's modules (DuckDB), which each worker imported again
+#: at its first log (0.1 s of CPU a worker). Not pyarrow: its import starts threads
+#: (jemalloc's among them), and the fork server is a process without threads to fork
+WORKER_PRELOAD = [*PRELOAD, "yaniv_audit.archive"]
 
 
 def default_db() -> str:

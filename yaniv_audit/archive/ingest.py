@@ -18,7 +18,15 @@ if TYPE_CHECKING:
 from ..batch.bulk import mapped, no_gc, small_work
 from ..core.errors import LogFormatError
 from ..core.merkle import tree_hash
-from .base import Progress, _insert, _no_progress, _one, transaction, writer_thread
+from .base import (
+    WORKER_PRELOAD,
+    Progress,
+    _insert,
+    _no_progress,
+    _one,
+    transaction,
+    writer_thread,
+)
 from .rows import (
     DEAL_COLUMNS,
     EVENT_COLUMNS,
@@ -194,7 +202,7 @@ class Ingesting(Versions):
             jobs = 1  # a worker pool would cost more than it saves
         with (
             writer_thread("ingest-writer") as write,
-            mapped(read_for_ingest, files, len(files), jobs) as rows,
+            mapped(read_for_ingest, files, len(files), jobs, WORKER_PRELOAD) as rows,
         ):
             with progress(rows, len(files), "ingesting") as bar:
                 for row in bar:

@@ -19,7 +19,7 @@ from ..core.errors import ArchiveError, LogFormatError
 from ..core.merkle import tree_hash
 from ..core.rules import RuleSet, parse_rules
 from .auditing import audit_archived
-from .base import ArchiveBase, Progress, _no_progress, damaged, trouble
+from .base import WORKER_PRELOAD, ArchiveBase, Progress, _no_progress, damaged, trouble
 from .rows import derived_rows
 from .schema import DERIVED
 
@@ -171,7 +171,7 @@ class Verifying(ArchiveBase):
         mismatches = []
         seen = 0
         with (
-            mapped(check_stored, work, len(numbers), jobs) as results,
+            mapped(check_stored, work, len(numbers), jobs, WORKER_PRELOAD) as results,
             progress(results, len(numbers), "verifying") as bar,
         ):
             for fingerprint, problem in bar:
@@ -217,7 +217,7 @@ class Verifying(ArchiveBase):
         checked = 0
         keys: dict[str, str] = {}
         with (
-            mapped(audit_archived, jobs_iter, len(order), jobs) as results,
+            mapped(audit_archived, jobs_iter, len(order), jobs, WORKER_PRELOAD) as results,
             progress(results, len(order), "re-auditing") as bar,
         ):
             for reports in bar:
