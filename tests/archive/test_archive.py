@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
-from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
+from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics, base
 from yaniv_audit.archive.export import EXPORTED
 from yaniv_audit.batch import bulk
 from yaniv_audit.batch.bulk import audit_file
@@ -218,6 +218,42 @@ def test_a_handful_of_logs_is_ingested_without_a_worker_pool(
 
 
 # --- audit --db -------------------------------------------------------------------
+
+
+def test_a_few_games_are_audited_and_verified_without_a_worker_pool(
+    mixed_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """audit --db, verify and verify --audits of a few games (under 4 MiB of logs) work
+    in the command's process; more work than a pool costs goes to one."""
+    db = tmp_path / "few.duckdb"
+    shutil.copy(mixed_path, db)
+
+    def no_pool(processes: int) -> Any:
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(bulk, "worker_pool", no_pool)
+    result = run("audit", "--db", str(db), "--again", "--exit-zero", "--rules", "classic")
+    assert result.exit_code == 0, result.output
+    assert f"{len(MIXED)} games:" in result.output
+    result = run("verify", "--audits", db=db)
+    assert result.exit_code == 0, result.output
+    assert " verified, 0 altered;" in result.output and "re-checked, 0 differ" in result.output
+    started: list[int] = []
+
+    def stopped_pool(processes: int) -> Any:
+        started.append(processes)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(bulk, "worker_pool", stopped_pool)
+    monkeypatch.setattr(base, "POOL_MIN_EVENTS", 100)
+    with Archive(db) as archive:
+        with pytest.raises(RuntimeError):
+            archive.verify()
+        with pytest.raises(RuntimeError):
+            archive.verify_audits()
+        with pytest.raises(RuntimeError):
+            list(archive.audit(None, again=True))
+    assert len(started) == 3
 
 
 def test_archive_audit_agrees_with_the_file_audit(
