@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pandas  # the test extra's dask[dataframe] brings it, pyarrow with the install
 import pytest
 from click.testing import CliRunner, Result
 from conftest import held_open_by_another_process
 
-from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics
+from yaniv_audit.archive import DERIVED, VIEWS, Archive, analytics, base
 from yaniv_audit.archive.export import EXPORTED
+from yaniv_audit.batch import bulk
 from yaniv_audit.batch.bulk import audit_file
 from yaniv_audit.cli import cli, log_files
 from yaniv_audit.cli import reports as cli_reports
@@ -80,6 +80,26 @@ def archive_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The corpus ingested and audited under the declared rules, through the CLI."""
     db = tmp_path_factory.mktemp("archive") / "games.duckdb"
     result = run("ingest", *CORPUS, db=db)
+    assert result.exit_code == 0, result.output
+    result = run("audit", "--db", str(db), "--exit-zero")
+    assert result.exit_code == 0, result.output
+    return db
+
+
+#: the disputes and each of two presets' first two simulated games: people's games and
+#: bots' games (ana, ben, carmel), for what tells them apart
+MIXED = [
+    *sorted(map(str, REPLAYS.glob("*.jsonl"))),
+    *log_files((str(REPLAYS / "simulated" / "classic"),))[:2],
+    *log_files((str(REPLAYS / "simulated" / "namu"),))[:2],
+]
+
+
+@pytest.fixture(scope="module")
+def mixed_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MIXED ingested and audited under the declared rules, through the CLI."""
+    db = tmp_path_factory.mktemp("mixed") / "games.duckdb"
+    result = run("ingest", *MIXED, db=db)
     assert result.exit_code == 0, result.output
     result = run("audit", "--db", str(db), "--exit-zero")
     assert result.exit_code == 0, result.output
@@ -169,7 +189,70 @@ def test_same_log_twice_in_one_ingest_is_stored_once(tmp_path: Path) -> None:
     assert "ingested 1 game " in result.output and "1 already there" in result.output
 
 
+def test_a_handful_of_logs_is_ingested_without_a_worker_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As audit does for files: a few small logs are read in the command's process (a
+    pool costs more than it saves); more work than a pool costs goes to one."""
+
+    def no_pool(processes: int) -> Any:
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(bulk, "worker_pool", no_pool)
+    logs = [str(REPLAYS / n) for n in ("middle-card.jsonl", "wrong-score.jsonl", "two-decks.jsonl")]
+    result = run("ingest", *logs, db=tmp_path / "few.duckdb")
+    assert result.exit_code == 0, result.output
+    assert "ingested 3 games" in result.output
+    started: list[int] = []
+
+    def stopped_pool(processes: int) -> Any:
+        started.append(processes)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(bulk, "worker_pool", stopped_pool)
+    monkeypatch.setattr(bulk, "POOL_MIN_BYTES", 1000)
+    with Archive(tmp_path / "more.duckdb") as archive, pytest.raises(RuntimeError):
+        archive.ingest(logs)
+    assert started
+
+
 # --- audit --db -------------------------------------------------------------------
+
+
+def test_a_few_games_are_audited_and_verified_without_a_worker_pool(
+    mixed_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """audit --db, verify and verify --audits of a few games (under 4 MiB of logs) work
+    in the command's process; more work than a pool costs goes to one."""
+    db = tmp_path / "few.duckdb"
+    shutil.copy(mixed_path, db)
+
+    def no_pool(processes: int) -> Any:
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(bulk, "worker_pool", no_pool)
+    result = run("audit", "--db", str(db), "--again", "--exit-zero", "--rules", "classic")
+    assert result.exit_code == 0, result.output
+    assert f"{len(MIXED)} games:" in result.output
+    result = run("verify", "--audits", db=db)
+    assert result.exit_code == 0, result.output
+    assert " verified, 0 altered;" in result.output and "re-checked, 0 differ" in result.output
+    started: list[int] = []
+
+    def stopped_pool(processes: int) -> Any:
+        started.append(processes)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(bulk, "worker_pool", stopped_pool)
+    monkeypatch.setattr(base, "POOL_MIN_EVENTS", 100)
+    with Archive(db) as archive:
+        with pytest.raises(RuntimeError):
+            archive.verify()
+        with pytest.raises(RuntimeError):
+            archive.verify_audits()
+        with pytest.raises(RuntimeError):
+            list(archive.audit(None, again=True))
+    assert len(started) == 3
 
 
 def test_archive_audit_agrees_with_the_file_audit(
@@ -473,19 +556,20 @@ def test_the_leaderboard_leaves_simulated_games_out_unless_asked(archive_path: P
 
 @pytest.mark.parametrize("name", [n for n in analytics.REPORTS if n != "rules-impact"])
 def test_every_report_counts_the_games_people_played_unless_asked(
-    archive_path: Path, name: str
+    mixed_path: Path, name: str
 ) -> None:
     """Bots and people counted one way: every report reads the games people played,
     says how many simulated games it left out, and --simulated counts them (a bot named
-    ben and a person named ben are not one row)."""
-    bots = len(CORPUS) - len(list(REPLAYS.glob("*.jsonl")))
-    people = run("report", name, db=archive_path)
+    ben and a person named ben are not one row). On the disputes and four simulated
+    games: house-rules --simulated fits each game's rules (3.9 s on the 60 of CORPUS)."""
+    bots = len(MIXED) - len(list(REPLAYS.glob("*.jsonl")))
+    people = run("report", name, db=mixed_path)
     assert people.exit_code == 0, people.output
     assert f"(the {bots} simulated games left out); --simulated counts them" in people.output
-    every = run("report", name, "--simulated", db=archive_path)
+    every = run("report", name, "--simulated", db=mixed_path)
     assert every.exit_code == 0, every.output
     assert "left out" not in every.output.splitlines()[0]
-    data = json.loads(run("report", name, "--json", db=archive_path).output)
+    data = json.loads(run("report", name, "--json", db=mixed_path).output)
     if name in ("players", "leaderboard"):
         assert not {"ana", "carmel"} & {row["player"] for row in data["rows"]}  # bots only
     if name == "seat-advantage":
@@ -683,18 +767,18 @@ def test_archive_in_use_by_another_process(archive_path: Path, tmp_path: Path) -
     ("command", "limit"), [("audit", "1MB"), ("audit", "4MB"), ("ingest", "1MB"), ("ingest", "4MB")]
 )
 def test_too_little_memory_says_so_and_what_to_do(
-    archive_path: Path, tmp_path: Path, command: str, limit: str
+    mixed_path: Path, tmp_path: Path, command: str, limit: str
 ) -> None:
     """A memory limit DuckDB cannot work in (1MB: opening the archive; 4MB: in the
     middle of the audit, or of storing a batch of games) is said as such, never as a
     damaged file or an internal error; the archive is whole and the command completes
-    with the default."""
+    with the default. (13 games audited, 20 ingested: 4MB is short for either.)"""
     db = tmp_path / "small.duckdb"
     if command == "audit":
-        shutil.copy(archive_path, db)
+        shutil.copy(mixed_path, db)
         args = ["audit", "--db", str(db), "--again", "--exit-zero"]
     else:
-        args = ["ingest", *CORPUS[:40], "--db", str(db)]
+        args = ["ingest", *CORPUS[:20], "--db", str(db)]
     done = subprocess.run(
         [sys.executable, "-m", "yaniv_audit.cli", *args],
         capture_output=True,
@@ -712,9 +796,9 @@ def test_too_little_memory_says_so_and_what_to_do(
     assert again.exit_code == 0, again.output
     assert run("verify", db=db).exit_code == 0
     if command == "audit":
-        assert f"{len(CORPUS)} games:" in again.output
+        assert f"{len(MIXED)} games:" in again.output
     else:
-        assert "ingested 40 games" in again.output
+        assert "ingested 20 games" in again.output
 
 
 def test_archive_error_is_a_yaniv_audit_error(tmp_path: Path) -> None:
@@ -762,6 +846,8 @@ def test_pandas_and_duckdb_read_every_exported_table(
 ) -> None:
     """What `export --help` promises: pandas (pyarrow) reads each table's folder as it
     is, with the hand-written logs' games (no date: under year=0/month=0) among the rest."""
+    import pandas  # the test extra's dask[dataframe] brings it: 0.8 s, not at collection
+
     out = tmp_path / "export"
     result = run("export", str(out), "--by", by, db=archive_path)
     assert result.exit_code == 0, result.output

@@ -10,6 +10,7 @@ as they were; the ordinary queries and the reports must still work.
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from yaniv_audit.archive import Archive
+from yaniv_audit.archive.query import run_isolated
 from yaniv_audit.archive.safe_sql import LOCKED_CONFIG
 from yaniv_audit.cli import cli
 from yaniv_audit.core.errors import ArchiveError, QueryRefused, QueryTimeout
@@ -214,6 +216,24 @@ def test_every_escape_is_refused_and_changes_nothing(place: Path, sql: str, why:
     assert len(lines) == 1 and lines[0].startswith("yaniv-audit: query refused: "), lines
     assert why in lines[0]
     assert "Traceback" not in result.output
+    assert snapshot(place) == before
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        ("SELECT content FROM read_blob('{dir}/games.duckdb')", "read_blob() reads files"),
+        ("SELECT 1; SELECT 2", "2 statements"),
+        ("CREATE TEMP TABLE t AS SELECT 1", "query creates nothing"),
+    ],
+)
+def test_the_statements_own_process_screens_it_too(place: Path, sql: str, why: str) -> None:
+    """The command screens a statement before it starts the statement's process (a refusal
+    costs no process); that process screens it again before it runs (what only the screen
+    stops, the locked connection would let by)."""
+    before = snapshot(place)
+    with pytest.raises(QueryRefused, match=re.escape(why)):
+        run_isolated(str(place / "games.duckdb"), sql.format(dir=place), 5, "512MB")
     assert snapshot(place) == before
 
 

@@ -125,6 +125,20 @@ def test_every_count_adds_up_to_the_hands_of_every_preset() -> None:
         assert "five" not in odds.ranks
 
 
+def test_asked_again_the_odds_are_the_same_and_each_answer_its_own() -> None:
+    """A rule set's counts are worked out once in a process: the second answer equals
+    the first, names the rules it was asked with, and changing one answer's counts
+    changes no other."""
+    first = deal_odds(parse_rules("classic"))
+    first.ranks["pair"] = -1
+    first.totals.clear()
+    again = deal_odds(parse_rules("classic"))
+    assert again.ranks["pair"] > 0 and sum(again.totals.values()) == again.hands
+    assert again == deal_odds(parse_rules("classic")) and again.rules.id == "classic"
+    own = dict(deal_odds_module._deck(parse_rules("classic"), None))
+    assert deal_odds(parse_rules("classic"), own) == again  # the deck given: not kept
+
+
 def test_two_decks_of_seven_cards() -> None:
     rules = parse_rules("israeli(decks=2,hand_size=7)")
     odds = deal_odds(rules)

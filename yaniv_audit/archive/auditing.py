@@ -22,6 +22,7 @@ from ..core.report import AnyReport, AuditReport
 from ..core.rules import RuleSet
 from .base import (
     READ_BATCH,
+    WORKER_PRELOAD,
     ArchiveBase,
     Progress,
     _first_line,
@@ -195,9 +196,11 @@ class Auditing(ArchiveBase):
             for log in self._stored_logs(order)
         )
         batch: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
+        if jobs is None and self._few_events(order, len(todo)):
+            jobs = 1  # a worker pool would cost more than it saves
         with (
             writer_thread("audit-writer") as write,
-            mapped(audit_for_archive, jobs_iter, len(order), jobs) as results,
+            mapped(audit_for_archive, jobs_iter, len(order), jobs, WORKER_PRELOAD) as results,
         ):
             with progress(results, len(order), "auditing") as bar:
                 for game, rows in bar:

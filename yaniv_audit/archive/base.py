@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from ..batch.bulk import POOL_MIN_BYTES, PRELOAD
 from ..core.errors import ArchiveError
 from .schema import SIMULATED
 
@@ -27,6 +28,15 @@ MEMORY_ENV = "YANIV_AUDIT_MEMORY_LIMIT"
 DEFAULT_MEMORY = "512MB"
 #: games read back from the events table per query when auditing
 READ_BATCH = 256
+#: what the fork server of the archive's workers (ingest, audit --db, verify) imports
+#: once for them all: the archive's modules (DuckDB), which each worker imported again
+#: at its first log (0.1 s of CPU a worker). Not pyarrow: its import starts threads
+#: (jemalloc's among them), and the fork server is a process without threads to fork
+WORKER_PRELOAD = [*PRELOAD, "yaniv_audit.archive"]
+#: below this many stored events (each about 100 bytes of log, so about
+#: :data:`~yaniv_audit.batch.bulk.POOL_MIN_BYTES` of logs) audit --db and verify work in
+#: their own process: a worker pool costs more than it saves
+POOL_MIN_EVENTS = POOL_MIN_BYTES // 100
 
 
 def default_db() -> str:
@@ -267,6 +277,20 @@ class ArchiveBase:
         )
         events = (found[0] if found else None) or []
         return "".join(f"{event}\n" for event in events).encode("utf-8")
+
+    def _few_events(self, game_nos: Sequence[int], times: int = 1) -> bool:
+        """Whether the games' stored events, each read ``times``, are too few to be
+        worth a worker pool (:data:`POOL_MIN_EVENTS`)."""
+        if len(game_nos) * times > POOL_MIN_EVENTS // 100:  # more games than that: not few
+            return False
+        (events,) = _one(
+            self.con.execute(
+                "SELECT coalesce(sum(events), 0) FROM games "
+                "WHERE game_no IN (SELECT unnest($1::INTEGER[]))",
+                [list(game_nos)],
+            )
+        ) or (0,)
+        return int(events) * times < POOL_MIN_EVENTS
 
     def _stored_logs(self, game_nos: Sequence[int]) -> Iterator[StoredLog]:
         """The stored logs of the given games, in order, a batch at a time (a game without

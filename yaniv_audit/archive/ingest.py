@@ -15,10 +15,18 @@ import duckdb
 if TYPE_CHECKING:
     import pyarrow as pa
 
-from ..batch.bulk import mapped, no_gc
+from ..batch.bulk import mapped, no_gc, small_work
 from ..core.errors import LogFormatError
 from ..core.merkle import tree_hash
-from .base import Progress, _insert, _no_progress, _one, transaction, writer_thread
+from .base import (
+    WORKER_PRELOAD,
+    Progress,
+    _insert,
+    _no_progress,
+    _one,
+    transaction,
+    writer_thread,
+)
 from .rows import (
     DEAL_COLUMNS,
     EVENT_COLUMNS,
@@ -176,7 +184,9 @@ class Ingesting(Versions):
         list_added: bool = True,
         reopen: bool = False,
     ) -> IngestResult:
-        """Read ``files`` on ``jobs`` processes and store every new readable game.
+        """Read ``files`` on ``jobs`` processes and store every new readable game
+        (without ``jobs``: on every core, or in this process for a few small files, as
+        :func:`~yaniv_audit.batch.bulk.audit_stream` audits them).
 
         A game already archived (same fingerprint) is not stored again; an
         unreadable file is refused with its error and the others go on. Without
@@ -188,9 +198,11 @@ class Ingesting(Versions):
         part = IngestResult()
         pending: dict[str, IngestRow] = {}  # by fingerprint: one copy of a game per run
         pending_events = 0
+        if jobs is None and small_work(files):
+            jobs = 1  # a worker pool would cost more than it saves
         with (
             writer_thread("ingest-writer") as write,
-            mapped(read_for_ingest, files, len(files), jobs) as rows,
+            mapped(read_for_ingest, files, len(files), jobs, WORKER_PRELOAD) as rows,
         ):
             with progress(rows, len(files), "ingesting") as bar:
                 for row in bar:

@@ -61,11 +61,16 @@ class Querying(ArchiveBase):
         else raises :class:`~yaniv_audit.core.errors.QueryError`
         (:class:`~yaniv_audit.core.errors.QueryRefused`,
         :class:`~yaniv_audit.core.errors.QueryTimeout`)
-        with what and why, on one line. The archive must be open ``locked``."""
+        with what and why, on one line. The archive must be open ``locked``.
+
+        The statement is screened here first, on this locked connection (DuckDB parses
+        it; nothing runs), so that a refused one costs no process and no second opening
+        of the archive; the statement's process screens it again before it runs."""
         if not self.locked:
             raise ArchiveError(
                 "a user's SQL runs only on an archive opened locked (Archive(path, locked=True))"
             )
+        screen(self.con, sql)
         return run_isolated(
             self.path,
             sql,

@@ -19,7 +19,7 @@ from ..core.errors import ArchiveError, LogFormatError
 from ..core.merkle import tree_hash
 from ..core.rules import RuleSet, parse_rules
 from .auditing import audit_archived
-from .base import ArchiveBase, Progress, _no_progress, damaged, trouble
+from .base import WORKER_PRELOAD, ArchiveBase, Progress, _no_progress, damaged, trouble
 from .rows import derived_rows
 from .schema import DERIVED
 
@@ -170,8 +170,10 @@ class Verifying(ArchiveBase):
         work = (job(log.fingerprint, log.data) for log in self._stored_logs(numbers))
         mismatches = []
         seen = 0
+        if jobs is None and self._few_events(numbers):
+            jobs = 1  # a worker pool would cost more than it saves
         with (
-            mapped(check_stored, work, len(numbers), jobs) as results,
+            mapped(check_stored, work, len(numbers), jobs, WORKER_PRELOAD) as results,
             progress(results, len(numbers), "verifying") as bar,
         ):
             for fingerprint, problem in bar:
@@ -216,8 +218,12 @@ class Verifying(ArchiveBase):
         mismatches: list[Mismatch] = []
         checked = 0
         keys: dict[str, str] = {}
+        if jobs is None and self._few_events(
+            [game_of[fp][0] for fp in order], max(map(len, wanted.values()), default=1)
+        ):
+            jobs = 1  # a worker pool would cost more than it saves
         with (
-            mapped(audit_archived, jobs_iter, len(order), jobs) as results,
+            mapped(audit_archived, jobs_iter, len(order), jobs, WORKER_PRELOAD) as results,
             progress(results, len(order), "re-auditing") as bar,
         ):
             for reports in bar:

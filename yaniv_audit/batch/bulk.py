@@ -171,15 +171,26 @@ def chunk_size(files: int, jobs: int) -> int:
 
 @contextmanager
 def mapped(
-    func: Callable[[Any], Any], items: Iterable[Any], count: int, jobs: int | None = None
+    func: Callable[[Any], Any],
+    items: Iterable[Any],
+    count: int,
+    jobs: int | None = None,
+    preload: Sequence[str] = PRELOAD,
 ) -> Iterator[Iterator[Any]]:
     """Yield ``func`` over the ``count`` items, in order, on ``jobs`` worker processes
     (default: every core) when there is work for several, else in this process.
+
+    ``preload``: what the fork server imports when it starts here, so that each worker
+    has it at no cost (``func``'s module and what it imports at its first item): one
+    import in the server instead of one in every worker. A process has one fork server,
+    started with the preload of the first pool or process it started.
 
     The pool, if any, is closed and joined on leaving the ``with`` block.
     """
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and count > 1:
+        if preload is not PRELOAD:
+            worker_context(preload)  # the fork server, started with these if not running
         pool = worker_pool(min(jobs, count))
         chunk = chunk_size(count, jobs)
         bounded = _Bounded(pool, func, items, chunk, window=2 * jobs * chunk)
