@@ -52,8 +52,18 @@ VARIANTS = (
 )
 #: every preset as it is, and every variant
 CASES = [*PRESETS, *VARIANTS]
-#: every recording style crossed with every case
-STYLE_CASES = [(style, case) for style in RECORD_STYLES for case in CASES]
+#: every recording style crossed with every case in the long sweep; by default each case
+#: under two styles, in turn (the n-th case under the n-th style and the one three on),
+#: so that every style still meets six or seven cases in each property
+STYLE_CASES = (
+    [(style, case) for style in RECORD_STYLES for case in CASES]
+    if LONG
+    else [
+        (RECORD_STYLES[(n + turn) % len(RECORD_STYLES)], case)
+        for n, case in enumerate(CASES)
+        for turn in (0, 3)
+    ]
+)
 BOT_SETS = [["random"], ["greedy"], ["careful"], ["random", "greedy", "careful"]]
 
 Events = list[dict[str, Any]]
