@@ -30,7 +30,7 @@ LINES = FRIDAY.read_bytes().splitlines()
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("tables") / "tables.duckdb"
     port = free_port()
-    env = {**os.environ, "YANIV_AUDIT_TABLE_STREAM_SECONDS": "3"}
+    env = {**os.environ, "YANIV_AUDIT_TABLE_STREAM_SECONDS": "2"}
     # 6 threads: 2 followers (all but 4 threads kept for writers and readers)
     proc, _ = start_serve(db, port, env, "--threads", "6", "--workers", "0")
     try:
@@ -132,7 +132,7 @@ def test_followers_get_every_entry_as_it_is_appended_and_resume(live: str) -> No
         assert after["seq"] == 6 and after["findings"] == len(body["state"]["report"]["findings"])
         assert after["scores"] == body["state"]["state"]["scores"]
         assert after["next"] == (body["state"]["state"]["up"] or body["state"]["state"]["turn"])
-        # the stream ends after its time (3 s here): the client reconnects where it stopped
+        # the stream ends after its time (2 s here): the client reconnects where it stopped
         assert follower.ended.wait(10)
         assert follower.events[-1][0] == "end"
     finally:
@@ -142,13 +142,13 @@ def test_followers_get_every_entry_as_it_is_appended_and_resume(live: str) -> No
     try:
         again.wait_for(7)
         assert again.entries() == [6, 7]
+        assert again.ended.wait(10)  # its place is free for the next test's followers
     finally:
         again.close()
 
 
 def test_followers_are_bounded_below_the_threads_and_writers_still_append(live: str) -> None:
     table, key = open_table(live)
-    time.sleep(3.5)  # the streams of the test before have ended (3 s each)
     first, second = Follower(live, table), Follower(live, table)
     try:
         assert first.status == second.status == 200
