@@ -8,13 +8,13 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
-from werkzeug.serving import make_server
 
-from yaniv_audit.archive import Archive
-from yaniv_audit.web import create_app
+if TYPE_CHECKING:  # imported where used: the controller of xdist, which loads this file
+    # before it starts the workers, needs none of them (0.4 s)
+    from playwright.sync_api import Browser, Page
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
@@ -169,6 +169,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def serving(tmp_path_factory: pytest.TempPathFactory, logs: list[Path]) -> Iterator[str]:
     """A server of an archive of ``logs`` (ingested and audited): its base URL."""
+    from werkzeug.serving import make_server
+
+    from yaniv_audit.archive import Archive
+    from yaniv_audit.web import create_app
+
     db = tmp_path_factory.mktemp("browser") / "games.duckdb"
     with Archive(db) as archive:
         archive.ingest([str(p) for p in logs], jobs=1)
@@ -186,6 +191,8 @@ def serving(tmp_path_factory: pytest.TempPathFactory, logs: list[Path]) -> Itera
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         yield launched
