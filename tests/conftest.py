@@ -268,29 +268,25 @@ def kept_tab(
     assert errors == [], f"JavaScript or Content-Security-Policy errors: {errors}"
 
 
-@pytest.fixture
-def kept_page(kept_tabs: dict[str, tuple[Page, list[str]]], browser: Browser) -> Iterator[Page]:
-    """The module's laptop tab (:func:`kept_tab`): a module of pages that keep nothing
-    takes it as its ``page``."""
-    yield from kept_tab(kept_tabs, browser, "laptop")
+def tab(request: pytest.FixtureRequest, browser: Browser, size: str) -> Iterator[Page]:
+    """A new tab of ``size``, or the module's kept one (:func:`kept_tab`) in a module that
+    says ``KEPT_TABS = True`` (its pages keep nothing in the browser)."""
+    if getattr(request.module, "KEPT_TABS", False):
+        yield from kept_tab(request.getfixturevalue("kept_tabs"), browser, size)
+    else:
+        yield from checked_page(browser, **(PHONE_TAB if size == "phone" else {"viewport": LAPTOP}))
 
 
 @pytest.fixture
-def kept_phone(kept_tabs: dict[str, tuple[Page, list[str]]], browser: Browser) -> Iterator[Page]:
-    """The module's phone tab (:func:`kept_tab`), likewise its ``phone``."""
-    yield from kept_tab(kept_tabs, browser, "phone")
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
+def page(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
     """A laptop-sized tab; the test fails on any script or Content-Security-Policy error."""
-    yield from checked_page(browser, viewport=LAPTOP)
+    yield from tab(request, browser, "laptop")
 
 
 @pytest.fixture
-def phone(browser: Browser) -> Iterator[Page]:
+def phone(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
     """A phone-sized touch screen tab (390 x 844), failing on script errors likewise."""
-    yield from checked_page(browser, **PHONE_TAB)
+    yield from tab(request, browser, "phone")
 
 
 #: whether the browser tests save their screenshots, for a person to look at (no test

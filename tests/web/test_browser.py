@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page
 
 from yaniv_audit.core.merkle import tree_hash
@@ -19,11 +18,9 @@ REPLAYS = ROOT / "replays"
 MIDDLE = REPLAYS / "middle-card.jsonl"
 
 
-@pytest.fixture
-def page(kept_page: Page) -> Page:
-    """The module's laptop tab, kept from test to test: its pages keep nothing in the
-    browser (conftest.kept_tab)."""
-    return kept_page
+#: the module's tabs are kept from test to test: its pages keep nothing in the browser
+#: (conftest.kept_tab)
+KEPT_TABS = True
 
 
 def game_url(server: str, path: Path, query: str = "") -> str:

@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from conftest import LONG
 from playwright.sync_api import Page, expect
 
@@ -28,17 +27,9 @@ ASSAF = REPLAYS / "clean-assaf-reduction.jsonl"
 Shot = Callable[[Page, str], Path]
 
 
-@pytest.fixture
-def page(kept_page: Page) -> Page:
-    """The module's laptop tab, kept from test to test: its pages keep nothing in the
-    browser (conftest.kept_tab)."""
-    return kept_page
-
-
-@pytest.fixture
-def phone(kept_phone: Page) -> Page:
-    """The module's phone tab, kept likewise."""
-    return kept_phone
+#: the module's tabs are kept from test to test: its pages keep nothing in the browser
+#: (conftest.kept_tab)
+KEPT_TABS = True
 
 
 def game_url(server: str, path: Path, query: str = "") -> str:

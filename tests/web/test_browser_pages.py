@@ -30,17 +30,9 @@ def tabs(lang: str, page: Page, phone: Page) -> list[tuple[str, Page]]:
     ]
 
 
-@pytest.fixture
-def page(kept_page: Page) -> Page:
-    """The module's laptop tab, kept from test to test: its pages keep nothing in the
-    browser (conftest.kept_tab)."""
-    return kept_page
-
-
-@pytest.fixture
-def phone(kept_phone: Page) -> Page:
-    """The module's phone tab, kept likewise."""
-    return kept_phone
+#: the module's tabs are kept from test to test: its pages keep nothing in the browser
+#: (conftest.kept_tab)
+KEPT_TABS = True
 
 
 def no_sideways_scroll(page: Page, width: int) -> None:
