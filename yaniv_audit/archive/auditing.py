@@ -196,8 +196,7 @@ class Auditing(ArchiveBase):
             for log in self._stored_logs(order)
         )
         batch: dict[str, list[tuple[Any, ...]]] = {table: [] for table in DERIVED}
-        if jobs is None and self._few_events(order, len(todo)):
-            jobs = 1  # a worker pool would cost more than it saves
+        jobs = self._jobs_for(jobs, order, len(todo))
         with (
             writer_thread("audit-writer") as write,
             mapped(audit_for_archive, jobs_iter, len(order), jobs, WORKER_PRELOAD) as results,

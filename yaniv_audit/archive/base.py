@@ -278,11 +278,11 @@ class ArchiveBase:
         events = (found[0] if found else None) or []
         return "".join(f"{event}\n" for event in events).encode("utf-8")
 
-    def _few_events(self, game_nos: Sequence[int], times: int = 1) -> bool:
-        """Whether the games' stored events, each read ``times``, are too few to be
-        worth a worker pool (:data:`POOL_MIN_EVENTS`)."""
-        if len(game_nos) * times > POOL_MIN_EVENTS // 100:  # more games than that: not few
-            return False
+    def _jobs_for(self, jobs: int | None, game_nos: Sequence[int], times: int = 1) -> int | None:
+        """``jobs`` as asked; unasked, 1 (this process) when the games' stored events, each
+        read ``times``, are too few to be worth a worker pool (:data:`POOL_MIN_EVENTS`)."""
+        if jobs is not None or len(game_nos) * times > POOL_MIN_EVENTS // 100:
+            return jobs  # asked, or more games than that: not few
         (events,) = _one(
             self.con.execute(
                 "SELECT coalesce(sum(events), 0) FROM games "
@@ -290,7 +290,7 @@ class ArchiveBase:
                 [list(game_nos)],
             )
         ) or (0,)
-        return int(events) * times < POOL_MIN_EVENTS
+        return 1 if int(events) * times < POOL_MIN_EVENTS else None
 
     def _stored_logs(self, game_nos: Sequence[int]) -> Iterator[StoredLog]:
         """The stored logs of the given games, in order, a batch at a time (a game without

@@ -170,8 +170,7 @@ class Verifying(ArchiveBase):
         work = (job(log.fingerprint, log.data) for log in self._stored_logs(numbers))
         mismatches = []
         seen = 0
-        if jobs is None and self._few_events(numbers):
-            jobs = 1  # a worker pool would cost more than it saves
+        jobs = self._jobs_for(jobs, numbers)
         with (
             mapped(check_stored, work, len(numbers), jobs, WORKER_PRELOAD) as results,
             progress(results, len(numbers), "verifying") as bar,
@@ -218,10 +217,9 @@ class Verifying(ArchiveBase):
         mismatches: list[Mismatch] = []
         checked = 0
         keys: dict[str, str] = {}
-        if jobs is None and self._few_events(
-            [game_of[fp][0] for fp in order], max(map(len, wanted.values()), default=1)
-        ):
-            jobs = 1  # a worker pool would cost more than it saves
+        jobs = self._jobs_for(
+            jobs, [game_of[fp][0] for fp in order], max(map(len, wanted.values()), default=1)
+        )
         with (
             mapped(audit_archived, jobs_iter, len(order), jobs, WORKER_PRELOAD) as results,
             progress(results, len(order), "re-auditing") as bar,
