@@ -75,15 +75,21 @@ def file_reports() -> dict[str, dict[str, Any]]:
     return reports
 
 
-@pytest.fixture(scope="module")
-def archive_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The corpus ingested and audited under the declared rules, through the CLI."""
-    db = tmp_path_factory.mktemp("archive") / "games.duckdb"
-    result = run("ingest", *CORPUS, db=db)
+def archived(where: Path, logs: list[str]) -> Path:
+    """``logs`` ingested and audited under the declared rules, through the CLI, in an
+    archive in ``where``."""
+    db = where / "games.duckdb"
+    result = run("ingest", *logs, db=db)
     assert result.exit_code == 0, result.output
     result = run("audit", "--db", str(db), "--exit-zero")
     assert result.exit_code == 0, result.output
     return db
+
+
+@pytest.fixture(scope="module")
+def archive_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus, archived and audited (:func:`archived`)."""
+    return archived(tmp_path_factory.mktemp("archive"), CORPUS)
 
 
 #: the disputes and each of two presets' first two simulated games: people's games and
@@ -97,13 +103,8 @@ MIXED = [
 
 @pytest.fixture(scope="module")
 def mixed_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """MIXED ingested and audited under the declared rules, through the CLI."""
-    db = tmp_path_factory.mktemp("mixed") / "games.duckdb"
-    result = run("ingest", *MIXED, db=db)
-    assert result.exit_code == 0, result.output
-    result = run("audit", "--db", str(db), "--exit-zero")
-    assert result.exit_code == 0, result.output
-    return db
+    """MIXED, archived and audited (:func:`archived`)."""
+    return archived(tmp_path_factory.mktemp("mixed"), MIXED)
 
 
 @pytest.fixture
