@@ -101,30 +101,28 @@ def test_the_recorders_and_the_live_tables_answers_are_as_typed(client: FlaskCli
     )
     assert opened.status_code == 201, opened.get_data(as_text=True)
     table = opened.get_json()
-    client.post(
-        f"/api/v1/tables/{table['id']}/events",
-        data="\n".join(lines[1:12]) + "\n",
-        headers={
-            "Authorization": f"Bearer {table['key']}",
-            "If-Match": '"1"',
-            "Content-Type": "application/x-ndjson",
-        },
-    )
+
+    def append(first: int, last: int) -> None:
+        """The log's lines ``first`` to ``last`` (not included), written at the table's
+        count ``first``."""
+        client.post(
+            f"/api/v1/tables/{table['id']}/events",
+            data="\n".join(lines[first:last]) + "\n",
+            headers={
+                "Authorization": f"Bearer {table['key']}",
+                "If-Match": f'"{first}"',
+                "Content-Type": "application/x-ndjson",
+            },
+        )
+
+    append(1, 12)
     read = client.get(f"/api/v1/tables/{table['id']}", headers={"Accept-Language": "de"})
     answer = read.get_json()
     assert answer["seq"] == 12, json.dumps(answer)[:300]
     assert wrong(answer, TableAnswer) == []
     assert len(answer["said"]["moves"]) == 12 and answer["said"]["lang"] == "de"
     # more entries: the table says them all, as the recorder's answer says the same log
-    client.post(
-        f"/api/v1/tables/{table['id']}/events",
-        data="\n".join(lines[12:20]) + "\n",
-        headers={
-            "Authorization": f"Bearer {table['key']}",
-            "If-Match": '"12"',
-            "Content-Type": "application/x-ndjson",
-        },
-    )
+    append(12, 20)
     again = client.get(f"/api/v1/tables/{table['id']}", headers={"Accept-Language": "de"})
     same = client.post(
         "/api/v1/state",
